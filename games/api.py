@@ -1,0 +1,78 @@
+"""The REST API: thin views over the services."""
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from eventlog.store import ConcurrencyError
+from games.core.protocol import SEAT, RuleError
+
+from . import services
+from .models import Match
+
+
+class MatchSummarySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Match
+        fields = ["id", "stream", "game", "title", "seats", "scores", "status", "winners", "version"]
+
+
+class CommandSerializer(serializers.Serializer):
+    command = serializers.DictField(help_text='the move, e.g. {"type": "pass"}')
+    command_id = serializers.CharField(required=False, allow_blank=True, max_length=100)
+
+
+class MatchList(APIView):
+    @extend_schema(responses=MatchSummarySerializer(many=True))
+    def get(self, request):
+        rows = Match.objects.all()[:100]
+        return Response(MatchSummarySerializer(rows, many=True).data)
+
+
+class MatchView(APIView):
+    @extend_schema(responses=dict)
+    def get(self, request, pk):
+        match = get_object_or_404(Match, pk=pk)
+        return Response(services.view_for(match, services.viewer_for(match, request.user)))
+
+
+class MatchHistory(APIView):
+    @extend_schema(responses=dict)
+    def get(self, request, pk):
+        match = get_object_or_404(Match, pk=pk)
+        try:
+            after = int(request.query_params.get("after", 0))
+        except ValueError:
+            return Response({"error": "after must be a version number"}, status=400)
+        viewer = services.viewer_for(match, request.user)
+        return Response({"events": services.history_for(match, viewer, after)})
+
+
+class MatchCommand(APIView):
+    @extend_schema(request=CommandSerializer, responses=dict)
+    def post(self, request, pk):
+        match = get_object_or_404(Match, pk=pk)
+        viewer = services.viewer_for(match, request.user)
+        if viewer.kind != SEAT:
+            return Response({"error": "only a seated player may send moves"}, status=403)
+        body = CommandSerializer(data=request.data)
+        if not body.is_valid():
+            return Response({"error": "send {\"command\": {...}}", "fields": body.errors}, status=400)
+        try:
+            rows = services.submit(
+                match,
+                viewer.seat,
+                body.validated_data["command"],
+                actor=request.user.username,
+                command_id=body.validated_data.get("command_id") or None,
+            )
+        except RuleError as exc:
+            return Response({"error": str(exc)}, status=422)
+        except ConcurrencyError:
+            return Response({"error": "the match moved on; fetch it again"}, status=409)
+        versions = [r.version for r in rows]
+        return Response(
+            {"appended": versions, "view": services.view_for(match, viewer)},
+            status=status.HTTP_201_CREATED,
+        )

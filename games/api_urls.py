@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import api
+
+urlpatterns = [
+    path("matches/", api.MatchList.as_view(), name="api-matches"),
+    path("matches/<int:pk>/", api.MatchView.as_view(), name="api-match"),
+    path("matches/<int:pk>/history", api.MatchHistory.as_view(), name="api-match-history"),
+    path("matches/<int:pk>/commands", api.MatchCommand.as_view(), name="api-match-command"),
+]

@@ -1,0 +1,60 @@
+"""Playing whole matches with bots, for tests, benchmarks and the demo."""
+from __future__ import annotations
+
+import random
+from typing import Mapping
+
+from .protocol import Ctx, Event, RuleError, Viewer
+from .series import MatchState, Series
+
+
+def random_bot(view, seat, rng, legal):
+    return rng.choice(legal)
+
+
+def bot_command(series: Series, state: MatchState, seat: str, kind: str, rng: random.Random) -> dict:
+    """What the bot ``kind`` ("random" or one of the game's bots) plays now."""
+    pending = [d for d in series.pending(state) if d.seat == seat]
+    if pending and pending[0].kind == "choose_first":
+        return {"type": "choose_first", "seat": seat}
+    rules = series.rules
+    legal = rules.legal_commands(state.bout, seat)
+    if not legal:
+        raise RuleError(f"{seat} has nothing to decide")
+    fn = random_bot if kind == "random" else rules.bots[kind]
+    return dict(fn(rules.view(state.bout, Viewer.of_seat(seat)), seat, rng, legal))
+
+
+def play_match(
+    series: Series,
+    seats,
+    bots: Mapping[str, str],
+    rng: random.Random,
+    options=None,
+    items=None,
+    setup=None,
+    step_s: float = 1.0,
+    max_steps: int = 20_000,
+    start: float = 0.0,
+) -> tuple[list[Event], MatchState]:
+    """Play a match to its end; every command goes through ``decide`` as a
+    player's would. Returns all events and the final state."""
+    now = start
+    events = series.start(Ctx(now=now, rng=rng, role="system"), seats, options, items, setup)
+    state = series.fold(events)
+    for _ in range(max_steps):
+        if state.finished:
+            break
+        pending = series.pending(state)
+        if not pending:
+            raise AssertionError("match stuck: nobody has a decision")
+        seat = pending[rng.randrange(len(pending))].seat
+        command = bot_command(series, state, seat, bots[seat], rng)
+        now += step_s
+        new = series.decide(state, command, Ctx(now=now, rng=rng, seat=seat))
+        for e in new:
+            state = series.evolve(state, e)
+        events += new
+    else:
+        raise AssertionError("match did not end within max_steps")
+    return events, state

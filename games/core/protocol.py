@@ -1,0 +1,114 @@
+"""The decider protocol every game implements (shared/DESIGN.md).
+
+A game is pure: no Django, no clock, no RNG of its own. Time and chance reach
+it only through ``Ctx``, and what they produced is recorded in events so that
+``evolve`` replays exactly.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+MODERATOR = "moderator"
+SPECTATOR = "spectator"
+SEAT = "seat"
+
+
+class RuleError(Exception):
+    """A command the rules refuse; the message is shown to the player as is."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One fact. ``data`` is JSON-able and never mutated.
+
+    ``visible_to``: None means every viewer sees ``data``; a tuple of seats
+    means only those seats (and moderators) see ``data``, and everyone else
+    sees ``public`` instead, or nothing at all when ``public`` is None.
+    """
+
+    type: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    visible_to: tuple[str, ...] | None = None
+    public: Mapping[str, Any] | None = None
+
+    def for_viewer(self, viewer: "Viewer") -> Mapping[str, Any] | None:
+        """The data this viewer may see, or None when the event is hidden."""
+        if self.visible_to is None or viewer.kind == MODERATOR:
+            return self.data
+        if viewer.kind == SEAT and viewer.seat in self.visible_to:
+            return self.data
+        return self.public
+
+    def to_json(self) -> dict:
+        return {
+            "type": self.type,
+            "data": dict(self.data),
+            "visible_to": list(self.visible_to) if self.visible_to is not None else None,
+            "public": dict(self.public) if self.public is not None else None,
+        }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> "Event":
+        vis = raw.get("visible_to")
+        return cls(
+            type=raw["type"],
+            data=raw.get("data") or {},
+            visible_to=tuple(vis) if vis is not None else None,
+            public=raw.get("public"),
+        )
+
+
+@dataclass(frozen=True)
+class Viewer:
+    kind: str  # SEAT, MODERATOR or SPECTATOR
+    seat: str | None = None
+
+    @classmethod
+    def of_seat(cls, seat: str) -> "Viewer":
+        return cls(SEAT, seat)
+
+
+MODERATOR_VIEW = Viewer(MODERATOR)
+SPECTATOR_VIEW = Viewer(SPECTATOR)
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """What a command handler passes in: the time, the randomness, who acts.
+
+    ``seat`` is None for system commands (deal, timeout); ``role`` is
+    "player", "system" or "moderator".
+    """
+
+    now: float
+    rng: random.Random
+    seat: str | None = None
+    role: str = "player"
+
+    @property
+    def is_system(self) -> bool:
+        return self.role == "system"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Someone must decide something; ``deadline`` is absolute (None: no clock)."""
+
+    seat: str
+    kind: str
+    deadline: float | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a bout (or a whole series) ended.
+
+    ``winners`` is empty for a drawn bout; several seats may share a win.
+    ``points`` is what each seat scores towards the series.
+    """
+
+    winners: tuple[str, ...]
+    points: Mapping[str, int]
+    reason: str = ""

@@ -1,0 +1,413 @@
+"""The series layer: a whole match (every bout of it) as one decider.
+
+Every game's ``BoutRules`` is wrapped by ``Series`` so that first-to-N, the
+first player (chosen by an advantage holder, else a recorded coin flip, then
+alternating or going to the winner), drawn bouts replayed, match-scoped
+items and moderator clock pauses are written once.
+
+Series events: ``series_started``, ``first_player_chosen``, ``bout_scored``,
+``series_ended``, ``clock_paused``, ``clock_resumed``, ``time_added``,
+``series_forfeited``. Every other event belongs to the current bout.
+Bout events of type ``item_used`` (data ``seat``, ``item``) consume that item.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from .protocol import (
+    MODERATOR,
+    SEAT,
+    Ctx,
+    Decision,
+    Event,
+    Outcome,
+    RuleError,
+    Viewer,
+)
+from .rules import FIRST_ALTERNATES, FIRST_NONE, FIRST_WINNER, BoutRules
+
+SERIES_EVENTS = frozenset(
+    {
+        "series_started",
+        "first_player_chosen",
+        "bout_scored",
+        "series_ended",
+        "clock_paused",
+        "clock_resumed",
+        "time_added",
+        "series_forfeited",
+    }
+)
+
+
+@dataclass(frozen=True)
+class MatchState:
+    seats: tuple[str, ...]
+    options: Mapping[str, Any]
+    target: int
+    scores: Mapping[str, int]
+    items: Mapping[str, tuple[str, ...]]
+    setup: Mapping[str, Any] | None = None
+    first: str | None = None  # first player of the current / next bout
+    chooser: str | None = None  # seat that must choose the first player
+    bout_no: int = 0
+    bout: Any = None
+    last_bout: Any = None
+    history: tuple[Mapping[str, Any], ...] = ()  # one entry per scored bout
+    finished: bool = False
+    winners: tuple[str, ...] = ()
+    end_reason: str = ""
+    # clocks: game time = wall time - paused_total; paused_since set while paused
+    paused_total: float = 0.0
+    paused_since: float | None = None
+    extra_time: Mapping[str, float] = field(default_factory=dict)
+    started_at: float = 0.0
+
+
+class Series:
+    def __init__(self, rules: BoutRules):
+        self.rules = rules
+
+    # ---- starting ------------------------------------------------------
+    def start(
+        self,
+        ctx: Ctx,
+        seats: tuple[str, ...] | list[str],
+        options: Mapping[str, Any] | None = None,
+        items: Mapping[str, list[str]] | None = None,
+        setup: Mapping[str, Any] | None = None,
+    ) -> list[Event]:
+        """Events that create a match; then the first bout's deal, or a wait
+        for an advantage holder to choose who starts."""
+        seats = tuple(seats)
+        rules = self.rules
+        if len(set(seats)) != len(seats):
+            raise RuleError("every seat needs a different player")
+        if not rules.min_seats <= len(seats) <= rules.max_seats:
+            if rules.min_seats == rules.max_seats:
+                raise RuleError(f"{rules.name} is played by exactly {rules.min_seats} players")
+            raise RuleError(
+                f"{rules.name} is played by {rules.min_seats} to {rules.max_seats} players"
+            )
+        resolved = rules.resolve_options(options, len(seats))
+        held = {s: tuple((items or {}).get(s, ())) for s in seats}
+        for seat, its in (items or {}).items():
+            if seat not in seats:
+                raise RuleError(f"{seat} is not seated in this match")
+            for it in its:
+                if it not in rules.items:
+                    raise RuleError(f"{rules.name} has no item called {it}")
+        data = {
+            "seats": list(seats),
+            "options": resolved,
+            "items": {s: list(v) for s, v in held.items()},
+            "at": ctx.now,
+        }
+        events = []
+        if setup:
+            # a stacked deal is for scenarios and tests; nobody but moderators sees it
+            events.append(
+                Event("series_started", {**data, "setup": dict(setup)}, visible_to=(), public=data)
+            )
+        else:
+            events.append(Event("series_started", data))
+        state = self.evolve(None, events[0])
+        events += self._open_bout_or_wait(state, ctx)
+        return events
+
+    def _first_choice(self, state: MatchState, ctx: Ctx) -> list[Event]:
+        """For bout 1: a stacked first player, an advantage holder's choice,
+        or a recorded coin flip."""
+        rules = self.rules
+        if rules.first_player == FIRST_NONE:
+            return []
+        named = rules.setup_first(state.setup or {})
+        if named is not None:
+            if named not in state.seats:
+                raise RuleError(f"setup names {named} first, who is not seated")
+            return [Event("first_player_chosen", {"seat": named, "how": "setup"})]
+        holders = [s for s in state.seats if set(state.items.get(s, ())) & rules.chooser_items]
+        if len(holders) == 1:
+            return []  # wait for choose_first
+        seat = state.seats[ctx.rng.randrange(len(state.seats))]
+        return [Event("first_player_chosen", {"seat": seat, "how": "coin"})]
+
+    def _open_bout_or_wait(self, state: MatchState, ctx: Ctx) -> list[Event]:
+        events = self._first_choice(state, ctx)
+        for e in events:
+            state = self.evolve(state, e)
+        if self.rules.first_player != FIRST_NONE and state.first is None:
+            return events  # a chooser decides first
+        return events + self._bout_start(state, ctx)
+
+    def _bout_start(self, state: MatchState, ctx: Ctx) -> list[Event]:
+        return self.rules.start(
+            replace(ctx, now=self.game_time(state, ctx.now)),
+            state.seats,
+            state.options,
+            state.first,
+            state.items,
+            state.setup if state.bout_no == 0 else None,
+            state.bout_no + 1,
+        )
+
+    # ---- clock translation ---------------------------------------------
+    def game_time(self, state: MatchState, now: float) -> float:
+        """Wall time to the game's clock, which stands still while paused."""
+        paused = state.paused_total
+        if state.paused_since is not None:
+            paused += now - state.paused_since
+        return now - paused
+
+    def wall_time(self, state: MatchState, game_t: float) -> float:
+        return game_t + state.paused_total
+
+    # ---- the protocol ----------------------------------------------------
+    def evolve(self, state: MatchState | None, event: Event) -> MatchState:
+        t, d = event.type, event.data
+        if t == "series_started":
+            seats = tuple(d["seats"])
+            return MatchState(
+                seats=seats,
+                options=d["options"],
+                target=self.rules.default_first_to(d["options"], len(seats))
+                if "first_to" not in d["options"]
+                else d["options"]["first_to"],
+                scores={s: 0 for s in seats},
+                items={s: tuple(v) for s, v in d["items"].items()},
+                setup=d.get("setup"),
+                started_at=d.get("at", 0.0),
+            )
+        assert state is not None, f"{t} before series_started"
+        if t == "first_player_chosen":
+            return replace(state, first=d["seat"])
+        if t == "bout_scored":
+            scores = dict(state.scores)
+            for s, p in d["points"].items():
+                scores[s] = scores.get(s, 0) + p
+            return replace(
+                state,
+                scores=scores,
+                first=d.get("next_first"),
+                last_bout=state.bout,
+                bout=None,
+                bout_no=state.bout_no + 1,
+                history=state.history + (dict(d),),
+            )
+        if t in ("series_ended", "series_forfeited"):
+            return replace(
+                state,
+                finished=True,
+                winners=tuple(d["winners"]),
+                end_reason=d.get("reason", ""),
+                last_bout=state.bout if state.bout is not None else state.last_bout,
+            )
+        if t == "clock_paused":
+            return replace(state, paused_since=d["at"])
+        if t == "clock_resumed":
+            return replace(
+                state,
+                paused_total=state.paused_total + (d["at"] - state.paused_since),
+                paused_since=None,
+            )
+        if t == "time_added":
+            return replace(state, paused_total=state.paused_total + d["seconds"])
+        # a bout event
+        bout = self.rules.evolve(state.bout, event)
+        items = state.items
+        if t == "item_used":
+            held = list(items.get(d["seat"], ()))
+            if d["item"] in held:
+                held.remove(d["item"])
+            items = {**items, d["seat"]: tuple(held)}
+        return replace(state, bout=bout, items=items)
+
+    def decide(self, state: MatchState, command: Mapping[str, Any], ctx: Ctx) -> list[Event]:
+        """Validate and apply one command; overdue deadlines fire first."""
+        if not isinstance(command, Mapping) or not isinstance(command.get("type"), str):
+            raise RuleError("a command needs a type")
+        kind = command["type"]
+        if kind in ("pause", "resume", "add_time"):
+            return self._moderate(state, command, ctx)
+        events = self.fire_due(state, ctx)
+        for e in events:
+            state = self.evolve(state, e)
+        if ctx.seat is not None and ctx.seat not in state.seats:
+            raise RuleError(f"{ctx.seat} is not seated in this match")
+        if state.finished:
+            raise RuleError("the match is over")
+        if state.paused_since is not None and not ctx.is_system:
+            raise RuleError("the match's clocks are paused by a moderator; wait until they resume")
+        if kind == "choose_first":
+            new = self._choose_first(state, command, ctx)
+        elif kind == "timeout":
+            if not events:
+                raise RuleError("no deadline has passed")
+            return events
+        else:
+            if state.bout is None:
+                raise RuleError("no bout is in progress")
+            new = self.rules.decide(
+                state.bout, command, replace(ctx, now=self.game_time(state, ctx.now))
+            )
+        return events + self._after(state, new, ctx)
+
+    def _choose_first(self, state: MatchState, command: Mapping[str, Any], ctx: Ctx) -> list[Event]:
+        if state.first is not None or state.bout is not None or state.bout_no > 0:
+            raise RuleError("the first player has already been chosen")
+        holders = [s for s in state.seats if set(state.items.get(s, ())) & self.rules.chooser_items]
+        if ctx.seat not in holders:
+            raise RuleError("only the holder of the advantage chooses who plays first")
+        seat = command.get("seat")
+        if seat not in state.seats:
+            raise RuleError(f"choose one of the seated players: {', '.join(state.seats)}")
+        chosen = Event("first_player_chosen", {"seat": seat, "how": ctx.seat})
+        return [chosen] + self._bout_start(self.evolve(state, chosen), ctx)
+
+    def _after(self, state: MatchState, new: list[Event], ctx: Ctx) -> list[Event]:
+        """Append the series' own consequences when a bout ends."""
+        for e in new:
+            state = self.evolve(state, e)
+        if state.bout is None:
+            return new
+        out = self.rules.outcome(state.bout)
+        if out is None:
+            return new
+        return new + self._score(state, out, ctx)
+
+    def _score(self, state: MatchState, out: Outcome, ctx: Ctx) -> list[Event]:
+        rules = self.rules
+        seats = state.seats
+        next_first = None
+        if rules.first_player == FIRST_ALTERNATES:
+            cur = state.first if state.first in seats else seats[0]
+            next_first = seats[(seats.index(cur) + 1) % len(seats)]
+        elif rules.first_player == FIRST_WINNER:
+            if out.winners:
+                ws = [s for s in seats if s in out.winners]
+                next_first = ws[0] if len(ws) == 1 else ws[ctx.rng.randrange(len(ws))]
+            else:
+                next_first = state.first
+        scored = Event(
+            "bout_scored",
+            {
+                "bout": state.bout_no + 1,
+                "winners": list(out.winners),
+                "points": {s: int(out.points.get(s, 0)) for s in seats},
+                "reason": out.reason,
+                "next_first": next_first,
+                "at": ctx.now,
+            },
+        )
+        state = self.evolve(state, scored)
+        winners = rules.series_winners(state.scores, state.target)
+        if winners:
+            return [scored, Event("series_ended", {"winners": list(winners), "reason": "score"})]
+        return [scored] + self._bout_start(state, ctx)
+
+    def _moderate(self, state: MatchState, command: Mapping[str, Any], ctx: Ctx) -> list[Event]:
+        if ctx.role != MODERATOR:
+            raise RuleError("only a moderator may pause, resume or add time")
+        if state.finished:
+            raise RuleError("the match is over")
+        reason = str(command.get("reason") or "").strip()
+        kind = command["type"]
+        if kind == "pause":
+            if state.paused_since is not None:
+                raise RuleError("the clocks are already paused")
+            events = self.fire_due(state, ctx)
+            return events + [Event("clock_paused", {"at": ctx.now, "reason": reason})]
+        if kind == "resume":
+            if state.paused_since is None:
+                raise RuleError("the clocks are not paused")
+            return [Event("clock_resumed", {"at": ctx.now, "reason": reason})]
+        seconds = command.get("seconds")
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds <= 0:
+            raise RuleError("add a positive number of seconds")
+        events = self.fire_due(state, ctx)
+        return events + [Event("time_added", {"seconds": seconds, "reason": reason, "at": ctx.now})]
+
+    # ---- clocks ----------------------------------------------------------
+    def pending(self, state: MatchState) -> list[Decision]:
+        """Who must decide what, with deadlines on the wall clock."""
+        if state.finished:
+            return []
+        if state.bout is None:
+            holders = [
+                s for s in state.seats if set(state.items.get(s, ())) & self.rules.chooser_items
+            ]
+            return [Decision(holders[0], "choose_first")] if len(holders) == 1 else []
+        if state.paused_since is not None:
+            return [replace(d, deadline=None) for d in self.rules.pending(state.bout)]
+        return [
+            d if d.deadline is None else replace(d, deadline=self.wall_time(state, d.deadline))
+            for d in self.rules.pending(state.bout)
+        ]
+
+    def next_deadline(self, state: MatchState) -> float | None:
+        ds = [d.deadline for d in self.pending(state) if d.deadline is not None]
+        return min(ds) if ds else None
+
+    def fire_due(self, state: MatchState, ctx: Ctx) -> list[Event]:
+        """Every deadline passed by ``ctx.now`` fires, earliest first, each at
+        its own moment (so the next decision's clock starts then)."""
+        events: list[Event] = []
+        for _ in range(10_000):
+            if state.finished or state.bout is None or state.paused_since is not None:
+                break
+            due = [d for d in self.pending(state) if d.deadline is not None and d.deadline <= ctx.now]
+            if not due:
+                break
+            first = min(due, key=lambda d: d.deadline)
+            at = first.deadline
+            game_decision = replace(first, deadline=self.game_time(state, at))
+            sys_ctx = Ctx(now=at, rng=ctx.rng, seat=None, role="system")
+            new = self.rules.timeout(state.bout, game_decision, replace(sys_ctx, now=game_decision.deadline))
+            new = self._after(state, new, sys_ctx)
+            for e in new:
+                state = self.evolve(state, e)
+            events += new
+        return events
+
+    def forfeit(self, state: MatchState, loser: str, reason: str) -> list[Event]:
+        if state.finished:
+            raise RuleError("the match is over")
+        winners = [s for s in state.seats if s != loser]
+        return [Event("series_forfeited", {"winners": winners, "loser": loser, "reason": reason})]
+
+    # ---- reading ---------------------------------------------------------
+    def outcome(self, state: MatchState) -> Outcome | None:
+        if not state.finished:
+            return None
+        return Outcome(tuple(state.winners), dict(state.scores), state.end_reason)
+
+    def view(self, state: MatchState, viewer: Viewer) -> dict:
+        bout = state.bout if state.bout is not None else state.last_bout
+        return {
+            "seats": list(state.seats),
+            "scores": dict(state.scores),
+            "target": state.target,
+            "bout_no": state.bout_no + (0 if state.finished else 1),
+            "first": state.first,
+            "finished": state.finished,
+            "winners": list(state.winners),
+            "end_reason": state.end_reason,
+            "paused": state.paused_since is not None,
+            "items": {
+                s: list(v)
+                for s, v in state.items.items()
+                if viewer.kind == MODERATOR or (viewer.kind == SEAT and viewer.seat == s)
+            },
+            "pending": [
+                {"seat": d.seat, "kind": d.kind, "deadline": d.deadline} for d in self.pending(state)
+            ],
+            "history": [dict(h) for h in state.history],
+            "bout": self.rules.view(bout, viewer) if bout is not None else None,
+        }
+
+    def fold(self, events) -> MatchState:
+        state = None
+        for e in events:
+            state = self.evolve(state, e)
+        return state

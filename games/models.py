@@ -1,0 +1,46 @@
+"""Read models of matches: rebuilt from the log, never the source of truth."""
+from django.conf import settings
+from django.db import models
+
+
+class Match(models.Model):
+    """A match (a whole series) and its event stream ``match-<id>``.
+
+    The row is created with the stream by ``services.create_match`` and kept
+    in step by the projector in readmodels.py."""
+
+    stream = models.CharField(max_length=200, unique=True)
+    game = models.CharField(max_length=50)
+    title = models.CharField(max_length=200, blank=True)
+    seats = models.JSONField(default=list)
+    options = models.JSONField(default=dict)
+    scores = models.JSONField(default=dict)
+    status = models.CharField(max_length=20, default="live")  # live | finished
+    winners = models.JSONField(default=list)
+    version = models.PositiveIntegerField(default=0)
+    next_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    show_stream = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=20, blank=True)  # main | death | final | bracket | ""
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name_plural = "matches"
+
+    def __str__(self):
+        return self.title or f"{self.game}: {' v '.join(self.seats)}"
+
+
+class SeatHolder(models.Model):
+    """Who sits in a seat: a user or a bot. Part of the match read model."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="holders")
+    seat = models.CharField(max_length=100)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    bot = models.CharField(max_length=30, blank=True)
+
+    class Meta:
+        unique_together = [("match", "seat")]

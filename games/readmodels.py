@@ -1,0 +1,78 @@
+"""The match list read model, kept in step with the log."""
+from datetime import datetime, timezone
+
+from eventlog.readmodels import read_model
+
+from .models import Match, SeatHolder
+
+
+def _reset():
+    SeatHolder.objects.all().delete()
+    Match.objects.all().delete()
+
+
+def _finish():
+    from .services import _set_deadline, load
+
+    for match in Match.objects.filter(status="live"):
+        _set_deadline(match, load(match).state)
+
+
+@read_model(_reset, _finish)
+def project_match(row):
+    if not row.stream.startswith("match-"):
+        return
+    at = row.recorded_at or datetime.now(timezone.utc)
+    if row.type == "match_created":
+        d = row.data
+        match = Match.objects.create(
+            stream=row.stream,
+            game=d["game"],
+            title=d.get("title", ""),
+            seats=d["seats"],
+            show_stream=d.get("show_stream", ""),
+            kind=d.get("kind", ""),
+            scores={s: 0 for s in d["seats"]},
+            version=row.version,
+            created_at=at,
+            updated_at=at,
+        )
+        for seat in d["seats"]:
+            holder = d.get("holders", {}).get(seat)
+            SeatHolder.objects.create(
+                match=match,
+                seat=seat,
+                user_id=holder if isinstance(holder, int) else None,
+                bot=holder[4:] if isinstance(holder, str) and holder.startswith("bot:") else "",
+            )
+        return
+    fields = {"version": row.version, "updated_at": at}
+    if row.type == "series_started":
+        fields["options"] = row.data["options"]
+    elif row.type == "bout_scored":
+        match = Match.objects.get(stream=row.stream)
+        scores = dict(match.scores)
+        for s, p in row.data["points"].items():
+            scores[s] = scores.get(s, 0) + p
+        fields["scores"] = scores
+    elif row.type in ("series_ended", "series_forfeited"):
+        fields["status"] = "finished"
+        fields["winners"] = row.data["winners"]
+    elif row.type == "match_voided":
+        # a ruling changed history: recompute from the fold up to this event
+        from eventlog.models import StoredEvent
+
+        from .services import fold_rows
+
+        match = Match.objects.get(stream=row.stream)
+        rows = StoredEvent.objects.filter(stream=row.stream, version__lte=row.version)
+        state = fold_rows(match.game, rows.order_by("version"))
+        fields["scores"] = dict(state.scores)
+        fields["status"] = "finished" if state.finished else "live"
+        fields["winners"] = list(state.winners)
+    elif row.type == "match_holder_changed":
+        d = row.data
+        SeatHolder.objects.filter(match__stream=row.stream, seat=d["seat"]).update(
+            user_id=d.get("user"), bot=d.get("bot", "")
+        )
+    Match.objects.filter(stream=row.stream).update(**fields)

@@ -1,0 +1,281 @@
+"""Playing matches through the event store: one service per write.
+
+A match's stream holds platform events (``match_*``: creation, voids) and
+the series layer's events. Every write loads the stream, folds it, decides
+and appends with the version it folded, so two writers never both win.
+"""
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from django.db import transaction
+
+from eventlog.store import ConcurrencyError, NewEvent, append, read, redact
+from games.core.protocol import MODERATOR, MODERATOR_VIEW, SPECTATOR_VIEW, Ctx, RuleError, Viewer
+from games.core.registry import series_for
+from games.core.series import MatchState
+from games.core.protocol import Event
+
+from .models import Match
+
+PLATFORM_PREFIX = "match_"
+MAX_RETRIES = 5
+
+
+def secure_rng() -> random.Random:
+    """Real deals use the operating system's secure source."""
+    return random.SystemRandom()
+
+
+def to_datetime(ts: float | None) -> datetime | None:
+    return None if ts is None else datetime.fromtimestamp(ts, tz=timezone.utc)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    match: Match
+    state: MatchState
+    version: int  # the stream's last version, voided events included
+    events: list  # the stored rows that the fold used
+
+
+def game_events(rows) -> list:
+    """The rows a fold uses: series events, minus those a ruling voided."""
+    voided: set[int] = set()
+    for r in rows:
+        if r.type == "match_voided":
+            voided.update(range(r.data["from_version"], r.data["to_version"] + 1))
+    return [r for r in rows if not r.type.startswith(PLATFORM_PREFIX) and r.version not in voided]
+
+
+def fold_rows(game: str, rows) -> MatchState:
+    from eventlog.store import as_game_event
+
+    series = series_for(game)
+    return series.fold(as_game_event(r) for r in game_events(rows))
+
+
+def load(match: Match) -> Loaded:
+    rows = read(match.stream)
+    version = rows[-1].version if rows else 0
+    return Loaded(match, fold_rows(match.game, rows), version, rows)
+
+
+def create_match(
+    game: str,
+    seats: list[str],
+    *,
+    options: Mapping[str, Any] | None = None,
+    items: Mapping[str, list[str]] | None = None,
+    holders: Mapping[str, Any] | None = None,
+    title: str = "",
+    show_stream: str = "",
+    kind: str = "",
+    actor: str | None = None,
+    role: str = "organizer",
+    setup: Mapping[str, Any] | None = None,
+    now: float | None = None,
+    rng: random.Random | None = None,
+    command_id: str | None = None,
+) -> Match:
+    """Open a match stream: the creation record, then the series' first
+    events (the first deal, or a wait for the advantage holder).
+
+    ``holders`` maps a seat to a user id (int) or a bot name ("bot:random",
+    "bot:heuristic"); unnamed seats are open."""
+    series = series_for(game)
+    now = time.time() if now is None else now
+    rng = rng or secure_rng()
+    holders = dict(holders or {})
+    for seat in holders:
+        if seat not in seats:
+            raise RuleError(f"{seat} is not one of the seats")
+    for seat, holder in holders.items():
+        if isinstance(holder, str) and holder.startswith("bot:"):
+            kind_ = holder[4:]
+            if kind_ != "random" and kind_ not in series.rules.bots:
+                raise RuleError(f"{series.rules.name} has no bot called {kind_}")
+    game_events_ = series.start(Ctx(now=now, rng=rng, role="system"), seats, options, items, setup)
+    stream = f"match-{uuid.uuid4().hex[:16]}"
+    created = NewEvent(
+        "match_created",
+        {
+            "game": game,
+            "title": title,
+            "seats": list(seats),
+            "holders": holders,
+            "show_stream": show_stream,
+            "kind": kind,
+            "at": now,
+        },
+    )
+    with transaction.atomic():
+        append(
+            stream,
+            0,
+            [created, *game_events_],
+            actor=actor,
+            role=role,
+            command_id=command_id,
+        )
+        match = Match.objects.get(stream=stream)
+        _set_deadline(match, series.fold(game_events_))
+    return match
+
+
+def submit(
+    match: Match,
+    seat: str | None,
+    command: Mapping[str, Any],
+    *,
+    actor: str | None = None,
+    role: str = "player",
+    command_id: str | None = None,
+    now: float | None = None,
+    rng: random.Random | None = None,
+) -> list:
+    """Submit one command as ``seat`` (None for system and moderators).
+
+    Raises RuleError (the rule's own words; nothing written) or, after
+    retries, ConcurrencyError. A repeated ``command_id`` returns the events
+    of its first success and writes nothing."""
+    series = series_for(match.game)
+    if not isinstance(command, Mapping):
+        raise RuleError("a command must be an object with a type")
+    for attempt in range(MAX_RETRIES):
+        loaded = load(match)
+        t = time.time() if now is None else now
+        ctx = Ctx(now=t, rng=rng or secure_rng(), seat=seat, role=role)
+        new = series.decide(loaded.state, dict(command), ctx)
+        if not new:
+            return []
+        try:
+            with transaction.atomic():
+                rows = append(
+                    match.stream,
+                    loaded.version,
+                    new,
+                    command_id=command_id,
+                    actor=actor or seat or role,
+                    role=role,
+                    extra={"command": _public_command(command, seat)},
+                )
+                state = loaded.state
+                for e in new:
+                    state = series.evolve(state, e)
+                _set_deadline(match, state)
+            return rows
+        except ConcurrencyError:
+            if attempt == MAX_RETRIES - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _public_command(command: Mapping[str, Any], seat: str | None) -> dict:
+    # the command itself may hold a secret (a pick, a keep); only its type is
+    # kept in the metadata, the events carry the rest with their visibility
+    return {"type": command.get("type"), "seat": seat}
+
+
+def record_platform_event(
+    match: Match, type_: str, data: Mapping[str, Any], *, actor: str, role: str
+) -> list:
+    """Append a ``match_*`` event (a ruling, a void) at the stream's head."""
+    assert type_.startswith(PLATFORM_PREFIX)
+    for attempt in range(MAX_RETRIES):
+        loaded = load(match)
+        try:
+            with transaction.atomic():
+                rows = append(
+                    match.stream, loaded.version, [NewEvent(type_, dict(data))], actor=actor, role=role
+                )
+                _set_deadline(match, load(match).state)
+            return rows
+        except ConcurrencyError:
+            if attempt == MAX_RETRIES - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _set_deadline(match: Match, state: MatchState) -> None:
+    """The clock index: when this match next needs a timeout."""
+    nd = series_for(match.game).next_deadline(state)
+    Match.objects.filter(pk=match.pk).update(next_deadline=to_datetime(nd))
+    match.refresh_from_db()
+
+
+# ---- reading --------------------------------------------------------------
+def viewer_for(match: Match, user) -> Viewer:
+    """Who is looking: a seat's holder, a moderator, or a spectator."""
+    if user is not None and getattr(user, "is_authenticated", False):
+        holder = match.holders.filter(user=user).first()
+        if holder is not None:
+            return Viewer.of_seat(holder.seat)
+        if user.is_staff or _is_moderator(match, user):
+            return MODERATOR_VIEW
+    return SPECTATOR_VIEW
+
+
+def _is_moderator(match: Match, user) -> bool:
+    if not match.show_stream:
+        return False
+    try:
+        from tournaments.selectors import is_show_moderator
+    except ImportError:
+        return False
+    return is_show_moderator(match.show_stream, user)
+
+
+def view_for(match: Match, viewer: Viewer) -> dict:
+    loaded = load(match)
+    series = series_for(match.game)
+    out = series.view(loaded.state, viewer)
+    out["version"] = loaded.version
+    out["game"] = match.game
+    out["viewer"] = {"kind": viewer.kind, "seat": viewer.seat}
+    return out
+
+
+def history_for(match: Match, viewer: Viewer, after: int = 0) -> list[dict]:
+    """The redacted event history; voided events are marked as such."""
+    rows = read(match.stream)
+    used = {r.version for r in game_events(rows)}
+    out = []
+    for r in rows:
+        if r.version <= after:
+            continue
+        shown = redact(r, viewer)
+        if shown is None:
+            continue
+        if not r.type.startswith(PLATFORM_PREFIX) and r.version not in used:
+            shown["void"] = True
+        out.append(shown)
+    return out
+
+
+def play_bots(match: Match, *, max_moves: int = 100_000, rng: random.Random | None = None, now=None) -> int:
+    """Let every bot seat whose turn it is move until a human must act or the
+    match ends. Returns how many moves were made."""
+    from games.core.playout import bot_command
+
+    series = series_for(match.game)
+    bots = {h.seat: h.bot for h in match.holders.all() if h.bot}
+    rng = rng or secure_rng()
+    moves = 0
+    while moves < max_moves:
+        state = load(match).state
+        if state.finished:
+            break
+        due = [d for d in series.pending(state) if d.seat in bots]
+        if not due:
+            break
+        seat = due[0].seat
+        command = bot_command(series, state, seat, bots[seat], rng)
+        submit(match, seat, command, actor=f"bot:{bots[seat]}", role="player", now=now, rng=rng)
+        moves += 1
+    return moves

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import views
+
+app_name = "games"
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("rules/<slug:slug>/", views.rules, name="rules"),
+    path("matches/<int:pk>/", views.match_page, name="match"),
+    path("matches/<int:pk>/command", views.match_command, name="command"),
+]

@@ -1,0 +1,37 @@
+"""After every append, arm the match's earliest deadline."""
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+
+def arm_after_append(rows) -> None:
+    streams = {r.stream for r in rows if r.stream.startswith("match-")}
+    if not streams:
+        return
+    from games.models import Match
+
+    for match in Match.objects.filter(stream__in=streams, status="live", next_deadline__isnull=False):
+        arm(match.pk, match.next_deadline)
+
+
+def arm(match_id: int, deadline: datetime) -> None:
+    if settings.CELERY_BROKER_URL.startswith("memory://"):
+        from .embedded import wake
+
+        wake()
+        return
+    from .tasks import enforce_deadline
+
+    try:
+        enforce_deadline.apply_async(args=[match_id], eta=deadline)
+    except Exception:  # the sweep enforces it anyway; never fail the move for this
+        log.exception("could not arm the deadline of match %s", match_id)
+
+
+def seconds_until(deadline: datetime) -> float:
+    return (deadline - datetime.now(timezone.utc)).total_seconds()

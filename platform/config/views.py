@@ -1,0 +1,46 @@
+from django.conf import settings
+from django.db import connection
+from django.http import JsonResponse
+from django.shortcuts import render
+
+
+def home(request):
+    from games.core.registry import available
+
+    return render(request, "home.html", {"games": available()})
+
+
+def _check_database() -> tuple[bool, str]:
+    try:
+        with connection.cursor() as cur:
+            cur.execute("SELECT 1")
+        return True, connection.vendor
+    except Exception as exc:  # reported, not raised: this is a health probe
+        return False, type(exc).__name__
+
+
+def _check_broker() -> tuple[bool, str]:
+    url = settings.CELERY_BROKER_URL
+    if url.startswith("memory://"):
+        return True, "memory (embedded)"
+    try:
+        import redis
+
+        redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2).ping()
+        return True, "redis"
+    except Exception as exc:
+        return False, type(exc).__name__
+
+
+def healthz(request):
+    db_ok, db = _check_database()
+    broker_ok, broker = _check_broker()
+    ok = db_ok and broker_ok
+    return JsonResponse(
+        {
+            "status": "ok" if ok else "degraded",
+            "database": {"ok": db_ok, "backend": db},
+            "broker": {"ok": broker_ok, "backend": broker},
+        },
+        status=200 if ok else 503,
+    )

@@ -1,0 +1,36 @@
+from django.db import models
+
+
+class StoredEvent(models.Model):
+    """One row of the append-only log. The database refuses UPDATE and DELETE
+    (triggers installed by migration 0002)."""
+
+    id = models.BigAutoField(primary_key=True)  # the global position
+    stream = models.CharField(max_length=200)
+    version = models.PositiveIntegerField()
+    type = models.CharField(max_length=100)
+    data = models.JSONField(default=dict)
+    metadata = models.JSONField(default=dict)
+    command_id = models.CharField(max_length=100, null=True, blank=True)
+    command_seq = models.PositiveSmallIntegerField(default=0)
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["stream", "version"], name="event_stream_version_uniq"),
+            models.UniqueConstraint(
+                fields=["command_id", "command_seq"],
+                name="event_command_uniq",
+                condition=models.Q(command_id__isnull=False),
+            ),
+        ]
+        indexes = [models.Index(fields=["type"], name="event_type_idx")]
+        verbose_name = "event"
+
+    def __str__(self):
+        return f"{self.stream}@{self.version} {self.type}"
+
+    @property
+    def visibility(self) -> dict:
+        return self.metadata.get("visibility") or {"to": None, "public": None}

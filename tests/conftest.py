@@ -1,0 +1,38 @@
+"""Suite-wide fixtures and the database/broker policy.
+
+Tests marked ``postgres`` need DATABASE_URL (PostgreSQL); ``redis`` needs
+REDIS_URL. Without them they are skipped and the run says so loudly; under
+CI=true a missing service fails the run instead."""
+import os
+
+import pytest
+
+HAS_PG = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+HAS_REDIS = bool(os.environ.get("REDIS_URL"))
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def pytest_configure(config):
+    if IN_CI and not (HAS_PG and HAS_REDIS):
+        raise pytest.UsageError(
+            "CI=true but DATABASE_URL (PostgreSQL) or REDIS_URL is not set: "
+            "CI must test on PostgreSQL and Redis"
+        )
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "postgres" in item.keywords and not HAS_PG:
+            item.add_marker(pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL"))
+        if "redis" in item.keywords and not HAS_REDIS:
+            item.add_marker(pytest.mark.skip(reason="needs Redis: set REDIS_URL"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    skipped = terminalreporter.stats.get("skipped", [])
+    if skipped and not (HAS_PG and HAS_REDIS):
+        terminalreporter.section("SKIPPED: services missing", sep="!")
+        terminalreporter.write_line(
+            f"{len(skipped)} test(s) skipped because PostgreSQL and/or Redis were not "
+            "configured (DATABASE_URL, REDIS_URL). `.ci/run` runs them all."
+        )
