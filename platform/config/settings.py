@@ -119,6 +119,8 @@ else:
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-deadlines": {"task": "clocks.sweep", "schedule": 2.0},
 }
+# tests give each worker its own queue, so parallel runs never share tasks
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"

@@ -1,0 +1,253 @@
+"""Clocks happen by themselves: armed Celery tasks, the beat sweep, the
+embedded thread, and a move racing its own timeout."""
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from clocks.enforce import enforce_match, sweep
+from eventlog.store import read
+from games import services
+from games.core.protocol import MODERATOR_VIEW, RuleError
+from games.models import Match
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST_DLL = {"decision_s": 1, "reserve_s": 2, "reserve_step_s": 1, "first_to": 1}
+
+
+def dll_match(now=None, options=FAST_DLL, seed=1):
+    return services.create_match(
+        "doubting-love-letter", ["ana", "ben"], options=options,
+        setup={"first": "ana"}, rng=random.Random(seed), now=now,
+    )
+
+
+def types(match):
+    return [r.type for r in read(match.stream)]
+
+
+# ---- deterministic: the sweep with an explicit clock ------------------------
+@pytest.mark.django_db
+def test_sweep_enforces_reserve_exhaustion_at_the_deadline_once():
+    t0 = 1_000_000.0
+    match = dll_match(now=t0)
+    assert match.next_deadline.timestamp() == pytest.approx(t0 + 3)  # 1 s + 2 s reserve
+    assert sweep(now=t0 + 2.9) == 0
+    n = sweep(now=t0 + 3.5)
+    assert n >= 1
+    timed = [r for r in read(match.stream) if r.type == "timed_out"]
+    assert len(timed) == 1 and timed[0].data["at"] == pytest.approx(t0 + 3)
+    match.refresh_from_db()
+    assert match.status == "finished" and match.winners == ["ben"]
+    # enforcing again writes nothing
+    assert sweep(now=t0 + 10) == 0
+    assert enforce_match(match.pk, now=t0 + 10) == 0
+    assert len([r for r in read(match.stream) if r.type == "timed_out"]) == 1
+
+
+@pytest.mark.django_db
+def test_reserve_is_spent_in_steps_by_a_late_move():
+    t0 = 2_000_000.0
+    match = dll_match(now=t0, options={**FAST_DLL, "reserve_s": 4})
+    view = services.view_for(match, MODERATOR_VIEW)
+    hand = view["bout"]
+    # ana plays 1.5 s after being asked: 0.5 s over => one 1 s step of reserve
+    card = _playable(match, "ana")
+    services.submit(match, "ana", {"type": "play", "card": card, "claim": card, "target": "opponent"}, now=t0 + 1.5)
+    rows = read(match.stream)
+    played = [r for r in rows if r.type in ("card_played", "played")]
+    assert played, [r.type for r in rows]
+    assert played[-1].data.get("reserve_spent") == 1, played[-1].data
+    assert hand is not None
+
+
+def _playable(match, seat):
+    from games.core.protocol import Viewer
+
+    view = services.view_for(match, Viewer.of_seat(seat))
+    hand = view["bout"].get("hand") or view["bout"].get("your_hand") or []
+    legal = [c for c in hand if str(c) != "8"]
+    if 7 in hand or "7" in hand:
+        legal = ["7"]
+    return str(legal[0])
+
+
+@pytest.mark.django_db
+def test_a_move_after_its_deadline_is_refused_and_the_timeout_wins():
+    t0 = 3_000_000.0
+    match = dll_match(now=t0)
+    card = _playable(match, "ana")
+    with pytest.raises(RuleError):
+        services.submit(match, "ana", {"type": "play", "card": card, "claim": card}, now=t0 + 3)
+    assert "timed_out" not in types(match)  # a rejected command writes nothing
+    sweep(now=t0 + 3)
+    assert types(match).count("timed_out") == 1
+
+
+# ---- real time: the embedded thread and a real Celery worker -----------------
+def _wait_for(pred, timeout=20.0, step=0.1):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(step)
+    return False
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_embedded_clock_thread_times_out_a_match_left_alone(settings):
+    from clocks import embedded
+
+    settings.CELERY_BROKER_URL = "memory://"
+    stop = embedded.start()
+    try:
+        match = dll_match()
+        deadline = match.next_deadline.timestamp()
+        assert _wait_for(lambda: "timed_out" in types(match), timeout=15)
+        row = [r for r in read(match.stream) if r.type == "timed_out"][0]
+        lateness = row.recorded_at.timestamp() - deadline
+        assert 0 <= lateness < 3.0
+    finally:
+        stop.set()
+        embedded.wake()
+
+
+@pytest.fixture
+def celery_worker_proc(settings):
+    """A real `celery worker -B` on Redis against this test database."""
+    from config.celery import app
+
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    app.conf.task_default_queue = queue
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgresql://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "CELERY_QUEUE": queue,
+        "PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}",
+    }
+    procs = []
+
+    def start(beat=True):
+        args = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
+                "-Q", queue, "--loglevel=WARNING", "--without-gossip", "--without-mingle",
+                "-s", f"/tmp/beat-{queue}"]
+        if beat:
+            args.append("-B")
+        p = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        procs.append(p)
+        time.sleep(3)  # let it connect
+        assert p.poll() is None, p.stderr.read().decode()[-2000:]
+        return p
+
+    yield start
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+        p.wait(timeout=10)
+    app.conf.task_default_queue = "celery"
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_celery_worker_enforces_armed_deadline(celery_worker_proc):
+    celery_worker_proc(beat=False)  # only the armed task can do it
+    match = dll_match()
+    deadline = match.next_deadline.timestamp()
+    assert _wait_for(lambda: "timed_out" in types(match), timeout=20)
+    row = [r for r in read(match.stream) if r.type == "timed_out"][0]
+    assert row.data["at"] == pytest.approx(deadline, abs=0.01)
+    assert row.recorded_at.timestamp() - deadline < 2.0
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_worker_killed_between_arming_and_firing_the_sweep_enforces(celery_worker_proc):
+    worker = celery_worker_proc(beat=False)
+    match = dll_match(options={**FAST_DLL, "reserve_s": 4})
+    worker.send_signal(signal.SIGKILL)  # armed, never fired
+    worker.wait(timeout=10)
+    time.sleep(max(0.0, match.next_deadline.timestamp() - time.time()) + 0.5)
+    assert "timed_out" not in types(match)
+    celery_worker_proc(beat=True)  # restart: the beat sweep finds it
+    assert _wait_for(lambda: "timed_out" in types(match), timeout=20)
+    assert types(match).count("timed_out") == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_move_racing_its_own_timeout_has_exactly_one_outcome():
+    """Many rounds: a player's move and the timeout hit the same deadline
+    from two threads; the log always shows exactly one of them."""
+    outcomes = []
+    for i in range(12):
+        t0 = 4_000_000.0 + i * 100
+        match = dll_match(now=t0, seed=i)
+        card = _playable(match, "ana")
+        deadline = match.next_deadline.timestamp()
+        barrier = threading.Barrier(2)
+
+        def move():
+            barrier.wait()
+            try:
+                services.submit(match, "ana", {"type": "play", "card": card, "claim": card, "target": "opponent"},
+                                now=deadline - 0.001)
+            except Exception:
+                pass
+            finally:
+                connection.close()
+
+        def clock():
+            barrier.wait()
+            try:
+                enforce_match(match.pk, now=deadline)
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=move), threading.Thread(target=clock)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        ts = types(match)
+        played = ts.count("card_played") + ts.count("played")
+        timed = ts.count("timed_out")
+        # the move before the deadline may win (then the timeout finds nothing
+        # due at that decision), or the timeout wins and the move is refused
+        assert (played, timed) in ((1, 0), (0, 1)), ts
+        versions = [r.version for r in read(match.stream)]
+        assert versions == list(range(1, len(versions) + 1))
+        outcomes.append((played, timed))
+    assert outcomes
+
+
+@pytest.mark.django_db
+def test_pause_and_resume_shift_deadlines_by_the_paused_time():
+    t0 = 5_000_000.0
+    match = dll_match(now=t0)
+    assert match.next_deadline.timestamp() == pytest.approx(t0 + 3)
+    services.submit(match, None, {"type": "pause", "reason": "stream down"}, role="moderator", actor="mod", now=t0 + 1)
+    match.refresh_from_db()
+    assert match.next_deadline is None
+    assert sweep(now=t0 + 100) == 0
+    services.submit(match, None, {"type": "resume", "reason": "back"}, role="moderator", actor="mod", now=t0 + 11)
+    match.refresh_from_db()
+    assert match.next_deadline.timestamp() == pytest.approx(t0 + 13)
+    services.submit(match, None, {"type": "add_time", "seconds": 5, "reason": "lag"}, role="moderator", actor="mod", now=t0 + 12)
+    match.refresh_from_db()
+    assert match.next_deadline.timestamp() == pytest.approx(t0 + 18)
+    with pytest.raises(RuleError, match="only a moderator"):
+        services.submit(match, "ana", {"type": "pause"}, now=t0 + 12)
+    sweep(now=t0 + 18)
+    assert "timed_out" in types(match)

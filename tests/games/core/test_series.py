@@ -1,0 +1,231 @@
+"""The series layer, played with a tiny game defined here: each bout, the
+first player names a number; higher than the second player's number wins."""
+import random
+from dataclasses import dataclass, replace
+
+import pytest
+
+from games.core.protocol import MODERATOR_VIEW, Ctx, Decision, Event, Outcome, RuleError, Viewer
+from games.core.rules import FIRST_WINNER, BoutRules, int_option
+from games.core.series import Series
+
+
+@dataclass(frozen=True)
+class Duel:
+    seats: tuple
+    order: tuple  # who names first, then second
+    named: tuple = ()
+    asked_at: float = 0.0
+    decision_s: int = 0
+    holders_items: tuple = ()
+
+
+class DuelRules(BoutRules):
+    slug = "duel"
+    name = "Duel"
+    options = {"decision_s": int_option(0, "seconds per decision", 0, 600)}
+    chooser_items = frozenset({"advantage"})
+    items = {"advantage": "choose who starts", "boost": "+1 once"}
+
+    def default_first_to(self, options, n):
+        return 2
+
+    def start(self, ctx, seats, options, first, items, setup, bout_no):
+        i = seats.index(first)
+        order = seats[i:] + seats[:i]
+        return [Event("duel_started", {"seats": list(seats), "order": list(order), "at": ctx.now,
+                                       "decision_s": options["decision_s"]})]
+
+    def evolve(self, state, event):
+        d = event.data
+        if event.type == "duel_started":
+            return Duel(tuple(d["seats"]), tuple(d["order"]), asked_at=d["at"], decision_s=d["decision_s"])
+        if event.type in ("named", "timed_out"):
+            return replace(state, named=state.named + (d["n"],), asked_at=d["at"])
+        if event.type == "item_used":
+            return state
+        raise AssertionError(event.type)
+
+    def decide(self, state, command, ctx):
+        if len(state.named) == 2:
+            raise RuleError("the bout is over")
+        turn = state.order[len(state.named)]
+        if ctx.seat != turn:
+            raise RuleError(f"it is {turn}'s turn")
+        if command["type"] != "name" or not isinstance(command.get("n"), int):
+            raise RuleError("name a number")
+        out = [Event("named", {"seat": ctx.seat, "n": command["n"], "at": ctx.now})]
+        if command.get("boost"):
+            out.append(Event("item_used", {"seat": ctx.seat, "item": "boost"}))
+        return out
+
+    def timeout(self, state, decision, ctx):
+        return [Event("timed_out", {"seat": decision.seat, "n": 0, "at": ctx.now})]
+
+    def pending(self, state):
+        if len(state.named) == 2:
+            return []
+        dl = state.asked_at + state.decision_s if state.decision_s else None
+        return [Decision(state.order[len(state.named)], "name", dl)]
+
+    def outcome(self, state):
+        if len(state.named) < 2:
+            return None
+        a, b = state.named
+        if a == b:
+            return Outcome((), {}, "drawn")
+        w = state.order[0] if a > b else state.order[1]
+        return Outcome((w,), {w: 1})
+
+    def view(self, state, viewer):
+        return {"named": list(state.named)}
+
+    def legal_commands(self, state, seat):
+        return [{"type": "name", "n": n} for n in range(3)] if self.pending(state)[0].seat == seat else []
+
+
+def make(rules=None):
+    return Series(rules or DuelRules())
+
+
+def play(series, state, seat, cmd, now=1.0):
+    events = series.decide(state, cmd, Ctx(now=now, rng=random.Random(0), seat=seat))
+    for e in events:
+        state = series.evolve(state, e)
+    return state, events
+
+
+def start(series, items=None, setup=None, options=None, seed=0):
+    events = series.start(Ctx(0.0, random.Random(seed), role="system"), ["ana", "ben"], options, items, setup)
+    return series.fold(events), events
+
+
+def test_coin_flip_is_recorded_and_first_player_alternates():
+    s = make()
+    state, events = start(s, seed=3)
+    flip = [e for e in events if e.type == "first_player_chosen"]
+    assert len(flip) == 1 and flip[0].data["how"] == "coin"
+    first = state.first
+    other = "ben" if first == "ana" else "ana"
+    state, _ = play(s, state, first, {"type": "name", "n": 2})
+    state, ev = play(s, state, other, {"type": "name", "n": 1})
+    assert [e.type for e in ev][:2] == ["named", "bout_scored"]
+    assert state.scores[first] == 1
+    assert state.first == other  # alternates
+    assert state.bout.order[0] == other
+
+
+def test_drawn_bout_scores_for_nobody_and_is_replayed_with_the_other_first():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"})
+    state, _ = play(s, state, "ana", {"type": "name", "n": 1})
+    state, _ = play(s, state, "ben", {"type": "name", "n": 1})
+    assert state.scores == {"ana": 0, "ben": 0}
+    assert state.history[-1]["winners"] == []
+    assert state.bout.order[0] == "ben"
+
+
+def test_series_ends_at_first_to_and_refuses_further_moves():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"})
+    for first, second in (("ana", "ben"), ("ben", "ana")):
+        hi = 2 if first == "ana" else 0
+        state, _ = play(s, state, first, {"type": "name", "n": hi})
+        state, events = play(s, state, second, {"type": "name", "n": 1})
+    assert state.finished and state.winners == ("ana",)
+    assert events[-1].type == "series_ended"
+    with pytest.raises(RuleError, match="over"):
+        play(s, state, "ben", {"type": "name", "n": 1})
+
+
+def test_advantage_holder_chooses_first_and_nobody_else_may():
+    s = make()
+    state, events = start(s, items={"ben": ["advantage"]})
+    assert state.bout is None and not [e for e in events if e.type == "first_player_chosen"]
+    assert s.pending(state)[0].kind == "choose_first"
+    with pytest.raises(RuleError, match="holder of the advantage"):
+        play(s, state, "ana", {"type": "choose_first", "seat": "ana"})
+    with pytest.raises(RuleError, match="choose one of"):
+        play(s, state, "ben", {"type": "choose_first", "seat": "zed"})
+    state, _ = play(s, state, "ben", {"type": "choose_first", "seat": "ana"})
+    assert state.bout.order == ("ana", "ben")
+    with pytest.raises(RuleError, match="already"):
+        play(s, state, "ben", {"type": "choose_first", "seat": "ben"})
+
+
+def test_items_are_consumed_by_item_used_events():
+    s = make()
+    state, _ = start(s, items={"ana": ["boost", "boost"]}, setup={"first": "ana"})
+    state, _ = play(s, state, "ana", {"type": "name", "n": 1, "boost": True})
+    assert state.items["ana"] == ("boost",)
+    assert s.view(state, Viewer.of_seat("ben"))["items"] == {"ben": []}
+    assert s.view(state, MODERATOR_VIEW)["items"]["ana"] == ["boost"]
+
+
+def test_bad_seat_counts_options_and_items_are_refused():
+    s = make()
+    with pytest.raises(RuleError, match="exactly 2"):
+        s.start(Ctx(0, random.Random(0)), ["a", "b", "c"])
+    with pytest.raises(RuleError, match="different"):
+        s.start(Ctx(0, random.Random(0)), ["a", "a"])
+    with pytest.raises(RuleError, match="unknown option"):
+        s.start(Ctx(0, random.Random(0)), ["a", "b"], {"speed": 3})
+    with pytest.raises(RuleError, match="decision_s"):
+        s.start(Ctx(0, random.Random(0)), ["a", "b"], {"decision_s": -1})
+    with pytest.raises(RuleError, match="no item"):
+        s.start(Ctx(0, random.Random(0)), ["a", "b"], None, {"a": ["wand"]})
+
+
+def test_deadlines_fire_in_order_each_clock_starting_when_the_last_fired():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"}, options={"decision_s": 10})
+    assert s.next_deadline(state) == 10.0
+    # a move arriving exactly at the deadline is too late: the timeout fires first
+    state, events = play(s, state, "ben", {"type": "name", "n": 2}, now=10.0)
+    assert [e.type for e in events][:1] == ["timed_out"]
+    assert events[0].data["at"] == 10.0
+    assert state.last_bout.named == (0, 2)
+    assert state.scores == {"ana": 0, "ben": 1}
+
+
+def test_pause_stops_the_clock_and_resume_shifts_deadlines():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"}, options={"decision_s": 10})
+    mod = lambda now: Ctx(now, random.Random(0), None, "moderator")  # noqa: E731
+    with pytest.raises(RuleError, match="only a moderator"):
+        s.decide(state, {"type": "pause"}, Ctx(3, random.Random(0), "ana"))
+    for e in s.decide(state, {"type": "pause", "reason": "stream died"}, mod(4)):
+        state = s.evolve(state, e)
+    assert s.next_deadline(state) is None
+    with pytest.raises(RuleError, match="paused"):
+        play(s, state, "ana", {"type": "name", "n": 1}, now=5)
+    for e in s.decide(state, {"type": "resume"}, mod(34)):
+        state = s.evolve(state, e)
+    assert s.next_deadline(state) == 40.0  # 10 + 30 s paused
+    for e in s.decide(state, {"type": "add_time", "seconds": 5, "reason": "lag"}, mod(35)):
+        state = s.evolve(state, e)
+    assert s.next_deadline(state) == 45.0
+
+
+def test_winner_starts_next_bout_when_the_game_says_so():
+    class WinnerFirst(DuelRules):
+        first_player = FIRST_WINNER
+
+    s = make(WinnerFirst())
+    state, _ = start(s, setup={"first": "ana"})
+    state, _ = play(s, state, "ana", {"type": "name", "n": 0})
+    state, _ = play(s, state, "ben", {"type": "name", "n": 1})
+    assert state.first == "ben"
+
+
+def test_replay_equals_state():
+    s = make()
+    state, events = start(s, setup={"first": "ana"}, options={"decision_s": 10})
+    all_events = list(events)
+    for seat, n, t in (("ana", 1, 1), ("ben", 2, 2), ("ana", 0, 30)):
+        try:
+            state, ev = play(s, state, seat, {"type": "name", "n": n}, now=t)
+        except RuleError:
+            continue
+        all_events += ev
+    assert s.fold(all_events) == state
