@@ -233,6 +233,10 @@ class Series:
         events = self.fire_due(state, ctx)
         for e in events:
             state = self.evolve(state, e)
+        if kind == "timeout":
+            if not events:
+                raise RuleError("no deadline has passed")
+            return events
         if ctx.seat is not None and ctx.seat not in state.seats:
             raise RuleError(f"{ctx.seat} is not seated in this match")
         if state.finished:
@@ -241,10 +245,6 @@ class Series:
             raise RuleError("the match's clocks are paused by a moderator; wait until they resume")
         if kind == "choose_first":
             new = self._choose_first(state, command, ctx)
-        elif kind == "timeout":
-            if not events:
-                raise RuleError("no deadline has passed")
-            return events
         else:
             if state.bout is None:
                 raise RuleError("no bout is in progress")

@@ -1,0 +1,1 @@
+"""Bleven: a card game of bids and beliefs for 2 players or 4 in two teams."""
