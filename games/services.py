@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from django.db import transaction
 
-from eventlog.store import ConcurrencyError, NewEvent, append, read, redact
+from eventlog.store import ConcurrencyError, NewEvent, append, read, redact, replayed
 from games.core.protocol import MODERATOR, MODERATOR_VIEW, SPECTATOR_VIEW, Ctx, RuleError, Viewer
 from games.core.registry import series_for
 from games.core.series import MatchState
@@ -25,6 +25,21 @@ from .models import Match
 
 PLATFORM_PREFIX = "match_"
 MAX_RETRIES = 5
+
+# listeners(match, new_events, state) run inside the append's transaction,
+# so what a show or bracket records about a match commits with it
+_match_listeners: list = []
+
+
+def on_match_events(fn):
+    if fn not in _match_listeners:
+        _match_listeners.append(fn)
+    return fn
+
+
+def _notify(match: Match, new: list, state: MatchState) -> None:
+    for fn in list(_match_listeners):
+        fn(match, new, state)
 
 
 def secure_rng() -> random.Random:
@@ -82,6 +97,7 @@ def create_match(
     now: float | None = None,
     rng: random.Random | None = None,
     command_id: str | None = None,
+    chooser: str | None = None,
 ) -> Match:
     """Open a match stream: the creation record, then the series' first
     events (the first deal, or a wait for the advantage holder).
@@ -100,7 +116,9 @@ def create_match(
             kind_ = holder[4:]
             if kind_ != "random" and kind_ not in series.rules.bots:
                 raise RuleError(f"{series.rules.name} has no bot called {kind_}")
-    game_events_ = series.start(Ctx(now=now, rng=rng, role="system"), seats, options, items, setup)
+    game_events_ = series.start(
+        Ctx(now=now, rng=rng, role="system"), seats, options, items, setup, chooser=chooser
+    )
     stream = f"match-{uuid.uuid4().hex[:16]}"
     created = NewEvent(
         "match_created",
@@ -148,6 +166,10 @@ def submit(
     if not isinstance(command, Mapping):
         raise RuleError("a command must be an object with a type")
     for attempt in range(MAX_RETRIES):
+        if command_id:
+            first = replayed(command_id)
+            if first:
+                return first  # a retry: the first result, nothing new
         loaded = load(match)
         t = time.time() if now is None else now
         ctx = Ctx(now=t, rng=rng or secure_rng(), seat=seat, role=role)
@@ -165,10 +187,13 @@ def submit(
                     role=role,
                     extra={"command": _public_command(command, seat)},
                 )
+                if rows[0].version <= loaded.version:
+                    return rows  # the same command id won a race meanwhile
                 state = loaded.state
                 for e in new:
                     state = series.evolve(state, e)
                 _set_deadline(match, state)
+                _notify(match, new, state)
             return rows
         except ConcurrencyError:
             if attempt == MAX_RETRIES - 1:
@@ -279,3 +304,31 @@ def play_bots(match: Match, *, max_moves: int = 100_000, rng: random.Random | No
         submit(match, seat, command, actor=f"bot:{bots[seat]}", role="player", now=now, rng=rng)
         moves += 1
     return moves
+
+
+def run_bots(
+    match: Match,
+    *,
+    start: float,
+    step_s: float = 1.0,
+    max_moves: int = 100_000,
+    rng: random.Random | None = None,
+) -> float:
+    """Drive a match on a simulated clock: every ``step_s`` a bot moves, or
+    time passes and due deadlines fire (timeouts, the auction close), until
+    the match ends or waits for a human. Returns the clock's final time."""
+    series = series_for(match.game)
+    t = start
+    for _ in range(max_moves):
+        t += step_s
+        if play_bots(match, max_moves=1, rng=rng, now=t):
+            continue
+        state = load(match).state
+        if state.finished:
+            break
+        nd = series.next_deadline(state)
+        if nd is None:
+            break  # a human must act
+        t = max(t, nd)
+        submit(match, None, {"type": "timeout"}, role="system", actor="clock", now=t, rng=rng)
+    return t

@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class TournamentsConfig(AppConfig):
     name = "tournaments"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from . import bracket_services, readmodels  # noqa: F401  (listeners, projectors)

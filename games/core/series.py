@@ -77,9 +77,11 @@ class Series:
         options: Mapping[str, Any] | None = None,
         items: Mapping[str, list[str]] | None = None,
         setup: Mapping[str, Any] | None = None,
+        chooser: str | None = None,
     ) -> list[Event]:
         """Events that create a match; then the first bout's deal, or a wait
-        for an advantage holder to choose who starts."""
+        for an advantage holder (or ``chooser``, e.g. the higher seed of a
+        bracket series) to choose who starts."""
         seats = tuple(seats)
         rules = self.rules
         if len(set(seats)) != len(seats):
@@ -98,10 +100,13 @@ class Series:
             for it in its:
                 if it not in rules.items:
                     raise RuleError(f"{rules.name} has no item called {it}")
+        if chooser is not None and chooser not in seats:
+            raise RuleError(f"{chooser} is not seated in this match")
         data = {
             "seats": list(seats),
             "options": resolved,
             "items": {s: list(v) for s, v in held.items()},
+            "chooser": chooser,
             "at": ctx.now,
         }
         events = []
@@ -127,11 +132,18 @@ class Series:
             if named not in state.seats:
                 raise RuleError(f"setup names {named} first, who is not seated")
             return [Event("first_player_chosen", {"seat": named, "how": "setup"})]
-        holders = [s for s in state.seats if set(state.items.get(s, ())) & rules.chooser_items]
-        if len(holders) == 1:
+        if len(self._choosers(state)) == 1:
             return []  # wait for choose_first
         seat = state.seats[ctx.rng.randrange(len(state.seats))]
         return [Event("first_player_chosen", {"seat": seat, "how": "coin"})]
+
+    def _choosers(self, state: MatchState) -> list[str]:
+        """Who may choose the first player of bout 1: the one holder of an
+        advantage item, else the match's named chooser."""
+        holders = [s for s in state.seats if set(state.items.get(s, ())) & self.rules.chooser_items]
+        if holders:
+            return holders
+        return [state.chooser] if state.chooser else []
 
     def _open_bout_or_wait(self, state: MatchState, ctx: Ctx) -> list[Event]:
         events = self._first_choice(state, ctx)
@@ -177,6 +189,7 @@ class Series:
                 scores={s: 0 for s in seats},
                 items={s: tuple(v) for s, v in d["items"].items()},
                 setup=d.get("setup"),
+                chooser=d.get("chooser"),
                 started_at=d.get("at", 0.0),
             )
         assert state is not None, f"{t} before series_started"
@@ -256,8 +269,7 @@ class Series:
     def _choose_first(self, state: MatchState, command: Mapping[str, Any], ctx: Ctx) -> list[Event]:
         if state.first is not None or state.bout is not None or state.bout_no > 0:
             raise RuleError("the first player has already been chosen")
-        holders = [s for s in state.seats if set(state.items.get(s, ())) & self.rules.chooser_items]
-        if ctx.seat not in holders:
+        if ctx.seat not in self._choosers(state):
             raise RuleError("only the holder of the advantage chooses who plays first")
         seat = command.get("seat")
         if seat not in state.seats:
@@ -334,9 +346,9 @@ class Series:
         if state.finished:
             return []
         if state.bout is None:
-            holders = [
-                s for s in state.seats if set(state.items.get(s, ())) & self.rules.chooser_items
-            ]
+            if state.first is not None or self.rules.first_player == FIRST_NONE:
+                return []
+            holders = self._choosers(state)
             return [Decision(holders[0], "choose_first")] if len(holders) == 1 else []
         if state.paused_since is not None:
             return [replace(d, deadline=None) for d in self.rules.pending(state.bout)]

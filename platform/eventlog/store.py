@@ -70,7 +70,7 @@ def stream_version(stream: str) -> int:
     return StoredEvent.objects.filter(stream=stream).aggregate(v=Max("version"))["v"] or 0
 
 
-def _replayed(command_id: str) -> list[StoredEvent]:
+def replayed(command_id: str) -> list[StoredEvent]:
     return list(StoredEvent.objects.filter(command_id=command_id).order_by("command_seq"))
 
 
@@ -95,7 +95,7 @@ def append(
         return []
     with transaction.atomic():
         if command_id:
-            first = _replayed(command_id)
+            first = replayed(command_id)
             if first:
                 return first
         actual = stream_version(stream)
@@ -128,7 +128,7 @@ def append(
                     row.save(force_insert=True)
         except IntegrityError:
             if command_id:
-                first = _replayed(command_id)
+                first = replayed(command_id)
                 if first:
                     return first
             raise ConcurrencyError(stream, expected_version) from None

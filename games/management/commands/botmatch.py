@@ -46,18 +46,9 @@ class Command(BaseCommand):
                 actor="botmatch",
                 rng=rng,
             )
-            # bots move without a clock: time is advanced one second a move
-            t = [match.created_at.timestamp()]
-
-            moves = 0
-            while True:
-                t[0] += 1
-                made = services.play_bots(match, max_moves=1, rng=rng, now=t[0])
-                if not made:
-                    break
-                moves += made
-                if moves % 100 == 0:
-                    self.stderr.write(f"... {moves} moves", ending="\r")
+            # a simulated clock: one second a move, deadlines fire as they fall
+            services.run_bots(match, start=match.created_at.timestamp(), rng=rng)
+            moves = sum(1 for e in services.history_for(match, MODERATOR_VIEW) if e["actor"].startswith("bot:"))
         except RuleError as exc:
             raise CommandError(str(exc)) from None
         view = services.view_for(match, MODERATOR_VIEW)

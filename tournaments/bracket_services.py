@@ -1,0 +1,193 @@
+"""Running a bracket on the platform: its stream ``bracket-<id>`` holds the
+engine's events (brackets.py) plus links to the matches that play each
+series. Winners advance the moment a series ends: the match listener
+records the result and opens the next series in the same transaction."""
+from __future__ import annotations
+
+import random
+import uuid
+from typing import Any, Mapping
+
+from django.db import transaction
+
+from eventlog.store import ConcurrencyError, NewEvent, append, read
+from games import services as match_services
+from games.core.protocol import RuleError
+from games.core.registry import rules_for
+from games.models import Match
+
+from . import brackets
+
+LINKED = "bracket_match_linked"
+VOIDED = "bracket_series_voided"
+MAX_RETRIES = 5
+
+
+def fold_bracket(rows) -> tuple[brackets.Bracket, dict, dict]:
+    """(engine state, creation data, series id -> match stream)."""
+    state, created, links = None, {}, {}
+    for r in rows:
+        if r.type == brackets.CREATED:
+            created = r.data
+            state = brackets.evolve(None, {"type": r.type, "data": r.data})
+        elif r.type == brackets.RESULT:
+            state = brackets.evolve(state, {"type": r.type, "data": r.data})
+        elif r.type == VOIDED:
+            state = brackets.reset_from(state, r.data["series"])
+            for sid in r.data["dropped"]:
+                links.pop(sid, None)
+        elif r.type == LINKED:
+            links[r.data["series"]] = r.data["match_stream"]
+    return state, created, links
+
+
+def create_bracket(
+    *,
+    name: str,
+    game: str,
+    format: str,
+    entrants: list[str],
+    options: Mapping[str, Any] | None = None,
+    first_to: int | Mapping[str, int] | None = None,
+    holders: Mapping[str, Any] | None = None,
+    match_options: Mapping[str, Any] | None = None,
+    actor: str = "",
+    rng: random.Random | None = None,
+) -> str:
+    """Create a bracket and open its first series; returns the stream.
+
+    ``first_to``: one series length for all, or per round label (``R1``,
+    ``GF``...; missing rounds take the game's default). ``holders`` maps an
+    entrant to a user id or ``bot:<kind>``."""
+    rules_for(game)  # an unknown game is refused here
+    if not name.strip():
+        raise RuleError("give the bracket a name")
+    try:
+        created = brackets.created_event(format, entrants, options)
+    except brackets.BracketError as exc:
+        raise RuleError(str(exc)) from None
+    if isinstance(first_to, int) and first_to < 1:
+        raise RuleError("a series must be played to at least 1 win")
+    created["data"].update(
+        name=name,
+        game=game,
+        first_to=first_to,
+        holders=dict(holders or {}),
+        match_options=dict(match_options or {}),
+    )
+    stream = f"bracket-{uuid.uuid4().hex[:16]}"
+    with transaction.atomic():
+        append(stream, 0, [NewEvent(created["type"], created["data"])], actor=actor, role="organizer")
+        _open_pending(stream, rng=rng)
+    return stream
+
+
+def _series_first_to(created: Mapping, round_label: str) -> int | None:
+    ft = created.get("first_to")
+    if isinstance(ft, Mapping):
+        return ft.get(round_label)
+    return ft
+
+
+def _open_pending(stream: str, rng: random.Random | None = None) -> list[Match]:
+    """Create a match for every pending series that has none yet."""
+    opened = []
+    rows = read(stream)
+    state, created, links = fold_bracket(rows)
+    version = rows[-1].version
+    for s in brackets.pending_series(state):
+        if s.bye or s.id in links:
+            continue
+        options = dict(created.get("match_options") or {})
+        ft = _series_first_to(created, s.round)
+        if ft is not None:
+            options["first_to"] = ft
+        holders = {
+            side: created["holders"][side] for side in (s.a, s.b) if side in created["holders"]
+        }
+        match = match_services.create_match(
+            created["game"],
+            [s.a, s.b],
+            options=options,
+            holders=holders,
+            title=f"{created['name']} · {s.round}: {s.a} v {s.b}",
+            show_stream=stream,
+            kind="bracket",
+            actor="bracket",
+            role="system",
+            chooser=s.a,  # the higher seed chooses who starts
+            rng=rng,
+        )
+        append(
+            stream,
+            version,
+            [NewEvent(LINKED, {"series": s.id, "round": s.round, "match_stream": match.stream})],
+            actor="bracket",
+            role="system",
+        )
+        version += 1
+        opened.append(match)
+    return opened
+
+
+def _on_match_events(match: Match, new: list, state) -> None:
+    """A bracket series ended: record its result, open what follows."""
+    if not match.show_stream.startswith("bracket-"):
+        return
+    if not any(e.type in ("series_ended", "series_forfeited") for e in new):
+        return
+    record_match_result(match.show_stream, match, state)
+
+
+def record_match_result(stream: str, match: Match, state) -> None:
+    rows = read(stream)
+    bstate, created, links = fold_bracket(rows)
+    series_id = next((sid for sid, ms in links.items() if ms == match.stream), None)
+    if series_id is None:
+        return  # a match of a voided series: its result no longer counts
+    a, b = state.seats
+    winner = state.winners[0]
+    bouts = [int(state.scores.get(a, 0)), int(state.scores.get(b, 0))]
+    event = brackets.result_event(bstate, a, b, winner, bouts)
+    event["data"]["match_stream"] = match.stream
+    append(stream, rows[-1].version, [NewEvent(event["type"], event["data"])], actor="bracket", role="system")
+    _open_pending(stream)
+
+
+def void_series(stream: str, series_id: str, *, actor: str, reason: str) -> list[str]:
+    """Void a series result and every result that depended on it (a dispute
+    overturned it); their series are opened again with new matches."""
+    for attempt in range(MAX_RETRIES):
+        rows = read(stream)
+        bstate, _, _ = fold_bracket(rows)
+        try:
+            dropped = brackets.dependents(bstate, series_id)
+        except brackets.BracketError as exc:
+            raise RuleError(str(exc)) from None
+        try:
+            with transaction.atomic():
+                append(
+                    stream,
+                    rows[-1].version,
+                    [NewEvent(VOIDED, {"series": series_id, "dropped": dropped, "reason": reason})],
+                    actor=actor,
+                    role="moderator",
+                )
+                _open_pending(stream)
+            return dropped
+        except ConcurrencyError:
+            if attempt == MAX_RETRIES - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def bracket_output(stream: str) -> dict:
+    state, created, links = fold_bracket(read(stream))
+    out = brackets.output(state)
+    for row, s in zip(out["series"], brackets.series_list(state)):
+        row["id"] = s.id
+        row["match_stream"] = links.get(s.id)
+    return out
+
+
+match_services.on_match_events(_on_match_events)
