@@ -1,0 +1,631 @@
+"""Love Letter (``love-letter``): the classic game, 2 to 4 players.
+
+RULES.md section 2. One bout is one round (one deal); the series layer plays
+rounds until someone holds enough tokens (7 / 5 / 4 for 2 / 3 / 4 players),
+and the round winner starts the next round.
+
+Cards are ints 1..8 inside the state and strings "1".."8" in commands,
+events and views.
+
+Events of one round (``visible_to`` in brackets; everyone else sees the
+redacted ``public`` form):
+
+- ``round_started`` (moderators): seats, first, options, the set-aside
+  face-down card, the face-up set-aside cards and the deck, top first.
+  Public: everything but the face-down card and the deck order.
+- ``card_dealt`` (that seat): the top card to one seat, in seat order.
+- ``turn_started`` (that seat): the player draws the top card; their
+  protection ends; the decision's clock starts (``at``).
+- ``card_played`` (public): the card, its target and guess; ``timeout``
+  when the platform played it at the deadline.
+- effects: ``guard_guessed`` (public), ``card_seen`` (the player),
+  ``cards_compared`` (the two involved), ``card_discarded`` (public, a 5's
+  forced discard), ``card_replaced`` (the target: what they drew after it),
+  ``hands_traded`` (the two involved), ``player_out`` (public, with the
+  cards the player discards as they leave).
+- ``round_ended`` (public): winners, the showdown if any, the face-down card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+import copy
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from games.core.protocol import (
+    MODERATOR,
+    SEAT,
+    Ctx,
+    Decision,
+    Event,
+    Outcome,
+    RuleError,
+    Viewer,
+)
+from games.core.rules import FIRST_WINNER, BoutRules, int_option
+from games.love_letter_family.cards import (
+    CLASSIC_DECK,
+    NAMES,
+    TARGETED,
+    countess_forced,
+    parse_rank,
+)
+
+from .bots import heuristic_bot
+
+NOBODY_TARGETABLE = "every other player is protected"
+
+
+def _c(rank: int) -> str:
+    return str(rank)
+
+
+def _name(rank: int) -> str:
+    return f"the {NAMES[rank]} ({rank})"
+
+
+@dataclass(frozen=True)
+class LoveLetterState:
+    seats: tuple[str, ...]
+    options: Mapping[str, Any]
+    bout: int
+    first: str
+    hidden: int | None  # the face-down set-aside card (None once drawn)
+    removed: tuple[int, ...]  # face-up set-aside cards (two players)
+    deck: tuple[int, ...]  # top first
+    hands: tuple[tuple[int, ...], ...]  # per seat, in seat order
+    discards: tuple[tuple[int, ...], ...]  # per seat, in the order discarded
+    out: tuple[str, ...] = ()  # eliminated seats, in order
+    protected: frozenset[str] = frozenset()
+    turn: str | None = None
+    turn_at: float = 0.0
+    turn_no: int = 0
+    finished: bool = False
+    winners: tuple[str, ...] = ()
+    reason: str = ""
+    showdown: Mapping[str, Any] | None = None
+    log: tuple[Event, ...] = field(default=())  # every event after the deal
+
+    def idx(self, seat: str) -> int:
+        return self.seats.index(seat)
+
+    def hand(self, seat: str) -> tuple[int, ...]:
+        return self.hands[self.idx(seat)]
+
+    def live(self) -> tuple[str, ...]:
+        return tuple(s for s in self.seats if s not in self.out)
+
+    def discard_total(self, seat: str) -> int:
+        return sum(self.discards[self.idx(seat)])
+
+
+def _set(tup: tuple, i: int, value) -> tuple:
+    return tup[:i] + (value,) + tup[i + 1 :]
+
+
+def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
+    i = cards.index(card)
+    return cards[:i] + cards[i + 1 :]
+
+
+def _minus(pool: list[int], cards: list[int], what: str) -> None:
+    for c in cards:
+        if c not in pool:
+            raise RuleError(f"setup: {what} uses more {c}s than the deck holds")
+        pool.remove(c)
+
+
+def _parse_cards(raw, what: str) -> list[int]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise RuleError(f"setup: {what} must be a list of cards")
+    out = []
+    for r in raw:
+        v = parse_rank(r)
+        if v is None:
+            raise RuleError(f"setup: {r!r} in {what} is not a card (1 to 8)")
+        out.append(v)
+    return out
+
+
+class LoveLetterRules(BoutRules):
+    slug = "love-letter"
+    name = "Love Letter"
+    min_seats = 2
+    max_seats = 4
+    first_player = FIRST_WINNER
+    rules_template = "games/love_letter.html"
+    options = {
+        "decision_s": int_option(120, "seconds for each decision (0 = no clock)", 0, 86_400),
+        "two_player_face_up": int_option(3, "cards set aside face up in a two-player game", 0, 5),
+    }
+
+    def default_first_to(self, options: Mapping[str, Any], n_seats: int) -> int:
+        return {2: 7, 3: 5}.get(n_seats, 4)
+
+    # ---- the deal --------------------------------------------------------
+    def start(self, ctx, seats, options, first, items, setup, bout_no):
+        seats = tuple(seats)
+        n_up = options.get("two_player_face_up", 3) if len(seats) == 2 else 0
+        setup = dict(setup or {})
+        pool = list(CLASSIC_DECK)
+        hidden_given = setup.get("hidden")
+        hidden = None
+        if hidden_given is not None:
+            hidden = parse_rank(hidden_given)
+            if hidden is None:
+                raise RuleError(f"setup: hidden {hidden_given!r} is not a card (1 to 8)")
+            _minus(pool, [hidden], "hidden")
+        removed = _parse_cards(setup.get("removed"), "removed")
+        if len(removed) > n_up:
+            raise RuleError(
+                f"setup: {len(removed)} cards removed face up, but this game sets aside {n_up}"
+            )
+        _minus(pool, removed, "removed")
+        top = _parse_cards(setup.get("deck"), "deck")
+        _minus(pool, top, "deck")
+        ctx.rng.shuffle(pool)
+        if hidden is None:
+            hidden = pool.pop(0)
+        while len(removed) < n_up:
+            removed.append(pool.pop(0))
+        deck = top + pool
+        if first not in seats:
+            first = seats[0]
+        data = {
+            "seats": list(seats),
+            "first": first,
+            "bout": bout_no,
+            "options": dict(options),
+            "removed": [_c(c) for c in removed],
+            "at": ctx.now,
+        }
+        events = [
+            Event(
+                "round_started",
+                {**data, "hidden": _c(hidden), "deck": [_c(c) for c in deck]},
+                visible_to=(),
+                public={**data, "deck_size": len(deck)},
+            )
+        ]
+        for i, seat in enumerate(seats):
+            events.append(
+                Event("card_dealt", {"seat": seat, "card": _c(deck[i])}, (seat,), {"seat": seat})
+            )
+        state = None
+        for e in events:
+            state = self.evolve(state, e)
+        events.append(self._turn_start(state, first, ctx.now))
+        return events
+
+    def _turn_start(self, state: LoveLetterState, seat: str, now: float) -> Event:
+        return Event(
+            "turn_started",
+            {"seat": seat, "card": _c(state.deck[0]), "at": now},
+            (seat,),
+            {"seat": seat, "at": now},
+        )
+
+    # ---- the fold ----------------------------------------------------------
+    def evolve(self, state: LoveLetterState | None, event: Event) -> LoveLetterState:
+        t, d = event.type, event.data
+        if t == "round_started":
+            return LoveLetterState(
+                seats=tuple(d["seats"]),
+                options=dict(d["options"]),
+                bout=d["bout"],
+                first=d["first"],
+                hidden=int(d["hidden"]),
+                removed=tuple(int(c) for c in d["removed"]),
+                deck=tuple(int(c) for c in d["deck"]),
+                hands=tuple(() for _ in d["seats"]),
+                discards=tuple(() for _ in d["seats"]),
+                turn_at=d.get("at", 0.0),
+            )
+        assert state is not None, f"{t} before round_started"
+        s = state
+        if t == "card_dealt":
+            i = s.idx(d["seat"])
+            return replace(s, deck=s.deck[1:], hands=_set(s.hands, i, s.hands[i] + s.deck[:1]))
+        s = replace(s, log=s.log + (event,))
+        if t == "turn_started":
+            seat = d["seat"]
+            i = s.idx(seat)
+            return replace(
+                s,
+                deck=s.deck[1:],
+                hands=_set(s.hands, i, s.hands[i] + s.deck[:1]),
+                protected=s.protected - {seat},
+                turn=seat,
+                turn_at=d["at"],
+                turn_no=s.turn_no + 1,
+            )
+        if t == "card_played":
+            seat, card = d["seat"], int(d["card"])
+            i = s.idx(seat)
+            s = replace(
+                s,
+                hands=_set(s.hands, i, _without(s.hands[i], card)),
+                discards=_set(s.discards, i, s.discards[i] + (card,)),
+            )
+            if card == 4:
+                s = replace(s, protected=s.protected | {seat})
+            return s
+        if t == "card_discarded":
+            i = s.idx(d["seat"])
+            card = int(d["card"])
+            return replace(
+                s,
+                hands=_set(s.hands, i, _without(s.hands[i], card)),
+                discards=_set(s.discards, i, s.discards[i] + (card,)),
+            )
+        if t == "card_replaced":
+            i = s.idx(d["seat"])
+            if d["from"] == "deck":
+                return replace(s, deck=s.deck[1:], hands=_set(s.hands, i, s.hands[i] + s.deck[:1]))
+            got = () if s.hidden is None else (s.hidden,)
+            return replace(s, hidden=None, hands=_set(s.hands, i, s.hands[i] + got))
+        if t == "hands_traded":
+            i, j = s.idx(d["seat"]), s.idx(d["target"])
+            hands = _set(s.hands, i, s.hands[j])
+            hands = _set(hands, j, s.hands[i])
+            return replace(s, hands=hands)
+        if t == "player_out":
+            seat = d["seat"]
+            i = s.idx(seat)
+            return replace(
+                s,
+                hands=_set(s.hands, i, ()),
+                discards=_set(s.discards, i, s.discards[i] + s.hands[i]),
+                out=s.out + (seat,),
+                protected=s.protected - {seat},
+            )
+        if t == "round_ended":
+            return replace(
+                s,
+                finished=True,
+                turn=None,
+                winners=tuple(d["winners"]),
+                reason=d["reason"],
+                showdown=d.get("showdown"),
+            )
+        # guard_guessed, card_seen, cards_compared: information only
+        return s
+
+    # ---- commands ----------------------------------------------------------
+    def targets(self, state: LoveLetterState, seat: str, card: int) -> list[str]:
+        """Who ``seat`` may target with ``card`` now ([] for untargeted cards
+        and when every other player is protected, except a 5: then self)."""
+        if card not in TARGETED:
+            return []
+        others = [s for s in state.live() if s != seat and s not in state.protected]
+        if card == 5:
+            return others + [seat]
+        return others
+
+    def _check_play(self, state: LoveLetterState, seat: str | None, command: Mapping[str, Any]):
+        if state.finished:
+            raise RuleError("the round is over")
+        if seat is None or seat not in state.seats:
+            raise RuleError("only a seated player can play")
+        kind = command.get("type")
+        if kind != "play":
+            raise RuleError(f"Love Letter has no command {kind!r}; play a card")
+        if seat in state.out:
+            raise RuleError("you are out of this round")
+        if state.turn != seat:
+            raise RuleError(f"it is {state.turn}'s turn")
+        raw = command.get("card")
+        if raw is None:
+            raise RuleError("say which card you play")
+        card = parse_rank(raw)
+        if card is None:
+            raise RuleError(f"{raw} is not a card: name a rank from 1 to 8")
+        hand = state.hand(seat)
+        if card not in hand:
+            raise RuleError(f"you do not hold {_name(card)}")
+        if card != 7 and countess_forced(hand):
+            raise RuleError(
+                "you must play the Countess (7) while you hold the King (6) or the Prince (5)"
+            )
+        target = command.get("target")
+        guess = None
+        if card not in TARGETED:
+            return card, None, None  # target and guess mean nothing here
+        if target is not None and not isinstance(target, str):
+            raise RuleError("the target must be a player's name")
+        if target is not None and target != seat:
+            if target not in state.seats:
+                raise RuleError(f"nobody called {target} is seated")
+            if target in state.out:
+                raise RuleError(f"{target} is out of this round")
+        others = [s for s in state.live() if s != seat and s not in state.protected]
+        if not others:
+            if target is not None and target != seat:
+                raise RuleError(
+                    f"{NOBODY_TARGETABLE}: play {_name(card)} without a target"
+                    + (" (it targets yourself)" if card == 5 else "")
+                )
+            if target == seat and card != 5:
+                raise RuleError(f"you cannot target yourself with {_name(card)}")
+            return card, (seat if card == 5 else None), None
+        if target is None:
+            raise RuleError(f"choose a target for {_name(card)}")
+        if target not in state.seats:
+            raise RuleError(f"nobody called {target} is seated")
+        if target == seat and card != 5:
+            raise RuleError(f"you cannot target yourself with {_name(card)}")
+        if target in state.out:
+            raise RuleError(f"{target} is out of this round")
+        if target in state.protected:
+            raise RuleError(f"{target} is protected by the Handmaid until their next turn")
+        if card == 1:
+            raw_g = command.get("guess")
+            if raw_g is None:
+                raise RuleError("name the card you guess (2 to 8)")
+            guess = parse_rank(raw_g)
+            if guess is None:
+                raise RuleError(f"{raw_g} is not a card you can name: guess a rank from 2 to 8")
+            if guess == 1:
+                raise RuleError("you may not name the Guard (1): guess a card from 2 to 8")
+        return card, target, guess
+
+    def decide(self, state: LoveLetterState, command: Mapping[str, Any], ctx: Ctx) -> list[Event]:
+        if not isinstance(command, Mapping):
+            raise RuleError("a command must be an object")
+        card, target, guess = self._check_play(state, ctx.seat, command)
+        return self._resolve(state, ctx.seat, card, target, guess, ctx.now, timeout=False)
+
+    def _resolve(self, state, seat, card, target, guess, now, timeout) -> list[Event]:
+        events: list[Event] = []
+
+        def emit(e: Event):
+            nonlocal state
+            events.append(e)
+            state = self.evolve(state, e)
+
+        played = {
+            "seat": seat,
+            "card": _c(card),
+            "target": target,
+            "guess": _c(guess) if guess is not None else None,
+            "at": now,
+        }
+        if timeout:
+            played["timeout"] = True
+        emit(Event("card_played", played))
+
+        def out(who: str, reason: str):
+            cards = [_c(c) for c in state.hand(who)]
+            emit(Event("player_out", {"seat": who, "cards": cards, "reason": reason}))
+
+        if card == 1 and target is not None:
+            held = state.hand(target)[0]
+            hit = held == guess
+            emit(
+                Event(
+                    "guard_guessed",
+                    {"seat": seat, "target": target, "guess": _c(guess), "hit": hit},
+                )
+            )
+            if hit:
+                out(target, "guard")
+        elif card == 2 and target is not None:
+            emit(
+                Event(
+                    "card_seen",
+                    {"seat": seat, "target": target, "card": _c(state.hand(target)[0])},
+                    (seat,),
+                    {"seat": seat, "target": target},
+                )
+            )
+        elif card == 3 and target is not None:
+            mine, theirs = state.hand(seat)[0], state.hand(target)[0]
+            loser = None if mine == theirs else (seat if mine < theirs else target)
+            emit(
+                Event(
+                    "cards_compared",
+                    {
+                        "seat": seat,
+                        "target": target,
+                        "cards": {seat: _c(mine), target: _c(theirs)},
+                        "loser": loser,
+                    },
+                    (seat, target),
+                    {"seat": seat, "target": target, "loser": loser},
+                )
+            )
+            if loser is not None:
+                out(loser, "baron")
+        elif card == 5 and target is not None:
+            lost = state.hand(target)[0]
+            emit(Event("card_discarded", {"seat": target, "card": _c(lost), "by": seat}))
+            if lost == 8:
+                out(target, "princess")
+            else:
+                if state.deck:
+                    src, new = "deck", state.deck[0]
+                else:
+                    src, new = "hidden", state.hidden
+                if new is not None:
+                    emit(
+                        Event(
+                            "card_replaced",
+                            {"seat": target, "from": src, "card": _c(new)},
+                            (target,),
+                            {"seat": target, "from": src},
+                        )
+                    )
+        elif card == 6 and target is not None:
+            mine, theirs = state.hand(seat)[0], state.hand(target)[0]
+            emit(
+                Event(
+                    "hands_traded",
+                    {
+                        "seat": seat,
+                        "target": target,
+                        "cards": {seat: _c(theirs), target: _c(mine)},
+                    },
+                    (seat, target),
+                    {"seat": seat, "target": target},
+                )
+            )
+        elif card == 8:
+            out(seat, "princess")
+
+        # the end of the turn
+        live = state.live()
+        if len(live) == 1:
+            emit(
+                Event(
+                    "round_ended",
+                    {
+                        "winners": list(live),
+                        "reason": "last player in the round",
+                        "showdown": None,
+                        "hidden": _c(state.hidden) if state.hidden is not None else None,
+                    },
+                )
+            )
+        elif not state.deck:
+            hands = {s: state.hand(s)[0] if state.hand(s) else 0 for s in live}
+            best = max(hands.values())
+            by_card = [s for s in live if hands[s] == best]
+            totals = {s: state.discard_total(s) for s in live}
+            top = by_card
+            if len(by_card) > 1:
+                best_t = max(totals[s] for s in by_card)
+                top = [s for s in by_card if totals[s] == best_t]
+            if len(by_card) == 1:
+                reason = "highest card"
+            elif len(top) == 1:
+                reason = "highest discard total"
+            else:
+                reason = "tied: every tied player wins"
+            emit(
+                Event(
+                    "round_ended",
+                    {
+                        "winners": top,
+                        "reason": reason,
+                        "showdown": {
+                            "hands": {s: _c(c) if c else None for s, c in hands.items()},
+                            "discard_totals": totals,
+                        },
+                        "hidden": _c(state.hidden) if state.hidden is not None else None,
+                    },
+                )
+            )
+        else:
+            i = state.idx(seat)
+            n = len(state.seats)
+            nxt = next(
+                state.seats[(i + k) % n]
+                for k in range(1, n + 1)
+                if state.seats[(i + k) % n] not in state.out
+            )
+            emit(self._turn_start(state, nxt, now))
+        return events
+
+    # ---- clock -------------------------------------------------------------
+    def pending(self, state: LoveLetterState) -> list[Decision]:
+        if state is None or state.finished or state.turn is None:
+            return []
+        limit = state.options.get("decision_s", 120)
+        deadline = state.turn_at + limit if limit else None
+        return [Decision(state.turn, "play", deadline)]
+
+    def timeout(self, state: LoveLetterState, decision: Decision, ctx: Ctx) -> list[Event]:
+        if state.finished or decision.seat != state.turn:
+            return []
+        legal = self.legal_commands(state, decision.seat)
+        command = ctx.rng.choice(legal)
+        card, target, guess = self._check_play(state, decision.seat, command)
+        return self._resolve(state, decision.seat, card, target, guess, ctx.now, timeout=True)
+
+    def legal_commands(self, state: LoveLetterState, seat: str) -> list[dict]:
+        if state is None or state.finished or state.turn != seat:
+            return []
+        hand = state.hand(seat)
+        out: list[dict] = []
+        for card in sorted(set(hand)):
+            if card != 7 and countess_forced(hand):
+                continue
+            if card not in TARGETED:
+                out.append({"type": "play", "card": _c(card)})
+                continue
+            targets = self.targets(state, seat, card)
+            if card != 5 and not targets:
+                out.append({"type": "play", "card": _c(card)})
+                continue
+            for t in targets:
+                if card == 1:
+                    for g in range(2, 9):
+                        out.append({"type": "play", "card": "1", "target": t, "guess": _c(g)})
+                else:
+                    out.append({"type": "play", "card": _c(card), "target": t})
+        return out
+
+    # ---- reading -------------------------------------------------------------
+    def outcome(self, state: LoveLetterState) -> Outcome | None:
+        if state is None or not state.finished:
+            return None
+        return Outcome(
+            tuple(state.winners),
+            {s: (1 if s in state.winners else 0) for s in state.seats},
+            state.reason,
+        )
+
+    def view(self, state: LoveLetterState, viewer: Viewer) -> dict:
+        omniscient = viewer.kind == MODERATOR
+        me = viewer.seat if viewer.kind == SEAT and viewer.seat in state.seats else None
+        hands = {}
+        for s in state.seats:
+            if omniscient or s == me:
+                hands[s] = [_c(c) for c in state.hand(s)]
+            else:
+                hands[s] = None
+        log = []
+        for e in state.log:
+            data = e.for_viewer(viewer)
+            if data is not None:
+                log.append({"type": e.type, **copy.deepcopy(dict(data))})
+        pend = self.pending(state)
+        return {
+            "game": self.slug,
+            "bout": state.bout,
+            "seats": list(state.seats),
+            "you": me,
+            "first": state.first,
+            "turn": state.turn,
+            "turn_no": state.turn_no,
+            "deadline": pend[0].deadline if pend else None,
+            "deck_size": len(state.deck),
+            "hidden_set_aside": state.hidden is not None,
+            "hidden": _c(state.hidden)
+            if state.hidden is not None and (omniscient or state.finished)
+            else None,
+            "deck": [_c(c) for c in state.deck] if omniscient else None,
+            "removed": [_c(c) for c in state.removed],
+            "hand": hands[me] if me is not None else None,
+            "hands": hands,
+            "hand_sizes": {s: len(state.hand(s)) for s in state.seats},
+            "discards": {s: [_c(c) for c in state.discards[state.idx(s)]] for s in state.seats},
+            "discard_totals": {s: state.discard_total(s) for s in state.seats},
+            "out": list(state.out),
+            "protected": [s for s in state.seats if s in state.protected],
+            "finished": state.finished,
+            "winners": list(state.winners),
+            "reason": state.reason,
+            "showdown": copy.deepcopy(dict(state.showdown)) if state.showdown else None,
+            "log": log,
+        }
+
+    def seats_of(self, state: LoveLetterState) -> tuple[str, ...]:
+        return state.seats
+
+
+RULES = LoveLetterRules()
+RULES.bots = {"heuristic": heuristic_bot}

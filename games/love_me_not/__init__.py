@@ -1,0 +1,1 @@
+"""Love Me Not (``love-me-not``): two players, five simultaneous turns."""
