@@ -23,7 +23,7 @@ def project_match(row):
     if not row.stream.startswith("match-"):
         return
     at = row.recorded_at or datetime.now(timezone.utc)
-    if row.type == "match_created":
+    if row.type == "match_created" and row.metadata.get("layer") == "platform":
         d = row.data
         match = Match.objects.create(
             stream=row.stream,
@@ -58,7 +58,7 @@ def project_match(row):
     elif row.type in ("series_ended", "series_forfeited"):
         fields["status"] = "finished"
         fields["winners"] = row.data["winners"]
-    elif row.type == "match_voided":
+    elif row.type == "match_voided" and row.metadata.get("layer") == "platform":
         # a ruling changed history: recompute from the fold up to this event
         from eventlog.models import StoredEvent
 

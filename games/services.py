@@ -23,7 +23,7 @@ from games.core.protocol import Event
 
 from .models import Match
 
-PLATFORM_PREFIX = "match_"
+PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
 MAX_RETRIES = 5
 
 # listeners(match, new_events, state) run inside the append's transaction,
@@ -59,13 +59,17 @@ class Loaded:
     events: list  # the stored rows that the fold used
 
 
+def is_platform(row) -> bool:
+    return row.metadata.get("layer") == "platform"
+
+
 def game_events(rows) -> list:
     """The rows a fold uses: series events, minus those a ruling voided."""
     voided: set[int] = set()
     for r in rows:
-        if r.type == "match_voided":
+        if is_platform(r) and r.type == "match_voided":
             voided.update(range(r.data["from_version"], r.data["to_version"] + 1))
-    return [r for r in rows if not r.type.startswith(PLATFORM_PREFIX) and r.version not in voided]
+    return [r for r in rows if not is_platform(r) and r.version not in voided]
 
 
 def fold_rows(game: str, rows) -> MatchState:
@@ -132,15 +136,13 @@ def create_match(
             "at": now,
         },
     )
+    if command_id:
+        first = replayed(command_id)
+        if first:
+            return Match.objects.get(stream=first[0].stream)
     with transaction.atomic():
-        append(
-            stream,
-            0,
-            [created, *game_events_],
-            actor=actor,
-            role=role,
-            command_id=command_id,
-        )
+        append(stream, 0, [created], actor=actor, role=role, command_id=command_id, extra=PLATFORM)
+        append(stream, 1, game_events_, actor=actor, role=role)
         match = Match.objects.get(stream=stream)
         _set_deadline(match, series.fold(game_events_))
     return match
@@ -210,14 +212,18 @@ def _public_command(command: Mapping[str, Any], seat: str | None) -> dict:
 def record_platform_event(
     match: Match, type_: str, data: Mapping[str, Any], *, actor: str, role: str
 ) -> list:
-    """Append a ``match_*`` event (a ruling, a void) at the stream's head."""
-    assert type_.startswith(PLATFORM_PREFIX)
+    """Append a platform event (a ruling, a void) at the stream's head."""
     for attempt in range(MAX_RETRIES):
         loaded = load(match)
         try:
             with transaction.atomic():
                 rows = append(
-                    match.stream, loaded.version, [NewEvent(type_, dict(data))], actor=actor, role=role
+                    match.stream,
+                    loaded.version,
+                    [NewEvent(type_, dict(data))],
+                    actor=actor,
+                    role=role,
+                    extra=PLATFORM,
                 )
                 _set_deadline(match, load(match).state)
             return rows
@@ -277,7 +283,7 @@ def history_for(match: Match, viewer: Viewer, after: int = 0) -> list[dict]:
         shown = redact(r, viewer)
         if shown is None:
             continue
-        if not r.type.startswith(PLATFORM_PREFIX) and r.version not in used:
+        if not is_platform(r) and r.version not in used:
             shown["void"] = True
         out.append(shown)
     return out
