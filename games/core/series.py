@@ -109,14 +109,11 @@ class Series:
             "chooser": chooser,
             "at": ctx.now,
         }
-        events = []
-        if setup:
-            # a stacked deal is for scenarios and tests; nobody but moderators sees it
-            events.append(
-                Event("series_started", {**data, "setup": dict(setup)}, visible_to=(), public=data)
-            )
-        else:
-            events.append(Event("series_started", data))
+        # items and a stacked deal are not for everyone's eyes: seats learn
+        # their own items from view(), moderators see the whole event
+        public = {k: v for k, v in data.items() if k != "items"}
+        full = {**data, "setup": dict(setup)} if setup else data
+        events = [Event("series_started", full, visible_to=(), public=public)]
         state = self.evolve(None, events[0])
         events += self._open_bout_or_wait(state, ctx)
         return events
