@@ -55,7 +55,7 @@ def project_match(row):
         for s, p in row.data["points"].items():
             scores[s] = scores.get(s, 0) + p
         fields["scores"] = scores
-    elif row.type in ("series_ended", "series_forfeited"):
+    elif row.type in ("series_ended", "series_forfeited", "series_overturned"):
         fields["status"] = "finished"
         fields["winners"] = row.data["winners"]
     elif row.type == "match_voided" and row.metadata.get("layer") == "platform":

@@ -37,7 +37,15 @@ SERIES_EVENTS = frozenset(
         "clock_resumed",
         "time_added",
         "series_forfeited",
+        "series_overturned",
+        "bout_replayed",
     }
+)
+
+
+# what a moderator (or a ruling carried out by one) may do to a match
+MODERATOR_COMMANDS = frozenset(
+    {"pause", "resume", "add_time", "award_bout", "replay_bout", "overturn", "forfeit"}
 )
 
 
@@ -205,7 +213,9 @@ class Series:
                 bout_no=state.bout_no + 1,
                 history=state.history + (dict(d),),
             )
-        if t in ("series_ended", "series_forfeited"):
+        if t == "bout_replayed":
+            return replace(state, bout=None)
+        if t in ("series_ended", "series_forfeited", "series_overturned"):
             return replace(
                 state,
                 finished=True,
@@ -238,7 +248,7 @@ class Series:
         if not isinstance(command, Mapping) or not isinstance(command.get("type"), str):
             raise RuleError("a command needs a type")
         kind = command["type"]
-        if kind in ("pause", "resume", "add_time"):
+        if kind in MODERATOR_COMMANDS:
             return self._moderate(state, command, ctx)
         events = self.fire_due(state, ctx)
         for e in events:
@@ -317,11 +327,18 @@ class Series:
 
     def _moderate(self, state: MatchState, command: Mapping[str, Any], ctx: Ctx) -> list[Event]:
         if ctx.role != MODERATOR:
-            raise RuleError("only a moderator may pause, resume or add time")
-        if state.finished:
-            raise RuleError("the match is over")
+            raise RuleError("only a moderator may pause, resume, add time or carry out a ruling")
         reason = str(command.get("reason") or "").strip()
         kind = command["type"]
+        if kind == "overturn":
+            winner = command.get("winner")
+            if winner not in state.seats:
+                raise RuleError(f"name the new winner among {', '.join(state.seats)}")
+            if state.finished and tuple(state.winners) == (winner,):
+                raise RuleError(f"{winner} already won this match")
+            return [Event("series_overturned", {"winners": [winner], "reason": reason or "overturned", "at": ctx.now})]
+        if state.finished:
+            raise RuleError("the match is over")
         if kind == "pause":
             if state.paused_since is not None:
                 raise RuleError("the clocks are already paused")
@@ -331,6 +348,21 @@ class Series:
             if state.paused_since is None:
                 raise RuleError("the clocks are not paused")
             return [Event("clock_resumed", {"at": ctx.now, "reason": reason})]
+        if kind == "forfeit":
+            loser = command.get("loser")
+            if loser not in state.seats:
+                raise RuleError(f"name the seat that forfeits among {', '.join(state.seats)}")
+            return self.forfeit(state, loser, reason or "forfeit")
+        if kind in ("award_bout", "replay_bout"):
+            if state.bout is None:
+                raise RuleError("no bout is in progress")
+            if kind == "replay_bout":
+                replayed = Event("bout_replayed", {"bout": state.bout_no + 1, "reason": reason, "at": ctx.now})
+                return [replayed] + self._bout_start(self.evolve(state, replayed), ctx)
+            winner = command.get("winner")
+            if winner not in state.seats:
+                raise RuleError(f"name the bout's winner among {', '.join(state.seats)}")
+            return self._score(state, Outcome((winner,), {winner: 1}, reason or "awarded by a ruling"), ctx)
         seconds = command.get("seconds")
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds <= 0:
             raise RuleError("add a positive number of seconds")

@@ -229,3 +229,42 @@ def test_replay_equals_state():
             continue
         all_events += ev
     assert s.fold(all_events) == state
+
+
+def mod_do(s, state, cmd, now=5.0):
+    events = s.decide(state, cmd, Ctx(now, random.Random(0), None, "moderator"))
+    for e in events:
+        state = s.evolve(state, e)
+    return state, events
+
+
+def test_rulings_award_bout_replay_bout_overturn_and_forfeit():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"})
+    with pytest.raises(RuleError, match="only a moderator"):
+        play(s, state, "ana", {"type": "award_bout", "winner": "ana"})
+    state, ev = mod_do(s, state, {"type": "award_bout", "winner": "ben", "reason": "ruling"})
+    assert ev[0].type == "bout_scored" and state.scores == {"ana": 0, "ben": 1}
+    state, _ = play(s, state, "ben", {"type": "name", "n": 1})
+    state, ev = mod_do(s, state, {"type": "replay_bout", "reason": "misdeal"})
+    assert ev[0].type == "bout_replayed" and state.bout.named == ()
+    assert state.scores == {"ana": 0, "ben": 1}
+    state, ev = mod_do(s, state, {"type": "forfeit", "loser": "ben", "reason": "no-show"})
+    assert state.finished and state.winners == ("ana",)
+    with pytest.raises(RuleError, match="already won"):
+        mod_do(s, state, {"type": "overturn", "winner": "ana"})
+    state, ev = mod_do(s, state, {"type": "overturn", "winner": "ben", "reason": "dispute 3"})
+    assert state.winners == ("ben",) and ev[0].type == "series_overturned"
+    with pytest.raises(RuleError, match="over"):
+        mod_do(s, state, {"type": "pause"})
+
+
+def test_named_chooser_picks_the_first_player():
+    s = make()
+    events = s.start(Ctx(0.0, random.Random(0), role="system"), ["ana", "ben"], chooser="ben")
+    state = s.fold(events)
+    assert s.pending(state)[0] == Decision("ben", "choose_first")
+    with pytest.raises(RuleError):
+        play(s, state, "ana", {"type": "choose_first", "seat": "ana"})
+    state, _ = play(s, state, "ben", {"type": "choose_first", "seat": "ben"})
+    assert state.bout.order[0] == "ben"
