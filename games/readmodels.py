@@ -70,6 +70,8 @@ def project_match(row):
         fields["scores"] = dict(state.scores)
         fields["status"] = "finished" if state.finished else "live"
         fields["winners"] = list(state.winners)
+    elif row.type == "match_abandoned" and row.metadata.get("layer") == "platform":
+        fields["status"] = "void"
     elif row.type == "match_holder_changed":
         d = row.data
         SeatHolder.objects.filter(match__stream=row.stream, seat=d["seat"]).update(

@@ -26,7 +26,7 @@ from .models import Match
 PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
 MAX_RETRIES = 5
 
-# listeners(match, new_events, state) run inside the append's transaction,
+# listeners(match, new_events, state, now) run inside the append's transaction,
 # so what a show or bracket records about a match commits with it
 _match_listeners: list = []
 
@@ -37,9 +37,9 @@ def on_match_events(fn):
     return fn
 
 
-def _notify(match: Match, new: list, state: MatchState) -> None:
+def _notify(match: Match, new: list, state: MatchState, now: float) -> None:
     for fn in list(_match_listeners):
-        fn(match, new, state)
+        fn(match, new, state, now)
 
 
 def secure_rng() -> random.Random:
@@ -57,6 +57,7 @@ class Loaded:
     state: MatchState
     version: int  # the stream's last version, voided events included
     events: list  # the stored rows that the fold used
+    abandoned: bool = False
 
 
 def is_platform(row) -> bool:
@@ -82,7 +83,8 @@ def fold_rows(game: str, rows) -> MatchState:
 def load(match: Match) -> Loaded:
     rows = read(match.stream)
     version = rows[-1].version if rows else 0
-    return Loaded(match, fold_rows(match.game, rows), version, rows)
+    abandoned = any(is_platform(r) and r.type == "match_abandoned" for r in rows)
+    return Loaded(match, fold_rows(match.game, rows), version, rows, abandoned)
 
 
 def create_match(
@@ -173,6 +175,8 @@ def submit(
             if first:
                 return first  # a retry: the first result, nothing new
         loaded = load(match)
+        if loaded.abandoned:
+            raise RuleError("this match was taken out of play by a ruling")
         t = time.time() if now is None else now
         ctx = Ctx(now=t, rng=rng or secure_rng(), seat=seat, role=role)
         new = series.decide(loaded.state, dict(command), ctx)
@@ -195,7 +199,7 @@ def submit(
                 for e in new:
                     state = series.evolve(state, e)
                 _set_deadline(match, state)
-                _notify(match, new, state)
+                _notify(match, new, state, t)
             return rows
         except ConcurrencyError:
             if attempt == MAX_RETRIES - 1:
@@ -233,9 +237,16 @@ def record_platform_event(
     raise AssertionError("unreachable")
 
 
+def abandon(match: Match, *, reason: str, actor: str = "platform") -> None:
+    """A ruling took this match out of play (its series was reset): it stays
+    in the log, refuses further moves, and its clock stops."""
+    record_platform_event(match, "match_abandoned", {"reason": reason}, actor=actor, role="system")
+
+
 def _set_deadline(match: Match, state: MatchState) -> None:
     """The clock index: when this match next needs a timeout."""
-    nd = series_for(match.game).next_deadline(state)
+    match.refresh_from_db(fields=["status"])
+    nd = None if match.status == "void" else series_for(match.game).next_deadline(state)
     Match.objects.filter(pk=match.pk).update(next_deadline=to_datetime(nd))
     match.refresh_from_db()
 
@@ -302,6 +313,12 @@ def play_bots(match: Match, *, max_moves: int = 100_000, rng: random.Random | No
         state = load(match).state
         if state.finished:
             break
+        t = time.time() if now is None else now
+        nd = series.next_deadline(state)
+        if nd is not None and nd <= t:
+            # what is overdue happens first, so the bot decides on the present
+            submit(match, None, {"type": "timeout"}, role="system", actor="clock", now=t, rng=rng)
+            continue
         due = [d for d in series.pending(state) if d.seat in bots]
         if not due:
             break

@@ -6,4 +6,4 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from . import bracket_services, readmodels  # noqa: F401  (listeners, projectors)
+        from . import bracket_services, readmodels, show_services  # noqa: F401  (listeners, projectors)

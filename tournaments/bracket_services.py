@@ -34,7 +34,7 @@ def fold_bracket(rows) -> tuple[brackets.Bracket, dict, dict]:
             state = brackets.evolve(state, {"type": r.type, "data": r.data})
         elif r.type == VOIDED:
             state = brackets.reset_from(state, r.data["series"])
-            for sid in r.data["dropped"]:
+            for sid in r.data.get("unlinked", r.data["dropped"]):
                 links.pop(sid, None)
         elif r.type == LINKED:
             links[r.data["series"]] = r.data["match_stream"]
@@ -53,6 +53,7 @@ def create_bracket(
     match_options: Mapping[str, Any] | None = None,
     actor: str = "",
     rng: random.Random | None = None,
+    now: float | None = None,
 ) -> str:
     """Create a bracket and open its first series; returns the stream.
 
@@ -78,7 +79,7 @@ def create_bracket(
     stream = f"bracket-{uuid.uuid4().hex[:16]}"
     with transaction.atomic():
         append(stream, 0, [NewEvent(created["type"], created["data"])], actor=actor, role="organizer")
-        _open_pending(stream, rng=rng)
+        _open_pending(stream, rng=rng, now=now)
     return stream
 
 
@@ -89,7 +90,7 @@ def _series_first_to(created: Mapping, round_label: str) -> int | None:
     return ft
 
 
-def _open_pending(stream: str, rng: random.Random | None = None) -> list[Match]:
+def _open_pending(stream: str, rng: random.Random | None = None, now: float | None = None) -> list[Match]:
     """Create a match for every pending series that has none yet."""
     opened = []
     rows = read(stream)
@@ -117,6 +118,7 @@ def _open_pending(stream: str, rng: random.Random | None = None) -> list[Match]:
             role="system",
             chooser=s.a,  # the higher seed chooses who starts
             rng=rng,
+            now=now,
         )
         append(
             stream,
@@ -130,16 +132,44 @@ def _open_pending(stream: str, rng: random.Random | None = None) -> list[Match]:
     return opened
 
 
-def _on_match_events(match: Match, new: list, state) -> None:
-    """A bracket series ended: record its result, open what follows."""
+def _on_match_events(match: Match, new: list, state, now: float) -> None:
+    """A bracket series ended: record its result, open what follows. An
+    overturned series resets what depended on the old winner first."""
     if not match.show_stream.startswith("bracket-"):
         return
-    if not any(e.type in ("series_ended", "series_forfeited") for e in new):
-        return
-    record_match_result(match.show_stream, match, state)
+    if any(e.type == "series_overturned" for e in new):
+        correct_series(match.show_stream, match, state, now)
+    elif any(e.type in ("series_ended", "series_forfeited") for e in new):
+        record_match_result(match.show_stream, match, state, now)
 
 
-def record_match_result(stream: str, match: Match, state) -> None:
+def correct_series(stream: str, match: Match, state, now: float | None = None) -> list[str]:
+    """A ruling gave ``match`` a new winner: void the old result and every
+    series that depended on it (their matches are abandoned), record the
+    new result, and open the series that follow from it."""
+    rows = read(stream)
+    bstate, _, links = fold_bracket(rows)
+    series_id = next((sid for sid, ms in links.items() if ms == match.stream), None)
+    if series_id is None:
+        return []
+    dropped = brackets.dependents(bstate, series_id)
+    append(
+        stream,
+        rows[-1].version,
+        [NewEvent(VOIDED, {"series": series_id, "dropped": dropped, "unlinked": dropped[1:],
+                           "reason": "series overturned by a ruling"})],
+        actor="bracket",
+        role="system",
+    )
+    for sid in dropped[1:]:
+        if sid in links:
+            old = Match.objects.get(stream=links[sid])
+            match_services.abandon(old, reason=f"bracket series {sid} reset: {series_id} was overturned")
+    record_match_result(stream, match, state, now)
+    return dropped
+
+
+def record_match_result(stream: str, match: Match, state, now: float | None = None) -> None:
     rows = read(stream)
     bstate, created, links = fold_bracket(rows)
     series_id = next((sid for sid, ms in links.items() if ms == match.stream), None)
@@ -151,7 +181,7 @@ def record_match_result(stream: str, match: Match, state) -> None:
     event = brackets.result_event(bstate, a, b, winner, bouts)
     event["data"]["match_stream"] = match.stream
     append(stream, rows[-1].version, [NewEvent(event["type"], event["data"])], actor="bracket", role="system")
-    _open_pending(stream)
+    _open_pending(stream, now=now)
 
 
 def void_series(stream: str, series_id: str, *, actor: str, reason: str) -> list[str]:

@@ -35,3 +35,70 @@ class BracketSeriesRecord(models.Model):
     class Meta:
         ordering = ["bracket", "position"]
         unique_together = [("bracket", "series_id")]
+
+
+class ShowRecord(models.Model):
+    """A show and its stream ``show-<id>`` (kept by readmodels.py)."""
+
+    stream = models.CharField(max_length=200, unique=True)
+    name = models.CharField(max_length=200)
+    organizer = models.CharField(max_length=150)
+    moderators = models.JSONField(default=list)
+    status = models.CharField(max_length=20, default="running")  # running | finished
+    champion = models.CharField(max_length=150, blank=True)
+    round_no = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        from django.urls import reverse
+
+        return reverse("tournaments:show", args=[self.pk])
+
+
+class ShowEntrantRecord(models.Model):
+    show = models.ForeignKey(ShowRecord, on_delete=models.CASCADE, related_name="entrants")
+    name = models.CharField(max_length=150)
+    status = models.CharField(max_length=20)
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["show", "position"]
+        unique_together = [("show", "name")]
+
+
+class ItemRecord(models.Model):
+    """A player's inventory row: always a fold of the show's stream."""
+
+    show = models.ForeignKey(ShowRecord, on_delete=models.CASCADE, related_name="items")
+    item_id = models.CharField(max_length=20)
+    item = models.CharField(max_length=30)
+    holder = models.CharField(max_length=150)
+    scope = models.CharField(max_length=20)
+    given_by = models.CharField(max_length=150)
+    status = models.CharField(max_length=20)  # held | used | revoked
+    used_in = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["show", "item_id"]
+        unique_together = [("show", "item_id")]
+
+
+class DisputeRecord(models.Model):
+    show = models.ForeignKey(ShowRecord, on_delete=models.CASCADE, related_name="disputes")
+    dispute_id = models.CharField(max_length=20)
+    target_stream = models.CharField(max_length=200)
+    target_version = models.PositiveIntegerField()
+    filed_by = models.CharField(max_length=150)
+    status = models.CharField(max_length=30)
+    claimed_by = models.CharField(max_length=150, blank=True)
+    ruling = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["show", "dispute_id"]
+        unique_together = [("show", "dispute_id")]

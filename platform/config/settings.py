@@ -12,6 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 BASE_DIR = Path(__file__).resolve().parents[2]
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+(VAR_DIR / "static").mkdir(exist_ok=True)
 
 
 def env_bool(name: str, default: bool) -> bool:

@@ -1,0 +1,287 @@
+"""Running shows on the platform: one service per write.
+
+A show is the stream ``show-<id>`` decided by shows.py. This module adds
+what needs the database: who is acting (role and entrant from the user),
+opening the death matches and the final as matches, feeding match results
+and item uses back into the show, and carrying out rulings on matches and
+brackets. Everything commits in one transaction with the append."""
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from django.db import transaction
+
+from eventlog.store import ConcurrencyError, NewEvent, append, read
+from games import services as match_services
+from games.core.protocol import Ctx, Event, RuleError
+from games.core.registry import series_for
+from games.models import Match
+
+from . import shows
+
+MAX_RETRIES = 5
+
+
+@dataclass(frozen=True)
+class Acting:
+    """Who is acting in a show: a username (or entrant name) and a role."""
+
+    actor: str
+    role: str
+
+
+def as_game_event(row) -> Event:
+    from eventlog.store import as_game_event as convert
+
+    return convert(row)
+
+
+def load(stream: str) -> tuple[shows.ShowState, int, dict]:
+    """(state, version, holders) of a show."""
+    rows = read(stream)
+    if not rows:
+        raise RuleError("no such show")
+    state = shows.fold(as_game_event(r) for r in rows)
+    return state, rows[-1].version, dict(rows[0].data.get("holders") or {})
+
+
+def acting_for(stream: str, user, entrant: str | None = None) -> Acting:
+    """The role a user has in this show: organizer, moderator, player (as the
+    entrant they hold), else spectator."""
+    state, _, holders = load(stream)
+    name = getattr(user, "username", None) if user is not None and user.is_authenticated else None
+    if name and name == state.organizer:
+        return Acting(name, shows.ORGANIZER)
+    if name and name in state.moderators:
+        return Acting(name, shows.MODERATOR)
+    if user is not None and user.is_authenticated:
+        mine = [e for e, h in holders.items() if h == user.pk]
+        if entrant is not None and entrant in mine:
+            return Acting(entrant, shows.PLAYER)
+        if mine:
+            return Acting(mine[0], shows.PLAYER)
+    return Acting(name or "anonymous", shows.SPECTATOR)
+
+
+def create_show(
+    *,
+    name: str,
+    organizer: str,
+    entrants: list[str],
+    options: Mapping[str, Any] | None = None,
+    holders: Mapping[str, Any] | None = None,
+    rounds: list[str] | None = None,
+    now: float | None = None,
+    rng: random.Random | None = None,
+) -> str:
+    """Create a show; ``holders`` maps an entrant to a user id or ``bot:<kind>``."""
+    holders = dict(holders or {})
+    for e in holders:
+        if e not in entrants:
+            raise RuleError(f"{e} is not an entrant of this show")
+    stream = f"show-{uuid.uuid4().hex[:16]}"
+    ctx = Ctx(now=time.time() if now is None else now, rng=rng or match_services.secure_rng(), role="system")
+    events = shows.create_show(ctx, name, organizer, entrants, options, rounds=rounds, stream=stream)
+    first = events[0]
+    events[0] = Event(first.type, {**first.data, "holders": holders}, first.visible_to, first.public)
+    with transaction.atomic():
+        append(stream, 0, events, actor=organizer, role=shows.ORGANIZER)
+        _reconcile(stream, ctx)
+    return stream
+
+
+def command(
+    stream: str,
+    cmd: Mapping[str, Any],
+    acting: Acting,
+    *,
+    now: float | None = None,
+    rng: random.Random | None = None,
+) -> list:
+    """Submit one show command as ``acting``; RuleError when refused (nothing
+    written). Rulings are carried out on their match in the same transaction."""
+    if not isinstance(cmd, Mapping) or not isinstance(cmd.get("type"), str):
+        raise RuleError("a command needs a type")
+    for attempt in range(MAX_RETRIES):
+        state, version, _ = load(stream)
+        ctx = Ctx(now=time.time() if now is None else now, rng=rng or match_services.secure_rng(), role="system")
+        full = {**cmd, "actor": acting.actor, "role": acting.role}
+        if cmd["type"] == "rule_dispute":
+            full.update(_ruling_flags(state, full))
+        if cmd["type"] == "file_dispute":
+            full["seated"] = _seated(full.get("target_stream"), acting.actor)
+        new = shows.decide(state, full, ctx)
+        try:
+            with transaction.atomic():
+                rows = append(stream, version, new, actor=acting.actor, role=acting.role)
+                for e in new:
+                    if e.type == "ruling_applied":
+                        carry_out(e.data, acting.actor)
+                _reconcile(stream, ctx)
+            return rows
+        except ConcurrencyError:
+            if attempt == MAX_RETRIES - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _system(stream: str, cmd: Mapping[str, Any], ctx: Ctx) -> None:
+    """A command the platform itself makes (a link, a result, an item use)."""
+    state, version, _ = load(stream)
+    new = shows.decide(state, {**cmd, "actor": "platform", "role": shows.SYSTEM}, ctx)
+    append(stream, version, new, actor="platform", role=shows.SYSTEM)
+
+
+def _seated(target_stream: Any, entrant: str) -> bool:
+    match = Match.objects.filter(stream=target_stream).first() if isinstance(target_stream, str) else None
+    return bool(match and entrant in match.seats)
+
+
+# ---- matches opened by the show -------------------------------------------------
+def _reconcile(stream: str, ctx: Ctx) -> None:
+    """Open a match for every opened death match or final that has none."""
+    state, _, holders = load(stream)
+    for rnd in state.rounds:
+        for duel in rnd.duels:
+            if duel.opened and duel.match_stream is None and duel.winner is None:
+                match = _open_match(state, holders, duel.seats, duel.game, duel.first_to,
+                                    "death_match", duel.dmo, f"{rnd.title}: death match {duel.candidate} v {duel.dmo}", ctx)
+                _system(stream, {"type": "death_match_linked", "round": rnd.id,
+                                 "candidate": duel.candidate, "match_stream": match.stream}, ctx)
+    f = state.final
+    if f is not None and f.match_stream is None and f.winner is None:
+        match = _open_match(state, holders, f.players, f.game, f.first_to, "final", None,
+                            f"{state.name}: the final", ctx)
+        _system(stream, {"type": "final_linked", "match_stream": match.stream}, ctx)
+
+
+def _open_match(state, holders, seats, game, first_to, kind, advantage, title, ctx) -> Match:
+    rules = series_for(game).rules
+    items = {s: [slug for _id, slug in shows.items_for_match(state, s, kind, game)] for s in seats}
+    if advantage and "dmo" in rules.items:
+        items[advantage] = items.get(advantage, []) + ["dmo"]
+    options = {"first_to": first_to} if first_to else {}
+    return match_services.create_match(
+        game,
+        list(seats),
+        options=options,
+        items={s: v for s, v in items.items() if v},
+        holders={s: holders[s] for s in seats if s in holders},
+        title=title,
+        show_stream=state.stream,
+        kind=kind,
+        actor="platform",
+        role="system",
+        chooser=advantage if advantage and not ("dmo" in rules.items) else None,
+        rng=ctx.rng,
+        now=ctx.now,
+    )
+
+
+def _on_match_events(match: Match, new: list, state, now: float) -> None:
+    """A show's match moved: report item uses and results to the show."""
+    if not match.show_stream.startswith("show-"):
+        return
+    ctx = Ctx(now=now, rng=match_services.secure_rng(), role="system")
+    show_state, _, _ = load(match.show_stream)
+    kind, where = shows.match_kind(show_state, match.stream)
+    for e in new:
+        if e.type == "item_used" and e.data.get("item") != "dmo":
+            _system(match.show_stream, {"type": "item_used", "entrant": e.data["seat"],
+                                        "item": e.data["item"], "match_stream": match.stream}, ctx)
+    if not any(e.type in ("series_ended", "series_forfeited") for e in new):
+        return
+    winner = state.winners[0]
+    loser = next(s for s in state.seats if s != winner)
+    if kind == "death_match":
+        _system(match.show_stream, {"type": "death_match_result", "round": where[0], "candidate": where[1],
+                                    "winner": winner, "loser": loser, "match_stream": match.stream}, ctx)
+    elif kind == "final":
+        _system(match.show_stream, {"type": "final_result", "winner": winner, "loser": loser,
+                                    "match_stream": match.stream}, ctx)
+    _reconcile(match.show_stream, ctx)
+
+
+match_services.on_match_events(_on_match_events)
+
+
+# ---- rulings ---------------------------------------------------------------------
+def _simulate(match: Match, cmd: Mapping[str, Any]):
+    """The match state after a ruling's command, without writing anything."""
+    loaded = match_services.load(match)
+    series = series_for(match.game)
+    state = loaded.state
+    for e in series.decide(state, cmd, Ctx(now=time.time(), rng=random.Random(0), role="moderator")):
+        state = series.evolve(state, e)
+    return loaded.state, state
+
+
+def _ruling_command(ruling: str, params: Mapping[str, Any], match: Match) -> dict | None:
+    if ruling == "award_bout":
+        return {"type": "award_bout", "winner": params.get("winner")}
+    if ruling == "replay_bout":
+        return {"type": "replay_bout"}
+    if ruling == "overturn_series":
+        return {"type": "overturn", "winner": params.get("winner")}
+    if ruling == "adjust_clock":
+        return {"type": "add_time", "seconds": params.get("seconds")}
+    if ruling == "disqualify" and params.get("entrant") in match.seats:
+        return {"type": "forfeit", "loser": params.get("entrant")}
+    return None
+
+
+def _ruling_flags(state, cmd: Mapping[str, Any]) -> dict:
+    """Whether a ruling would change who won a series or reopen one: the
+    four-eyes rule depends on it, so it is worked out from the match."""
+    d = state.disputes.get(cmd.get("dispute_id"))
+    match = Match.objects.filter(stream=d.target_stream).first() if d else None
+    if match is None:
+        return {}
+    ruling, params = cmd.get("ruling"), cmd.get("params") or {}
+    before = match_services.load(match).state
+    if ruling == "void_to":
+        rows = read(match.stream)
+        v = params.get("version")
+        if not isinstance(v, int) or not 1 <= v <= len(rows):
+            raise RuleError(f"void_to needs a version of {match.stream} from 1 to {len(rows)}")
+        after = match_services.fold_rows(match.game, [r for r in rows if r.version <= v])
+    else:
+        cmd_ = _ruling_command(ruling, params, match)
+        if cmd_ is None:
+            return {}
+        try:
+            before, after = _simulate(match, cmd_)
+        except RuleError as exc:
+            raise RuleError(f"that ruling cannot be carried out: {exc}") from None
+    return {
+        "changes_series_winner": bool(before.finished or after.finished) and before.winners != after.winners,
+        "reopens_series": before.finished and not after.finished,
+    }
+
+
+def carry_out(applied: Mapping[str, Any], moderator: str) -> None:
+    """Apply a ruling to the match (and its bracket) it corrects."""
+    target = applied["target"]["stream"]
+    match = Match.objects.filter(stream=target).first()
+    if match is None:
+        return  # a ruling on the show itself: shows.py applied it
+    ruling, params = applied["ruling"], applied.get("params") or {}
+    reason = f"dispute {applied['dispute_id']}: {ruling}"
+    if ruling == "void_to":
+        rows = read(match.stream)
+        match_services.record_platform_event(
+            match,
+            "match_voided",
+            {"from_version": params["version"] + 1, "to_version": rows[-1].version,
+             "dispute_id": applied["dispute_id"], "moderators": applied.get("moderators", [])},
+            actor=moderator,
+            role="moderator",
+        )
+        return
+    cmd = _ruling_command(ruling, params, match)
+    if cmd is not None:
+        match_services.submit(match, None, {**cmd, "reason": reason}, actor=moderator, role="moderator")
