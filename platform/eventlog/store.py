@@ -6,11 +6,12 @@ with the version it folded; a writer that lost the race gets
 """
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
 from games.core.protocol import Event, Viewer
@@ -74,6 +75,10 @@ def replayed(command_id: str) -> list[StoredEvent]:
     return list(StoredEvent.objects.filter(command_id=command_id).order_by("command_seq"))
 
 
+class _Conflict(Exception):
+    """Inside append: the stream was not at the expected version."""
+
+
 def append(
     stream: str,
     expected_version: int,
@@ -93,50 +98,83 @@ def append(
     batch = [e if isinstance(e, NewEvent) else NewEvent.from_game(e) for e in events]
     if not batch:
         return []
-    with transaction.atomic():
+    rows = [
+        StoredEvent(
+            stream=stream,
+            version=expected_version + i,
+            type=e.type,
+            data=dict(e.data),
+            metadata={
+                "actor": actor,
+                "role": role,
+                "causation": causation,
+                "visibility": {
+                    "to": list(e.visible_to) if e.visible_to is not None else None,
+                    "public": dict(e.public) if e.public is not None else None,
+                },
+                **(extra or {}),
+            },
+            command_id=command_id,
+            command_seq=i,
+        )
+        for i, e in enumerate(batch, 1)
+    ]
+    try:
+        with transaction.atomic():
+            if connection.vendor == "postgresql":
+                _insert_checked(rows, expected_version)
+            else:
+                # SQLite writes one transaction at a time (IMMEDIATE), so the
+                # check and the insert cannot be split by another writer
+                if stream_version(stream) != expected_version:
+                    raise _Conflict
+                for row in rows:
+                    row.save(force_insert=True)
+            for row in rows:
+                for project in _projectors:
+                    project(row)
+            transaction.on_commit(lambda: _fan_out(rows))
+    except (_Conflict, IntegrityError):
+        # a retried command id answers with its first result; anything else
+        # lost the race for this version
         if command_id:
             first = replayed(command_id)
             if first:
                 return first
-        actual = stream_version(stream)
-        if actual != expected_version:
-            raise ConcurrencyError(stream, expected_version, actual)
-        rows = [
-            StoredEvent(
-                stream=stream,
-                version=expected_version + i,
-                type=e.type,
-                data=dict(e.data),
-                metadata={
-                    "actor": actor,
-                    "role": role,
-                    "causation": causation,
-                    "visibility": {
-                        "to": list(e.visible_to) if e.visible_to is not None else None,
-                        "public": dict(e.public) if e.public is not None else None,
-                    },
-                    **(extra or {}),
-                },
-                command_id=command_id,
-                command_seq=i,
-            )
-            for i, e in enumerate(batch, 1)
-        ]
-        try:
-            with transaction.atomic():
-                for row in rows:
-                    row.save(force_insert=True)
-        except IntegrityError:
-            if command_id:
-                first = replayed(command_id)
-                if first:
-                    return first
-            raise ConcurrencyError(stream, expected_version) from None
-        for row in rows:
-            for project in _projectors:
-                project(row)
-        transaction.on_commit(lambda: _fan_out(rows))
+        raise ConcurrencyError(stream, expected_version, stream_version(stream)) from None
     return rows
+
+
+_TABLE = StoredEvent._meta.db_table
+_ROW_SQL = "(%s, %s::integer, %s, %s::jsonb, %s::jsonb, %s, %s::smallint)"
+
+
+def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
+    """PostgreSQL: the version check and the insert in one statement (one
+    round trip); a concurrent writer of the same version meets the unique
+    (stream, version) index."""
+    values, params = [], []
+    for r in rows:
+        values.append(_ROW_SQL)
+        params += [r.stream, r.version, r.type, json.dumps(r.data), json.dumps(r.metadata),
+                   r.command_id, r.command_seq]
+    sql = (
+        f"INSERT INTO {_TABLE} (stream, version, type, data, metadata, command_id, command_seq, recorded_at) "
+        "SELECT v.stream, v.version, v.type, v.data, v.metadata, v.command_id, v.command_seq, statement_timestamp() "
+        f"FROM (VALUES {', '.join(values)}) "
+        "AS v(stream, version, type, data, metadata, command_id, command_seq) "
+        f"WHERE COALESCE((SELECT MAX(version) FROM {_TABLE} WHERE stream = %s), 0) = %s "
+        "RETURNING id, recorded_at"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, params + [rows[0].stream, expected_version])
+        returned = cur.fetchall()
+    if len(returned) != len(rows):
+        raise _Conflict
+    for row, (pk, at) in zip(rows, returned):
+        row.id, row.recorded_at = pk, at
+        row._state.adding = False
+        row._state.db = "default"
 
 
 def _fan_out(rows: list[StoredEvent]) -> None:
