@@ -19,6 +19,7 @@ class Match(models.Model):
     winners = models.JSONField(default=list)
     version = models.PositiveIntegerField(default=0)
     next_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    waiting_on = models.JSONField(default=list)  # seats that must decide now
     show_stream = models.CharField(max_length=200, blank=True)
     kind = models.CharField(max_length=20, blank=True)  # main | death | final | bracket | ""
     created_at = models.DateTimeField()

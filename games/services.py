@@ -246,8 +246,11 @@ def abandon(match: Match, *, reason: str, actor: str = "platform") -> None:
 def _set_deadline(match: Match, state: MatchState) -> None:
     """The clock index: when this match next needs a timeout."""
     match.refresh_from_db(fields=["status"])
-    nd = None if match.status == "void" else series_for(match.game).next_deadline(state)
-    Match.objects.filter(pk=match.pk).update(next_deadline=to_datetime(nd))
+    series = series_for(match.game)
+    live = match.status not in ("void", "finished")
+    nd = series.next_deadline(state) if live else None
+    waiting = sorted({d.seat for d in series.pending(state)}) if live else []
+    Match.objects.filter(pk=match.pk).update(next_deadline=to_datetime(nd), waiting_on=waiting)
     match.refresh_from_db()
 
 
@@ -273,18 +276,25 @@ def _is_moderator(match: Match, user) -> bool:
     return is_show_moderator(match.show_stream, user)
 
 
+def _replay_open(match: Match, viewer: Viewer) -> Viewer:
+    """After a match ends its full replay, everything revealed, is open."""
+    return MODERATOR_VIEW if match.status == "finished" else viewer
+
+
 def view_for(match: Match, viewer: Viewer) -> dict:
     loaded = load(match)
     series = series_for(match.game)
-    out = series.view(loaded.state, viewer)
+    out = series.view(loaded.state, _replay_open(match, viewer))
     out["version"] = loaded.version
     out["game"] = match.game
     out["viewer"] = {"kind": viewer.kind, "seat": viewer.seat}
+    out["replay"] = match.status == "finished"
     return out
 
 
 def history_for(match: Match, viewer: Viewer, after: int = 0) -> list[dict]:
     """The redacted event history; voided events are marked as such."""
+    viewer = _replay_open(match, viewer)
     rows = read(match.stream)
     used = {r.version for r in game_events(rows)}
     out = []
@@ -355,3 +365,24 @@ def run_bots(
         t = max(t, nd)
         submit(match, None, {"type": "timeout"}, role="system", actor="clock", now=t, rng=rng)
     return t
+
+
+BOT_DELAY_S = 1.0  # bots wait this long after the last move, so people can follow
+
+
+def move_bots_due(now: float | None = None, delay_s: float = BOT_DELAY_S) -> int:
+    """Let one bot move in every live match where a bot must decide and the
+    last event is at least ``delay_s`` old. Returns the moves made."""
+    now = time.time() if now is None else now
+    cutoff = to_datetime(now - delay_s)
+    moves = 0
+    candidates = Match.objects.filter(status="live", updated_at__lte=cutoff, holders__bot__gt="").distinct()
+    for match in candidates:
+        bots = {h.seat for h in match.holders.all() if h.bot}
+        if not bots & set(match.waiting_on):
+            continue
+        try:
+            moves += play_bots(match, max_moves=1)
+        except (RuleError, ConcurrencyError):
+            continue  # a person or the clock moved first; next round
+    return moves

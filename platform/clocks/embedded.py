@@ -13,6 +13,7 @@ _wakeup = threading.Event()
 _started = threading.Lock()
 _thread: threading.Thread | None = None
 SWEEP_S = 2.0  # look at least this often, as the beat sweep would
+BOT_TICK_S = 0.5  # how often to look while bots have moves to make
 
 
 def wake() -> None:
@@ -33,8 +34,16 @@ def _next_wait() -> float:
     return max(0.0, min(SWEEP_S, nxt.timestamp() - time.time()))
 
 
+def _bots_waiting() -> bool:
+    from games.models import Match
+
+    return Match.objects.filter(status="live", holders__bot__gt="").exclude(waiting_on=[]).exists()
+
+
 def _loop(stop: threading.Event) -> None:
     from django.db import close_old_connections
+
+    from games.services import move_bots_due
 
     from .enforce import sweep
 
@@ -44,7 +53,8 @@ def _loop(stop: threading.Event) -> None:
             n = sweep()
             if n:
                 log.info("clock: %d timeout event(s) written", n)
-            wait = _next_wait()
+            moved = move_bots_due()
+            wait = min(_next_wait(), BOT_TICK_S) if moved or _bots_waiting() else _next_wait()
         except Exception:
             log.exception("clock loop failed; retrying")
             wait = SWEEP_S

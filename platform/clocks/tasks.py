@@ -12,3 +12,10 @@ def enforce_deadline(match_id: int) -> int:
 @shared_task(name="clocks.sweep", ignore_result=True)
 def sweep_overdue() -> int:
     return sweep()
+
+
+@shared_task(name="clocks.move_bots", ignore_result=True)
+def move_bots() -> int:
+    from games.services import move_bots_due
+
+    return move_bots_due()

@@ -119,6 +119,7 @@ else:
     CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-deadlines": {"task": "clocks.sweep", "schedule": 2.0},
+    "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},
 }
 # tests give each worker its own queue, so parallel runs never share tasks
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")

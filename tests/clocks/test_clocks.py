@@ -251,3 +251,24 @@ def test_pause_and_resume_shift_deadlines_by_the_paused_time():
         services.submit(match, "ana", {"type": "pause"}, now=t0 + 12)
     sweep(now=t0 + 18)
     assert "timed_out" in types(match)
+
+
+@pytest.mark.django_db
+def test_bots_move_by_themselves_after_a_short_delay():
+    match = services.create_match(
+        "love-me-not", ["ana", "ben"], holders={"ana": "bot:random", "ben": "bot:heuristic"},
+        rng=random.Random(3),
+    )
+    from games.models import Match as M
+
+    match.refresh_from_db()
+    assert set(match.waiting_on) == {"ana", "ben"}
+    last = match.updated_at.timestamp()
+    assert services.move_bots_due(now=last + 0.5) == 0  # too soon: people could not follow
+    assert services.move_bots_due(now=last + 1.5) == 1
+    for i in range(200):
+        m = M.objects.get(pk=match.pk)
+        if m.status == "finished":
+            break
+        services.move_bots_due(now=m.updated_at.timestamp() + 2 + i)
+    assert M.objects.get(pk=match.pk).status == "finished"

@@ -220,3 +220,40 @@ def test_every_role_is_refused_what_it_may_not_do():
     assert ss.acting_for(stream, user).role == shows.SPECTATOR
     org_user = User.objects.create_user("olga", password="pw-123456")
     assert ss.acting_for(stream, org_user).role == shows.ORGANIZER
+
+
+@pytest.mark.django_db
+def test_show_and_bracket_pages_render(client):
+    rng = random.Random(2)
+    stream = show(rng=rng)
+    autopilot.run(stream, rng, start=T0)
+    record = ShowRecord.objects.get(stream=stream)
+    resp = client.get(f"/shows/{record.pk}/")
+    assert resp.status_code == 200
+    assert record.champion.encode() in resp.content
+    assert client.get("/shows/").status_code == 200
+    assert client.get("/").status_code == 200
+    cup = bs.create_bracket(name="Cup", game="love-me-not", format="single", entrants=["ana", "ben", "cal"],
+                            holders={e: "bot:random" for e in ["ana", "ben", "cal"]}, rng=rng)
+    from tournaments.models import BracketRecord
+
+    resp = client.get(f"/shows/brackets/{BracketRecord.objects.get(stream=cup).pk}/")
+    assert resp.status_code == 200 and b"(bye)" in resp.content
+
+
+@pytest.mark.django_db
+def test_seed_demo_builds_a_living_show():
+    call_command("seed_demo", stdout=open("/dev/null", "w"))
+    finished = ShowRecord.objects.get(name__contains="finished")
+    assert finished.status == "finished" and finished.champion
+    final = Match.objects.get(show_stream=finished.stream, kind="final")
+    # the finished final's replay is open to anyone, every card revealed
+    replay = match_services.history_for(final, match_services.SPECTATOR_VIEW)
+    full = match_services.history_for(final, match_services.MODERATOR_VIEW)
+    assert replay == full
+    live = ShowRecord.objects.get(name__contains="live")
+    assert Match.objects.filter(show_stream=live.stream, kind="death_match", status="live").exists()
+    # running it again changes nothing
+    n = Match.objects.count()
+    call_command("seed_demo", stdout=open("/dev/null", "w"))
+    assert Match.objects.count() == n

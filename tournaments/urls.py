@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import views
+
+app_name = "tournaments"
+urlpatterns = [
+    path("", views.show_list, name="index"),
+    path("<int:pk>/", views.show_page, name="show"),
+    path("brackets/<int:pk>/", views.bracket_page, name="bracket"),
+]
