@@ -186,7 +186,9 @@ class Worker:
             if " ready." in text and "beat: Starting" in text:
                 return time.monotonic() - t0
             time.sleep(0.1)
-        raise RuntimeError(f"worker ({self.pool}) not ready after {READY_S:.0f}s:\n" + self.text()[-3000:])
+        raise RuntimeError(
+            f"worker ({self.pool}) not ready after {READY_S:.0f}s:\n" + self.text()[-3000:]
+        )
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -356,7 +358,9 @@ def _run_pool(pool: str, s: dict, db_url: str, redis_url: str, tmp: Path) -> dic
         warm = _create(1, 0)
         got = _wait_all([warm[0]["stream"]], warm[0]["deadline"] + 15)
         if not got:
-            raise RuntimeError(f"[{pool}] the warm-up match never timed out:\n" + worker.text()[-3000:])
+            raise RuntimeError(
+                f"[{pool}] the warm-up match never timed out:\n" + worker.text()[-3000:]
+            )
         warm_ms = (got[warm[0]["stream"]].recorded_at.timestamp() - warm[0]["deadline"]) * 1e3
         log(f"[{pool}] warm-up match timed out {warm_ms:.0f} ms after its deadline")
         published.tasks.clear()
@@ -373,7 +377,9 @@ def _run_pool(pool: str, s: dict, db_url: str, redis_url: str, tmp: Path) -> dic
         worker.stop()
         removed = _clean_redis(redis_url, queue)
         app.conf.task_default_queue = "celery"
-    log(f"[{pool}] worker stopped (exit {worker.proc.returncode}); {removed} Redis key(s)/message(s) of its queue removed")
+    log(
+        f"[{pool}] worker stopped (exit {worker.proc.returncode}); {removed} Redis key(s)/message(s) of its queue removed"
+    )
 
     wlog = _parse_worker_log(worker.text())
     by_match: dict[int, list[str]] = {}
@@ -425,14 +431,19 @@ def _run_pool(pool: str, s: dict, db_url: str, redis_url: str, tmp: Path) -> dic
         for t in wlog.values()
         if t["task"] == "clocks.sweep" and "ret" in t and t["done_at"] >= made[0]["created_at"]
     ]
-    armed_published = [t for t in published.tasks.values() if t["task"] == "clocks.enforce_deadline"]
+    armed_published = [
+        t for t in published.tasks.values() if t["task"] == "clocks.enforce_deadline"
+    ]
     eta_slack = [
-        (m["deadline"] - min(published.tasks[tid]["published_at"] for tid in by_match[m["id"]])) * 1e3
+        (m["deadline"] - min(published.tasks[tid]["published_at"] for tid in by_match[m["id"]]))
+        * 1e3
         for m in made
         if by_match.get(m["id"])
     ]
     summary = _summary(lateness)
-    goal_met = summary["p99"] is not None and len(lateness) == len(made) and summary["p99"] < GOAL_P99_MS
+    goal_met = (
+        summary["p99"] is not None and len(lateness) == len(made) and summary["p99"] < GOAL_P99_MS
+    )
     run = {
         "pool": pool,
         "worker_args": worker.args[2:],
@@ -592,7 +603,9 @@ def markdown(result: dict) -> str:
         lat = r["lateness_ms"]
         mark = "met" if r["goal"]["met"] else "**missed**"
         by = r["enforced_by"]
-        who = f"{by['armed']} / {by['sweep']}" + (f" ({by['unknown']} unknown)" if by["unknown"] else "")
+        who = f"{by['armed']} / {by['sweep']}" + (
+            f" ({by['unknown']} unknown)" if by["unknown"] else ""
+        )
         lines.append(
             f"| {POOL_LABELS.get(pool, pool)} | {r['timed_out']}/{r['matches']} | {_ms(lat['p50'])} "
             f"| {_ms(lat['p90'])} | {_ms(lat['p99'])} | {_ms(lat['max'])} | "

@@ -1,11 +1,12 @@
 """The REST API: thin views over the services."""
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
+from eventlog.store import ConcurrencyError
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from eventlog.store import ConcurrencyError
 from games.core.protocol import SEAT, RuleError
 
 from . import services
@@ -15,7 +16,17 @@ from .models import Match
 class MatchSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = Match
-        fields = ["id", "stream", "game", "title", "seats", "scores", "status", "winners", "version"]
+        fields = [
+            "id",
+            "stream",
+            "game",
+            "title",
+            "seats",
+            "scores",
+            "status",
+            "winners",
+            "version",
+        ]
 
 
 class CommandSerializer(serializers.Serializer):
@@ -58,7 +69,7 @@ class MatchCommand(APIView):
             return Response({"error": "only a seated player may send moves"}, status=403)
         body = CommandSerializer(data=request.data)
         if not body.is_valid():
-            return Response({"error": "send {\"command\": {...}}", "fields": body.errors}, status=400)
+            return Response({"error": 'send {"command": {...}}', "fields": body.errors}, status=400)
         try:
             rows = services.submit(
                 match,

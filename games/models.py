@@ -1,4 +1,5 @@
 """Read models of matches: rebuilt from the log, never the source of truth."""
+
 from django.conf import settings
 from django.db import models
 

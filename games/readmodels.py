@@ -1,5 +1,6 @@
 """The match list read model, kept in step with the log."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 
 from eventlog.readmodels import read_model
 
@@ -22,7 +23,7 @@ def _finish():
 def project_match(row):
     if not row.stream.startswith("match-"):
         return
-    at = row.recorded_at or datetime.now(timezone.utc)
+    at = row.recorded_at or datetime.now(UTC)
     if row.type == "match_created" and row.metadata.get("layer") == "platform":
         d = row.data
         match = Match.objects.create(

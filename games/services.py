@@ -4,22 +4,29 @@ A match's stream holds platform events (``match_*``: creation, voids) and
 the series layer's events. Every write loads the stream, folds it, decides
 and appends with the version it folded, so two writers never both win.
 """
+
 from __future__ import annotations
 
 import random
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from django.db import transaction
-
 from eventlog.store import ConcurrencyError, NewEvent, append, read, redact, replayed
-from games.core.protocol import MODERATOR, MODERATOR_VIEW, SPECTATOR_VIEW, Ctx, RuleError, Viewer
+
+from games.core.protocol import (
+    MODERATOR_VIEW,
+    SPECTATOR_VIEW,
+    Ctx,
+    RuleError,
+    Viewer,
+)
 from games.core.registry import series_for
 from games.core.series import MatchState
-from games.core.protocol import Event
 
 from .models import Match
 
@@ -48,7 +55,7 @@ def secure_rng() -> random.Random:
 
 
 def to_datetime(ts: float | None) -> datetime | None:
-    return None if ts is None else datetime.fromtimestamp(ts, tz=timezone.utc)
+    return None if ts is None else datetime.fromtimestamp(ts, tz=UTC)
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,7 @@ def create_match(
     for seat in holders:
         if seat not in seats:
             raise RuleError(f"{seat} is not one of the seats")
-    for seat, holder in holders.items():
+    for holder in holders.values():
         if isinstance(holder, str) and holder.startswith("bot:"):
             kind_ = holder[4:]
             if kind_ != "random" and kind_ not in series.rules.bots:
@@ -310,7 +317,9 @@ def history_for(match: Match, viewer: Viewer, after: int = 0) -> list[dict]:
     return out
 
 
-def play_bots(match: Match, *, max_moves: int = 100_000, rng: random.Random | None = None, now=None) -> int:
+def play_bots(
+    match: Match, *, max_moves: int = 100_000, rng: random.Random | None = None, now=None
+) -> int:
     """Let every bot seat whose turn it is move until a human must act or the
     match ends. Returns how many moves were made."""
     from games.core.playout import bot_command
@@ -376,7 +385,9 @@ def move_bots_due(now: float | None = None, delay_s: float = BOT_DELAY_S) -> int
     now = time.time() if now is None else now
     cutoff = to_datetime(now - delay_s)
     moves = 0
-    candidates = Match.objects.filter(status="live", updated_at__lte=cutoff, holders__bot__gt="").distinct()
+    candidates = Match.objects.filter(
+        status="live", updated_at__lte=cutoff, holders__bot__gt=""
+    ).distinct()
     for match in candidates:
         bots = {h.seat for h in match.holders.all() if h.bot}
         if not bots & set(match.waiting_on):

@@ -4,8 +4,8 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
-
 from eventlog.store import ConcurrencyError
+
 from games.core.protocol import SEAT, RuleError
 from games.core.registry import available, rules_for
 
@@ -55,7 +55,7 @@ def match_command(request, pk):
     try:
         command = json.loads(request.POST.get("command", ""))
     except json.JSONDecodeError:
-        messages.error(request, "the move must be a JSON object, e.g. {\"type\": \"pass\"}")
+        messages.error(request, 'the move must be a JSON object, e.g. {"type": "pass"}')
         return redirect("games:match", pk=pk)
     try:
         services.submit(

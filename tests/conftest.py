@@ -3,6 +3,7 @@
 Tests marked ``postgres`` need DATABASE_URL (PostgreSQL); ``redis`` needs
 REDIS_URL. Without them they are skipped and the run says so loudly; under
 CI=true a missing service fails the run instead."""
+
 import os
 
 import pytest

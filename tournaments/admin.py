@@ -1,4 +1,5 @@
 """The read models, read-only in the admin until the show pages come."""
+
 from django.contrib import admin
 
 from .models import BracketRecord, DisputeRecord, ItemRecord, ShowRecord
@@ -33,4 +34,12 @@ class ItemAdmin(ReadOnly):
 
 @admin.register(DisputeRecord)
 class DisputeAdmin(ReadOnly):
-    list_display = ("dispute_id", "show", "target_stream", "target_version", "filed_by", "status", "claimed_by")
+    list_display = (
+        "dispute_id",
+        "show",
+        "target_stream",
+        "target_version",
+        "filed_by",
+        "status",
+        "claimed_by",
+    )

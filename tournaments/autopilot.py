@@ -2,6 +2,7 @@
 candidate choice, nomination, bans) and, when asked to, the organizer's
 steps (a random main-match ranking, the game pick). Used by the demo, by
 `manage.py run_show` and by tests; people use the pages and the API."""
+
 from __future__ import annotations
 
 import random
@@ -42,15 +43,23 @@ def _organizer_choice(state, kind: str, rng: random.Random) -> dict | None:
         for duel in rnd.duels:
             if duel.dmo is not None and duel.game is None:
                 options = shows.ban_options(state, duel)
-                if all(w in duel.bans for w in (duel.candidate, duel.dmo)) or \
-                        state.options.get("game_pick") != "pool_with_bans":
-                    return {"type": "pick_game", "candidate": duel.candidate, "game": rng.choice(options)}
+                if (
+                    all(w in duel.bans for w in (duel.candidate, duel.dmo))
+                    or state.options.get("game_pick") != "pool_with_bans"
+                ):
+                    return {
+                        "type": "pick_game",
+                        "candidate": duel.candidate,
+                        "game": rng.choice(options),
+                    }
     if kind == "add_round":
         return {"type": "add_round", "title": f"Round {len(state.rounds) + 1}"}
     return None
 
 
-def step(stream: str, rng: random.Random, *, organizer: bool = True, now: float | None = None) -> bool:
+def step(
+    stream: str, rng: random.Random, *, organizer: bool = True, now: float | None = None
+) -> bool:
     """Make one show decision a bot (or the organizer's autopilot) owes.
     Returns False when only people (or matches) are awaited."""
     state, _, holders = load(stream)
@@ -72,7 +81,9 @@ def step(stream: str, rng: random.Random, *, organizer: bool = True, now: float 
     return False
 
 
-def run(stream: str, rng: random.Random, *, start: float, organizer: bool = True, max_steps: int = 500) -> float:
+def run(
+    stream: str, rng: random.Random, *, start: float, organizer: bool = True, max_steps: int = 500
+) -> float:
     """Drive a show with bots until it ends or waits for a person; matches
     are played on a simulated clock. Returns the clock's final time."""
     t = start

@@ -2,15 +2,17 @@
 engine's events (brackets.py) plus links to the matches that play each
 series. Winners advance the moment a series ends: the match listener
 records the result and opens the next series in the same transaction."""
+
 from __future__ import annotations
 
 import random
 import uuid
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from django.db import transaction
-
 from eventlog.store import ConcurrencyError, NewEvent, append, read
+
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.core.registry import rules_for
@@ -78,7 +80,9 @@ def create_bracket(
     )
     stream = f"bracket-{uuid.uuid4().hex[:16]}"
     with transaction.atomic():
-        append(stream, 0, [NewEvent(created["type"], created["data"])], actor=actor, role="organizer")
+        append(
+            stream, 0, [NewEvent(created["type"], created["data"])], actor=actor, role="organizer"
+        )
         _open_pending(stream, rng=rng, now=now)
     return stream
 
@@ -90,7 +94,9 @@ def _series_first_to(created: Mapping, round_label: str) -> int | None:
     return ft
 
 
-def _open_pending(stream: str, rng: random.Random | None = None, now: float | None = None) -> list[Match]:
+def _open_pending(
+    stream: str, rng: random.Random | None = None, now: float | None = None
+) -> list[Match]:
     """Create a match for every pending series that has none yet."""
     opened = []
     rows = read(stream)
@@ -156,15 +162,26 @@ def correct_series(stream: str, match: Match, state, now: float | None = None) -
     append(
         stream,
         rows[-1].version,
-        [NewEvent(VOIDED, {"series": series_id, "dropped": dropped, "unlinked": dropped[1:],
-                           "reason": "series overturned by a ruling"})],
+        [
+            NewEvent(
+                VOIDED,
+                {
+                    "series": series_id,
+                    "dropped": dropped,
+                    "unlinked": dropped[1:],
+                    "reason": "series overturned by a ruling",
+                },
+            )
+        ],
         actor="bracket",
         role="system",
     )
     for sid in dropped[1:]:
         if sid in links:
             old = Match.objects.get(stream=links[sid])
-            match_services.abandon(old, reason=f"bracket series {sid} reset: {series_id} was overturned")
+            match_services.abandon(
+                old, reason=f"bracket series {sid} reset: {series_id} was overturned"
+            )
     record_match_result(stream, match, state, now)
     return dropped
 
@@ -180,7 +197,13 @@ def record_match_result(stream: str, match: Match, state, now: float | None = No
     bouts = [int(state.scores.get(a, 0)), int(state.scores.get(b, 0))]
     event = brackets.result_event(bstate, a, b, winner, bouts)
     event["data"]["match_stream"] = match.stream
-    append(stream, rows[-1].version, [NewEvent(event["type"], event["data"])], actor="bracket", role="system")
+    append(
+        stream,
+        rows[-1].version,
+        [NewEvent(event["type"], event["data"])],
+        actor="bracket",
+        role="system",
+    )
     _open_pending(stream, now=now)
 
 
@@ -214,7 +237,7 @@ def void_series(stream: str, series_id: str, *, actor: str, reason: str) -> list
 def bracket_output(stream: str) -> dict:
     state, created, links = fold_bracket(read(stream))
     out = brackets.output(state)
-    for row, s in zip(out["series"], brackets.series_list(state)):
+    for row, s in zip(out["series"], brackets.series_list(state), strict=True):
         row["id"] = s.id
         row["match_stream"] = links.get(s.id)
     return out

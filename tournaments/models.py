@@ -1,4 +1,5 @@
 """Read models of the tournament side, rebuilt from the log."""
+
 from django.db import models
 
 

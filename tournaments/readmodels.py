@@ -1,4 +1,5 @@
 """Tournament read models, kept in step with the log and rebuildable."""
+
 from eventlog.models import StoredEvent
 from eventlog.readmodels import read_model
 
@@ -24,7 +25,9 @@ def project_bracket(row):
         return
     from .bracket_services import fold_bracket
 
-    rows = StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by("version")
+    rows = StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by(
+        "version"
+    )
     state, created, links = fold_bracket(rows)
     record, _ = BracketRecord.objects.update_or_create(
         stream=row.stream,
@@ -67,7 +70,9 @@ def project_show(row):
 
     from . import shows
 
-    rows = StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by("version")
+    rows = StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by(
+        "version"
+    )
     state = shows.fold(as_game_event(r) for r in rows)
     started = [r for r in state.rounds if r.status != "planned"]
     record, _ = ShowRecord.objects.update_or_create(
@@ -90,17 +95,28 @@ def project_show(row):
     record.items.all().delete()
     ItemRecord.objects.bulk_create(
         ItemRecord(
-            show=record, item_id=it.id, item=it.item, holder=it.holder, scope=it.scope,
-            given_by=it.given_by, status=it.status, used_in=it.used_in or "",
+            show=record,
+            item_id=it.id,
+            item=it.item,
+            holder=it.holder,
+            scope=it.scope,
+            given_by=it.given_by,
+            status=it.status,
+            used_in=it.used_in or "",
         )
         for it in state.items.values()
     )
     record.disputes.all().delete()
     DisputeRecord.objects.bulk_create(
         DisputeRecord(
-            show=record, dispute_id=d.id, target_stream=d.target_stream,
-            target_version=d.target_version, filed_by=d.filed_by, status=d.status,
-            claimed_by=d.claimed_by or "", ruling=dict(d.ruling) if d.ruling else None,
+            show=record,
+            dispute_id=d.id,
+            target_stream=d.target_stream,
+            target_version=d.target_version,
+            filed_by=d.filed_by,
+            status=d.status,
+            claimed_by=d.claimed_by or "",
+            ruling=dict(d.ruling) if d.ruling else None,
         )
         for d in state.disputes.values()
     )

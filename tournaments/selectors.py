@@ -1,4 +1,5 @@
 """Reads for the tournament side (read models only)."""
+
 from .models import ShowRecord
 
 

@@ -5,17 +5,19 @@ what needs the database: who is acting (role and entrant from the user),
 opening the death matches and the final as matches, feeding match results
 and item uses back into the show, and carrying out rulings on matches and
 brackets. Everything commits in one transaction with the append."""
+
 from __future__ import annotations
 
 import random
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from django.db import transaction
+from eventlog.store import ConcurrencyError, append, read
 
-from eventlog.store import ConcurrencyError, NewEvent, append, read
 from games import services as match_services
 from games.core.protocol import Ctx, Event, RuleError
 from games.core.registry import series_for
@@ -84,10 +86,18 @@ def create_show(
         if e not in entrants:
             raise RuleError(f"{e} is not an entrant of this show")
     stream = f"show-{uuid.uuid4().hex[:16]}"
-    ctx = Ctx(now=time.time() if now is None else now, rng=rng or match_services.secure_rng(), role="system")
-    events = shows.create_show(ctx, name, organizer, entrants, options, rounds=rounds, stream=stream)
+    ctx = Ctx(
+        now=time.time() if now is None else now,
+        rng=rng or match_services.secure_rng(),
+        role="system",
+    )
+    events = shows.create_show(
+        ctx, name, organizer, entrants, options, rounds=rounds, stream=stream
+    )
     first = events[0]
-    events[0] = Event(first.type, {**first.data, "holders": holders}, first.visible_to, first.public)
+    events[0] = Event(
+        first.type, {**first.data, "holders": holders}, first.visible_to, first.public
+    )
     with transaction.atomic():
         append(stream, 0, events, actor=organizer, role=shows.ORGANIZER)
         _reconcile(stream, ctx)
@@ -108,7 +118,11 @@ def command(
         raise RuleError("a command needs a type")
     for attempt in range(MAX_RETRIES):
         state, version, _ = load(stream)
-        ctx = Ctx(now=time.time() if now is None else now, rng=rng or match_services.secure_rng(), role="system")
+        ctx = Ctx(
+            now=time.time() if now is None else now,
+            rng=rng or match_services.secure_rng(),
+            role="system",
+        )
         full = {**cmd, "actor": acting.actor, "role": acting.role}
         if cmd["type"] == "rule_dispute":
             full.update(_ruling_flags(state, full))
@@ -137,7 +151,11 @@ def _system(stream: str, cmd: Mapping[str, Any], ctx: Ctx) -> None:
 
 
 def _seated(target_stream: Any, entrant: str) -> bool:
-    match = Match.objects.filter(stream=target_stream).first() if isinstance(target_stream, str) else None
+    match = (
+        Match.objects.filter(stream=target_stream).first()
+        if isinstance(target_stream, str)
+        else None
+    )
     return bool(match and entrant in match.seats)
 
 
@@ -148,14 +166,40 @@ def _reconcile(stream: str, ctx: Ctx) -> None:
     for rnd in state.rounds:
         for duel in rnd.duels:
             if duel.opened and duel.match_stream is None and duel.winner is None:
-                match = _open_match(state, holders, duel.seats, duel.game, duel.first_to,
-                                    "death_match", duel.dmo, f"{rnd.title}: death match {duel.candidate} v {duel.dmo}", ctx)
-                _system(stream, {"type": "death_match_linked", "round": rnd.id,
-                                 "candidate": duel.candidate, "match_stream": match.stream}, ctx)
+                match = _open_match(
+                    state,
+                    holders,
+                    duel.seats,
+                    duel.game,
+                    duel.first_to,
+                    "death_match",
+                    duel.dmo,
+                    f"{rnd.title}: death match {duel.candidate} v {duel.dmo}",
+                    ctx,
+                )
+                _system(
+                    stream,
+                    {
+                        "type": "death_match_linked",
+                        "round": rnd.id,
+                        "candidate": duel.candidate,
+                        "match_stream": match.stream,
+                    },
+                    ctx,
+                )
     f = state.final
     if f is not None and f.match_stream is None and f.winner is None:
-        match = _open_match(state, holders, f.players, f.game, f.first_to, "final", None,
-                            f"{state.name}: the final", ctx)
+        match = _open_match(
+            state,
+            holders,
+            f.players,
+            f.game,
+            f.first_to,
+            "final",
+            None,
+            f"{state.name}: the final",
+            ctx,
+        )
         _system(stream, {"type": "final_linked", "match_stream": match.stream}, ctx)
 
 
@@ -176,7 +220,7 @@ def _open_match(state, holders, seats, game, first_to, kind, advantage, title, c
         kind=kind,
         actor="platform",
         role="system",
-        chooser=advantage if advantage and not ("dmo" in rules.items) else None,
+        chooser=advantage if advantage and "dmo" not in rules.items else None,
         rng=ctx.rng,
         now=ctx.now,
     )
@@ -191,18 +235,44 @@ def _on_match_events(match: Match, new: list, state, now: float) -> None:
     kind, where = shows.match_kind(show_state, match.stream)
     for e in new:
         if e.type == "item_used" and e.data.get("item") != "dmo":
-            _system(match.show_stream, {"type": "item_used", "entrant": e.data["seat"],
-                                        "item": e.data["item"], "match_stream": match.stream}, ctx)
+            _system(
+                match.show_stream,
+                {
+                    "type": "item_used",
+                    "entrant": e.data["seat"],
+                    "item": e.data["item"],
+                    "match_stream": match.stream,
+                },
+                ctx,
+            )
     if not any(e.type in ("series_ended", "series_forfeited") for e in new):
         return
     winner = state.winners[0]
     loser = next(s for s in state.seats if s != winner)
     if kind == "death_match":
-        _system(match.show_stream, {"type": "death_match_result", "round": where[0], "candidate": where[1],
-                                    "winner": winner, "loser": loser, "match_stream": match.stream}, ctx)
+        _system(
+            match.show_stream,
+            {
+                "type": "death_match_result",
+                "round": where[0],
+                "candidate": where[1],
+                "winner": winner,
+                "loser": loser,
+                "match_stream": match.stream,
+            },
+            ctx,
+        )
     elif kind == "final":
-        _system(match.show_stream, {"type": "final_result", "winner": winner, "loser": loser,
-                                    "match_stream": match.stream}, ctx)
+        _system(
+            match.show_stream,
+            {
+                "type": "final_result",
+                "winner": winner,
+                "loser": loser,
+                "match_stream": match.stream,
+            },
+            ctx,
+        )
     _reconcile(match.show_stream, ctx)
 
 
@@ -215,7 +285,9 @@ def _simulate(match: Match, cmd: Mapping[str, Any]):
     loaded = match_services.load(match)
     series = series_for(match.game)
     state = loaded.state
-    for e in series.decide(state, cmd, Ctx(now=time.time(), rng=random.Random(0), role="moderator")):
+    for e in series.decide(
+        state, cmd, Ctx(now=time.time(), rng=random.Random(0), role="moderator")
+    ):
         state = series.evolve(state, e)
     return loaded.state, state
 
@@ -258,7 +330,8 @@ def _ruling_flags(state, cmd: Mapping[str, Any]) -> dict:
         except RuleError as exc:
             raise RuleError(f"that ruling cannot be carried out: {exc}") from None
     return {
-        "changes_series_winner": bool(before.finished or after.finished) and before.winners != after.winners,
+        "changes_series_winner": bool(before.finished or after.finished)
+        and before.winners != after.winners,
         "reopens_series": before.finished and not after.finished,
     }
 
@@ -276,12 +349,18 @@ def carry_out(applied: Mapping[str, Any], moderator: str) -> None:
         match_services.record_platform_event(
             match,
             "match_voided",
-            {"from_version": params["version"] + 1, "to_version": rows[-1].version,
-             "dispute_id": applied["dispute_id"], "moderators": applied.get("moderators", [])},
+            {
+                "from_version": params["version"] + 1,
+                "to_version": rows[-1].version,
+                "dispute_id": applied["dispute_id"],
+                "moderators": applied.get("moderators", []),
+            },
             actor=moderator,
             role="moderator",
         )
         return
     cmd = _ruling_command(ruling, params, match)
     if cmd is not None:
-        match_services.submit(match, None, {**cmd, "reason": reason}, actor=moderator, role="moderator")
+        match_services.submit(
+            match, None, {**cmd, "reason": reason}, actor=moderator, role="moderator"
+        )

@@ -11,10 +11,14 @@ from .show_services import acting_for, load
 
 
 def show_list(request):
-    return render(request, "tournaments/show_list.html", {
-        "shows": ShowRecord.objects.all()[:50],
-        "brackets": BracketRecord.objects.all()[:50],
-    })
+    return render(
+        request,
+        "tournaments/show_list.html",
+        {
+            "shows": ShowRecord.objects.all()[:50],
+            "brackets": BracketRecord.objects.all()[:50],
+        },
+    )
 
 
 def show_page(request, pk):
@@ -23,14 +27,18 @@ def show_page(request, pk):
     acting = acting_for(record.stream, request.user)
     view = shows.view(state, acting.role, acting.actor, now=time.time())
     log = shows.public_log(state, now=None if acting.role != shows.SPECTATOR else time.time())
-    return render(request, "tournaments/show.html", {
-        "show": record,
-        "acting": acting,
-        "view": view,
-        "log": log[-60:],
-        "matches": Match.objects.filter(show_stream=record.stream).order_by("id"),
-        "pending": shows.pending(state),
-    })
+    return render(
+        request,
+        "tournaments/show.html",
+        {
+            "show": record,
+            "acting": acting,
+            "view": view,
+            "log": log[-60:],
+            "matches": Match.objects.filter(show_stream=record.stream).order_by("id"),
+            "pending": shows.pending(state),
+        },
+    )
 
 
 def bracket_page(request, pk):

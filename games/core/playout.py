@@ -1,8 +1,9 @@
 """Playing whole matches with bots, for tests, benchmarks and the demo."""
+
 from __future__ import annotations
 
 import random
-from typing import Mapping
+from collections.abc import Mapping
 
 from .protocol import Ctx, Event, RuleError, Viewer
 from .series import MatchState, Series
@@ -12,7 +13,9 @@ def random_bot(view, seat, rng, legal):
     return rng.choice(legal)
 
 
-def bot_command(series: Series, state: MatchState, seat: str, kind: str, rng: random.Random) -> dict:
+def bot_command(
+    series: Series, state: MatchState, seat: str, kind: str, rng: random.Random
+) -> dict:
     """What the bot ``kind`` ("random" or one of the game's bots) plays now."""
     pending = [d for d in series.pending(state) if d.seat == seat]
     if pending and pending[0].kind == "choose_first":

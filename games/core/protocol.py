@@ -4,11 +4,13 @@ A game is pure: no Django, no clock, no RNG of its own. Time and chance reach
 it only through ``Ctx``, and what they produced is recorded in events so that
 ``evolve`` replays exactly.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 MODERATOR = "moderator"
 SPECTATOR = "spectator"
@@ -33,7 +35,7 @@ class Event:
     visible_to: tuple[str, ...] | None = None
     public: Mapping[str, Any] | None = None
 
-    def for_viewer(self, viewer: "Viewer") -> Mapping[str, Any] | None:
+    def for_viewer(self, viewer: Viewer) -> Mapping[str, Any] | None:
         """The data this viewer may see, or None when the event is hidden."""
         if self.visible_to is None or viewer.kind == MODERATOR:
             return self.data
@@ -50,7 +52,7 @@ class Event:
         }
 
     @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> "Event":
+    def from_json(cls, raw: Mapping[str, Any]) -> Event:
         vis = raw.get("visible_to")
         return cls(
             type=raw["type"],
@@ -66,7 +68,7 @@ class Viewer:
     seat: str | None = None
 
     @classmethod
-    def of_seat(cls, seat: str) -> "Viewer":
+    def of_seat(cls, seat: str) -> Viewer:
         return cls(SEAT, seat)
 
 

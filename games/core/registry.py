@@ -1,4 +1,5 @@
 """The registry of games: slug -> rules, and the series wrapper for each."""
+
 from __future__ import annotations
 
 import importlib

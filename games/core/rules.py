@@ -4,10 +4,12 @@ The series layer (series.py) wraps a ``BoutRules`` into a whole match, so
 first-to-N, first-player choice and alternation, drawn bouts and
 match-scoped items are written once for every game.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .protocol import Ctx, Decision, Event, Outcome, RuleError, Viewer
 

@@ -1,10 +1,12 @@
 """Scenario files (shared/scenarios/FORMAT.md): one bout from a stacked deal."""
+
 from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .protocol import MODERATOR_VIEW, Ctx, RuleError
 from .registry import GAME_MODULES, series_for
@@ -121,7 +123,7 @@ def compare(result: Mapping[str, Any], expect: Mapping[str, Any]) -> list[str]:
         if key == "steps":
             got = [s["ok"] for s in result["steps"]]
             if got != list(want):
-                for i, (g, w) in enumerate(zip(got, want), 1):
+                for i, (g, w) in enumerate(zip(got, want, strict=False), 1):
                     if g != w:
                         err = result["steps"][i - 1].get("error", "")
                         problems.append(f"step {i}: expected ok={w}, got ok={g} {err}".rstrip())

@@ -10,10 +10,12 @@ Series events: ``series_started``, ``first_player_chosen``, ``bout_scored``,
 ``series_forfeited``. Every other event belongs to the current bout.
 Bout events of type ``item_used`` (data ``seat``, ``item``) consume that item.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from .protocol import (
     MODERATOR,
@@ -336,7 +338,12 @@ class Series:
                 raise RuleError(f"name the new winner among {', '.join(state.seats)}")
             if state.finished and tuple(state.winners) == (winner,):
                 raise RuleError(f"{winner} already won this match")
-            return [Event("series_overturned", {"winners": [winner], "reason": reason or "overturned", "at": ctx.now})]
+            return [
+                Event(
+                    "series_overturned",
+                    {"winners": [winner], "reason": reason or "overturned", "at": ctx.now},
+                )
+            ]
         if state.finished:
             raise RuleError("the match is over")
         if kind == "pause":
@@ -357,12 +364,16 @@ class Series:
             if state.bout is None:
                 raise RuleError("no bout is in progress")
             if kind == "replay_bout":
-                replayed = Event("bout_replayed", {"bout": state.bout_no + 1, "reason": reason, "at": ctx.now})
+                replayed = Event(
+                    "bout_replayed", {"bout": state.bout_no + 1, "reason": reason, "at": ctx.now}
+                )
                 return [replayed] + self._bout_start(self.evolve(state, replayed), ctx)
             winner = command.get("winner")
             if winner not in state.seats:
                 raise RuleError(f"name the bout's winner among {', '.join(state.seats)}")
-            return self._score(state, Outcome((winner,), {winner: 1}, reason or "awarded by a ruling"), ctx)
+            return self._score(
+                state, Outcome((winner,), {winner: 1}, reason or "awarded by a ruling"), ctx
+            )
         seconds = command.get("seconds")
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds <= 0:
             raise RuleError("add a positive number of seconds")
@@ -397,14 +408,18 @@ class Series:
         for _ in range(10_000):
             if state.finished or state.bout is None or state.paused_since is not None:
                 break
-            due = [d for d in self.pending(state) if d.deadline is not None and d.deadline <= ctx.now]
+            due = [
+                d for d in self.pending(state) if d.deadline is not None and d.deadline <= ctx.now
+            ]
             if not due:
                 break
             first = min(due, key=lambda d: d.deadline)
             at = first.deadline
             game_decision = replace(first, deadline=self.game_time(state, at))
             sys_ctx = Ctx(now=at, rng=ctx.rng, seat=None, role="system")
-            new = self.rules.timeout(state.bout, game_decision, replace(sys_ctx, now=game_decision.deadline))
+            new = self.rules.timeout(
+                state.bout, game_decision, replace(sys_ctx, now=game_decision.deadline)
+            )
             new = self._after(state, new, sys_ctx)
             for e in new:
                 state = self.evolve(state, e)
@@ -441,7 +456,8 @@ class Series:
                 if viewer.kind == MODERATOR or (viewer.kind == SEAT and viewer.seat == s)
             },
             "pending": [
-                {"seat": d.seat, "kind": d.kind, "deadline": d.deadline} for d in self.pending(state)
+                {"seat": d.seat, "kind": d.kind, "deadline": d.deadline}
+                for d in self.pending(state)
             ],
             "history": [dict(h) for h in state.history],
             "bout": self.rules.view(bout, viewer) if bout is not None else None,

@@ -28,8 +28,8 @@ redacted ``public`` form):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 

@@ -1,4 +1,5 @@
 """Cards shared by Love Letter and Doubting Love Letter (ranks 1..8)."""
+
 from __future__ import annotations
 
 NAMES = {

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,40 +14,65 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stream', models.CharField(max_length=200, unique=True)),
-                ('game', models.CharField(max_length=50)),
-                ('title', models.CharField(blank=True, max_length=200)),
-                ('seats', models.JSONField(default=list)),
-                ('options', models.JSONField(default=dict)),
-                ('scores', models.JSONField(default=dict)),
-                ('status', models.CharField(default='live', max_length=20)),
-                ('winners', models.JSONField(default=list)),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('next_deadline', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('show_stream', models.CharField(blank=True, max_length=200)),
-                ('kind', models.CharField(blank=True, max_length=20)),
-                ('created_at', models.DateTimeField()),
-                ('updated_at', models.DateTimeField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("stream", models.CharField(max_length=200, unique=True)),
+                ("game", models.CharField(max_length=50)),
+                ("title", models.CharField(blank=True, max_length=200)),
+                ("seats", models.JSONField(default=list)),
+                ("options", models.JSONField(default=dict)),
+                ("scores", models.JSONField(default=dict)),
+                ("status", models.CharField(default="live", max_length=20)),
+                ("winners", models.JSONField(default=list)),
+                ("version", models.PositiveIntegerField(default=0)),
+                ("next_deadline", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("show_stream", models.CharField(blank=True, max_length=200)),
+                ("kind", models.CharField(blank=True, max_length=20)),
+                ("created_at", models.DateTimeField()),
+                ("updated_at", models.DateTimeField()),
             ],
             options={
-                'verbose_name_plural': 'matches',
-                'ordering': ['-id'],
+                "verbose_name_plural": "matches",
+                "ordering": ["-id"],
             },
         ),
         migrations.CreateModel(
-            name='SeatHolder',
+            name="SeatHolder",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.CharField(max_length=100)),
-                ('bot', models.CharField(blank=True, max_length=30)),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='holders', to='games.match')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seat", models.CharField(max_length=100)),
+                ("bot", models.CharField(blank=True, max_length=30)),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="holders",
+                        to="games.match",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'unique_together': {('match', 'seat')},
+                "unique_together": {("match", "seat")},
             },
         ),
     ]

@@ -1,8 +1,9 @@
 """After every append, arm the match's earliest deadline."""
+
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from django.conf import settings
 
@@ -15,7 +16,9 @@ def arm_after_append(rows) -> None:
         return
     from games.models import Match
 
-    for match in Match.objects.filter(stream__in=streams, status="live", next_deadline__isnull=False):
+    for match in Match.objects.filter(
+        stream__in=streams, status="live", next_deadline__isnull=False
+    ):
         arm(match.pk, match.next_deadline)
 
 
@@ -34,4 +37,4 @@ def arm(match_id: int, deadline: datetime) -> None:
 
 
 def seconds_until(deadline: datetime) -> float:
-    return (deadline - datetime.now(timezone.utc)).total_seconds()
+    return (deadline - datetime.now(UTC)).total_seconds()

@@ -1,6 +1,7 @@
 """The in-process clock worker of embedded mode (`make run`): one thread
 that sleeps until the earliest deadline of any match (or until an append
 wakes it) and enforces what is due. Production runs Celery instead."""
+
 from __future__ import annotations
 
 import logging

@@ -4,12 +4,15 @@ A deadline is enforced by submitting ``timeout`` through the same command
 path as a player, with a command id made from the match and the deadline,
 so enforcing the same deadline twice (the armed task and the sweep, or two
 workers) writes one set of events."""
+
 from __future__ import annotations
 
 import logging
 import time
+from datetime import UTC
 
 from eventlog.store import ConcurrencyError
+
 from games import services
 from games.core.protocol import RuleError
 from games.models import Match
@@ -32,8 +35,13 @@ def enforce_match(match_id: int, now: float | None = None) -> int:
     command_id = f"timeout:{match.stream}:{deadline:.3f}"
     try:
         rows = services.submit(
-            match, None, {"type": "timeout"}, role="system", actor="clock",
-            command_id=command_id, now=now,
+            match,
+            None,
+            {"type": "timeout"},
+            role="system",
+            actor="clock",
+            command_id=command_id,
+            now=now,
         )
     except RuleError:
         return 0  # the match moved on: nothing is due any more
@@ -44,10 +52,10 @@ def enforce_match(match_id: int, now: float | None = None) -> int:
 
 
 def due_matches(now: float | None = None) -> list[int]:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     now = time.time() if now is None else now
-    at = datetime.fromtimestamp(now, tz=timezone.utc)
+    at = datetime.fromtimestamp(now, tz=UTC)
     return list(
         Match.objects.filter(status="live", next_deadline__lte=at)
         .order_by("next_deadline")

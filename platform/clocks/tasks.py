@@ -1,4 +1,5 @@
 """Celery tasks: the armed deadline and the periodic sweep."""
+
 from celery import shared_task
 
 from .enforce import enforce_match, sweep

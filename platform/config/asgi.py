@@ -5,9 +5,8 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.auth import AuthMiddlewareStack  # noqa: E402
-
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(

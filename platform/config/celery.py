@@ -1,5 +1,6 @@
 """The Celery app. With REDIS_URL: a real broker, separate worker and beat.
 Without: a memory broker; the embedded server runs the clock loop itself."""
+
 import os
 
 from celery import Celery

@@ -1,6 +1,7 @@
 """The one settings module. Everything comes from the environment; with
 nothing set it runs embedded: SQLite in var/, the in-memory channel layer,
 Celery eager in-process, DEBUG on."""
+
 from __future__ import annotations
 
 import os

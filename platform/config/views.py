@@ -9,11 +9,15 @@ def home(request):
     from games.models import Match
     from tournaments.models import ShowRecord
 
-    return render(request, "home.html", {
-        "games": available(),
-        "shows": ShowRecord.objects.all()[:10],
-        "matches": Match.objects.filter(show_stream="").order_by("-id")[:10],
-    })
+    return render(
+        request,
+        "home.html",
+        {
+            "games": available(),
+            "shows": ShowRecord.objects.all()[:10],
+            "matches": Match.objects.filter(show_stream="").order_by("-id")[:10],
+        },
+    )
 
 
 def _check_database() -> tuple[bool, str]:

@@ -1,9 +1,10 @@
 """Read models: tables kept in step with the log inside each append, and
 rebuildable from it. Each registers how to empty itself and how to apply
 one event; ``rebuild_all`` replays the whole log through them."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .models import StoredEvent
 from .store import all_events, register_projector

@@ -4,12 +4,14 @@ Optimistic concurrency: the caller folds the stream, decides, and appends
 with the version it folded; a writer that lost the race gets
 ``ConcurrencyError`` and nothing is written.
 """
+
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
@@ -40,7 +42,7 @@ class NewEvent:
     public: Mapping[str, Any] | None = None  # what others see (None: nothing)
 
     @classmethod
-    def from_game(cls, event: Event) -> "NewEvent":
+    def from_game(cls, event: Event) -> NewEvent:
         return cls(event.type, dict(event.data), event.visible_to, event.public)
 
 
@@ -156,8 +158,15 @@ def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
     values, params = [], []
     for r in rows:
         values.append(_ROW_SQL)
-        params += [r.stream, r.version, r.type, json.dumps(r.data), json.dumps(r.metadata),
-                   r.command_id, r.command_seq]
+        params += [
+            r.stream,
+            r.version,
+            r.type,
+            json.dumps(r.data),
+            json.dumps(r.metadata),
+            r.command_id,
+            r.command_seq,
+        ]
     sql = (
         f"INSERT INTO {_TABLE} (stream, version, type, data, metadata, command_id, command_seq, recorded_at) "
         "SELECT v.stream, v.version, v.type, v.data, v.metadata, v.command_id, v.command_seq, statement_timestamp() "
@@ -171,7 +180,7 @@ def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
         returned = cur.fetchall()
     if len(returned) != len(rows):
         raise _Conflict
-    for row, (pk, at) in zip(rows, returned):
+    for row, (pk, at) in zip(rows, returned, strict=True):
         row.id, row.recorded_at = pk, at
         row._state.adding = False
         row._state.db = "default"

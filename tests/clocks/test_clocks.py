@@ -1,5 +1,6 @@
 """Clocks happen by themselves: armed Celery tasks, the beat sweep, the
 embedded thread, and a move racing its own timeout."""
+
 import os
 import random
 import signal
@@ -11,13 +12,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-from django.db import connection
-
 from clocks.enforce import enforce_match, sweep
+from django.db import connection
 from eventlog.store import read
+
 from games import services
 from games.core.protocol import MODERATOR_VIEW, RuleError
-from games.models import Match
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST_DLL = {"decision_s": 1, "reserve_s": 2, "reserve_step_s": 1, "first_to": 1}
@@ -25,8 +25,12 @@ FAST_DLL = {"decision_s": 1, "reserve_s": 2, "reserve_step_s": 1, "first_to": 1}
 
 def dll_match(now=None, options=FAST_DLL, seed=1):
     return services.create_match(
-        "doubting-love-letter", ["ana", "ben"], options=options,
-        setup={"first": "ana"}, rng=random.Random(seed), now=now,
+        "doubting-love-letter",
+        ["ana", "ben"],
+        options=options,
+        setup={"first": "ana"},
+        rng=random.Random(seed),
+        now=now,
     )
 
 
@@ -61,7 +65,12 @@ def test_reserve_is_spent_in_steps_by_a_late_move():
     hand = view["bout"]
     # ana plays 1.5 s after being asked: 0.5 s over => one 1 s step of reserve
     card = _playable(match, "ana")
-    services.submit(match, "ana", {"type": "play", "card": card, "claim": card, "target": "opponent"}, now=t0 + 1.5)
+    services.submit(
+        match,
+        "ana",
+        {"type": "play", "card": card, "claim": card, "target": "opponent"},
+        now=t0 + 1.5,
+    )
     rows = read(match.stream)
     played = [r for r in rows if r.type in ("card_played", "played")]
     assert played, [r.type for r in rows]
@@ -138,12 +147,27 @@ def celery_worker_proc(settings):
     procs = []
 
     def start(beat=True):
-        args = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
-                "-Q", queue, "--loglevel=WARNING", "--without-gossip", "--without-mingle",
-                "-s", f"/tmp/beat-{queue}"]
+        args = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "-Q",
+            queue,
+            "--loglevel=WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "-s",
+            f"/tmp/beat-{queue}",
+        ]
         if beat:
             args.append("-B")
-        p = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p = subprocess.Popen(
+            args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         procs.append(p)
         time.sleep(3)  # let it connect
         assert p.poll() is None, p.stderr.read().decode()[-2000:]
@@ -201,8 +225,12 @@ def test_move_racing_its_own_timeout_has_exactly_one_outcome():
         def move():
             barrier.wait()
             try:
-                services.submit(match, "ana", {"type": "play", "card": card, "claim": card, "target": "opponent"},
-                                now=deadline - 0.001)
+                services.submit(
+                    match,
+                    "ana",
+                    {"type": "play", "card": card, "claim": card, "target": "opponent"},
+                    now=deadline - 0.001,
+                )
             except Exception:
                 pass
             finally:
@@ -237,14 +265,35 @@ def test_pause_and_resume_shift_deadlines_by_the_paused_time():
     t0 = 5_000_000.0
     match = dll_match(now=t0)
     assert match.next_deadline.timestamp() == pytest.approx(t0 + 3)
-    services.submit(match, None, {"type": "pause", "reason": "stream down"}, role="moderator", actor="mod", now=t0 + 1)
+    services.submit(
+        match,
+        None,
+        {"type": "pause", "reason": "stream down"},
+        role="moderator",
+        actor="mod",
+        now=t0 + 1,
+    )
     match.refresh_from_db()
     assert match.next_deadline is None
     assert sweep(now=t0 + 100) == 0
-    services.submit(match, None, {"type": "resume", "reason": "back"}, role="moderator", actor="mod", now=t0 + 11)
+    services.submit(
+        match,
+        None,
+        {"type": "resume", "reason": "back"},
+        role="moderator",
+        actor="mod",
+        now=t0 + 11,
+    )
     match.refresh_from_db()
     assert match.next_deadline.timestamp() == pytest.approx(t0 + 13)
-    services.submit(match, None, {"type": "add_time", "seconds": 5, "reason": "lag"}, role="moderator", actor="mod", now=t0 + 12)
+    services.submit(
+        match,
+        None,
+        {"type": "add_time", "seconds": 5, "reason": "lag"},
+        role="moderator",
+        actor="mod",
+        now=t0 + 12,
+    )
     match.refresh_from_db()
     assert match.next_deadline.timestamp() == pytest.approx(t0 + 18)
     with pytest.raises(RuleError, match="only a moderator"):
@@ -256,7 +305,9 @@ def test_pause_and_resume_shift_deadlines_by_the_paused_time():
 @pytest.mark.django_db
 def test_bots_move_by_themselves_after_a_short_delay():
     match = services.create_match(
-        "love-me-not", ["ana", "ben"], holders={"ana": "bot:random", "ben": "bot:heuristic"},
+        "love-me-not",
+        ["ana", "ben"],
+        holders={"ana": "bot:random", "ben": "bot:heuristic"},
         rng=random.Random(3),
     )
     from games.models import Match as M

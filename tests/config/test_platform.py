@@ -4,7 +4,6 @@ import platform
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
-
 from eventlog.models import StoredEvent
 from eventlog.store import NewEvent, append
 
@@ -62,6 +61,10 @@ def test_settings_refuse_production_without_a_secret_key(tmp_path):
     env["DJANGO_SECRET_KEY"] = "x" * 50
     env["DJANGO_ALLOWED_HOSTS"] = "shows.example.org"
     proc = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy"], cwd=root, env=env, capture_output=True, text=True
+        [sys.executable, "manage.py", "check", "--deploy"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr

@@ -1,17 +1,17 @@
 import os
 import random
-import time
 import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
-
 from eventlog.models import StoredEvent
 from eventlog.store import ConcurrencyError, NewEvent, append, read, read_for, stream_version
+
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, Viewer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,7 +88,10 @@ def test_sqlite_migration_installs_the_triggers(tmp_path):
     env.update(SQLITE_PATH=str(db), VAR_DIR=str(tmp_path))
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "eventlog", "--noinput"],
-        cwd=ROOT, env=env, check=True, capture_output=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
     )
     con = sqlite3.connect(db)
     con.execute(
@@ -108,7 +111,9 @@ def test_read_for_gives_each_viewer_only_what_it_may_see():
         "s-6",
         0,
         [
-            NewEvent("dealt", {"seat": "ana", "card": "7"}, visible_to=["ana"], public={"seat": "ana"}),
+            NewEvent(
+                "dealt", {"seat": "ana", "card": "7"}, visible_to=["ana"], public={"seat": "ana"}
+            ),
             NewEvent("secret", {"card": "8"}, visible_to=["ben"], public=None),
             NewEvent("open", {"card": "3"}),
             NewEvent("mods_only", {"card": "5"}, visible_to=[], public=None),
@@ -179,7 +184,7 @@ def test_mixed_run_of_2000_appends_is_gapless_and_undoubled():
         try:
             for i in range(per_thread):
                 cid = f"t{k}-{i}"
-                for attempt in range(2 if i % 10 == 0 else 1):  # some retried on purpose
+                for _attempt in range(2 if i % 10 == 0 else 1):  # some retried on purpose
                     while True:
                         try:
                             append(stream, stream_version(stream), ev(1, cid=cid), command_id=cid)

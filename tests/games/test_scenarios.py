@@ -1,5 +1,6 @@
 """Every scenario file, the shared examples and the project's own rule cases,
 must pass as written."""
+
 from pathlib import Path
 
 import pytest

@@ -1,14 +1,15 @@
 """Whole matches played through the services and the event store, then
 rebuilt from the log; commands, rejections and redaction end to end."""
+
 import json
 import random
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
-
 from eventlog.models import StoredEvent
 from eventlog.store import read
+
 from games import services
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, RuleError, Viewer
 from games.core.registry import series_for
@@ -26,17 +27,31 @@ FULL_GAMES = [
 
 def read_models():
     return (
-        list(Match.objects.values("stream", "game", "seats", "scores", "status", "winners", "version", "next_deadline").order_by("stream")),
-        list(SeatHolder.objects.values("match__stream", "seat", "user_id", "bot").order_by("match__stream", "seat")),
+        list(
+            Match.objects.values(
+                "stream", "game", "seats", "scores", "status", "winners", "version", "next_deadline"
+            ).order_by("stream")
+        ),
+        list(
+            SeatHolder.objects.values("match__stream", "seat", "user_id", "bot").order_by(
+                "match__stream", "seat"
+            )
+        ),
     )
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("game,seats,options", FULL_GAMES, ids=[f"{g}-{len(s)}" for g, s, _ in FULL_GAMES])
+@pytest.mark.parametrize(
+    "game,seats,options", FULL_GAMES, ids=[f"{g}-{len(s)}" for g, s, _ in FULL_GAMES]
+)
 def test_full_bot_match_through_services_then_rebuilt(game, seats, options):
     rng = random.Random(5)
     match = services.create_match(
-        game, seats, options=options, holders={s: "bot:heuristic" for s in seats}, rng=rng,
+        game,
+        seats,
+        options=options,
+        holders={s: "bot:heuristic" for s in seats},
+        rng=rng,
         now=1_000_000.0,
     )
     services.run_bots(match, start=1_000_000.0, rng=rng)
@@ -101,7 +116,9 @@ def test_history_and_views_are_redacted_per_viewer():
 @pytest.mark.django_db
 def test_api_commands_and_errors(client):
     user = User.objects.create_user("ana_user", password="pw-123456")
-    match = services.create_match("love-me-not", ["ana", "ben"], holders={"ana": user.pk}, rng=random.Random(4))
+    match = services.create_match(
+        "love-me-not", ["ana", "ben"], holders={"ana": user.pk}, rng=random.Random(4)
+    )
     url = f"/api/matches/{match.pk}/commands"
     # a spectator may not move
     resp = client.post(url, {"command": {"type": "choose"}}, content_type="application/json")
@@ -109,10 +126,16 @@ def test_api_commands_and_errors(client):
     client.force_login(user)
     resp = client.post(url, {"nope": 1}, content_type="application/json")
     assert resp.status_code == 400
-    resp = client.post(url, {"command": {"type": "choose", "keep": "2H", "discard": "2H"}}, content_type="application/json")
+    resp = client.post(
+        url,
+        {"command": {"type": "choose", "keep": "2H", "discard": "2H"}},
+        content_type="application/json",
+    )
     assert resp.status_code == 422 and resp.json()["error"]
     legal = series_for("love-me-not").rules.legal_commands(services.load(match).state.bout, "ana")
-    resp = client.post(url, {"command": legal[0], "command_id": "x1"}, content_type="application/json")
+    resp = client.post(
+        url, {"command": legal[0], "command_id": "x1"}, content_type="application/json"
+    )
     assert resp.status_code == 201, resp.content
     view = client.get(f"/api/matches/{match.pk}/").json()
     assert view["viewer"] == {"kind": "seat", "seat": "ana"}
@@ -124,7 +147,9 @@ def test_api_commands_and_errors(client):
 @pytest.mark.django_db
 def test_match_page_renders_for_seat_and_spectator(client):
     user = User.objects.create_user("ana_user", password="pw-123456")
-    match = services.create_match("love-me-not", ["ana", "ben"], holders={"ana": user.pk}, rng=random.Random(4))
+    match = services.create_match(
+        "love-me-not", ["ana", "ben"], holders={"ana": user.pk}, rng=random.Random(4)
+    )
     resp = client.get(f"/games/matches/{match.pk}/")
     assert resp.status_code == 200 and b"spectator" in resp.content
     client.force_login(user)
@@ -135,7 +160,9 @@ def test_match_page_renders_for_seat_and_spectator(client):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("slug", ["doubting-love-letter", "love-letter", "love-me-not", "higher-lower", "bleven"])
+@pytest.mark.parametrize(
+    "slug", ["doubting-love-letter", "love-letter", "love-me-not", "higher-lower", "bleven"]
+)
 def test_rules_pages_render(client, slug):
     resp = client.get(f"/games/rules/{slug}/")
     assert resp.status_code == 200

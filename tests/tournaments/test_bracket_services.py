@@ -1,11 +1,12 @@
 """Brackets played on the platform: matches opened per series, winners
 advancing the moment a series ends, overturns resetting dependents."""
+
 import random
 
 import pytest
 from django.core.management import call_command
-
 from eventlog.store import read
+
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.models import Match
@@ -27,8 +28,16 @@ def play_all(stream, rng, t=1_000_000.0, limit=50):
 
 def snapshot():
     return (
-        list(BracketRecord.objects.values("stream", "standings", "champion", "status").order_by("stream")),
-        list(BracketSeriesRecord.objects.values("series_id", "a", "b", "winner", "match_stream").order_by("bracket__stream", "position")),
+        list(
+            BracketRecord.objects.values("stream", "standings", "champion", "status").order_by(
+                "stream"
+            )
+        ),
+        list(
+            BracketSeriesRecord.objects.values(
+                "series_id", "a", "b", "winner", "match_stream"
+            ).order_by("bracket__stream", "position")
+        ),
         list(Match.objects.values("stream", "scores", "status", "winners").order_by("stream")),
     )
 
@@ -37,8 +46,13 @@ def snapshot():
 def test_single_elimination_bracket_plays_to_a_champion_through_matches():
     rng = random.Random(7)
     stream = bs.create_bracket(
-        name="Cup", game="higher-lower", format="single", entrants=["ana", "ben", "cal", "dee", "eve"],
-        options={"third_place": True}, holders=BOTS, rng=rng,
+        name="Cup",
+        game="higher-lower",
+        format="single",
+        entrants=["ana", "ben", "cal", "dee", "eve"],
+        options={"third_place": True},
+        holders=BOTS,
+        rng=rng,
     )
     record = BracketRecord.objects.get(stream=stream)
     # 5 entrants: size 8, three byes; only ana has... R1 has one real series
@@ -64,8 +78,12 @@ def test_single_elimination_bracket_plays_to_a_champion_through_matches():
 def test_round_robin_bracket_standings_come_from_match_results():
     rng = random.Random(3)
     stream = bs.create_bracket(
-        name="League", game="higher-lower", format="round_robin", entrants=["ana", "ben", "cal"],
-        holders=BOTS, rng=rng,
+        name="League",
+        game="higher-lower",
+        format="round_robin",
+        entrants=["ana", "ben", "cal"],
+        holders=BOTS,
+        rng=rng,
     )
     play_all(stream, rng)
     record = BracketRecord.objects.get(stream=stream)
@@ -78,8 +96,12 @@ def test_round_robin_bracket_standings_come_from_match_results():
 def test_overturn_voids_the_series_and_its_dependents_and_reopens_them():
     rng = random.Random(11)
     stream = bs.create_bracket(
-        name="Cup", game="higher-lower", format="single", entrants=["ana", "ben", "cal", "dee"],
-        holders=BOTS, rng=rng,
+        name="Cup",
+        game="higher-lower",
+        format="single",
+        entrants=["ana", "ben", "cal", "dee"],
+        holders=BOTS,
+        rng=rng,
     )
     play_all(stream, rng)
     out = bs.bracket_output(stream)

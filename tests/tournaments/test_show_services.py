@@ -1,12 +1,13 @@
 """Shows on the platform: a whole show by bots, items used in matches,
 disputes carried out on matches and brackets, roles refused."""
+
 import random
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from eventlog.store import read
 
-from eventlog.store import as_game_event, read
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.models import Match
@@ -25,11 +26,19 @@ T0 = 1_000_000.0
 def show(options=None, entrants=ENTRANTS, rng=None, holders=None):
     rng = rng or random.Random(1)
     stream = ss.create_show(
-        name="Demo night", organizer="olga", entrants=entrants,
-        options={"death_match_first_to": 1, "final_first_to": 1, "step_deadline_s": 0,
-                 "game_pool": ["doubting-love-letter", "love-me-not", "higher-lower"], **(options or {})},
+        name="Demo night",
+        organizer="olga",
+        entrants=entrants,
+        options={
+            "death_match_first_to": 1,
+            "final_first_to": 1,
+            "step_deadline_s": 0,
+            "game_pool": ["doubting-love-letter", "love-me-not", "higher-lower"],
+            **(options or {}),
+        },
         holders=holders if holders is not None else {e: "bot:heuristic" for e in entrants},
-        now=T0, rng=rng,
+        now=T0,
+        rng=rng,
     )
     ss.command(stream, {"type": "appoint_moderator", "username": "mia"}, ORG, now=T0)
     ss.command(stream, {"type": "appoint_moderator", "username": "max"}, ORG, now=T0)
@@ -42,10 +51,26 @@ def state_of(stream):
 
 def read_models():
     return (
-        list(ShowRecord.objects.values("stream", "status", "champion", "round_no", "moderators").order_by("stream")),
-        list(ShowEntrantRecord.objects.values("show__stream", "name", "status").order_by("show__stream", "position")),
-        list(ItemRecord.objects.values("show__stream", "item_id", "holder", "status", "used_in").order_by("show__stream", "item_id")),
-        list(DisputeRecord.objects.values("show__stream", "dispute_id", "status", "ruling").order_by("show__stream", "dispute_id")),
+        list(
+            ShowRecord.objects.values(
+                "stream", "status", "champion", "round_no", "moderators"
+            ).order_by("stream")
+        ),
+        list(
+            ShowEntrantRecord.objects.values("show__stream", "name", "status").order_by(
+                "show__stream", "position"
+            )
+        ),
+        list(
+            ItemRecord.objects.values(
+                "show__stream", "item_id", "holder", "status", "used_in"
+            ).order_by("show__stream", "item_id")
+        ),
+        list(
+            DisputeRecord.objects.values("show__stream", "dispute_id", "status", "ruling").order_by(
+                "show__stream", "dispute_id"
+            )
+        ),
         list(Match.objects.values("stream", "status", "winners", "scores").order_by("stream")),
     )
 
@@ -83,13 +108,23 @@ def test_items_granted_transferred_used_in_a_match_and_revoked():
 
     def inv():
         st = state_of(stream)
-        rows = {r.item_id: (r.holder, r.status) for r in ItemRecord.objects.filter(show__stream=stream)}
+        rows = {
+            r.item_id: (r.holder, r.status) for r in ItemRecord.objects.filter(show__stream=stream)
+        }
         folded = {it.id: (it.holder, it.status) for it in st.items.values()}
         assert rows == folded  # the read model is the fold, after every step
         return st
 
-    g = lambda who, item, scope="any": {"type": "grant_item", "entrant": who, "item": item,  # noqa: E731
-                                        "scope": scope, "given_by": "Adalbert", "reason": "prize"}
+    def g(who, item, scope="any"):
+        return {
+            "type": "grant_item",
+            "entrant": who,
+            "item": item,
+            "scope": scope,
+            "given_by": "Adalbert",
+            "reason": "prize",
+        }
+
     for e in ENTRANTS:
         ss.command(stream, g(e, "insurance", "death_match"), MOD1, now=T0)
     ss.command(stream, g("ana", "plus_one", "final"), MOD1, now=T0)
@@ -99,17 +134,42 @@ def test_items_granted_transferred_used_in_a_match_and_revoked():
         ss.command(stream, g("ana", "plus_one"), ss.Acting("ben", shows.PLAYER), now=T0)
     st = inv()
     ana_items = [it.id for it in shows.inventory(st, "ana")]
-    ss.command(stream, {"type": "transfer_item", "from": "ana", "to": "ben", "item_id": ana_items[0], "reason": "gift"}, ss.Acting("ana", shows.PLAYER), now=T0)
+    ss.command(
+        stream,
+        {
+            "type": "transfer_item",
+            "from": "ana",
+            "to": "ben",
+            "item_id": ana_items[0],
+            "reason": "gift",
+        },
+        ss.Acting("ana", shows.PLAYER),
+        now=T0,
+    )
     with pytest.raises(RuleError):
-        ss.command(stream, {"type": "transfer_item", "from": "ben", "to": "cal", "item_id": ana_items[0]}, ss.Acting("cal", shows.PLAYER), now=T0)
+        ss.command(
+            stream,
+            {"type": "transfer_item", "from": "ben", "to": "cal", "item_id": ana_items[0]},
+            ss.Acting("cal", shows.PLAYER),
+            now=T0,
+        )
     st = inv()
-    ss.command(stream, {"type": "revoke_item", "item_id": ana_items[1], "reason": "rules breach"}, MOD2, now=T0)
+    ss.command(
+        stream,
+        {"type": "revoke_item", "item_id": ana_items[1], "reason": "rules breach"},
+        MOD2,
+        now=T0,
+    )
     inv()
     # play the show: death matches get the insurance items; uses come back from the matches
     autopilot.run(stream, rng, start=T0)
     st = inv()
     used = [it for it in st.items.values() if it.status == "used"]
-    dm_streams = set(Match.objects.filter(show_stream=stream, kind="death_match").values_list("stream", flat=True))
+    dm_streams = set(
+        Match.objects.filter(show_stream=stream, kind="death_match").values_list(
+            "stream", flat=True
+        )
+    )
     assert all(it.used_in in dm_streams for it in used)
     for it in used:  # each use is an item_used event in that match's stream
         assert any(r.type == "item_used" and r.data["seat"] == it.holder for r in read(it.used_in))
@@ -130,17 +190,52 @@ def test_dispute_void_back_to_a_version_and_play_on():
     match_services.run_bots(dm, start=T0 + 100, rng=rng, max_moves=2)
     assert read(dm.stream)[-1].version > v
     seat = dm.seats[0]
-    ss.command(stream, {"type": "file_dispute", "target_stream": dm.stream, "target_version": v + 1,
-                        "text": "my move was misread"}, ss.Acting(seat, shows.PLAYER), now=T0)
+    ss.command(
+        stream,
+        {
+            "type": "file_dispute",
+            "target_stream": dm.stream,
+            "target_version": v + 1,
+            "text": "my move was misread",
+        },
+        ss.Acting(seat, shows.PLAYER),
+        now=T0,
+    )
     st = state_of(stream)
     did = next(iter(st.disputes))
     with pytest.raises(RuleError):
-        ss.command(stream, {"type": "claim_dispute", "dispute_id": did}, ss.Acting(seat, shows.PLAYER), now=T0)
+        ss.command(
+            stream,
+            {"type": "claim_dispute", "dispute_id": did},
+            ss.Acting(seat, shows.PLAYER),
+            now=T0,
+        )
     ss.command(stream, {"type": "claim_dispute", "dispute_id": did}, MOD1, now=T0)
     with pytest.raises(RuleError):
-        ss.command(stream, {"type": "rule_dispute", "dispute_id": did, "ruling": "void_to", "params": {"version": v}, "reason": "x"}, MOD2, now=T0)
-    ss.command(stream, {"type": "rule_dispute", "dispute_id": did, "ruling": "void_to", "params": {"version": v},
-                        "reason": "misread move"}, MOD1, now=T0)
+        ss.command(
+            stream,
+            {
+                "type": "rule_dispute",
+                "dispute_id": did,
+                "ruling": "void_to",
+                "params": {"version": v},
+                "reason": "x",
+            },
+            MOD2,
+            now=T0,
+        )
+    ss.command(
+        stream,
+        {
+            "type": "rule_dispute",
+            "dispute_id": did,
+            "ruling": "void_to",
+            "params": {"version": v},
+            "reason": "misread move",
+        },
+        MOD1,
+        now=T0,
+    )
     history = match_services.history_for(dm, match_services.MODERATOR_VIEW)
     assert any(e.get("void") for e in history)
     assert any(e["type"] == "match_voided" for e in history)
@@ -158,9 +253,14 @@ def test_dispute_void_back_to_a_version_and_play_on():
 def test_overturn_needs_a_second_moderator_and_resets_dependent_bracket_series():
     rng = random.Random(13)
     stream = show(rng=rng)
-    cup = bs.create_bracket(name="Side cup", game="higher-lower", format="single",
-                            entrants=["ana", "ben", "cal", "dee"],
-                            holders={e: "bot:heuristic" for e in ["ana", "ben", "cal", "dee"]}, rng=rng)
+    cup = bs.create_bracket(
+        name="Side cup",
+        game="higher-lower",
+        format="single",
+        entrants=["ana", "ben", "cal", "dee"],
+        holders={e: "bot:heuristic" for e in ["ana", "ben", "cal", "dee"]},
+        rng=rng,
+    )
     t = T0
     for _ in range(20):
         live = list(Match.objects.filter(show_stream=cup, status="live"))
@@ -173,15 +273,36 @@ def test_overturn_needs_a_second_moderator_and_resets_dependent_bracket_series()
     final_before = next(s for s in out["series"] if s["round"] == "R2")
     loser = r1["b"] if r1["winner"] == r1["a"] else r1["a"]
     target = Match.objects.get(stream=r1["match_stream"])
-    ss.command(stream, {"type": "file_dispute", "target_stream": target.stream, "target_version": read(target.stream)[-1].version,
-                        "text": "the winner's bot misbehaved"}, MOD1, now=T0)
+    ss.command(
+        stream,
+        {
+            "type": "file_dispute",
+            "target_stream": target.stream,
+            "target_version": read(target.stream)[-1].version,
+            "text": "the winner's bot misbehaved",
+        },
+        MOD1,
+        now=T0,
+    )
     did = next(iter(state_of(stream).disputes))
     ss.command(stream, {"type": "claim_dispute", "dispute_id": did}, MOD1, now=T0)
-    ss.command(stream, {"type": "rule_dispute", "dispute_id": did, "ruling": "overturn_series",
-                        "params": {"winner": loser}, "reason": "bot misbehaved"}, MOD1, now=T0)
+    ss.command(
+        stream,
+        {
+            "type": "rule_dispute",
+            "dispute_id": did,
+            "ruling": "overturn_series",
+            "params": {"winner": loser},
+            "reason": "bot misbehaved",
+        },
+        MOD1,
+        now=T0,
+    )
     # nothing changed yet: the new winner awaits a second moderator
     assert Match.objects.get(pk=target.pk).winners == [r1["winner"]]
-    assert DisputeRecord.objects.get(show__stream=stream, dispute_id=did).status == "awaiting_approval"
+    assert (
+        DisputeRecord.objects.get(show__stream=stream, dispute_id=did).status == "awaiting_approval"
+    )
     with pytest.raises(RuleError):
         ss.command(stream, {"type": "approve_ruling", "dispute_id": did}, MOD1, now=T0)
     ss.command(stream, {"type": "approve_ruling", "dispute_id": did}, MOD2, now=T0)
@@ -207,7 +328,18 @@ def test_every_role_is_refused_what_it_may_not_do():
     refused = [
         (player, {"type": "enter_ranking", "ranking": [[e] for e in ENTRANTS]}, "organizer"),
         (MOD1, {"type": "appoint_moderator", "username": "zed"}, "organizer"),
-        (spectator, {"type": "grant_item", "entrant": "ana", "item": "insurance", "scope": "any", "given_by": "x", "reason": "x"}, "spectators may only watch"),
+        (
+            spectator,
+            {
+                "type": "grant_item",
+                "entrant": "ana",
+                "item": "insurance",
+                "scope": "any",
+                "given_by": "x",
+                "reason": "x",
+            },
+            "spectators may only watch",
+        ),
         (player, {"type": "claim_dispute", "dispute_id": "d-1"}, ""),
         (player, {"type": "death_match_result", "candidate": "ana", "winner": "ana"}, ""),
     ]
@@ -233,8 +365,14 @@ def test_show_and_bracket_pages_render(client):
     assert record.champion.encode() in resp.content
     assert client.get("/shows/").status_code == 200
     assert client.get("/").status_code == 200
-    cup = bs.create_bracket(name="Cup", game="love-me-not", format="single", entrants=["ana", "ben", "cal"],
-                            holders={e: "bot:random" for e in ["ana", "ben", "cal"]}, rng=rng)
+    cup = bs.create_bracket(
+        name="Cup",
+        game="love-me-not",
+        format="single",
+        entrants=["ana", "ben", "cal"],
+        holders={e: "bot:random" for e in ["ana", "ben", "cal"]},
+        rng=rng,
+    )
     from tournaments.models import BracketRecord
 
     resp = client.get(f"/shows/brackets/{BracketRecord.objects.get(stream=cup).pk}/")

@@ -5,47 +5,62 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='BracketRecord',
+            name="BracketRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stream', models.CharField(max_length=200, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('game', models.CharField(max_length=50)),
-                ('format', models.CharField(max_length=20)),
-                ('entrants', models.JSONField(default=list)),
-                ('standings', models.JSONField(default=list)),
-                ('champion', models.CharField(blank=True, max_length=100)),
-                ('status', models.CharField(default='running', max_length=20)),
-                ('version', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("stream", models.CharField(max_length=200, unique=True)),
+                ("name", models.CharField(max_length=200)),
+                ("game", models.CharField(max_length=50)),
+                ("format", models.CharField(max_length=20)),
+                ("entrants", models.JSONField(default=list)),
+                ("standings", models.JSONField(default=list)),
+                ("champion", models.CharField(blank=True, max_length=100)),
+                ("status", models.CharField(default="running", max_length=20)),
+                ("version", models.PositiveIntegerField(default=0)),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
         migrations.CreateModel(
-            name='BracketSeriesRecord',
+            name="BracketSeriesRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('series_id', models.CharField(max_length=20)),
-                ('round', models.CharField(max_length=10)),
-                ('position', models.PositiveIntegerField()),
-                ('a', models.CharField(max_length=100)),
-                ('b', models.CharField(blank=True, max_length=100)),
-                ('winner', models.CharField(blank=True, max_length=100)),
-                ('match_stream', models.CharField(blank=True, max_length=200)),
-                ('bracket', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='series', to='tournaments.bracketrecord')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("series_id", models.CharField(max_length=20)),
+                ("round", models.CharField(max_length=10)),
+                ("position", models.PositiveIntegerField()),
+                ("a", models.CharField(max_length=100)),
+                ("b", models.CharField(blank=True, max_length=100)),
+                ("winner", models.CharField(blank=True, max_length=100)),
+                ("match_stream", models.CharField(blank=True, max_length=200)),
+                (
+                    "bracket",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="series",
+                        to="tournaments.bracketrecord",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['bracket', 'position'],
-                'unique_together': {('bracket', 'series_id')},
+                "ordering": ["bracket", "position"],
+                "unique_together": {("bracket", "series_id")},
             },
         ),
     ]

@@ -5,77 +5,117 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tournaments', '0001_initial'),
+        ("tournaments", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ShowRecord',
+            name="ShowRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stream', models.CharField(max_length=200, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('organizer', models.CharField(max_length=150)),
-                ('moderators', models.JSONField(default=list)),
-                ('status', models.CharField(default='running', max_length=20)),
-                ('champion', models.CharField(blank=True, max_length=150)),
-                ('round_no', models.PositiveIntegerField(default=0)),
-                ('version', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("stream", models.CharField(max_length=200, unique=True)),
+                ("name", models.CharField(max_length=200)),
+                ("organizer", models.CharField(max_length=150)),
+                ("moderators", models.JSONField(default=list)),
+                ("status", models.CharField(default="running", max_length=20)),
+                ("champion", models.CharField(blank=True, max_length=150)),
+                ("round_no", models.PositiveIntegerField(default=0)),
+                ("version", models.PositiveIntegerField(default=0)),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
         migrations.CreateModel(
-            name='ShowEntrantRecord',
+            name="ShowEntrantRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=150)),
-                ('status', models.CharField(max_length=20)),
-                ('position', models.PositiveIntegerField()),
-                ('show', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entrants', to='tournaments.showrecord')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=150)),
+                ("status", models.CharField(max_length=20)),
+                ("position", models.PositiveIntegerField()),
+                (
+                    "show",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="entrants",
+                        to="tournaments.showrecord",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['show', 'position'],
-                'unique_together': {('show', 'name')},
+                "ordering": ["show", "position"],
+                "unique_together": {("show", "name")},
             },
         ),
         migrations.CreateModel(
-            name='ItemRecord',
+            name="ItemRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('item_id', models.CharField(max_length=20)),
-                ('item', models.CharField(max_length=30)),
-                ('holder', models.CharField(max_length=150)),
-                ('scope', models.CharField(max_length=20)),
-                ('given_by', models.CharField(max_length=150)),
-                ('status', models.CharField(max_length=20)),
-                ('used_in', models.CharField(blank=True, max_length=200)),
-                ('show', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='tournaments.showrecord')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("item_id", models.CharField(max_length=20)),
+                ("item", models.CharField(max_length=30)),
+                ("holder", models.CharField(max_length=150)),
+                ("scope", models.CharField(max_length=20)),
+                ("given_by", models.CharField(max_length=150)),
+                ("status", models.CharField(max_length=20)),
+                ("used_in", models.CharField(blank=True, max_length=200)),
+                (
+                    "show",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="items",
+                        to="tournaments.showrecord",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['show', 'item_id'],
-                'unique_together': {('show', 'item_id')},
+                "ordering": ["show", "item_id"],
+                "unique_together": {("show", "item_id")},
             },
         ),
         migrations.CreateModel(
-            name='DisputeRecord',
+            name="DisputeRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('dispute_id', models.CharField(max_length=20)),
-                ('target_stream', models.CharField(max_length=200)),
-                ('target_version', models.PositiveIntegerField()),
-                ('filed_by', models.CharField(max_length=150)),
-                ('status', models.CharField(max_length=30)),
-                ('claimed_by', models.CharField(blank=True, max_length=150)),
-                ('ruling', models.JSONField(blank=True, null=True)),
-                ('show', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='disputes', to='tournaments.showrecord')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("dispute_id", models.CharField(max_length=20)),
+                ("target_stream", models.CharField(max_length=200)),
+                ("target_version", models.PositiveIntegerField()),
+                ("filed_by", models.CharField(max_length=150)),
+                ("status", models.CharField(max_length=30)),
+                ("claimed_by", models.CharField(blank=True, max_length=150)),
+                ("ruling", models.JSONField(blank=True, null=True)),
+                (
+                    "show",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="disputes",
+                        to="tournaments.showrecord",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['show', 'dispute_id'],
-                'unique_together': {('show', 'dispute_id')},
+                "ordering": ["show", "dispute_id"],
+                "unique_together": {("show", "dispute_id")},
             },
         ),
     ]

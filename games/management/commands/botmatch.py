@@ -41,14 +41,18 @@ class Command(BaseCommand):
                 game,
                 seat_list,
                 options=opts,
-                holders={s: f"bot:{b}" for s, b in zip(seat_list, bot_list)},
+                holders={s: f"bot:{b}" for s, b in zip(seat_list, bot_list, strict=True)},
                 title=f"bot match: {' v '.join(seat_list)}",
                 actor="botmatch",
                 rng=rng,
             )
             # a simulated clock: one second a move, deadlines fire as they fall
             services.run_bots(match, start=match.created_at.timestamp(), rng=rng)
-            moves = sum(1 for e in services.history_for(match, MODERATOR_VIEW) if e["actor"].startswith("bot:"))
+            moves = sum(
+                1
+                for e in services.history_for(match, MODERATOR_VIEW)
+                if e["actor"].startswith("bot:")
+            )
         except RuleError as exc:
             raise CommandError(str(exc)) from None
         view = services.view_for(match, MODERATOR_VIEW)

@@ -4,31 +4,38 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='StoredEvent',
+            name="StoredEvent",
             fields=[
-                ('id', models.BigAutoField(primary_key=True, serialize=False)),
-                ('stream', models.CharField(max_length=200)),
-                ('version', models.PositiveIntegerField()),
-                ('type', models.CharField(max_length=100)),
-                ('data', models.JSONField(default=dict)),
-                ('metadata', models.JSONField(default=dict)),
-                ('command_id', models.CharField(blank=True, max_length=100, null=True)),
-                ('command_seq', models.PositiveSmallIntegerField(default=0)),
-                ('recorded_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(primary_key=True, serialize=False)),
+                ("stream", models.CharField(max_length=200)),
+                ("version", models.PositiveIntegerField()),
+                ("type", models.CharField(max_length=100)),
+                ("data", models.JSONField(default=dict)),
+                ("metadata", models.JSONField(default=dict)),
+                ("command_id", models.CharField(blank=True, max_length=100, null=True)),
+                ("command_seq", models.PositiveSmallIntegerField(default=0)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'verbose_name': 'event',
-                'ordering': ['id'],
-                'indexes': [models.Index(fields=['type'], name='event_type_idx')],
-                'constraints': [models.UniqueConstraint(fields=('stream', 'version'), name='event_stream_version_uniq'), models.UniqueConstraint(condition=models.Q(('command_id__isnull', False)), fields=('command_id', 'command_seq'), name='event_command_uniq')],
+                "verbose_name": "event",
+                "ordering": ["id"],
+                "indexes": [models.Index(fields=["type"], name="event_type_idx")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("stream", "version"), name="event_stream_version_uniq"
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("command_id__isnull", False)),
+                        fields=("command_id", "command_seq"),
+                        name="event_command_uniq",
+                    ),
+                ],
             },
         ),
     ]

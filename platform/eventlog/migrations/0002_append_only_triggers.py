@@ -1,4 +1,5 @@
 """The database itself refuses UPDATE and DELETE of events."""
+
 from django.db import migrations
 
 MESSAGE = "events are append-only: UPDATE and DELETE are refused"

@@ -1,5 +1,6 @@
 """The series layer, played with a tiny game defined here: each bout, the
 first player names a number; higher than the second player's number wins."""
+
 import random
 from dataclasses import dataclass, replace
 
@@ -33,13 +34,24 @@ class DuelRules(BoutRules):
     def start(self, ctx, seats, options, first, items, setup, bout_no):
         i = seats.index(first)
         order = seats[i:] + seats[:i]
-        return [Event("duel_started", {"seats": list(seats), "order": list(order), "at": ctx.now,
-                                       "decision_s": options["decision_s"]})]
+        return [
+            Event(
+                "duel_started",
+                {
+                    "seats": list(seats),
+                    "order": list(order),
+                    "at": ctx.now,
+                    "decision_s": options["decision_s"],
+                },
+            )
+        ]
 
     def evolve(self, state, event):
         d = event.data
         if event.type == "duel_started":
-            return Duel(tuple(d["seats"]), tuple(d["order"]), asked_at=d["at"], decision_s=d["decision_s"])
+            return Duel(
+                tuple(d["seats"]), tuple(d["order"]), asked_at=d["at"], decision_s=d["decision_s"]
+            )
         if event.type in ("named", "timed_out"):
             return replace(state, named=state.named + (d["n"],), asked_at=d["at"])
         if event.type == "item_used":
@@ -81,7 +93,11 @@ class DuelRules(BoutRules):
         return {"named": list(state.named)}
 
     def legal_commands(self, state, seat):
-        return [{"type": "name", "n": n} for n in range(3)] if self.pending(state)[0].seat == seat else []
+        return (
+            [{"type": "name", "n": n} for n in range(3)]
+            if self.pending(state)[0].seat == seat
+            else []
+        )
 
 
 def make(rules=None):
@@ -96,7 +112,9 @@ def play(series, state, seat, cmd, now=1.0):
 
 
 def start(series, items=None, setup=None, options=None, seed=0):
-    events = series.start(Ctx(0.0, random.Random(seed), role="system"), ["ana", "ben"], options, items, setup)
+    events = series.start(
+        Ctx(0.0, random.Random(seed), role="system"), ["ana", "ben"], options, items, setup
+    )
     return series.fold(events), events
 
 

@@ -31,7 +31,7 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
-        organizer = self._user(ORGANIZER, superuser=True)
+        self._user(ORGANIZER, superuser=True)
         player = self._user(PLAYER)
         if ShowRecord.objects.filter(name__startswith="Demo").exists():
             self.stdout.write("demo already seeded")
@@ -45,8 +45,10 @@ class Command(BaseCommand):
     def _user(self, name, superuser=False):
         user = User.objects.filter(username=name).first()
         if user is not None:
-            self.stdout.write(f"demo login: {name} (password printed when created; "
-                              f"`manage.py changepassword {name}` resets it)")
+            self.stdout.write(
+                f"demo login: {name} (password printed when created; "
+                f"`manage.py changepassword {name}` resets it)"
+            )
             return user
         password = secrets.token_urlsafe(9)
         if superuser:
@@ -85,8 +87,19 @@ class Command(BaseCommand):
             rng=rng,
         )
         org = ss.Acting(ORGANIZER, shows.ORGANIZER)
-        ss.command(stream, {"type": "grant_item", "entrant": PLAYER, "item": "insurance",
-                            "scope": "death_match", "given_by": "Adalbert", "reason": "welcome gift"}, org, now=now)
+        ss.command(
+            stream,
+            {
+                "type": "grant_item",
+                "entrant": PLAYER,
+                "item": "insurance",
+                "scope": "death_match",
+                "given_by": "Adalbert",
+                "reason": "welcome gift",
+            },
+            org,
+            now=now,
+        )
         # the player shares the main-match win (immune), the bots sort out the rest
         ranking = [[PLAYER, ENTRANTS[1]]] + [[e] for e in ENTRANTS[2:]]
         ss.command(stream, {"type": "enter_ranking", "ranking": ranking}, org, now=now)
