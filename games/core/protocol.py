@@ -114,3 +114,9 @@ class Outcome:
     winners: tuple[str, ...]
     points: Mapping[str, int]
     reason: str = ""
+
+
+def win_outcome(seats, winners, reason: str = "") -> Outcome:
+    """The usual bout result: one point for each winner (none when drawn)."""
+    winners = tuple(winners)
+    return Outcome(winners, {s: (1 if s in winners else 0) for s in seats}, reason)

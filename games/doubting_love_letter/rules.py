@@ -46,6 +46,7 @@ from games.core.protocol import (
     Outcome,
     RuleError,
     Viewer,
+    win_outcome,
 )
 from games.core.rules import FIRST_ALTERNATES, BoutRules, int_option
 from games.love_letter_family.cards import (
@@ -1027,11 +1028,7 @@ class DoubtingLoveLetter(BoutRules):
     def outcome(self, state: BoutState) -> Outcome | None:
         if state is None or not state.over:
             return None
-        return Outcome(
-            tuple(state.winners),
-            {s: (1 if s in state.winners else 0) for s in state.seats},
-            state.reason,
-        )
+        return win_outcome(state.seats, state.winners, state.reason)
 
     def can_mulligan(self, s: BoutState, seat: str) -> bool:
         return (

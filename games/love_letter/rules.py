@@ -42,6 +42,7 @@ from games.core.protocol import (
     Outcome,
     RuleError,
     Viewer,
+    win_outcome,
 )
 from games.core.rules import FIRST_WINNER, BoutRules, int_option
 from games.love_letter_family.cards import (
@@ -572,11 +573,7 @@ class LoveLetterRules(BoutRules):
     def outcome(self, state: LoveLetterState) -> Outcome | None:
         if state is None or not state.finished:
             return None
-        return Outcome(
-            tuple(state.winners),
-            {s: (1 if s in state.winners else 0) for s in state.seats},
-            state.reason,
-        )
+        return win_outcome(state.seats, state.winners, state.reason)
 
     def view(self, state: LoveLetterState, viewer: Viewer) -> dict:
         omniscient = viewer.kind == MODERATOR
