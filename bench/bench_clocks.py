@@ -412,6 +412,15 @@ def _run_pool(pool: str, s: dict, db_url: str, redis_url: str, tmp: Path) -> dic
         else:
             path = "unknown"
         paths[path] += 1
+        got_at = [
+            wlog[tid]["received_at"]
+            for tid in by_match.get(m["id"], [])
+            if "received_at" in wlog.get(tid, {})
+        ]
+        if got_at:
+            # when the worker first held an armed task of this match (log clock, ms)
+            entry["received_before_deadline_ms"] = round((m["deadline"] - min(got_at)) * 1e3, 1)
+        entry["armed_tasks_run"] = sum(1 for r in results if "ret" in r)
         wrote = [r for r in results if (r.get("ret") or 0) > 0]
         if wrote and "done_at" in wrote[0]:
             # the task's start as the worker logs it (ms clock): deadline -> task start
@@ -470,6 +479,10 @@ def _run_pool(pool: str, s: dict, db_url: str, redis_url: str, tmp: Path) -> dic
             ),
             "sweeps": len(sweeps),
             "sweep_events_written": sum(t.get("ret") or 0 for t in sweeps),
+            "armed_tasks_never_run": sum(1 for tid in ours if "ret" not in wlog.get(tid, {})),
+            "matches_armed_task_received_before_deadline": sum(
+                1 for e in per_match if e.get("received_before_deadline_ms", -1) > 0
+            ),
             "task_start_after_deadline_ms": _summary(
                 [e["start_after_deadline_ms"] for e in per_match if "start_after_deadline_ms" in e]
             ),
@@ -537,7 +550,10 @@ def main(results_dir: str | Path) -> dict:
         from django.db import connections
 
         connections.close_all()
-        shutil.rmtree(tmp, ignore_errors=True)
+        if os.environ.get("BENCH_CLOCK_KEEP_LOGS") == "1":
+            log(f"kept the worker logs in {tmp} (BENCH_CLOCK_KEEP_LOGS=1)")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
         if s["keep_db"]:
             log(f"kept database {DB_NAME} (BENCH_KEEP_DB=1)")
         else:

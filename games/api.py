@@ -34,11 +34,43 @@ class CommandSerializer(serializers.Serializer):
     command_id = serializers.CharField(required=False, allow_blank=True, max_length=100)
 
 
+class CreateMatchSerializer(serializers.Serializer):
+    game = serializers.CharField()
+    seats = serializers.ListField(child=serializers.CharField(max_length=100), min_length=2)
+    options = serializers.DictField(required=False, help_text="e.g. time controls: decision_s")
+    holders = serializers.DictField(
+        required=False, help_text='seat -> user id, or "bot:random" / "bot:heuristic"'
+    )
+    title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
 class MatchList(APIView):
     @extend_schema(responses=MatchSummarySerializer(many=True))
     def get(self, request):
         rows = Match.objects.all()[:100]
         return Response(MatchSummarySerializer(rows, many=True).data)
+
+    @extend_schema(request=CreateMatchSerializer, responses=MatchSummarySerializer)
+    def post(self, request):
+        """Organizers (staff) create a match, time controls included."""
+        if not (request.user.is_authenticated and request.user.is_staff):
+            return Response({"error": "only an organizer may create matches"}, status=403)
+        body = CreateMatchSerializer(data=request.data)
+        if not body.is_valid():
+            return Response({"error": "invalid match", "fields": body.errors}, status=400)
+        data = body.validated_data
+        try:
+            match = services.create_match(
+                data["game"],
+                data["seats"],
+                options=data.get("options"),
+                holders=data.get("holders"),
+                title=data.get("title", ""),
+                actor=request.user.username,
+            )
+        except RuleError as exc:
+            return Response({"error": str(exc)}, status=400)
+        return Response(MatchSummarySerializer(match).data, status=status.HTTP_201_CREATED)
 
 
 class MatchView(APIView):

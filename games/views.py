@@ -1,4 +1,5 @@
 import json
+import time
 
 from django.contrib import messages
 from django.http import Http404
@@ -41,6 +42,7 @@ def match_page(request, pk):
             "view_json": json.dumps(view, indent=1),
             "history": history[-40:],
             "can_act": viewer.kind == SEAT,
+            "server_now": f"{time.time():.3f}",
         },
     )
 

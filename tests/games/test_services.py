@@ -168,3 +168,29 @@ def test_rules_pages_render(client, slug):
     assert resp.status_code == 200
     assert b"<h1" in resp.content
     assert client.get("/games/rules/chess/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_organizer_creates_a_match_with_its_time_control(client):
+    body = {
+        "game": "doubting-love-letter",
+        "seats": ["ana", "ben"],
+        "options": {"decision_s": 30, "reserve_s": 20},
+    }
+    assert client.post("/api/matches/", body, content_type="application/json").status_code == 403
+    staff = User.objects.create_user("olga", password="pw-123456", is_staff=True)
+    client.force_login(staff)
+    resp = client.post(
+        "/api/matches/", {**body, "options": {"decision_s": -5}}, content_type="application/json"
+    )
+    assert resp.status_code == 400 and "decision_s" in resp.json()["error"]
+    assert not Match.objects.exists()
+    resp = client.post("/api/matches/", body, content_type="application/json")
+    assert resp.status_code == 201, resp.content
+    match = Match.objects.get(pk=resp.json()["id"])
+    assert match.options["decision_s"] == 30 and match.options["reserve_s"] == 20
+    # the first deadline follows the chosen control: 30 s + 20 s reserve
+    page = client.get(f"/games/matches/{match.pk}/")
+    assert b"data-deadline" in page.content and b"data-server-now" in page.content
+    created = read(match.stream)[0].recorded_at.timestamp()
+    assert match.next_deadline.timestamp() - created == pytest.approx(50, abs=2)

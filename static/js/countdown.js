@@ -1,0 +1,39 @@
+// Live countdowns: the deadline comes from the server (epoch seconds in
+// data-deadline, the server's clock in data-server-now on the same update);
+// the page counts down locally and corrects itself on every refresh.
+(function () {
+  "use strict";
+  var skew = 0; // server clock minus this browser's clock, in seconds
+
+  function readSkew(root) {
+    var el = root.querySelector("[data-server-now]");
+    if (el) {
+      skew = parseFloat(el.getAttribute("data-server-now")) - Date.now() / 1000;
+    }
+  }
+
+  function tick() {
+    var now = Date.now() / 1000 + skew;
+    document.querySelectorAll("[data-deadline]").forEach(function (el) {
+      var left = parseFloat(el.getAttribute("data-deadline")) - now;
+      if (left <= 0) {
+        el.textContent = "time is up";
+        el.classList.add("late");
+        return;
+      }
+      var m = Math.floor(left / 60);
+      var s = Math.floor(left % 60);
+      el.textContent = (m ? m + ":" + (s < 10 ? "0" : "") + s : s + " s") + " left";
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    readSkew(document);
+    tick();
+    setInterval(tick, 250);
+  });
+  document.addEventListener("htmx:afterSwap", function (e) {
+    readSkew(e.target);
+    tick();
+  });
+})();
