@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from datetime import UTC, datetime
 
 from django.conf import settings
 
 log = logging.getLogger(__name__)
+
+
+# (match id, deadline) already armed by this process: one transaction may
+# append several times (a match's creation does), and each append's hook
+# would otherwise send the same task again
+_armed: OrderedDict[tuple[int, datetime], None] = OrderedDict()
+_ARMED_MAX = 10_000
 
 
 def arm_after_append(rows) -> None:
@@ -19,6 +27,12 @@ def arm_after_append(rows) -> None:
     for match in Match.objects.filter(
         stream__in=streams, status="live", next_deadline__isnull=False
     ):
+        key = (match.pk, match.next_deadline)
+        if key in _armed:
+            continue
+        _armed[key] = None
+        if len(_armed) > _ARMED_MAX:
+            _armed.popitem(last=False)
         arm(match.pk, match.next_deadline)
 
 

@@ -323,3 +323,19 @@ def test_bots_move_by_themselves_after_a_short_delay():
             break
         services.move_bots_due(now=m.updated_at.timestamp() + 2 + i)
     assert M.objects.get(pk=match.pk).status == "finished"
+
+
+@pytest.mark.django_db
+def test_a_new_match_arms_its_deadline_once(settings, django_capture_on_commit_callbacks):
+    from unittest import mock
+
+    from clocks import tasks
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"  # arming sends a task, not a wake-up
+    with mock.patch.object(tasks.enforce_deadline, "apply_async") as send:
+        with django_capture_on_commit_callbacks(execute=True):
+            match = dll_match()
+        assert send.call_count == 1  # two appends in one transaction, one task
+        (call,) = send.call_args_list
+        assert call.kwargs["eta"] == match.next_deadline
+        assert call.kwargs["args"] == [match.pk]
