@@ -2,11 +2,11 @@
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from eventlog.store import ConcurrencyError
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from eventlog.store import ConcurrencyError
 from games.core.protocol import SEAT, RuleError
 
 from . import services

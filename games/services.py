@@ -1,7 +1,8 @@
 """Playing matches through the event store: one service per write.
 
-A match's stream holds platform events (``match_*``: creation, voids) and
-the series layer's events. Every write loads the stream, folds it, decides
+A match's stream holds platform events (metadata ``layer: platform``:
+creation, voids, abandonment), which no game folds, and the series layer's
+events. Every write loads the stream, folds it, decides
 and appends with the version it folded, so two writers never both win.
 """
 
@@ -16,8 +17,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.db import transaction
-from eventlog.store import ConcurrencyError, NewEvent, append, read, redact, replayed
 
+from eventlog.store import (
+    ConcurrencyError,
+    NewEvent,
+    append,
+    as_game_event,
+    read,
+    redact,
+    replayed,
+)
 from games.core.protocol import (
     MODERATOR_VIEW,
     SPECTATOR_VIEW,
@@ -63,7 +72,7 @@ class Loaded:
     match: Match
     state: MatchState
     version: int  # the stream's last version, voided events included
-    events: list  # the stored rows that the fold used
+    events: list  # every stored row of the stream
     abandoned: bool = False
 
 
@@ -81,8 +90,6 @@ def game_events(rows) -> list:
 
 
 def fold_rows(game: str, rows) -> MatchState:
-    from eventlog.store import as_game_event
-
     series = series_for(game)
     return series.fold(as_game_event(r) for r in game_events(rows))
 

@@ -5,8 +5,8 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
-from eventlog.store import ConcurrencyError
 
+from eventlog.store import ConcurrencyError
 from games.core.protocol import SEAT, RuleError
 from games.core.registry import available, rules_for
 

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.db import transaction
-from eventlog.store import ConcurrencyError, NewEvent, append, read
 
+from eventlog.store import ConcurrencyError, NewEvent, append, read
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.core.registry import rules_for

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from eventlog.store import ConcurrencyError, append, read
 
+from eventlog.store import ConcurrencyError, append, as_game_event, read
 from games import services as match_services
 from games.core.protocol import Ctx, Event, RuleError
 from games.core.registry import series_for
@@ -34,12 +34,6 @@ class Acting:
 
     actor: str
     role: str
-
-
-def as_game_event(row) -> Event:
-    from eventlog.store import as_game_event as convert
-
-    return convert(row)
 
 
 def load(stream: str) -> tuple[shows.ShowState, int, dict]:

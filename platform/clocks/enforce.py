@@ -12,7 +12,6 @@ import time
 from datetime import UTC
 
 from eventlog.store import ConcurrencyError
-
 from games import services
 from games.core.protocol import RuleError
 from games.models import Match

@@ -12,10 +12,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from clocks.enforce import enforce_match, sweep
 from django.db import connection
-from eventlog.store import read
 
+from clocks.enforce import enforce_match, sweep
+from eventlog.store import read
 from games import services
 from games.core.protocol import MODERATOR_VIEW, RuleError
 

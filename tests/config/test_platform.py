@@ -4,6 +4,7 @@ import platform
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
+
 from eventlog.models import StoredEvent
 from eventlog.store import NewEvent, append
 

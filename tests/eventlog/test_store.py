@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
+
 from eventlog.models import StoredEvent
 from eventlog.store import ConcurrencyError, NewEvent, append, read, read_for, stream_version
-
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, Viewer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,9 +7,9 @@ import random
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
+
 from eventlog.models import StoredEvent
 from eventlog.store import read
-
 from games import services
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, RuleError, Viewer
 from games.core.registry import series_for

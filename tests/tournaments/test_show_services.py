@@ -6,8 +6,8 @@ import random
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
-from eventlog.store import read
 
+from eventlog.store import read
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.models import Match
