@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from eventlog.store import ConcurrencyError
-from games.core.protocol import SEAT, RuleError
+from games.core.protocol import MODERATOR, SEAT, RuleError
 
 from . import services
 from .models import Match
@@ -119,3 +119,33 @@ class MatchCommand(APIView):
             {"appended": versions, "view": services.view_for(match, viewer)},
             status=status.HTTP_201_CREATED,
         )
+
+
+class ModerateSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["pause", "resume", "add_time"])
+    reason = serializers.CharField(max_length=500)
+    seconds = serializers.FloatField(required=False, min_value=0.001)
+
+
+class MatchModerate(APIView):
+    @extend_schema(request=ModerateSerializer, responses=dict)
+    def post(self, request, pk):
+        """Moderators pause or resume a match's clocks, or add time, with a reason."""
+        match = get_object_or_404(Match, pk=pk)
+        viewer = services.viewer_for(match, request.user)
+        if viewer.kind != MODERATOR:
+            return Response({"error": "only a moderator of this match may do that"}, status=403)
+        body = ModerateSerializer(data=request.data)
+        if not body.is_valid():
+            return Response(
+                {"error": "send type, reason (and seconds)", "fields": body.errors}, status=400
+            )
+        try:
+            rows = services.submit(
+                match, None, dict(body.validated_data), actor=request.user.username, role=MODERATOR
+            )
+        except RuleError as exc:
+            return Response({"error": str(exc)}, status=422)
+        except ConcurrencyError:
+            return Response({"error": "the match moved on; try again"}, status=409)
+        return Response({"appended": [r.version for r in rows]}, status=status.HTTP_201_CREATED)

@@ -7,4 +7,5 @@ urlpatterns = [
     path("matches/<int:pk>/", api.MatchView.as_view(), name="api-match"),
     path("matches/<int:pk>/history", api.MatchHistory.as_view(), name="api-match-history"),
     path("matches/<int:pk>/commands", api.MatchCommand.as_view(), name="api-match-command"),
+    path("matches/<int:pk>/moderate", api.MatchModerate.as_view(), name="api-match-moderate"),
 ]

@@ -339,3 +339,54 @@ def test_a_new_match_arms_its_deadline_once(settings, django_capture_on_commit_c
         (call,) = send.call_args_list
         assert call.kwargs["eta"] == match.next_deadline
         assert call.kwargs["args"] == [match.pk]
+
+
+@pytest.mark.django_db
+def test_moderator_pauses_and_resumes_through_the_api(client):
+    from django.contrib.auth.models import User
+
+    match = dll_match()
+    url = f"/api/matches/{match.pk}/moderate"
+    assert (
+        client.post(
+            url, {"type": "pause", "reason": "x"}, content_type="application/json"
+        ).status_code
+        == 403
+    )
+    client.force_login(User.objects.create_user("mod", password="pw-123456", is_staff=True))
+    assert client.post(url, {"type": "pause"}, content_type="application/json").status_code == 400
+    resp = client.post(
+        url, {"type": "pause", "reason": "stream down"}, content_type="application/json"
+    )
+    assert resp.status_code == 201
+    row = read(match.stream)[-1]
+    assert (
+        row.type == "clock_paused"
+        and row.data["reason"] == "stream down"
+        and row.metadata["actor"] == "mod"
+    )
+    again = client.post(url, {"type": "pause", "reason": "again"}, content_type="application/json")
+    assert again.status_code == 422 and "already paused" in again.json()["error"]
+    assert (
+        client.post(
+            url, {"type": "resume", "reason": "back"}, content_type="application/json"
+        ).status_code
+        == 201
+    )
+
+
+@pytest.mark.django_db
+def test_history_command_shows_timeouts_and_their_lateness():
+    import io
+
+    from django.core.management import call_command
+
+    t0 = 7_000_000.0
+    match = dll_match(now=t0)
+    sweep(now=t0 + 3)
+    out = io.StringIO()
+    call_command("history", str(match.pk), stdout=out)
+    text = out.getvalue()
+    assert "timed_out" in text and "ms late" in text
+    with pytest.raises(Exception, match="no match"):
+        call_command("history", "999999", stdout=io.StringIO())
