@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .protocol import MODERATOR_VIEW, Ctx, RuleError
+from .driver import MatchDriver
+from .protocol import MODERATOR_VIEW, RuleError
 from .registry import GAME_MODULES, series_for
 
 
@@ -49,54 +49,34 @@ def run(doc: Mapping[str, Any], name: str = "") -> dict:
     series = series_for(doc["game"])
     rules = series.rules
     setup = dict(doc.get("setup") or {})
-    rng = random.Random(setup.get("seed", 0))
-    now = 0.0
     try:
-        events = series.start(
-            Ctx(now=now, rng=rng, role="system"),
-            doc["seats"],
-            doc.get("options"),
-            doc.get("items"),
-            setup,
+        match = MatchDriver(
+            series, doc["seats"], doc.get("options"), doc.get("items"), setup, setup.get("seed", 0)
         )
     except RuleError as exc:
         raise MalformedScenario(str(exc)) from None
-    state = series.fold(events)
     steps_out = []
 
     def bout_over(st) -> bool:
         return st.finished or st.bout_no > 0
 
-    def apply(command, ctx):
-        nonlocal state
-        new = series.decide(state, command, ctx)
-        for e in new:
-            state = series.evolve(state, e)
-
     for step in doc.get("steps", []):
         if "wait" in step:
-            end = now + float(step["wait"])
-            if not bout_over(state):
-                # fire deadlines one at a time so the scenario stops at the bout's end
-                while not bout_over(state):
-                    nd = series.next_deadline(state)
-                    if nd is None or nd > end:
-                        break
-                    apply({"type": "timeout"}, Ctx(now=nd, rng=rng, role="system"))
-            now = end
+            match.wait(float(step["wait"]), until=bout_over)  # a scenario is one bout
             steps_out.append({"ok": True})
             continue
         seat = step["by"]
         try:
-            if seat not in state.seats:
+            if seat not in match.state.seats:
                 raise RuleError(f"{seat} is not seated in this match")
-            if bout_over(state):
+            if bout_over(match.state):
                 raise RuleError("the bout is over")
-            apply(dict(step["do"]), Ctx(now=now, rng=rng, seat=seat))
+            match.submit(seat, dict(step["do"]))
             steps_out.append({"ok": True})
         except RuleError as exc:
             steps_out.append({"ok": False, "error": str(exc)})
 
+    state = match.state
     bout = state.bout if state.bout_no == 0 else _first_bout(state)
     finished = bout_over(state)
     result = {

@@ -7,6 +7,7 @@ import json
 import random
 from collections import Counter
 
+from games.core.driver import MatchDriver
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, Ctx, Event, RuleError, Viewer
 from games.core.registry import series_for
 from games.love_letter_family.cards import DOUBTING_DECK
@@ -18,32 +19,14 @@ SEATS = ("ana", "ben")
 STABLE_PHASES = {"play", "challenge", "guess", "deck_rigging", "plus_one", "over"}
 
 
-class Match:
+class Match(MatchDriver):
     """One match driven by commands and waits, every event kept."""
 
     def __init__(self, setup=None, items=None, options=None, seed=0, seats=SEATS):
-        self.rng = random.Random(seed)
-        self.now = 0.0
-        self.events = list(
-            SERIES.start(Ctx(now=0.0, rng=self.rng, role="system"), seats, options, items, setup)
-        )
-        self.state = SERIES.fold(self.events)
-
-    @property
-    def bout(self):
-        st = self.state
-        return st.bout if st.bout is not None else st.last_bout
-
-    def _apply(self, new):
-        for e in new:
-            self.state = SERIES.evolve(self.state, e)
-        self.events += new
-        return new
+        super().__init__(SERIES, seats, options, items, setup, seed)
 
     def do(self, seat, /, **command):
-        return self._apply(
-            SERIES.decide(self.state, command, Ctx(now=self.now, rng=self.rng, seat=seat))
-        )
+        return self.submit(seat, command)
 
     def play(self, seat, card, claim=None, target=None):
         cmd = {"type": "play", "card": str(card), "claim": str(card if claim is None else claim)}
@@ -51,26 +34,8 @@ class Match:
             cmd["target"] = target
         return self.do(seat, **cmd)
 
-    def wait(self, seconds):
-        end = self.now + seconds
-        new = []
-        while True:
-            nd = SERIES.next_deadline(self.state)
-            if nd is None or nd > end or self.state.finished:
-                break
-            # Series.fire_due, not decide({"type": "timeout"}): decide refuses
-            # (and drops) a timeout that ends the whole match
-            new += self._apply(
-                SERIES.fire_due(self.state, Ctx(now=nd, rng=self.rng, role="system"))
-            )
-        self.now = end
-        return new
-
     def view(self, seat):
         return RULES.view(self.bout, Viewer.of_seat(seat))
-
-    def types(self):
-        return [e.type for e in self.events]
 
 
 def commitment(order, salt):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
-from games.core.protocol import Ctx, Viewer
+from games.core.driver import MatchDriver
 from games.core.registry import series_for
 from games.love_letter_family.cards import CLASSIC_DECK
 
@@ -14,25 +13,9 @@ RULES = SERIES.rules
 FULL_DECK = Counter(CLASSIC_DECK)
 
 
-class Match:
+class Match(MatchDriver):
     def __init__(self, seats=("ana", "ben"), options=None, setup=None, seed=0):
-        self.rng = random.Random(seed)
-        self.now = 0.0
-        self.events = list(
-            SERIES.start(Ctx(now=0.0, rng=self.rng, role="system"), seats, options, None, setup)
-        )
-        self.state = SERIES.fold(self.events)
-
-    @property
-    def bout(self):
-        st = self.state
-        return st.bout if st.bout is not None else st.last_bout
-
-    def _apply(self, new):
-        for e in new:
-            self.state = SERIES.evolve(self.state, e)
-        self.events += new
-        return new
+        super().__init__(SERIES, seats, options, setup=setup, seed=seed)
 
     def play(self, seat, card, target=None, guess=None, **extra):
         """Submit a play now; raises RuleError (and changes nothing) when refused."""
@@ -44,23 +27,7 @@ class Match:
         return self.do(seat, cmd)
 
     def do(self, seat, command):
-        new = SERIES.decide(self.state, command, Ctx(now=self.now, rng=self.rng, seat=seat))
-        return self._apply(new)
-
-    def wait(self, seconds):
-        end = self.now + seconds
-        new = SERIES.fire_due(self.state, Ctx(now=end, rng=self.rng, role="system"))
-        self.now = end
-        return self._apply(new)
-
-    @property
-    def last(self):
-        """The round that ended last."""
-        return self.state.last_bout
-
-    def view(self, seat=None, kind=None, last=False):
-        viewer = Viewer.of_seat(seat) if seat else Viewer(kind)
-        return RULES.view(self.last if last else self.bout, viewer)
+        return self.submit(seat, command)
 
 
 def cards_in_play(bout) -> Counter:
