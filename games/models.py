@@ -46,3 +46,16 @@ class SeatHolder(models.Model):
 
     class Meta:
         unique_together = [("match", "seat")]
+
+
+class Notification(models.Model):
+    """A player is told a match of theirs has opened (a bracket's next series,
+    a death match, the final). Part of the match read model."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="notifications")
+    text = models.CharField(max_length=300)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]

@@ -4,10 +4,11 @@ from datetime import UTC, datetime
 
 from eventlog.readmodels import read_model
 
-from .models import Match, SeatHolder
+from .models import Match, Notification, SeatHolder
 
 
 def _reset():
+    Notification.objects.all().delete()
     SeatHolder.objects.all().delete()
     Match.objects.all().delete()
 
@@ -46,6 +47,13 @@ def project_match(row):
                 user_id=holder if isinstance(holder, int) else None,
                 bot=holder[4:] if isinstance(holder, str) and holder.startswith("bot:") else "",
             )
+            if isinstance(holder, int):
+                Notification.objects.create(
+                    user_id=holder,
+                    match=match,
+                    text=f"Your match has opened: {match} (you play {seat})",
+                    created_at=at,
+                )
         return
     fields = {"version": row.version, "updated_at": at}
     if row.type == "series_started":

@@ -6,18 +6,19 @@ from django.shortcuts import render
 
 def home(request):
     from games.core.registry import available
-    from games.models import Match
+    from games.models import Match, Notification
     from tournaments.models import ShowRecord
 
-    return render(
-        request,
-        "home.html",
-        {
-            "games": available(),
-            "shows": ShowRecord.objects.all()[:10],
-            "matches": Match.objects.filter(show_stream="").order_by("-id")[:10],
-        },
-    )
+    context = {
+        "games": available(),
+        "shows": ShowRecord.objects.all()[:10],
+        "matches": Match.objects.filter(show_stream="").order_by("-id")[:10],
+    }
+    if request.user.is_authenticated:
+        context["notifications"] = Notification.objects.filter(user=request.user).select_related(
+            "match"
+        )[:10]
+    return render(request, "home.html", context)
 
 
 def _check_database() -> tuple[bool, str]:

@@ -128,3 +128,37 @@ def test_bad_bracket_requests_are_refused_with_words():
     with pytest.raises(RuleError, match="name"):
         bs.create_bracket(name=" ", game="higher-lower", format="single", entrants=["a", "b"])
     assert not BracketRecord.objects.exists()
+
+
+@pytest.mark.django_db
+def test_players_are_told_when_their_next_series_opens(client):
+    from django.contrib.auth.models import User
+
+    from games.models import Notification
+
+    ana = User.objects.create_user("ana", password="pw-123456")
+    rng = random.Random(4)
+    stream = bs.create_bracket(
+        name="Cup",
+        game="love-me-not",
+        format="single",
+        entrants=["ana", "ben", "cal", "dee"],
+        holders={
+            "ana": ana.pk,
+            "ben": "bot:heuristic",
+            "cal": "bot:heuristic",
+            "dee": "bot:heuristic",
+        },
+        rng=rng,
+    )
+    first = Notification.objects.get(user=ana)
+    assert "ana" in first.match.seats and "(you play ana)" in first.text
+    # ben/cal's series is played; ana's opponent in the final is not known yet
+    other = Match.objects.filter(show_stream=stream).exclude(pk=first.match.pk).get()
+    match_services.run_bots(other, start=1_000_000.0, rng=rng)
+    assert Notification.objects.filter(user=ana).count() == 1
+    client.force_login(ana)
+    assert b"Your match has opened" in client.get("/").content
+    before = list(Notification.objects.values("user_id", "match__stream", "text"))
+    call_command("rebuild_read_models", stdout=open("/dev/null", "w"))
+    assert list(Notification.objects.values("user_id", "match__stream", "text")) == before
