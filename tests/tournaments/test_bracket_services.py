@@ -162,3 +162,36 @@ def test_players_are_told_when_their_next_series_opens(client):
     before = list(Notification.objects.values("user_id", "match__stream", "text"))
     call_command("rebuild_read_models", stdout=open("/dev/null", "w"))
     assert list(Notification.objects.values("user_id", "match__stream", "text")) == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "fmt,entrants,options",
+    [
+        ("single", 5, {"third_place": True}),
+        ("double", 6, {"grand_final_reset": True}),
+        ("round_robin", 4, {}),
+        ("swiss", 7, {}),
+    ],
+)
+def test_every_format_runs_to_a_champion_through_the_services(fmt, entrants, options):
+    names = ["ana", "ben", "cal", "dee", "eve", "fay", "gus"][:entrants]
+    rng = random.Random(entrants)
+    stream = bs.create_bracket(
+        name=f"{fmt} cup",
+        game="love-me-not",
+        format=fmt,
+        entrants=names,
+        options=options,
+        holders={n: "bot:random" for n in names},
+        first_to=1,
+        rng=rng,
+    )
+    play_all(stream, rng, limit=100)
+    out = bs.bracket_output(stream)
+    assert out["champion"] in names
+    assert sorted(out["standings"]) == sorted(names)
+    played = [s for s in out["series"] if s["b"]]
+    for s in played:  # every series was a real match won by the series winner
+        assert Match.objects.get(stream=s["match_stream"]).winners == [s["winner"]]
+    assert BracketRecord.objects.get(stream=stream).champion == out["champion"]
