@@ -1,5 +1,5 @@
 # The two commands: `make run` and `make test` (README). Only Python 3.11 needed.
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip

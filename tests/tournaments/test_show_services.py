@@ -340,8 +340,12 @@ def test_every_role_is_refused_what_it_may_not_do():
             },
             "spectators may only watch",
         ),
-        (player, {"type": "claim_dispute", "dispute_id": "d-1"}, ""),
-        (player, {"type": "death_match_result", "candidate": "ana", "winner": "ana"}, ""),
+        (player, {"type": "claim_dispute", "dispute_id": "d-1"}, "only a moderator"),
+        (
+            player,
+            {"type": "death_match_result", "candidate": "ana", "winner": "ana"},
+            "only the system",
+        ),
     ]
     for acting, cmd, words in refused:
         with pytest.raises(RuleError, match=words) as err:
@@ -395,3 +399,47 @@ def test_seed_demo_builds_a_living_show():
     n = Match.objects.count()
     call_command("seed_demo", stdout=open("/dev/null", "w"))
     assert Match.objects.count() == n
+
+
+@pytest.mark.django_db
+def test_disqualifying_a_player_in_a_live_death_match():
+    rng = random.Random(21)
+    stream = show(rng=rng, options={"game_pool": ["love-me-not"]})
+    for _ in range(40):
+        if not autopilot.step(stream, rng, now=T0):
+            break
+    dm = Match.objects.get(show_stream=stream, kind="death_match", status="live")
+    cheat = dm.seats[0]
+    ss.command(
+        stream,
+        {
+            "type": "file_dispute",
+            "target_stream": dm.stream,
+            "target_version": 3,
+            "text": "collusion",
+        },
+        MOD1,
+        now=T0,
+    )
+    did = next(iter(state_of(stream).disputes))
+    ss.command(stream, {"type": "claim_dispute", "dispute_id": did}, MOD1, now=T0)
+    ss.command(
+        stream,
+        {
+            "type": "rule_dispute",
+            "dispute_id": did,
+            "ruling": "disqualify",
+            "params": {"entrant": cheat},
+            "reason": "collusion",
+        },
+        MOD1,
+        now=T0,
+    )
+    st = state_of(stream)
+    if st.disputes[did].status == "awaiting_approval":
+        ss.command(stream, {"type": "approve_ruling", "dispute_id": did}, MOD2, now=T0)
+        st = state_of(stream)
+    dm.refresh_from_db()
+    assert dm.status == "finished" and cheat not in dm.winners
+    assert st.status[cheat] != "active"
+    assert_rebuild_equal()
