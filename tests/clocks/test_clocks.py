@@ -131,7 +131,7 @@ def test_embedded_clock_thread_times_out_a_match_left_alone(settings):
 
 
 @pytest.fixture
-def celery_worker_proc(settings):
+def celery_worker_proc(settings, tmp_path):
     """A real `celery worker -B` on Redis against this test database."""
     from config.celery import app
 
@@ -161,7 +161,7 @@ def celery_worker_proc(settings):
             "--without-gossip",
             "--without-mingle",
             "-s",
-            f"/tmp/beat-{queue}",
+            str(tmp_path / f"beat-{queue}"),
         ]
         if beat:
             args.append("-B")
