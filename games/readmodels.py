@@ -69,13 +69,12 @@ def project_match(row):
         fields["winners"] = row.data["winners"]
     elif row.type == "match_voided" and row.metadata.get("layer") == "platform":
         # a ruling changed history: recompute from the fold up to this event
-        from eventlog.models import StoredEvent
+        from eventlog.store import read_upto
 
         from .services import fold_rows
 
         match = Match.objects.get(stream=row.stream)
-        rows = StoredEvent.objects.filter(stream=row.stream, version__lte=row.version)
-        state = fold_rows(match.game, rows.order_by("version"))
+        state = fold_rows(match.game, read_upto(row))
         fields["scores"] = dict(state.scores)
         fields["status"] = "finished" if state.finished else "live"
         fields["winners"] = list(state.winners)

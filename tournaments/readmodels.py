@@ -1,7 +1,7 @@
 """Tournament read models, kept in step with the log and rebuildable."""
 
-from eventlog.models import StoredEvent
 from eventlog.readmodels import read_model
+from eventlog.store import as_game_event, read_upto
 
 from . import brackets
 from .models import (
@@ -25,10 +25,7 @@ def project_bracket(row):
         return
     from .bracket_services import fold_bracket
 
-    rows = StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by(
-        "version"
-    )
-    state, created, links = fold_bracket(rows)
+    state, created, links = fold_bracket(read_upto(row))
     record, _ = BracketRecord.objects.update_or_create(
         stream=row.stream,
         defaults={
@@ -66,14 +63,9 @@ def _reset_shows():
 def project_show(row):
     if not row.stream.startswith("show-"):
         return
-    from eventlog.store import as_game_event
-
     from . import shows
 
-    rows = StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by(
-        "version"
-    )
-    state = shows.fold(as_game_event(r) for r in rows)
+    state = shows.fold(as_game_event(r) for r in read_upto(row))
     started = [r for r in state.rounds if r.status != "planned"]
     record, _ = ShowRecord.objects.update_or_create(
         stream=row.stream,

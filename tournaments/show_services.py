@@ -224,6 +224,9 @@ def _on_match_events(match: Match, new: list, state, now: float) -> None:
     """A show's match moved: report item uses and results to the show."""
     if not match.show_stream.startswith("show-"):
         return
+    ended = any(e.type in ("series_ended", "series_forfeited") for e in new)
+    if not ended and not any(e.type == "item_used" for e in new):
+        return  # most moves concern only the match: no need to fold the show
     ctx = Ctx(now=now, rng=match_services.secure_rng(), role="system")
     show_state, _, _ = load(match.show_stream)
     kind, where = shows.match_kind(show_state, match.stream)
@@ -239,7 +242,7 @@ def _on_match_events(match: Match, new: list, state, now: float) -> None:
                 },
                 ctx,
             )
-    if not any(e.type in ("series_ended", "series_forfeited") for e in new):
+    if not ended:
         return
     winner = state.winners[0]
     loser = next(s for s in state.seats if s != winner)

@@ -198,6 +198,14 @@ def read(stream: str, after: int = 0) -> list[StoredEvent]:
     return list(StoredEvent.objects.filter(stream=stream, version__gt=after).order_by("version"))
 
 
+def read_upto(row: StoredEvent) -> list[StoredEvent]:
+    """The stream of ``row`` up to and including it: what a projector folds
+    so that a live update and a rebuild see the same history."""
+    return list(
+        StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by("version")
+    )
+
+
 def as_game_event(row: StoredEvent) -> Event:
     vis = row.visibility
     return Event(

@@ -49,6 +49,36 @@ def state_of(stream):
     return ss.load(stream)[0]
 
 
+def dispute_and_rule(stream, target_stream, version, text, ruling, params, reason):
+    """A moderator files a dispute against a match event, claims it, rules."""
+    ss.command(
+        stream,
+        {
+            "type": "file_dispute",
+            "target_stream": target_stream,
+            "target_version": version,
+            "text": text,
+        },
+        MOD1,
+        now=T0,
+    )
+    did = next(iter(state_of(stream).disputes))
+    ss.command(stream, {"type": "claim_dispute", "dispute_id": did}, MOD1, now=T0)
+    ss.command(
+        stream,
+        {
+            "type": "rule_dispute",
+            "dispute_id": did,
+            "ruling": ruling,
+            "params": params,
+            "reason": reason,
+        },
+        MOD1,
+        now=T0,
+    )
+    return did
+
+
 def read_models():
     return (
         list(
@@ -273,30 +303,14 @@ def test_overturn_needs_a_second_moderator_and_resets_dependent_bracket_series()
     final_before = next(s for s in out["series"] if s["round"] == "R2")
     loser = r1["b"] if r1["winner"] == r1["a"] else r1["a"]
     target = Match.objects.get(stream=r1["match_stream"])
-    ss.command(
+    did = dispute_and_rule(
         stream,
-        {
-            "type": "file_dispute",
-            "target_stream": target.stream,
-            "target_version": read(target.stream)[-1].version,
-            "text": "the winner's bot misbehaved",
-        },
-        MOD1,
-        now=T0,
-    )
-    did = next(iter(state_of(stream).disputes))
-    ss.command(stream, {"type": "claim_dispute", "dispute_id": did}, MOD1, now=T0)
-    ss.command(
-        stream,
-        {
-            "type": "rule_dispute",
-            "dispute_id": did,
-            "ruling": "overturn_series",
-            "params": {"winner": loser},
-            "reason": "bot misbehaved",
-        },
-        MOD1,
-        now=T0,
+        target.stream,
+        read(target.stream)[-1].version,
+        "the winner's bot misbehaved",
+        "overturn_series",
+        {"winner": loser},
+        "bot misbehaved",
     )
     # nothing changed yet: the new winner awaits a second moderator
     assert Match.objects.get(pk=target.pk).winners == [r1["winner"]]
@@ -410,30 +424,8 @@ def test_disqualifying_a_player_in_a_live_death_match():
             break
     dm = Match.objects.get(show_stream=stream, kind="death_match", status="live")
     cheat = dm.seats[0]
-    ss.command(
-        stream,
-        {
-            "type": "file_dispute",
-            "target_stream": dm.stream,
-            "target_version": 3,
-            "text": "collusion",
-        },
-        MOD1,
-        now=T0,
-    )
-    did = next(iter(state_of(stream).disputes))
-    ss.command(stream, {"type": "claim_dispute", "dispute_id": did}, MOD1, now=T0)
-    ss.command(
-        stream,
-        {
-            "type": "rule_dispute",
-            "dispute_id": did,
-            "ruling": "disqualify",
-            "params": {"entrant": cheat},
-            "reason": "collusion",
-        },
-        MOD1,
-        now=T0,
+    did = dispute_and_rule(
+        stream, dm.stream, 3, "collusion", "disqualify", {"entrant": cheat}, "collusion"
     )
     st = state_of(stream)
     if st.disputes[did].status == "awaiting_approval":
