@@ -11,11 +11,12 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from eventlog.store import (
@@ -31,6 +32,7 @@ from games.core.protocol import (
     MODERATOR_VIEW,
     SPECTATOR_VIEW,
     Ctx,
+    Event,
     RuleError,
     Viewer,
 )
@@ -63,8 +65,17 @@ def secure_rng() -> random.Random:
     return random.SystemRandom()
 
 
+# the range a stored deadline is clamped to, so that no value ever raises
+_EARLIEST = datetime(1, 1, 2, tzinfo=UTC).timestamp()
+_LATEST = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
+
+
 def to_datetime(ts: float | None) -> datetime | None:
-    return None if ts is None else datetime.fromtimestamp(ts, tz=UTC)
+    """A timestamp as a datetime, clamped to what a datetime can hold; a
+    value that is no time at all (nan) is no deadline."""
+    if ts is None or ts != ts:
+        return None
+    return datetime.fromtimestamp(min(max(ts, _EARLIEST), _LATEST), tz=UTC)
 
 
 @dataclass(frozen=True)
@@ -80,18 +91,35 @@ def is_platform(row) -> bool:
     return row.metadata.get("layer") == "platform"
 
 
-def game_events(rows) -> list:
-    """The rows a fold uses: series events, minus those a ruling voided."""
+def voided_versions(rows) -> set[int]:
     voided: set[int] = set()
     for r in rows:
         if is_platform(r) and r.type == "match_voided":
             voided.update(range(r.data["from_version"], r.data["to_version"] + 1))
+    return voided
+
+
+def game_events(rows) -> list:
+    """The rows a fold uses: series events, minus those a ruling voided."""
+    voided = voided_versions(rows)
     return [r for r in rows if not is_platform(r) and r.version not in voided]
 
 
+def _fold_events(rows):
+    """What the series folds: the game events, and at each void that still
+    stands the re-anchoring of the clocks it carries."""
+    voided = voided_versions(rows)
+    for r in rows:
+        if r.version in voided:
+            continue
+        if not is_platform(r):
+            yield as_game_event(r)
+        elif r.type == "match_voided" and "since" in r.data:
+            yield Event("clock_reanchored", {"at": r.data["at"], "since": r.data["since"]})
+
+
 def fold_rows(game: str, rows) -> MatchState:
-    series = series_for(game)
-    return series.fold(as_game_event(r) for r in game_events(rows))
+    return series_for(game).fold(_fold_events(rows))
 
 
 def load(match: Match) -> Loaded:
@@ -131,11 +159,8 @@ def create_match(
     for seat in holders:
         if seat not in seats:
             raise RuleError(f"{seat} is not one of the seats")
-    for holder in holders.values():
-        if isinstance(holder, str) and holder.startswith("bot:"):
-            kind_ = holder[4:]
-            if kind_ != "random" and kind_ not in series.rules.bots:
-                raise RuleError(f"{series.rules.name} has no bot called {kind_}")
+    for seat, holder in holders.items():
+        _check_holder(series, seat, holder)
     game_events_ = series.start(
         Ctx(now=now, rng=rng, role="system"), seats, options, items, setup, chooser=chooser
     )
@@ -157,11 +182,35 @@ def create_match(
         if first:
             return Match.objects.get(stream=first[0].stream)
     with transaction.atomic():
-        append(stream, 0, [created], actor=actor, role=role, command_id=command_id, extra=PLATFORM)
-        append(stream, 1, game_events_, actor=actor, role=role)
+        append(
+            stream,
+            0,
+            [created],
+            actor=actor,
+            role=role,
+            command_id=command_id,
+            extra={**PLATFORM, "at": now},
+        )
+        append(stream, 1, game_events_, actor=actor, role=role, extra={"at": now})
         match = Match.objects.get(stream=stream)
         _set_deadline(match, series.fold(game_events_))
     return match
+
+
+def _check_holder(series, seat: str, holder: Any) -> None:
+    """A seat is held by an existing user (their id) or by a bot the game has."""
+    if isinstance(holder, str) and holder.startswith("bot:"):
+        kind = holder[4:]
+        if kind != "random" and kind not in series.rules.bots:
+            raise RuleError(f"{series.rules.name} has no bot called {kind}")
+        return
+    if isinstance(holder, int) and not isinstance(holder, bool):
+        known = 0 < holder < 2**63 and get_user_model().objects.filter(pk=holder).exists()
+        if not known:
+            raise RuleError(f"the holder of {seat} is not a known user (no user has id {holder})")
+        return
+    bots = ", ".join(f"bot:{b}" for b in ["random", *series.rules.bots])
+    raise RuleError(f"the holder of {seat} must be a user id or one of {bots}, not {holder!r}")
 
 
 def submit(
@@ -205,7 +254,7 @@ def submit(
                     command_id=command_id,
                     actor=actor or seat or role,
                     role=role,
-                    extra={"command": _public_command(command, seat)},
+                    extra={"command": _public_command(command, seat), "at": t},
                 )
                 if rows[0].version <= loaded.version:
                     return rows  # the same command id won a race meanwhile
@@ -228,20 +277,32 @@ def _public_command(command: Mapping[str, Any], seat: str | None) -> dict:
 
 
 def record_platform_event(
-    match: Match, type_: str, data: Mapping[str, Any], *, actor: str, role: str
+    match: Match,
+    type_: str,
+    data: Mapping[str, Any] | Callable[[Loaded], Mapping[str, Any]],
+    *,
+    actor: str,
+    role: str,
+    now: float | None = None,
 ) -> list:
-    """Append a platform event (a ruling, a void) at the stream's head."""
+    """Append a platform event (a ruling, a void) at the stream's head.
+
+    ``data`` may be a function of the loaded match, called again on every
+    retry, so what the event says is decided on the stream it is appended to
+    (it raises RuleError to refuse)."""
     for attempt in range(MAX_RETRIES):
         loaded = load(match)
+        t = time.time() if now is None else now
+        body = data(loaded) if callable(data) else data
         try:
             with transaction.atomic():
                 rows = append(
                     match.stream,
                     loaded.version,
-                    [NewEvent(type_, dict(data))],
+                    [NewEvent(type_, dict(body))],
                     actor=actor,
                     role=role,
-                    extra=PLATFORM,
+                    extra={**PLATFORM, "at": t},
                 )
                 _set_deadline(match, load(match).state)
             return rows
@@ -249,6 +310,81 @@ def record_platform_event(
             if attempt == MAX_RETRIES - 1:
                 raise
     raise AssertionError("unreachable")
+
+
+def void_to(
+    match: Match,
+    to_version: int,
+    *,
+    actor: str,
+    reason: str,
+    role: str = "moderator",
+    now: float | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> list:
+    """A ruling takes the match back to ``to_version``: every later event
+    stays in the log, void, and play goes on from the state at that version.
+
+    Only a command boundary (the last event of a command) can be gone back
+    to, so someone is left to move. The clocks restart at the ruling's time
+    as they stood at that version: the event records the ruling's time
+    ``at`` and the version's time ``since``, and the fold skips the span."""
+    if not isinstance(to_version, int) or isinstance(to_version, bool):
+        raise RuleError("void back to a version: a whole number")
+    t = time.time() if now is None else now
+
+    def voided(loaded: Loaded) -> dict:
+        if loaded.abandoned:
+            raise RuleError("this match was taken out of play by a ruling")
+        state_at_boundary(loaded, to_version)
+        return {
+            "from_version": to_version + 1,
+            "to_version": loaded.version,
+            "at": t,
+            "since": _row_time(loaded.events[to_version - 1]),
+            "reason": reason,
+            **(extra or {}),
+        }
+
+    return record_platform_event(match, "match_voided", voided, actor=actor, role=role, now=t)
+
+
+def state_at_boundary(loaded: Loaded, version: int) -> MatchState:
+    """The state at ``version``, if a void may go back to it (RuleError
+    in words if not)."""
+    rows = loaded.events
+    last = loaded.version
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version < last:
+        raise RuleError(
+            f"void back to a version from 1 to {last - 1}: the events after it are voided"
+        )
+    voided = voided_versions(rows)
+    if version in voided:
+        raise RuleError(f"version {version} was voided by an earlier ruling")
+    if rows[version].command_seq != 1:
+        first, end = version, version
+        while rows[first - 1].command_seq != 1:
+            first -= 1
+        while end < last and rows[end].command_seq != 1:
+            end += 1
+        choices = " or ".join(str(v) for v in (first - 1, end) if 1 < v < last and v not in voided)
+        raise RuleError(
+            f"version {version} is in the middle of one move (versions {first} to {end}); "
+            f"a void goes back to the end of a move" + (f", e.g. {choices}" if choices else "")
+        )
+    series = series_for(loaded.match.game)
+    state = fold_rows(loaded.match.game, rows[:version])
+    if state is None:
+        raise RuleError(f"at version {version} the match had not started: void back to later")
+    if not state.finished and not series.pending(state):
+        raise RuleError(f"at version {version} nobody was left to move: void back to another")
+    return state
+
+
+def _row_time(row) -> float:
+    """When a stored event was written, on the clock its command used."""
+    at = row.metadata.get("at")
+    return float(at) if isinstance(at, (int, float)) else row.recorded_at.timestamp()
 
 
 def abandon(match: Match, *, reason: str, actor: str = "platform") -> None:

@@ -128,7 +128,7 @@ def command(
                 rows = append(stream, version, new, actor=acting.actor, role=acting.role)
                 for e in new:
                     if e.type == "ruling_applied":
-                        carry_out(e.data, acting.actor)
+                        carry_out(e.data, acting.actor, now=ctx.now)
                 _reconcile(stream, ctx)
             return rows
         except ConcurrencyError:
@@ -333,7 +333,7 @@ def _ruling_flags(state, cmd: Mapping[str, Any]) -> dict:
     }
 
 
-def carry_out(applied: Mapping[str, Any], moderator: str) -> None:
+def carry_out(applied: Mapping[str, Any], moderator: str, now: float | None = None) -> None:
     """Apply a ruling to the match (and its bracket) it corrects."""
     target = applied["target"]["stream"]
     match = Match.objects.filter(stream=target).first()
@@ -342,18 +342,16 @@ def carry_out(applied: Mapping[str, Any], moderator: str) -> None:
     ruling, params = applied["ruling"], applied.get("params") or {}
     reason = f"dispute {applied['dispute_id']}: {ruling}"
     if ruling == "void_to":
-        rows = read(match.stream)
-        match_services.record_platform_event(
+        match_services.void_to(
             match,
-            "match_voided",
-            {
-                "from_version": params["version"] + 1,
-                "to_version": rows[-1].version,
+            params["version"],
+            actor=moderator,
+            reason=reason,
+            now=now,
+            extra={
                 "dispute_id": applied["dispute_id"],
                 "moderators": applied.get("moderators", []),
             },
-            actor=moderator,
-            role="moderator",
         )
         return
     cmd = _ruling_command(ruling, params, match)

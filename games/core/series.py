@@ -7,7 +7,10 @@ items and moderator clock pauses are written once.
 
 Series events: ``series_started``, ``first_player_chosen``, ``bout_scored``,
 ``series_ended``, ``clock_paused``, ``clock_resumed``, ``time_added``,
-``series_forfeited``. Every other event belongs to the current bout.
+``series_forfeited``, ``clock_reanchored``. Every other event belongs to the
+current bout. ``clock_reanchored`` (data ``at``, ``since``) is never decided
+here: a void ruling carries it, and the clocks then run as they stood at
+``since`` from the moment ``at``.
 Bout events of type ``item_used`` (data ``seat``, ``item``) consume that item.
 """
 
@@ -41,8 +44,11 @@ SERIES_EVENTS = frozenset(
         "series_forfeited",
         "series_overturned",
         "bout_replayed",
+        "clock_reanchored",
     }
 )
+
+MAX_ADD_TIME_S = 24 * 3600  # a moderator adds at most a day at once
 
 
 # what a moderator (or a ruling carried out by one) may do to a match
@@ -235,6 +241,11 @@ class Series:
             )
         if t == "time_added":
             return replace(state, paused_total=state.paused_total + d["seconds"])
+        if t == "clock_reanchored":
+            # the game clock skips the voided span; a paused clock stood still anyway
+            if state.paused_since is not None:
+                return state
+            return replace(state, paused_total=state.paused_total + max(0.0, d["at"] - d["since"]))
         # a bout event
         bout = self.rules.evolve(state.bout, event)
         items = state.items
@@ -375,8 +386,14 @@ class Series:
                 state, Outcome((winner,), {winner: 1}, reason or "awarded by a ruling"), ctx
             )
         seconds = command.get("seconds")
-        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds <= 0:
-            raise RuleError("add a positive number of seconds")
+        if (
+            not isinstance(seconds, (int, float))
+            or isinstance(seconds, bool)
+            or not 0 < seconds <= MAX_ADD_TIME_S  # also refuses nan and inf
+        ):
+            raise RuleError(
+                f"add a number of seconds above 0 and at most {MAX_ADD_TIME_S} (24 hours)"
+            )
         events = self.fire_due(state, ctx)
         return events + [Event("time_added", {"seconds": seconds, "reason": reason, "at": ctx.now})]
 

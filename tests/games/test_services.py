@@ -3,6 +3,7 @@ rebuilt from the log; commands, rejections and redaction end to end."""
 
 import json
 import random
+import time
 
 import pytest
 from django.contrib.auth.models import User
@@ -77,7 +78,7 @@ def test_rejected_command_writes_nothing_and_says_why():
     n = StoredEvent.objects.count()
     with pytest.raises(RuleError) as err:
         services.submit(match, "ana", {"type": "choose", "keep": "XX", "discard": "YY"})
-    assert str(err.value)
+    assert str(err.value) == "XX is not a card: a rank 2, 3, 4, 5 or J and a suit C, D, H or S"
     with pytest.raises(RuleError, match="not seated"):
         services.submit(match, "zed", {"type": "choose"})
     assert StoredEvent.objects.count() == n
@@ -93,7 +94,10 @@ def test_retried_command_id_is_applied_once():
     again = services.submit(match, "ana", cmd, command_id="c-1")
     assert [r.id for r in again] == [r.id for r in first]
     assert len(read(match.stream)) == first[-1].version
-    assert hand is not None
+    # ana saw exactly the two cards she was dealt, and not ben's
+    drawn = {r.data["seat"]: r.data["cards"] for r in read(match.stream) if r.type == "cards_drawn"}
+    assert hand["hand"] == drawn["ana"] and len(drawn["ana"]) == 2
+    assert hand["hands"]["ben"] is None
 
 
 @pytest.mark.django_db
@@ -194,3 +198,229 @@ def test_organizer_creates_a_match_with_its_time_control(client):
     assert b"data-deadline" in page.content and b"data-server-now" in page.content
     created = read(match.stream)[0].recorded_at.timestamp()
     assert match.next_deadline.timestamp() - created == pytest.approx(50, abs=2)
+
+
+# ---- rulings that leave a playable match ------------------------------------
+T0 = 1_000_000.0
+LMN_30 = {"decision_s": 30, "first_to": 1}
+
+
+def lmn_match(holders=None, seed=7, now=T0):
+    return services.create_match(
+        "love-me-not",
+        ["ana", "ben"],
+        options=LMN_30,
+        holders=holders if holders is not None else {s: "bot:heuristic" for s in ("ana", "ben")},
+        rng=random.Random(seed),
+        now=now,
+    )
+
+
+def choose(match, seat, now):
+    """``seat`` keeps the first of the two cards it holds, at ``now``."""
+    bout = services.load(match).state.bout
+    cmd = series_for("love-me-not").rules.legal_commands(bout, seat)[0]
+    return services.submit(match, seat, cmd, now=now, rng=random.Random(0))
+
+
+def deadline_of(match):
+    match.refresh_from_db()
+    return match.next_deadline.timestamp() if match.next_deadline else None
+
+
+@pytest.mark.django_db
+def test_void_restarts_the_clocks_at_the_ruling_and_the_match_plays_on_to_its_end():
+    from clocks.enforce import sweep
+
+    match = lmn_match()
+    choose(match, "ana", T0 + 5)
+    choose(match, "ben", T0 + 10)  # turn 2 starts at T0 + 10: 30 s each
+    v = choose(match, "ana", T0 + 20)[-1].version  # ben has 20 s left
+    at_v = services.fold_rows("love-me-not", read(match.stream)[:v])
+    assert deadline_of(match) == pytest.approx(T0 + 40)
+    choose(match, "ben", T0 + 25)  # the move the dispute is about
+    later = T0 + 10_000  # the ruling comes long after every old deadline
+    services.void_to(match, v, actor="mod", reason="misread move", now=later)
+
+    state = services.load(match).state
+    assert state.bout == at_v.bout and state.scores == at_v.scores
+    # ben gets back the 20 s he had at version v, counted from the ruling
+    assert deadline_of(match) == pytest.approx(later + 20)
+    assert match.waiting_on == ["ben"] and match.status == "live"
+    n = len(read(match.stream))
+    assert sweep(now=later + 19.9) == 0 and len(read(match.stream)) == n
+    # and play goes on to the end, bots moving, no timeout among the events used
+    services.run_bots(match, start=later, rng=random.Random(3))
+    match.refresh_from_db()
+    assert match.status == "finished" and match.winners
+    used = services.game_events(read(match.stream))
+    assert not [r for r in used if r.data.get("timeout")]
+    before = read_models()
+    call_command("rebuild_read_models", stdout=open("/dev/null", "w"))
+    assert read_models() == before
+
+
+@pytest.mark.django_db
+def test_void_into_the_middle_of_a_move_is_refused_and_changes_nothing():
+    match = lmn_match()
+    choose(match, "ana", T0 + 5)
+    rows = choose(match, "ben", T0 + 10)  # card_chosen, turn_resolved, turn_started, ...
+    resolved = next(r.version for r in rows if r.type == "turn_resolved")
+    n = len(read(match.stream))
+    with pytest.raises(RuleError) as err:
+        services.void_to(match, resolved, actor="mod", reason="x", now=T0 + 60)
+    first, last = rows[0].version, rows[-1].version
+    assert str(err.value) == (
+        f"version {resolved} is in the middle of one move (versions {first} to {last}); "
+        f"a void goes back to the end of a move, e.g. {first - 1}"
+    )
+    assert len(read(match.stream)) == n
+    # neither the creation record, nor the head, nor a bool are a version to go back to
+    for bad, words in (
+        (1, "the match had not started"),
+        (n, f"from 1 to {n - 1}"),
+        (0, f"from 1 to {n - 1}"),
+        (True, "a whole number"),
+        ("3", "a whole number"),
+    ):
+        with pytest.raises(RuleError, match=words):
+            services.void_to(match, bad, actor="mod", reason="x", now=T0 + 60)
+    assert len(read(match.stream)) == n
+
+
+@pytest.mark.django_db
+def test_a_version_an_earlier_ruling_voided_cannot_be_gone_back_to():
+    match = lmn_match()
+    v1 = choose(match, "ana", T0 + 5)[-1].version
+    v2 = choose(match, "ben", T0 + 10)[-1].version
+    choose(match, "ana", T0 + 12)
+    services.void_to(match, v1, actor="mod", reason="first ruling", now=T0 + 100)
+    with pytest.raises(RuleError, match=f"version {v2} was voided by an earlier ruling"):
+        services.void_to(match, v2, actor="mod", reason="second", now=T0 + 200)
+    # the first ruling's own version is a boundary: its state, its clocks
+    head = read(match.stream)[-1].version
+    choose(match, "ben", T0 + 110)
+    services.void_to(match, head, actor="mod", reason="second", now=T0 + 300)
+    assert deadline_of(match) == pytest.approx(T0 + 300 + 25)  # ben had 25 s at T0 + 100
+    assert services.load(match).state.bout.choices[1] is None
+
+
+@pytest.mark.django_db
+def test_a_move_that_lands_while_the_void_is_written_is_voided_too(monkeypatch):
+    match = lmn_match()
+    v = choose(match, "ana", T0 + 5)[-1].version
+    at_v = services.fold_rows("love-me-not", read(match.stream)[:v])
+    choose(match, "ben", T0 + 6)
+    choose(match, "ana", T0 + 7)
+    real_check = services.state_at_boundary
+    raced = []
+
+    def check_then_race(loaded, version):
+        # ben's move lands after the void has read the stream, before it appends
+        if not raced:
+            raced.append(choose(match, "ben", T0 + 8))
+        return real_check(loaded, version)
+
+    monkeypatch.setattr(services, "state_at_boundary", check_then_race)
+    rows = services.void_to(match, v, actor="mod", reason="x", now=T0 + 50)
+    assert raced and rows[0].data["to_version"] == raced[0][-1].version
+    assert services.load(match).state.bout == at_v.bout
+
+
+@pytest.mark.django_db
+def test_a_void_back_to_a_paused_moment_stays_paused_with_the_time_left_then():
+    match = lmn_match()
+    choose(match, "ana", T0 + 5)
+    mod = {"role": "moderator", "actor": "mod"}
+    v = services.submit(match, None, {"type": "pause", "reason": "lag"}, now=T0 + 12, **mod)
+    choose_at = T0 + 20
+    services.submit(match, None, {"type": "resume", "reason": "ok"}, now=choose_at, **mod)
+    choose(match, "ben", choose_at + 1)
+    services.void_to(match, v[-1].version, actor="mod", reason="x", now=T0 + 500)
+    assert deadline_of(match) is None and services.load(match).state.paused_since is not None
+    services.submit(match, None, {"type": "resume", "reason": "ok"}, now=T0 + 600, **mod)
+    assert deadline_of(match) == pytest.approx(T0 + 600 + 18)  # 18 s left when paused
+
+
+# ---- bounded moderator and organizer input --------------------------------------
+def test_to_datetime_never_raises_on_any_stored_value():
+    assert services.to_datetime(None) is None
+    assert services.to_datetime(float("nan")) is None
+    assert services.to_datetime(1e12).year == 9999
+    assert services.to_datetime(float("inf")).year == 9999
+    assert services.to_datetime(10**30).year == 9999
+    assert services.to_datetime(-1e300).year == 1
+    assert services.to_datetime(T0).timestamp() == T0
+
+
+@pytest.mark.django_db
+def test_add_time_beyond_a_day_is_refused_while_paused_and_resume_still_works():
+    match = lmn_match()
+    mod = {"role": "moderator", "actor": "mod"}
+    services.submit(match, None, {"type": "pause", "reason": "lag"}, now=T0 + 1, **mod)
+    n = len(read(match.stream))
+    for seconds in (1e12, 86_401, float("inf"), 0, True):
+        with pytest.raises(RuleError, match="at most 86400"):
+            services.submit(
+                match, None, {"type": "add_time", "seconds": seconds}, now=T0 + 2, **mod
+            )
+    assert len(read(match.stream)) == n
+    services.submit(match, None, {"type": "add_time", "seconds": 86_400}, now=T0 + 2, **mod)
+    services.submit(match, None, {"type": "resume", "reason": "ok"}, now=T0 + 10, **mod)
+    # 30 s from T0, 9 s paused, a day added
+    assert deadline_of(match) == pytest.approx(T0 + 30 + 9 + 86_400)
+
+
+@pytest.mark.django_db
+def test_moderate_api_refuses_a_huge_add_time_and_the_match_resumes(client):
+    staff = User.objects.create_user("mia", password="pw-123456", is_staff=True)
+    client.force_login(staff)
+    match = lmn_match(now=time.time())  # the API runs on the real clock
+    url = f"/api/matches/{match.pk}/moderate"
+    resp = client.post(url, {"type": "pause", "reason": "lag"}, content_type="application/json")
+    assert resp.status_code == 201, resp.content
+    resp = client.post(
+        url,
+        {"type": "add_time", "reason": "lag", "seconds": 1e12},
+        content_type="application/json",
+    )
+    assert resp.status_code == 422 and "at most 86400" in resp.json()["error"]
+    resp = client.post(url, {"type": "resume", "reason": "ok"}, content_type="application/json")
+    assert resp.status_code == 201, resp.content
+    assert deadline_of(match) is not None and not services.load(match).state.paused_since
+
+
+BAD_HOLDERS = [
+    (987_654, "the holder of ana is not a known user (no user has id 987654)"),
+    (2**63, f"no user has id {2**63}"),
+    (-1, "no user has id -1"),
+    (True, "must be a user id or one of bot:random, bot:heuristic, not True"),
+    (1.0, "must be a user id or one of"),
+    ("alice", "must be a user id or one of"),
+    ("bot:genius", "Love Me Not has no bot called genius"),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("holder,words", BAD_HOLDERS, ids=[repr(h) for h, _ in BAD_HOLDERS])
+def test_create_match_refuses_an_unknown_holder(holder, words):
+    User.objects.create_user("someone", password="pw-123456")
+    with pytest.raises(RuleError) as err:
+        services.create_match("love-me-not", ["ana", "ben"], holders={"ana": holder})
+    assert words in str(err.value)
+    assert not Match.objects.exists() and not StoredEvent.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("holder,words", BAD_HOLDERS, ids=[repr(h) for h, _ in BAD_HOLDERS])
+def test_create_match_api_answers_400_for_an_unknown_holder(client, holder, words):
+    staff = User.objects.create_user("olga", password="pw-123456", is_staff=True)
+    client.force_login(staff)
+    body = {"game": "love-me-not", "seats": ["ana", "ben"], "holders": {"ana": holder}}
+    resp = client.post("/api/matches/", body, content_type="application/json")
+    assert resp.status_code == 400 and words in resp.json()["error"]
+    assert not Match.objects.exists()
+    resp = client.post(
+        "/api/matches/", {**body, "holders": {"ana": staff.pk}}, content_type="application/json"
+    )
+    assert resp.status_code == 201, resp.content

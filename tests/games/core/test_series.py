@@ -286,3 +286,32 @@ def test_named_chooser_picks_the_first_player():
         play(s, state, "ana", {"type": "choose_first", "seat": "ana"})
     state, _ = play(s, state, "ben", {"type": "choose_first", "seat": "ben"})
     assert state.bout.order[0] == "ben"
+
+
+def test_add_time_is_bounded_to_a_day_of_real_seconds():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"}, options={"decision_s": 10})
+    for bad in (0, -1, 1e12, 10**400, 24 * 3600 + 1, float("inf"), float("nan"), True, "5", None):
+        with pytest.raises(RuleError, match="at most 86400"):
+            mod_do(s, state, {"type": "add_time", "seconds": bad})
+    state, _ = mod_do(s, state, {"type": "add_time", "seconds": 24 * 3600}, now=1.0)
+    assert s.next_deadline(state) == 10.0 + 24 * 3600
+
+
+def test_a_reanchor_restarts_the_clocks_as_they_stood_at_its_since():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"}, options={"decision_s": 10})
+    state, _ = play(s, state, "ana", {"type": "name", "n": 1}, now=4.0)
+    assert s.next_deadline(state) == 14.0  # ben asked at 4
+    # back to that moment, 1000 s later: ben has his 10 s again, from 1000
+    moved = s.evolve(state, Event("clock_reanchored", {"at": 1000.0, "since": 4.0}))
+    assert s.next_deadline(moved) == 1010.0
+    assert s.fire_due(moved, Ctx(1009.9, random.Random(0), None, "system")) == []
+    # a clock that stood paused at that moment stays as it was: resume gives the rest
+    paused, _ = mod_do(s, state, {"type": "pause"}, now=6.0)
+    paused = s.evolve(paused, Event("clock_reanchored", {"at": 1000.0, "since": 7.0}))
+    assert s.next_deadline(paused) is None
+    resumed, _ = mod_do(s, paused, {"type": "resume"}, now=2000.0)
+    assert s.next_deadline(resumed) == 2008.0  # 8 s were left when it paused at 6
+    # a ruling time before the anchor (clock skew) takes no time away
+    assert s.next_deadline(s.evolve(state, Event("clock_reanchored", {"at": 1, "since": 4}))) == 14
