@@ -343,7 +343,13 @@ def test_a_void_back_to_a_paused_moment_stays_paused_with_the_time_left_then():
 
 
 # ---- bounded moderator and organizer input --------------------------------------
+@pytest.mark.django_db
 def test_to_datetime_never_raises_on_any_stored_value():
+    far = services.to_datetime(1e300)
+    match = lmn_match()
+    Match.objects.filter(pk=match.pk).update(next_deadline=far)  # and the database takes it
+    match.refresh_from_db()
+    assert match.next_deadline == far
     assert services.to_datetime(None) is None
     assert services.to_datetime(float("nan")) is None
     assert services.to_datetime(1e12).year == 9999
@@ -424,3 +430,55 @@ def test_create_match_api_answers_400_for_an_unknown_holder(client, holder, word
         "/api/matches/", {**body, "holders": {"ana": staff.pk}}, content_type="application/json"
     )
     assert resp.status_code == 201, resp.content
+
+
+@pytest.mark.django_db
+def test_a_show_ruling_voids_through_the_service_and_is_refused_mid_move():
+    from tournaments import autopilot, shows
+    from tournaments import show_services as ss
+
+    rng = random.Random(8)
+    mod = ss.Acting("mia", shows.MODERATOR)
+    stream = ss.create_show(
+        name="Night",
+        organizer="olga",
+        entrants=["ana", "ben", "cal", "dee"],
+        options={"death_match_first_to": 1, "step_deadline_s": 0, "game_pool": ["love-me-not"]},
+        holders={e: "bot:heuristic" for e in ["ana", "ben", "cal", "dee"]},
+        now=T0,
+        rng=rng,
+    )
+    ss.command(
+        stream, {"type": "appoint_moderator", "username": "mia"}, ss.Acting("olga", "organizer")
+    )
+    for _ in range(40):  # up to the first death match
+        if not autopilot.step(stream, rng, now=T0):
+            break
+    dm = Match.objects.get(show_stream=stream, kind="death_match")
+    a, b = dm.seats
+    v = choose(dm, a, T0 + 5)[-1].version  # b has 115 s of 120 left
+    moved = choose(dm, b, T0 + 6)
+    mid = moved[1].version  # the turn resolved inside b's move
+    ss.command(
+        stream,
+        {
+            "type": "file_dispute",
+            "target_stream": dm.stream,
+            "target_version": moved[-1].version,
+            "text": "my move was misread",
+        },
+        mod,
+        now=T0 + 50,
+    )
+    did = next(iter(ss.load(stream)[0].disputes))
+    ss.command(stream, {"type": "claim_dispute", "dispute_id": did}, mod, now=T0 + 50)
+    rule = {"type": "rule_dispute", "dispute_id": did, "ruling": "void_to", "reason": "misread"}
+    n_show, n_match = len(read(stream)), len(read(dm.stream))
+    with pytest.raises(RuleError, match=f"version {mid} is in the middle of one move"):
+        ss.command(stream, {**rule, "params": {"version": mid}}, mod, now=T0 + 900)
+    assert (len(read(stream)), len(read(dm.stream))) == (n_show, n_match)
+    ss.command(stream, {**rule, "params": {"version": v}}, mod, now=T0 + 900)
+    voided = read(dm.stream)[-1]
+    assert voided.type == "match_voided" and voided.data["dispute_id"] == did
+    assert deadline_of(dm) == pytest.approx(T0 + 900 + 115)
+    assert dm.waiting_on == [b]
