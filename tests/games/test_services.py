@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from eventlog.models import StoredEvent
-from eventlog.store import read
+from eventlog.store import NewEvent, append, read
 from games import services
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, RuleError, Viewer
 from games.core.registry import series_for
@@ -482,3 +482,16 @@ def test_a_show_ruling_voids_through_the_service_and_is_refused_mid_move():
     assert voided.type == "match_voided" and voided.data["dispute_id"] == did
     assert deadline_of(dm) == pytest.approx(T0 + 900 + 115)
     assert dm.waiting_on == [b]
+
+
+@pytest.mark.django_db
+def test_a_huge_time_added_already_in_the_log_does_not_stop_resume():
+    match = lmn_match()
+    mod = {"role": "moderator", "actor": "mod"}
+    services.submit(match, None, {"type": "pause", "reason": "lag"}, now=T0 + 1, **mod)
+    # written before add_time was bounded: stored as it was
+    head = read(match.stream)[-1].version
+    append(match.stream, head, [NewEvent("time_added", {"seconds": 1e12, "at": T0 + 2})])
+    services.submit(match, None, {"type": "resume", "reason": "ok"}, now=T0 + 3, **mod)
+    match.refresh_from_db()
+    assert match.next_deadline.year == 9999 and match.waiting_on == ["ana", "ben"]
