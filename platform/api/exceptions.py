@@ -5,6 +5,7 @@ error body. Unknown exceptions are left to Django (a logged 500)."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -12,6 +13,8 @@ from rest_framework.views import set_rollback
 
 from eventlog.store import ConcurrencyError, stream_version
 from games.core.protocol import RuleError
+
+from .parsers import TooLarge, max_body_bytes
 
 MESSAGES = {
     "not_found": "there is nothing here by that id",
@@ -57,7 +60,9 @@ def handle(exc, context):
             status.HTTP_409_CONFLICT,
             current_version=current,
         )
-    if isinstance(exc, Http404):
+    if isinstance(exc, RequestDataTooBig):  # Django's own limit, met while DRF reads the body
+        exc = TooLarge(f"the body is larger than {max_body_bytes()} bytes")
+    elif isinstance(exc, Http404):
         exc = exceptions.NotFound(MESSAGES["not_found"])
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or MESSAGES["permission_denied"])
