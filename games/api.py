@@ -5,6 +5,7 @@ Views raise (RuleError, ConcurrencyError, DRF's exceptions); the one handler
 
 import math
 
+from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
@@ -20,6 +21,7 @@ from games.core.registry import available
 from . import services
 from .models import Match
 
+User = get_user_model()
 MAX_PK = 2**63 - 1  # a larger id is no match (and no database integer)
 COMMAND_ID = r"^[A-Za-z0-9_.:-]{1,64}$"
 # a command is a flat object: a few named scalars, or short lists of them
@@ -195,13 +197,51 @@ class CommandResultSerializer(serializers.Serializer):
     view = MatchViewSerializer()
 
 
+class OptionsField(serializers.DictField):
+    """A match's options: named scalars (the game checks their ranges)."""
+
+    def to_internal_value(self, data):
+        options = super().to_internal_value(data)
+        if len(options) > COMMAND_MAX_KEYS:
+            raise serializers.ValidationError(f"at most {COMMAND_MAX_KEYS} options")
+        for key, value in options.items():
+            if len(key) > COMMAND_MAX_KEY:
+                raise serializers.ValidationError(
+                    f"an option name is longer than {COMMAND_MAX_KEY}"
+                )
+            _bounded_scalar(value, key)
+        return options
+
+
+class HoldersField(serializers.DictField):
+    """seat -> the id of an existing user, or a bot ("bot:<name>")."""
+
+    def to_internal_value(self, data):
+        holders = super().to_internal_value(data)
+        users = set()
+        for seat, holder in holders.items():
+            if isinstance(holder, str) and holder.startswith("bot:") and len(holder) <= 32:
+                continue
+            if not isinstance(holder, int) or isinstance(holder, bool) or not 0 < holder <= MAX_PK:
+                raise serializers.ValidationError(
+                    f'{seat}: a holder is a user id or "bot:random" / "bot:heuristic"'
+                )
+            users.add(holder)
+        known = set(User.objects.filter(pk__in=users).values_list("pk", flat=True))
+        if users - known:
+            raise serializers.ValidationError(
+                f"no user with id {', '.join(map(str, sorted(users - known)))}"
+            )
+        return holders
+
+
 class CreateMatchSerializer(serializers.Serializer):
     game = serializers.CharField(max_length=64)
     seats = serializers.ListField(
         child=serializers.CharField(max_length=100), min_length=2, max_length=8
     )
-    options = serializers.DictField(required=False, help_text="e.g. time controls: decision_s")
-    holders = serializers.DictField(
+    options = OptionsField(required=False, help_text="e.g. time controls: decision_s")
+    holders = HoldersField(
         required=False, help_text='seat -> user id, or "bot:random" / "bot:heuristic"'
     )
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)

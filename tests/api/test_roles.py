@@ -153,3 +153,36 @@ def test_the_games_registry(client):
     assert "deck_rigging" in dll["items"]
     assert games["love-letter"]["max_players"] == 4
     assert client.get(dll["rules_url"]).status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "extra, field",
+    [
+        ({"holders": {"ana": 10**30}}, "holders"),
+        ({"holders": {"ana": 424242}}, "holders"),
+        ({"holders": {"ana": "someone"}}, "holders"),
+        ({"holders": {"ana": [1]}}, "holders"),
+        ({"holders": {"ana": True}}, "holders"),
+        ({"options": {"decision_s": [1]}}, "options"),
+        ({"options": {"decision_s": "x" * 500}}, "options"),
+        ({"seats": ["a" * 101, "b"]}, "seats"),
+        ({"seats": [str(i) for i in range(9)]}, "seats"),
+    ],
+)
+def test_creating_a_match_bounds_its_input(as_user, post, staff, extra, field):
+    body = {"game": "love-me-not", "seats": ["ana", "ben"], **extra}
+    resp = post(as_user(staff), "/api/matches/", body)
+    assert resp.status_code == 400, resp.content
+    assert resp.json()["code"] == "invalid" and field in resp.json()["fields"]
+    assert not Match.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_match_is_created_with_a_person_and_a_bot(as_user, post, staff, ana):
+    body = {"game": "love-me-not", "seats": ["ana", "ben"]}
+    body["holders"] = {"ana": ana.pk, "ben": "bot:random"}
+    resp = post(as_user(staff), "/api/matches/", body)
+    assert resp.status_code == 201, resp.content
+    match = Match.objects.get(pk=resp.json()["id"])
+    assert services.viewer_for(match, ana).seat == "ana"
