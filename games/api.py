@@ -8,7 +8,12 @@ import math
 from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -156,6 +161,29 @@ def _bounded_scalar(value, where: str):
         raise serializers.ValidationError(f"{where} must be a string, a number or true/false")
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {"type": {"type": "string", "maxLength": COMMAND_MAX_STRING}},
+        "required": ["type"],
+        "maxProperties": COMMAND_MAX_KEYS,
+        "additionalProperties": {
+            "oneOf": [
+                {"type": "string", "maxLength": COMMAND_MAX_STRING},
+                {"type": "number", "minimum": -COMMAND_MAX_NUMBER, "maximum": COMMAND_MAX_NUMBER},
+                {"type": "boolean"},
+                {
+                    "type": "array",
+                    "maxItems": COMMAND_MAX_LIST,
+                    "items": {
+                        "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]
+                    },
+                },
+            ],
+            "nullable": True,
+        },
+    }
+)
 class CommandField(serializers.DictField):
     """A move: a flat object with a type and a few short values."""
 
@@ -483,3 +511,10 @@ class MatchModerate(APIView):
             match, None, dict(body.validated_data), actor=request.user.username, role=MODERATOR
         )
         return Response({"appended": [r.version for r in rows]}, status=status.HTTP_201_CREATED)
+
+
+class NoSuchEndpoint(APIView):
+    """Any other address under /api/: a JSON 404, like every other refusal."""
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        raise exceptions.NotFound("there is no such address in this API; see /api/docs/")

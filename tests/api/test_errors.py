@@ -197,3 +197,11 @@ def test_parse_bounded_json_for_forms():
             parse_bounded_json(text, max_bytes=40 if code == "too_large" else 3000)
         assert err.value.code == code and str(err.value)
     assert parse_bounded_json("[" * 32 + "]" * 32, max_bytes=100) is not None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/nothing", "/api/matches/null,null/", "/api/matches/1"])
+def test_an_unknown_api_address_is_a_json_404(client, path):
+    for resp in [client.get(path), client.post(path, "{}", content_type="application/json")]:
+        assert resp.status_code == 404
+        assert resp.json()["code"] == "not_found" and "/api/docs/" in resp.json()["message"]
