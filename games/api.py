@@ -35,6 +35,7 @@ COMMAND_MAX_KEY = 32
 COMMAND_MAX_STRING = 100
 COMMAND_MAX_LIST = 32
 COMMAND_MAX_NUMBER = 10**9
+MAX_ADD_TIME_S = 24 * 3600  # a moderator adds at most a day at a time
 
 
 def get_match(pk: int) -> Match:
@@ -278,7 +279,9 @@ class CreateMatchSerializer(serializers.Serializer):
 class ModerateSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=["pause", "resume", "add_time"])
     reason = serializers.CharField(max_length=500)
-    seconds = serializers.FloatField(required=False, min_value=0.001)
+    seconds = serializers.FloatField(
+        required=False, min_value=0.001, max_value=MAX_ADD_TIME_S, help_text="for add_time"
+    )
 
 
 class AppendedSerializer(serializers.Serializer):

@@ -205,3 +205,17 @@ def test_an_unknown_api_address_is_a_json_404(client, path):
     for resp in [client.get(path), client.post(path, "{}", content_type="application/json")]:
         assert resp.status_code == 404
         assert resp.json()["code"] == "not_found" and "/api/docs/" in resp.json()["message"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seconds", [1.0131541347227182e308, 1e12, 86401, 0, -5])
+def test_added_time_is_bounded(as_user, post, match, staff, seconds):
+    before = written()
+    resp = post(
+        as_user(staff),
+        f"/api/matches/{match.pk}/moderate",
+        {"type": "add_time", "reason": "x", "seconds": seconds},
+    )
+    assert resp.status_code == 400, resp.content
+    assert resp.json()["code"] == "invalid" and "seconds" in resp.json()["fields"]
+    assert written() == before
