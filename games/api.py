@@ -307,7 +307,9 @@ class GameSerializer(serializers.Serializer):
 
 
 class LegalSerializer(serializers.Serializer):
-    version = serializers.IntegerField()
+    version = serializers.IntegerField(
+        allow_null=True, help_text="the version the list holds for (null: not seated)"
+    )
     seat = serializers.CharField(allow_null=True, help_text="the caller's seat, if seated")
     commands = serializers.ListField(
         child=serializers.DictField(),

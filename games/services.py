@@ -406,12 +406,15 @@ def move_bots_due(now: float | None = None, delay_s: float = BOT_DELAY_S) -> int
     return moves
 
 
-def legal_for(match: Match, viewer: Viewer) -> tuple[int, list[dict]]:
-    """The stream's version and the commands ``viewer``'s seat may send now
-    (none for anyone not seated, or while the match cannot be played)."""
+def legal_for(match: Match, viewer: Viewer) -> tuple[int | None, list[dict]]:
+    """The stream's version and the commands ``viewer``'s seat may send now;
+    none while the match cannot be played. Anyone not seated gets no
+    version either: a spectator may be shown the match behind a delay."""
+    if viewer.kind != "seat":
+        return None, []
     loaded = load(match)
     state = loaded.state
-    if viewer.kind != "seat" or viewer.seat not in state.seats:
+    if viewer.seat not in state.seats:
         return loaded.version, []
     if loaded.abandoned or state.finished or state.paused_since is not None:
         return loaded.version, []

@@ -145,7 +145,7 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 
 # the largest request body read (API JSON and forms alike); bodies are small
-DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 256 * 1024))
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE") or 256 * 1024)
 
 # the cache holds the API's rate-limit counters: shared through Redis when there is one
 if REDIS_URL:
