@@ -1,16 +1,81 @@
-"""The REST API: thin views over the services."""
+"""The REST API: thin views over the services.
 
+Views raise (RuleError, ConcurrencyError, DRF's exceptions); the one handler
+(api.exceptions.handle) turns each into a JSON refusal with a ``code``."""
+
+import math
+
+from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from django.urls import reverse
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from eventlog.store import ConcurrencyError
-from games.core.protocol import MODERATOR, SEAT, RuleError
+from api.exceptions import Forbidden
+from api.throttling import COMMAND_THROTTLES
+from games.core.protocol import MODERATOR, SEAT
+from games.core.registry import available
 
 from . import services
 from .models import Match
+
+User = get_user_model()
+MAX_PK = 2**63 - 1  # a larger id is no match (and no database integer)
+COMMAND_ID = r"^[A-Za-z0-9_.:-]{1,64}$"
+# a command is a flat object: a few named scalars, or short lists of them
+COMMAND_MAX_KEYS = 16
+COMMAND_MAX_KEY = 32
+COMMAND_MAX_STRING = 100
+COMMAND_MAX_LIST = 32
+COMMAND_MAX_NUMBER = 10**9
+MAX_ADD_TIME_S = 24 * 3600  # a moderator adds at most a day at a time
+
+
+def get_match(pk: int) -> Match:
+    if pk > MAX_PK:
+        raise exceptions.NotFound("there is no match with that id")
+    return get_object_or_404(Match, pk=pk)
+
+
+def require_login(request, doing: str) -> None:
+    if not request.user.is_authenticated:
+        raise exceptions.NotAuthenticated(f"log in, or send an API token, to {doing}")
+
+
+# ---- the shapes --------------------------------------------------------------
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="stable and machine-readable, e.g. rule, conflict")
+    message = serializers.CharField(help_text="what went wrong, in words a person understands")
+    fields = serializers.DictField(
+        required=False, help_text="invalid input: field -> its problems (code invalid)"
+    )
+    current_version = serializers.IntegerField(
+        required=False, help_text="the stream's version now (code conflict)"
+    )
+    retry_after = serializers.IntegerField(
+        required=False, help_text="seconds to wait (code throttled)"
+    )
+
+
+def refusals(*codes: int) -> dict:
+    words = {
+        400: "invalid input (invalid, parse_error, too_deep)",
+        401: "no or a bad login or token (not_authenticated, bad_token)",
+        403: "the caller's role may not do this (permission_denied)",
+        404: "no such match (not_found)",
+        409: "the match moved on meanwhile (conflict, with current_version)",
+        413: "the body is too large (too_large)",
+        422: "a rule refused it, in the rule's words (rule)",
+        429: "too many commands; see Retry-After (throttled)",
+    }
+    return {c: OpenApiResponse(ErrorSerializer, description=words[c]) for c in codes}
 
 
 class MatchSummarySerializer(serializers.ModelSerializer):
@@ -29,19 +94,251 @@ class MatchSummarySerializer(serializers.ModelSerializer):
         ]
 
 
+class ViewerSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["seat", "moderator", "spectator"])
+    seat = serializers.CharField(allow_null=True)
+
+
+class PendingSerializer(serializers.Serializer):
+    seat = serializers.CharField()
+    kind = serializers.CharField()
+    deadline = serializers.FloatField(allow_null=True, help_text="Unix time, or none")
+
+
+class MatchViewSerializer(serializers.Serializer):
+    """What the caller may know of a match: the series, and the bout as the game shows it."""
+
+    version = serializers.IntegerField()
+    game = serializers.CharField()
+    viewer = ViewerSerializer()
+    replay = serializers.BooleanField(help_text="the match is over: everything is revealed")
+    seats = serializers.ListField(child=serializers.CharField())
+    scores = serializers.DictField(child=serializers.IntegerField())
+    target = serializers.IntegerField()
+    bout_no = serializers.IntegerField()
+    first = serializers.CharField(allow_null=True)
+    finished = serializers.BooleanField()
+    winners = serializers.ListField(child=serializers.CharField())
+    end_reason = serializers.CharField(allow_null=True)
+    paused = serializers.BooleanField()
+    items = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="seat -> items; only the caller's own (all for a moderator)",
+    )
+    pending = PendingSerializer(many=True)
+    history = serializers.ListField(child=serializers.DictField())
+    bout = serializers.DictField(allow_null=True, help_text="the game's own view of the bout")
+
+
+class EventSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    type = serializers.CharField()
+    data = serializers.DictField(help_text="only what the caller may see")
+    recorded_at = serializers.DateTimeField()
+    actor = serializers.CharField(allow_null=True)
+    void = serializers.BooleanField(required=False, help_text="undone by a ruling")
+
+
+class HistorySerializer(serializers.Serializer):
+    events = EventSerializer(many=True)
+
+
+class HistoryQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=MAX_PK, help_text="a version"
+    )
+
+
+def _bounded_scalar(value, where: str):
+    if isinstance(value, str):
+        if len(value) > COMMAND_MAX_STRING:
+            raise serializers.ValidationError(
+                f"{where} is longer than {COMMAND_MAX_STRING} characters"
+            )
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value) or abs(value) > COMMAND_MAX_NUMBER:
+            raise serializers.ValidationError(f"{where} is out of range")
+    elif value is not None and not isinstance(value, bool):
+        raise serializers.ValidationError(f"{where} must be a string, a number or true/false")
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {"type": {"type": "string", "maxLength": COMMAND_MAX_STRING}},
+        "required": ["type"],
+        "maxProperties": COMMAND_MAX_KEYS,
+        "additionalProperties": {
+            "oneOf": [
+                {"type": "string", "maxLength": COMMAND_MAX_STRING},
+                {"type": "number", "minimum": -COMMAND_MAX_NUMBER, "maximum": COMMAND_MAX_NUMBER},
+                {"type": "boolean"},
+                {
+                    "type": "array",
+                    "maxItems": COMMAND_MAX_LIST,
+                    "items": {
+                        "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]
+                    },
+                },
+            ],
+            "nullable": True,
+        },
+    }
+)
+class CommandField(serializers.DictField):
+    """A move: a flat object with a type and a few short values."""
+
+    def to_internal_value(self, data):
+        command = super().to_internal_value(data)
+        if not isinstance(command.get("type"), str):
+            raise serializers.ValidationError('a command needs a "type", e.g. {"type": "pass"}')
+        if len(command) > COMMAND_MAX_KEYS:
+            raise serializers.ValidationError(f"a command has at most {COMMAND_MAX_KEYS} fields")
+        for key, value in command.items():
+            if len(key) > COMMAND_MAX_KEY:
+                raise serializers.ValidationError(f"a field name is longer than {COMMAND_MAX_KEY}")
+            if isinstance(value, list):
+                if len(value) > COMMAND_MAX_LIST:
+                    raise serializers.ValidationError(
+                        f"{key} has more than {COMMAND_MAX_LIST} entries"
+                    )
+                for v in value:
+                    _bounded_scalar(v, f"an entry of {key}")
+            else:
+                _bounded_scalar(value, key)
+        return command
+
+
 class CommandSerializer(serializers.Serializer):
-    command = serializers.DictField(help_text='the move, e.g. {"type": "pass"}')
-    command_id = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    command = CommandField(help_text='the move, e.g. {"type": "play", "card": "1", "claim": "3"}')
+    command_id = serializers.RegexField(
+        COMMAND_ID,
+        required=False,
+        max_length=64,
+        help_text="your id for this command (letters, digits, _.:-; up to 64): "
+        "a retry with the same id is applied once",
+        error_messages={"invalid": "use up to 64 letters, digits, or _ . : -"},
+    )
+
+
+class CommandResultSerializer(serializers.Serializer):
+    appended = serializers.ListField(child=serializers.IntegerField(), help_text="versions written")
+    view = MatchViewSerializer()
+
+
+class OptionsField(serializers.DictField):
+    """A match's options: named scalars (the game checks their ranges)."""
+
+    def to_internal_value(self, data):
+        options = super().to_internal_value(data)
+        if len(options) > COMMAND_MAX_KEYS:
+            raise serializers.ValidationError(f"at most {COMMAND_MAX_KEYS} options")
+        for key, value in options.items():
+            if len(key) > COMMAND_MAX_KEY:
+                raise serializers.ValidationError(
+                    f"an option name is longer than {COMMAND_MAX_KEY}"
+                )
+            _bounded_scalar(value, key)
+        return options
+
+
+class HoldersField(serializers.DictField):
+    """seat -> the id of an existing user, or a bot ("bot:<name>")."""
+
+    def to_internal_value(self, data):
+        holders = super().to_internal_value(data)
+        users = set()
+        for seat, holder in holders.items():
+            if isinstance(holder, str) and holder.startswith("bot:") and len(holder) <= 32:
+                continue
+            if not isinstance(holder, int) or isinstance(holder, bool) or not 0 < holder <= MAX_PK:
+                raise serializers.ValidationError(
+                    f'{seat}: a holder is a user id or "bot:random" / "bot:heuristic"'
+                )
+            users.add(holder)
+        known = set(User.objects.filter(pk__in=users).values_list("pk", flat=True))
+        if users - known:
+            raise serializers.ValidationError(
+                f"no user with id {', '.join(map(str, sorted(users - known)))}"
+            )
+        return holders
 
 
 class CreateMatchSerializer(serializers.Serializer):
-    game = serializers.CharField()
-    seats = serializers.ListField(child=serializers.CharField(max_length=100), min_length=2)
-    options = serializers.DictField(required=False, help_text="e.g. time controls: decision_s")
-    holders = serializers.DictField(
+    game = serializers.CharField(max_length=64)
+    seats = serializers.ListField(
+        child=serializers.CharField(max_length=100), min_length=2, max_length=8
+    )
+    options = OptionsField(required=False, help_text="e.g. time controls: decision_s")
+    holders = HoldersField(
         required=False, help_text='seat -> user id, or "bot:random" / "bot:heuristic"'
     )
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class ModerateSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["pause", "resume", "add_time"])
+    reason = serializers.CharField(max_length=500)
+    seconds = serializers.FloatField(
+        required=False, min_value=0.001, max_value=MAX_ADD_TIME_S, help_text="for add_time"
+    )
+
+
+class AppendedSerializer(serializers.Serializer):
+    appended = serializers.ListField(child=serializers.IntegerField(), help_text="versions written")
+
+
+class OptionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    default = serializers.JSONField()
+    help = serializers.CharField()
+
+
+class GameSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    options = OptionSerializer(many=True)
+    items = serializers.DictField(
+        child=serializers.CharField(), help_text="item -> its rule in short"
+    )
+    rules_url = serializers.CharField()
+
+
+class LegalSerializer(serializers.Serializer):
+    version = serializers.IntegerField(
+        allow_null=True, help_text="the version the list holds for (null: not seated)"
+    )
+    seat = serializers.CharField(allow_null=True, help_text="the caller's seat, if seated")
+    commands = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="what the caller may send now (a sample where the choices are many, "
+        "e.g. stakes); empty when it is not the caller's turn or they are not seated",
+    )
+
+
+# ---- the endpoints ------------------------------------------------------------
+class GameList(APIView):
+    @extend_schema(responses=GameSerializer(many=True))
+    def get(self, request):
+        """The games that can be played, with their options and defaults."""
+        games = [
+            {
+                "slug": rules.slug,
+                "name": rules.name,
+                "min_players": rules.min_seats,
+                "max_players": rules.max_seats,
+                "options": [
+                    {"name": name, "default": spec.default, "help": spec.help}
+                    for name, spec in rules.options.items()
+                ],
+                "items": dict(rules.items),
+                "rules_url": reverse("games:rules", args=[rules.slug]),
+            }
+            for rules in available()
+        ]
+        return Response(GameSerializer(games, many=True).data)
 
 
 class MatchList(APIView):
@@ -50,70 +347,148 @@ class MatchList(APIView):
         rows = Match.objects.all()[:100]
         return Response(MatchSummarySerializer(rows, many=True).data)
 
-    @extend_schema(request=CreateMatchSerializer, responses=MatchSummarySerializer)
+    @extend_schema(
+        request=CreateMatchSerializer,
+        responses={201: MatchSummarySerializer, **refusals(400, 401, 403, 413, 422)},
+    )
     def post(self, request):
         """Organizers (staff) create a match, time controls included."""
-        if not (request.user.is_authenticated and request.user.is_staff):
-            return Response({"error": "only an organizer may create matches"}, status=403)
+        require_login(request, "create a match")
+        if not request.user.is_staff:
+            raise Forbidden("only an organizer (staff) may create matches")
         body = CreateMatchSerializer(data=request.data)
-        if not body.is_valid():
-            return Response({"error": "invalid match", "fields": body.errors}, status=400)
+        body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            match = services.create_match(
-                data["game"],
-                data["seats"],
-                options=data.get("options"),
-                holders=data.get("holders"),
-                title=data.get("title", ""),
-                actor=request.user.username,
-            )
-        except RuleError as exc:
-            return Response({"error": str(exc)}, status=400)
+        match = services.create_match(
+            data["game"],
+            data["seats"],
+            options=data.get("options"),
+            holders=data.get("holders"),
+            title=data.get("title", ""),
+            actor=request.user.username,
+        )
         return Response(MatchSummarySerializer(match).data, status=status.HTTP_201_CREATED)
 
 
 class MatchView(APIView):
-    @extend_schema(responses=dict)
+    @extend_schema(responses={200: MatchViewSerializer, **refusals(404)})
     def get(self, request, pk):
-        match = get_object_or_404(Match, pk=pk)
+        match = get_match(pk)
         return Response(services.view_for(match, services.viewer_for(match, request.user)))
 
 
 class MatchHistory(APIView):
-    @extend_schema(responses=dict)
+    @extend_schema(
+        parameters=[HistoryQuerySerializer],
+        responses={200: HistorySerializer, **refusals(400, 404)},
+    )
     def get(self, request, pk):
-        match = get_object_or_404(Match, pk=pk)
-        try:
-            after = int(request.query_params.get("after", 0))
-        except ValueError:
-            return Response({"error": "after must be a version number"}, status=400)
+        match = get_match(pk)
+        query = HistoryQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        after = query.validated_data["after"]
         viewer = services.viewer_for(match, request.user)
         return Response({"events": services.history_for(match, viewer, after)})
 
 
+class MatchLegal(APIView):
+    @extend_schema(responses={200: LegalSerializer, **refusals(404)})
+    def get(self, request, pk):
+        """The commands the caller's seat may send now."""
+        match = get_match(pk)
+        viewer = services.viewer_for(match, request.user)
+        version, commands = services.legal_for(match, viewer)
+        seat = viewer.seat if viewer.kind == SEAT else None
+        return Response({"version": version, "seat": seat, "commands": commands})
+
+
 class MatchCommand(APIView):
-    @extend_schema(request=CommandSerializer, responses=dict)
+    throttle_classes = COMMAND_THROTTLES
+
+    @extend_schema(
+        request=CommandSerializer,
+        responses={
+            201: CommandResultSerializer,
+            **refusals(400, 401, 403, 404, 409, 413, 422, 429),
+        },
+        examples=[
+            OpenApiExample(
+                "A play with its claim",
+                value={"command": {"type": "play", "card": "1", "claim": "3"}, "command_id": "a7"},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Written",
+                value={
+                    "appended": [14, 15],
+                    "view": {
+                        "version": 15,
+                        "game": "doubting-love-letter",
+                        "viewer": {"kind": "seat", "seat": "ana"},
+                        "replay": False,
+                        "seats": ["ana", "ben"],
+                        "scores": {"ana": 1, "ben": 0},
+                        "target": 5,
+                        "bout_no": 2,
+                        "first": "ben",
+                        "finished": False,
+                        "winners": [],
+                        "end_reason": None,
+                        "paused": False,
+                        "items": {"ana": []},
+                        "pending": [{"seat": "ben", "kind": "respond", "deadline": 1767225660.0}],
+                        "history": [],
+                        "bout": {"phase": "respond", "hand": ["5"]},
+                    },
+                },
+                response_only=True,
+                status_codes=["201"],
+            ),
+            OpenApiExample(
+                "Refused by a rule",
+                value={"code": "rule", "message": "you have no bluffs left this bout (at most 3)"},
+                response_only=True,
+                status_codes=["422"],
+            ),
+            OpenApiExample(
+                "A concurrent write won",
+                value={
+                    "code": "conflict",
+                    "message": "the match moved on while your command was decided; "
+                    "fetch it and try again",
+                    "current_version": 12,
+                },
+                response_only=True,
+                status_codes=["409"],
+            ),
+            OpenApiExample(
+                "Too many commands",
+                value={
+                    "code": "throttled",
+                    "message": "Request was throttled. Expected available in 1 second.",
+                    "retry_after": 1,
+                },
+                response_only=True,
+                status_codes=["429"],
+            ),
+        ],
+    )
     def post(self, request, pk):
-        match = get_object_or_404(Match, pk=pk)
+        """A seated player's move, checked by the game's rules."""
+        match = get_match(pk)
+        require_login(request, "send moves")
         viewer = services.viewer_for(match, request.user)
         if viewer.kind != SEAT:
-            return Response({"error": "only a seated player may send moves"}, status=403)
+            raise Forbidden("only a seated player may send moves")
         body = CommandSerializer(data=request.data)
-        if not body.is_valid():
-            return Response({"error": 'send {"command": {...}}', "fields": body.errors}, status=400)
-        try:
-            rows = services.submit(
-                match,
-                viewer.seat,
-                body.validated_data["command"],
-                actor=request.user.username,
-                command_id=body.validated_data.get("command_id") or None,
-            )
-        except RuleError as exc:
-            return Response({"error": str(exc)}, status=422)
-        except ConcurrencyError:
-            return Response({"error": "the match moved on; fetch it again"}, status=409)
+        body.is_valid(raise_exception=True)
+        rows = services.submit(
+            match,
+            viewer.seat,
+            body.validated_data["command"],
+            actor=request.user.username,
+            command_id=body.validated_data.get("command_id") or None,
+        )
         versions = [r.version for r in rows]
         return Response(
             {"appended": versions, "view": services.view_for(match, viewer)},
@@ -121,31 +496,30 @@ class MatchCommand(APIView):
         )
 
 
-class ModerateSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(choices=["pause", "resume", "add_time"])
-    reason = serializers.CharField(max_length=500)
-    seconds = serializers.FloatField(required=False, min_value=0.001)
-
-
 class MatchModerate(APIView):
-    @extend_schema(request=ModerateSerializer, responses=dict)
+    throttle_classes = COMMAND_THROTTLES
+
+    @extend_schema(
+        request=ModerateSerializer,
+        responses={201: AppendedSerializer, **refusals(400, 401, 403, 404, 409, 413, 422, 429)},
+    )
     def post(self, request, pk):
         """Moderators pause or resume a match's clocks, or add time, with a reason."""
-        match = get_object_or_404(Match, pk=pk)
+        match = get_match(pk)
+        require_login(request, "moderate")
         viewer = services.viewer_for(match, request.user)
         if viewer.kind != MODERATOR:
-            return Response({"error": "only a moderator of this match may do that"}, status=403)
+            raise Forbidden("only a moderator of this match may do that")
         body = ModerateSerializer(data=request.data)
-        if not body.is_valid():
-            return Response(
-                {"error": "send type, reason (and seconds)", "fields": body.errors}, status=400
-            )
-        try:
-            rows = services.submit(
-                match, None, dict(body.validated_data), actor=request.user.username, role=MODERATOR
-            )
-        except RuleError as exc:
-            return Response({"error": str(exc)}, status=422)
-        except ConcurrencyError:
-            return Response({"error": "the match moved on; try again"}, status=409)
+        body.is_valid(raise_exception=True)
+        rows = services.submit(
+            match, None, dict(body.validated_data), actor=request.user.username, role=MODERATOR
+        )
         return Response({"appended": [r.version for r in rows]}, status=status.HTTP_201_CREATED)
+
+
+class NoSuchEndpoint(APIView):
+    """Any other address under /api/: a JSON 404, like every other refusal."""
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        raise exceptions.NotFound("there is no such address in this API; see /api/docs/")

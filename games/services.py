@@ -540,3 +540,24 @@ def move_bots_due(now: float | None = None, delay_s: float = BOT_DELAY_S) -> int
         except (RuleError, ConcurrencyError):
             continue  # a person or the clock moved first; next round
     return moves
+
+
+def legal_for(match: Match, viewer: Viewer) -> tuple[int | None, list[dict]]:
+    """The stream's version and the commands ``viewer``'s seat may send now;
+    none while the match cannot be played. Anyone not seated gets no
+    version either: a spectator may be shown the match behind a delay."""
+    if viewer.kind != "seat":
+        return None, []
+    loaded = load(match)
+    state = loaded.state
+    if viewer.seat not in state.seats:
+        return loaded.version, []
+    if loaded.abandoned or state.finished or state.paused_since is not None:
+        return loaded.version, []
+    series = series_for(match.game)
+    mine = [d for d in series.pending(state) if d.seat == viewer.seat]
+    if mine and mine[0].kind == "choose_first":
+        return loaded.version, [{"type": "choose_first", "seat": s} for s in state.seats]
+    if state.bout is None:
+        return loaded.version, []
+    return loaded.version, list(series.rules.legal_commands(state.bout, viewer.seat))

@@ -37,3 +37,14 @@ def pytest_terminal_summary(terminalreporter):
             f"{len(skipped)} test(s) skipped because PostgreSQL and/or Redis were not "
             "configured (DATABASE_URL, REDIS_URL). `.ci/run` runs them all."
         )
+
+
+@pytest.fixture(autouse=True)
+def _own_rate_limit_counts(monkeypatch):
+    """Each test counts its own API commands (ids repeat across tests)."""
+    from django.core.cache.backends.locmem import LocMemCache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    counts = LocMemCache("test-rate-limits", {})
+    counts.clear()
+    monkeypatch.setattr(SimpleRateThrottle, "cache", counts)

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "live",
     "games",
     "tournaments",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -143,20 +144,51 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 
+# the largest request body read (API JSON and forms alike); bodies are small
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE") or 256 * 1024)
+
+# the cache holds the API's rate-limit counters: shared through Redis when there is one
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "showtable",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # a token first, so a request with neither is answered 401 with WWW-Authenticate
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.BoundedJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "api.exceptions.handle",
+    # command submission (moves and moderation), per token or per user
+    "DEFAULT_THROTTLE_RATES": {
+        "commands_burst": os.environ.get("API_COMMAND_BURST_RATE", "10/s"),
+        "commands_sustained": os.environ.get("API_COMMAND_SUSTAINED_RATE", "300/min"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Game show platform API",
+    "DESCRIPTION": (
+        "Browsers use their session; bots and scripts send a personal token "
+        "(`Authorization: Token <secret>`, created on /account/tokens/). Every "
+        "refusal is JSON with a stable `code` and a `message`."
+    ),
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # assets served by the project itself, never a CDN
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 if not DEBUG:

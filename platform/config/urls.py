@@ -3,6 +3,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from api import views as api_views
+
 from . import views
 
 urlpatterns = [
@@ -16,4 +18,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("games.api_urls")),
+    path("account/tokens/", api_views.tokens, name="api-tokens"),
+    path("account/tokens/<int:pk>/revoke", api_views.revoke, name="api-token-revoke"),
 ]

@@ -364,7 +364,7 @@ def test_moderator_pauses_and_resumes_through_the_api(client):
         client.post(
             url, {"type": "pause", "reason": "x"}, content_type="application/json"
         ).status_code
-        == 403
+        == 401
     )
     client.force_login(User.objects.create_user("mod", password="pw-123456", is_staff=True))
     assert client.post(url, {"type": "pause"}, content_type="application/json").status_code == 400
@@ -379,7 +379,7 @@ def test_moderator_pauses_and_resumes_through_the_api(client):
         and row.metadata["actor"] == "mod"
     )
     again = client.post(url, {"type": "pause", "reason": "again"}, content_type="application/json")
-    assert again.status_code == 422 and "already paused" in again.json()["error"]
+    assert again.status_code == 422 and "already paused" in again.json()["message"]
     assert (
         client.post(
             url, {"type": "resume", "reason": "back"}, content_type="application/json"

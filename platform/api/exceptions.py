@@ -1,0 +1,91 @@
+"""The one EXCEPTION_HANDLER: every refusal is JSON with a stable ``code``
+and a ``message`` a person understands. Views raise; nothing else builds an
+error body. Unknown exceptions are left to Django (a logged 500)."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+from eventlog.store import ConcurrencyError, stream_version
+from games.core.protocol import RuleError
+
+from .parsers import TooLarge, max_body_bytes
+
+MESSAGES = {
+    "not_found": "there is nothing here by that id",
+    "not_authenticated": "log in, or send an API token: Authorization: Token <secret>",
+    "permission_denied": "you may not do that",
+    "method_not_allowed": "this address does not take that method",
+}
+
+
+class Forbidden(exceptions.PermissionDenied):
+    """A refusal naming the role needed (e.g. "only a seated player may send moves")."""
+
+
+def error(code: str, message: str, http_status: int, **extra) -> Response:
+    return Response({"code": code, "message": message, **extra}, status=http_status)
+
+
+def _code(exc: exceptions.APIException) -> str:
+    detail = exc.detail
+    code = getattr(detail, "code", None) if isinstance(detail, str) else None
+    return code or exc.default_code
+
+
+def _first_problem(detail, path: str = "") -> str:
+    """The first field error as "field: words", for the message."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            name = key if key != "non_field_errors" else ""
+            return _first_problem(value, f"{path}.{name}" if path and name else path or name)
+    if isinstance(detail, list) and detail:
+        return _first_problem(detail[0], path)
+    return f"{path}: {detail}" if path else str(detail)
+
+
+def handle(exc, context):
+    if isinstance(exc, RuleError):
+        return error("rule", str(exc), 422)
+    if isinstance(exc, ConcurrencyError):
+        current = exc.actual if exc.actual is not None else stream_version(exc.stream)
+        return error(
+            "conflict",
+            "the match moved on while your command was decided; fetch it and try again",
+            status.HTTP_409_CONFLICT,
+            current_version=current,
+        )
+    if isinstance(exc, RequestDataTooBig):  # Django's own limit, met while DRF reads the body
+        exc = TooLarge(f"the body is larger than {max_body_bytes()} bytes")
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound(MESSAGES["not_found"])
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or MESSAGES["permission_denied"])
+    if not isinstance(exc, exceptions.APIException):
+        return None  # a defect: Django logs it and answers 500
+    set_rollback()
+    headers = {}
+    if getattr(exc, "auth_header", None):
+        headers["WWW-Authenticate"] = exc.auth_header
+    if getattr(exc, "wait", None) is not None:
+        headers["Retry-After"] = str(max(1, int(exc.wait + 0.999)))
+    code = _code(exc)
+    if isinstance(exc, exceptions.ValidationError):
+        body = {
+            "code": "invalid",
+            "message": _first_problem(exc.detail) or "the request is not valid",
+            "fields": exc.detail if isinstance(exc.detail, dict) else {},
+        }
+    else:
+        message = str(exc.detail)
+        if message == str(exc.default_detail):
+            message = MESSAGES.get(code, message)
+        body = {"code": code, "message": message}
+        if "Retry-After" in headers:
+            body["retry_after"] = int(headers["Retry-After"])
+    return Response(body, status=exc.status_code, headers=headers)

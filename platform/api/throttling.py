@@ -1,0 +1,37 @@
+"""Rate limits on command submission, per token (bots) and per user (pages,
+scripts), kept in Django's cache (Redis in production, so every process
+shares the counts). Rates come from settings, read on each request."""
+
+from __future__ import annotations
+
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle
+
+from .models import ApiToken
+
+
+class CommandThrottle(SimpleRateThrottle):
+    scope = "commands"
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view):
+        if isinstance(request.auth, ApiToken):
+            ident = f"token-{request.auth.pk}"
+        elif request.user and request.user.is_authenticated:
+            ident = f"user-{request.user.pk}"
+        else:
+            ident = f"ip-{self.get_ident(request)}"
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+class CommandBurstThrottle(CommandThrottle):
+    scope = "commands_burst"
+
+
+class CommandSustainedThrottle(CommandThrottle):
+    scope = "commands_sustained"
+
+
+COMMAND_THROTTLES = [CommandBurstThrottle, CommandSustainedThrottle]

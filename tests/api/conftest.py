@@ -1,0 +1,71 @@
+"""A love-me-not match seated by ana, and the callers the API must tell apart."""
+
+import json
+import random
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from api.models import ApiToken
+from games import services
+
+
+@pytest.fixture
+def ana(db):
+    return User.objects.create_user("ana_user")
+
+
+@pytest.fixture
+def other(db):
+    return User.objects.create_user("olaf")
+
+
+@pytest.fixture
+def staff(db):
+    """Staff, and no role in any show."""
+    return User.objects.create_user("stan", is_staff=True)
+
+
+@pytest.fixture
+def match(ana):
+    return services.create_match(
+        "love-me-not", ["ana", "ben"], holders={"ana": ana.pk}, rng=random.Random(4)
+    )
+
+
+@pytest.fixture
+def as_user(db):
+    """A client logged in as ``user`` (None: anonymous), CSRF checked as in a browser."""
+
+    def make(user):
+        client = Client(enforce_csrf_checks=user is None)
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def token_client(db):
+    """A client that sends ``Authorization: Token <secret>`` and no cookie."""
+
+    def make(user, name="bot", keyword="Token"):
+        token, secret = ApiToken.issue(user, name)
+        client = Client(enforce_csrf_checks=True, HTTP_AUTHORIZATION=f"{keyword} {secret}")
+        client.token, client.secret = token, secret
+        return client
+
+    return make
+
+
+@pytest.fixture
+def post():
+    """POST a JSON body (an object, or raw text sent as it is)."""
+
+    def send(client, url, body):
+        data = body if isinstance(body, (str, bytes)) else json.dumps(body)
+        return client.post(url, data, content_type="application/json")
+
+    return send

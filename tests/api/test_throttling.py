@@ -1,0 +1,80 @@
+"""Command submission is rate-limited per token and per user: 429 with
+Retry-After, counted in Django's cache."""
+
+import uuid
+
+import pytest
+from django.conf import settings
+from django.test import override_settings
+
+TIGHT = {
+    **settings.REST_FRAMEWORK,
+    "DEFAULT_THROTTLE_RATES": {"commands_burst": "100/s", "commands_sustained": "3/min"},
+}
+NOT_A_MOVE = {"command": {"type": "nonsense"}}  # refused by the rules, yet counted
+
+
+def send_until_throttled(post, client, url, limit=10):
+    codes = []
+    for _ in range(limit):
+        resp = post(client, url, NOT_A_MOVE)
+        codes.append(resp.status_code)
+        if resp.status_code == 429:
+            return codes, resp
+    return codes, None
+
+
+@pytest.mark.django_db
+@override_settings(REST_FRAMEWORK=TIGHT)
+def test_a_user_over_the_rate_gets_429_with_retry_after(as_user, post, match, ana):
+    client = as_user(ana)
+    codes, resp = send_until_throttled(post, client, f"/api/matches/{match.pk}/commands")
+    assert codes == [422, 422, 422, 429]
+    assert 1 <= int(resp["Retry-After"]) <= 60
+    body = resp.json()
+    assert body["code"] == "throttled" and body["retry_after"] == int(resp["Retry-After"])
+    # reading is not limited
+    assert client.get(f"/api/matches/{match.pk}/").status_code == 200
+
+
+@pytest.mark.django_db
+@override_settings(REST_FRAMEWORK=TIGHT)
+def test_each_token_and_each_user_has_its_own_count(as_user, token_client, post, match, ana):
+    url = f"/api/matches/{match.pk}/commands"
+    first, second = token_client(ana, "one"), token_client(ana, "two")
+    assert send_until_throttled(post, first, url)[0] == [422, 422, 422, 429]
+    assert post(second, url, NOT_A_MOVE).status_code == 422
+    assert post(as_user(ana), url, NOT_A_MOVE).status_code == 422
+
+
+@pytest.mark.django_db
+@override_settings(REST_FRAMEWORK=TIGHT)
+def test_moderation_is_limited_too(as_user, post, match, staff):
+    url = f"/api/matches/{match.pk}/moderate"
+    client = as_user(staff)
+    codes = [post(client, url, {"type": "resume", "reason": "x"}).status_code for _ in range(4)]
+    assert codes[-1] == 429 and 429 not in codes[:3]
+
+
+@pytest.mark.django_db
+def test_the_default_rates_let_a_player_play(as_user, post, match, ana):
+    url = f"/api/matches/{match.pk}/commands"
+    client = as_user(ana)
+    assert [post(client, url, NOT_A_MOVE).status_code for _ in range(5)] == [422] * 5
+
+
+@pytest.mark.redis
+@pytest.mark.django_db
+@override_settings(REST_FRAMEWORK=TIGHT)
+def test_counts_are_shared_through_redis(as_user, post, match, ana, monkeypatch):
+    from django.core.cache.backends.redis import RedisCache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    # the production backend, under a prefix of this run's own
+    redis = RedisCache(settings.REDIS_URL, {"KEY_PREFIX": f"test-{uuid.uuid4().hex}"})
+    monkeypatch.setattr(SimpleRateThrottle, "cache", redis)
+    url = f"/api/matches/{match.pk}/commands"
+    codes, resp = send_until_throttled(post, as_user(ana), url)
+    assert codes == [422, 422, 422, 429] and resp["Retry-After"]
+    # another process (a second client, same cache) sees the same count
+    assert post(as_user(ana), url, NOT_A_MOVE).status_code == 429

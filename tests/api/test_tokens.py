@@ -1,0 +1,114 @@
+"""Personal API tokens: created and revoked by their owner on a page, only a
+hash stored, sent as ``Authorization: Token <secret>`` (or Bearer)."""
+
+import hashlib
+import re
+
+import pytest
+
+from api.models import ApiToken
+
+
+def secret_on(page) -> str:
+    found = re.search(rb'<code id="token-secret">([^<]+)</code>', page.content)
+    assert found, "the new token's secret is not on the page"
+    return found.group(1).decode()
+
+
+@pytest.mark.django_db
+def test_the_tokens_page_needs_a_login(client):
+    resp = client.get("/account/tokens/")
+    assert resp.status_code == 302 and resp["Location"].startswith("/accounts/login/")
+    assert client.post("/account/tokens/", {"name": "bot"}).status_code == 302
+    assert not ApiToken.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_token_is_shown_once_and_only_its_hash_is_stored(as_user, ana):
+    client = as_user(ana)
+    page = client.post("/account/tokens/", {"name": "my bot"})
+    assert page.status_code == 200 and page["Cache-Control"].startswith("max-age=0")
+    secret = secret_on(page)
+    token = ApiToken.objects.get()
+    assert token.user == ana and token.name == "my bot" and token.revoked is None
+    assert token.key_hash == hashlib.sha256(secret.encode()).hexdigest()
+    stored = [str(v) for v in ApiToken.objects.values().get().values()]
+    assert not any(secret in v for v in stored)
+    listing = client.get("/account/tokens/")
+    assert secret.encode() not in listing.content
+    assert b"my bot" in listing.content and token.prefix.encode() in listing.content
+
+
+@pytest.mark.django_db
+def test_a_token_needs_a_name(as_user, ana):
+    resp = as_user(ana).post("/account/tokens/", {"name": ""})
+    assert resp.status_code == 400 and b"This field is required" in resp.content
+    assert not ApiToken.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("keyword", ["Token", "Bearer"])
+def test_a_token_acts_as_its_owner(token_client, post, match, ana, keyword):
+    client = token_client(ana, keyword=keyword)
+    assert client.get(f"/api/matches/{match.pk}/").json()["viewer"] == {
+        "kind": "seat",
+        "seat": "ana",
+    }
+    legal = client.get(f"/api/matches/{match.pk}/legal").json()["commands"]
+    # no session, no CSRF token: the token alone authorizes the move
+    resp = post(client, f"/api/matches/{match.pk}/commands", {"command": legal[0]})
+    assert resp.status_code == 201, resp.content
+    client.token.refresh_from_db()
+    assert client.token.last_used is not None
+
+
+@pytest.mark.django_db
+def test_revoking_asks_first_then_the_token_stops_working(as_user, token_client, match, ana):
+    bot = token_client(ana)
+    url = f"/api/matches/{match.pk}/legal"
+    assert bot.get(url).json()["seat"] == "ana"
+    page = as_user(ana)
+    confirm = page.get(f"/account/tokens/{bot.token.pk}/revoke")
+    assert confirm.status_code == 200 and b"cannot be undone" in confirm.content
+    bot.token.refresh_from_db()
+    assert bot.token.revoked is None  # a GET changes nothing
+    done = page.post(f"/account/tokens/{bot.token.pk}/revoke")
+    assert done.status_code == 302
+    bot.token.refresh_from_db()
+    assert bot.token.revoked is not None
+    resp = bot.get(url)
+    assert resp.status_code == 401
+    assert resp.json()["code"] == "bad_token" and "revoked" in resp.json()["message"]
+
+
+@pytest.mark.django_db
+def test_no_one_revokes_another_users_token(as_user, token_client, ana, other):
+    bot = token_client(ana)
+    page = as_user(other)
+    assert page.get(f"/account/tokens/{bot.token.pk}/revoke").status_code == 404
+    assert page.post(f"/account/tokens/{bot.token.pk}/revoke").status_code == 404
+    bot.token.refresh_from_db()
+    assert bot.token.revoked is None
+    assert b"bot" not in page.get("/account/tokens/").content.split(b"<h2>Your tokens")[1]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "header",
+    ["Token not-a-real-secret", "Bearer ", "Token two words", "Bearer \u00e9t\u00e9"],
+)
+def test_a_bad_token_is_401_with_a_code(client, match, header):
+    resp = client.get(f"/api/matches/{match.pk}/", HTTP_AUTHORIZATION=header)
+    assert resp.status_code == 401
+    body = resp.json()
+    assert body["code"] == "bad_token" and body["message"]
+    assert resp["WWW-Authenticate"] == "Token"
+
+
+@pytest.mark.django_db
+def test_a_disabled_account_is_refused(token_client, match, ana):
+    bot = token_client(ana)
+    ana.is_active = False
+    ana.save()
+    resp = bot.get(f"/api/matches/{match.pk}/")
+    assert resp.status_code == 401 and resp.json()["code"] == "bad_token"
