@@ -28,22 +28,24 @@ case "$1" in
     "$PYTHON" manage.py collectstatic --noinput --verbosity 0
     ;;
   web)
+    # one connection per request under ASGI (see DB_CONN_MAX_AGE in settings)
+    export DB_CONN_MAX_AGE="${DB_CONN_MAX_AGE:-0}"
     exec "$PYTHON" -m gunicorn config.asgi:application \
       --worker-class uvicorn_worker.UvicornWorker \
       --workers "${WEB_WORKERS:-2}" \
       --bind "${WEB_BIND:-0.0.0.0:8000}" \
       --graceful-timeout 20 --timeout 60 --keep-alive 5 \
       --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-127.0.0.1}" \
-      --access-logfile - --error-logfile -
+      --no-control-socket --access-logfile - --error-logfile -
     ;;
   worker)
-    exec "$PYTHON" -m celery -A config worker --pool prefork \
+    exec "$PYTHON" -m celery -A config --quiet worker --pool prefork \
       --concurrency "${CELERY_CONCURRENCY:-2}" \
       --hostname "${CELERY_HOSTNAME:-worker@%h}" \
       --loglevel INFO --without-mingle --without-gossip
     ;;
   beat)
-    exec "$PYTHON" -m celery -A config beat --loglevel INFO \
+    exec "$PYTHON" -m celery -A config --quiet beat --loglevel INFO \
       --schedule "${BEAT_SCHEDULE:-${VAR_DIR:-$ROOT/var}/celerybeat-schedule}"
     ;;
   *)

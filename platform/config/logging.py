@@ -65,6 +65,8 @@ def logging_config(fmt: str, level: str) -> dict:
     and Celery's own loggers go through it too, so one process writes one
     format."""
     formatter = "json" if fmt == "json" else "plain"
+    # Python's warnings become records too, so a JSON stream stays JSON
+    logging.captureWarnings(fmt == "json")
     through_root = {"handlers": [], "propagate": True}
     return {
         "version": 1,

@@ -200,3 +200,21 @@ def test_image_runs_as_a_user_that_is_not_root():
     users = [ln.split()[1] for ln in dockerfile if ln.startswith("USER ")]
     assert users and users[-1] not in ("root", "0")
     assert any(ln.startswith("HEALTHCHECK") for ln in dockerfile)
+
+
+@pytest.mark.django_db
+def test_a_request_while_the_database_is_away_gets_a_503_that_says_so(client, monkeypatch):
+    from django.db import OperationalError
+
+    from games import api
+
+    def away(self, request):
+        raise OperationalError("connection to server at 127.0.0.1 failed: Connection refused")
+
+    monkeypatch.setattr(api.MatchList, "get", away)
+    client.raise_request_exception = False
+    resp = client.get("/api/matches/")
+    assert resp.status_code == 503
+    assert resp["Retry-After"] == "5"
+    assert "database is unavailable" in resp.json()["error"]
+    assert "127.0.0.1" not in resp.json()["error"]
