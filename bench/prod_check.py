@@ -38,6 +38,7 @@ import re
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -405,6 +406,14 @@ def wait_for_progress(admin_db_url: str, since: float, limit: float = 30) -> flo
     return None
 
 
+def port_in_use(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
 def healthy(port: int) -> bool:
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3)
@@ -491,6 +500,10 @@ def check_log(conn) -> list[str]:
 def main() -> int:
     if shutil.which("redis-server") is None:
         print("prod-check needs redis-server on PATH (it runs a private one)", file=sys.stderr)
+        return 2
+    busy = [p for p in [*PORTS, REDIS_PORT] if port_in_use(p)]
+    if busy:
+        print(f"prod-check: port(s) {busy} already in use (another run?)", file=sys.stderr)
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="prod-check-"))
     failures: list[str] = []
@@ -704,9 +717,10 @@ def main() -> int:
         )
         for p in players:
             failures += [f"{p.username}: {n}" for n in p.notes]
-        facts += [f"RESTARTED: {r}" for r in procs.restarts] or [
-            "no process exited: each reconnected by itself"
-        ]
+        # a process that had to be started again did not reconnect by itself
+        failures += procs.restarts
+        if not procs.restarts:
+            facts.append("no process exited: each one reconnected by itself")
 
         # HTTP: no 5xx but a 503 during a fault, no request without an answer
         def in_fault(call: Call) -> bool:

@@ -218,3 +218,21 @@ def test_a_request_while_the_database_is_away_gets_a_503_that_says_so(client, mo
     assert resp["Retry-After"] == "5"
     assert "database is unavailable" in resp.json()["error"]
     assert "127.0.0.1" not in resp.json()["error"]
+
+
+def test_a_worker_survives_redis_going_away_with_messages_unacked():
+    # kombu's redis channel, closing after Redis went away, restores its unacked
+    # messages through a released connection: without config.celery's guard the
+    # AttributeError ends the worker instead of letting it reconnect
+    from types import SimpleNamespace
+
+    from kombu.transport import redis as kombu_redis
+
+    import config.celery  # noqa: F401  (installs the guard)
+
+    qos = kombu_redis.QoS.__new__(kombu_redis.QoS)
+    gone = SimpleNamespace(connection=SimpleNamespace(client=None))
+    qos.channel = gone
+    qos._delivered = {"tag-1": object()}
+    assert qos.restore_unacked() is None
+    assert not qos._delivered
