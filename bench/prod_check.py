@@ -205,6 +205,7 @@ class Call:
     status: int  # 0: no answer (refused, reset or timed out)
     error: str = ""
     elapsed: float = 0.0
+    clear: bool = False  # a 5xx that tells the client what happened and when to retry
 
 
 CALLS: list[Call] = []
@@ -263,6 +264,12 @@ class Client:
                 payload = raw.decode(errors="replace")
             if resp.status >= 500:
                 call.error = str(payload)[:300]
+                # a clear error: JSON that says what happened, and when to come back
+                call.clear = (
+                    isinstance(payload, dict)
+                    and bool(payload.get("error"))
+                    and resp.getheader("Retry-After") is not None
+                )
             return resp.status, payload
         except (OSError, http.client.HTTPException) as exc:
             call = Call(started, method, path, port, 0, f"{type(exc).__name__}: {exc}")
@@ -731,7 +738,7 @@ def main() -> int:
             statuses[call.status] = statuses.get(call.status, 0) + 1
             if call.status == 0:
                 failures.append(f"no answer: {call.method} {call.path} :{call.port} {call.error}")
-            elif call.status >= 500 and not (call.status == 503 and in_fault(call)):
+            elif call.status >= 500 and not (call.status == 503 and call.clear and in_fault(call)):
                 failures.append(
                     f"{call.status}: {call.method} {call.path} :{call.port} {call.error}"
                 )
