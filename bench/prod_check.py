@@ -836,10 +836,8 @@ def check_logs(workdir: Path, facts: list[str]) -> list[str]:
         if not path.exists():
             continue
         for raw in path.read_text(errors="replace").splitlines():
-            if not raw.strip() or raw.startswith("[") or CELERY_SHUTDOWN.match(raw):
-                # gunicorn's master (before Django is loaded) and Celery's last words
-                # on shutdown are written outside logging, as plain lines
-                continue
+            if not raw.strip() or CELERY_SHUTDOWN.match(raw):
+                continue  # Celery's last words on shutdown are printed, not logged
             try:
                 record = json.loads(raw)
             except ValueError:

@@ -30,13 +30,19 @@ case "$1" in
   web)
     # one connection per request under ASGI (see DB_CONN_MAX_AGE in settings)
     export DB_CONN_MAX_AGE="${DB_CONN_MAX_AGE:-0}"
+    # gunicorn's own process logs JSON too (its workers log through Django's LOGGING)
+    if [ "$LOG_FORMAT" = "json" ]; then
+      set -- --log-config-json "$ROOT/docker/gunicorn-logging.json"
+    else
+      set --
+    fi
     exec "$PYTHON" -m gunicorn config.asgi:application \
       --worker-class uvicorn_worker.UvicornWorker \
       --workers "${WEB_WORKERS:-2}" \
       --bind "${WEB_BIND:-0.0.0.0:8000}" \
       --graceful-timeout 20 --timeout 60 --keep-alive 5 \
       --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-127.0.0.1}" \
-      --no-control-socket --access-logfile - --error-logfile -
+      --no-control-socket --access-logfile - --error-logfile - "$@"
     ;;
   worker)
     exec "$PYTHON" -m celery -A config --quiet worker --pool prefork \
