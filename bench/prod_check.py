@@ -540,6 +540,7 @@ def main() -> int:
         DJANGO_DEBUG="0",
         DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+        DJANGO_SSL_REDIRECT="1",  # as the image has it; requests come "through the proxy"
         MIGRATE_DATABASE_URL=owner_url,
         DATABASE_URL=owner_url,
         REDIS_URL=f"redis://127.0.0.1:{REDIS_PORT}/0",

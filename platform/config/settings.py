@@ -176,7 +176,8 @@ if not DEBUG:
     CSRF_COOKIE_SECURE = True
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", True)
+    # on in the image (docker/Dockerfile); `check --deploy` warns where it is off
+    SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", False)
     # health probes come from inside the host or container, over plain HTTP
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", 31_536_000))

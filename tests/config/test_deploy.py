@@ -27,6 +27,7 @@ def production_env(tmp_path, **more) -> dict:
         # a key as a real deployment has one: long and random
         DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         DJANGO_ALLOWED_HOSTS="shows.example.org",
+        DJANGO_SSL_REDIRECT="1",
         DATABASE_URL="postgresql://showtable_app:secret@db.example.org:5432/showtable",
         REDIS_URL="redis://redis.example.org:6379/0",
         VAR_DIR=str(tmp_path),
