@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint format bench install migrate demo clean
+.PHONY: run test lint format bench install migrate demo clean prod-check
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is needed (set PYTHON=/path/to/python3.11)"; exit 1; }
@@ -46,3 +46,8 @@ bench: install
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3 .pytest_cache
+
+# the production processes (docker/entrypoint.sh) under bot play and faults, on this
+# machine's PostgreSQL (PROD_CHECK_PG) and a private Redis: see bench/prod_check.py
+prod-check: install
+	$(PY) bench/prod_check.py

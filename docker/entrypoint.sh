@@ -1,18 +1,58 @@
 #!/bin/sh
-# One image, three roles: web (migrate, collect static, serve), worker, beat.
+# One image, four roles, started the same way in compose and by `make prod-check`
+# (which runs this script directly on the host: every path is relative to the repo).
+#   migrate  one-shot: migrations as the database owner (MIGRATE_DATABASE_URL),
+#            then grant the app role, then collect static files
+#   web      gunicorn supervising WEB_WORKERS uvicorn (ASGI) worker processes
+#   worker   a Celery worker, prefork pool of CELERY_CONCURRENCY processes
+#   beat     the one Celery beat (deadline sweep, bot moves); run exactly one
+# Anything else is run as a command with the same environment (e.g. `python manage.py shell`).
 set -e
-export PYTHONPATH="/app:/app/platform${PYTHONPATH:+:$PYTHONPATH}"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+export PYTHONPATH="$ROOT:$ROOT/platform${PYTHONPATH:+:$PYTHONPATH}"
+export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-config.settings}"
+export LOG_FORMAT="${LOG_FORMAT:-json}"
+PYTHON="${PYTHON:-python}"
+
 case "$1" in
+  migrate)
+    DATABASE_URL="${MIGRATE_DATABASE_URL:-$DATABASE_URL}" "$PYTHON" manage.py migrate --noinput
+    # ---- grant the app role (least privilege: INSERT/SELECT on events) -----------
+    if [ -n "$APP_DB_USER" ]; then
+      DATABASE_URL="${MIGRATE_DATABASE_URL:-$DATABASE_URL}" \
+        "$PYTHON" manage.py grant_app_role "$APP_DB_USER"
+    fi
+    # -------------------------------------------------------------------------------
+    # the image has them already (Dockerfile); on a host this fills VAR_DIR/static
+    "$PYTHON" manage.py collectstatic --noinput --verbosity 0
+    ;;
   web)
-    python manage.py migrate --noinput
-    python manage.py collectstatic --noinput
-    exec daphne -b 0.0.0.0 -p 8000 config.asgi:application
+    # one connection per request under ASGI (see DB_CONN_MAX_AGE in settings)
+    export DB_CONN_MAX_AGE="${DB_CONN_MAX_AGE:-0}"
+    # gunicorn's own process logs JSON too (its workers log through Django's LOGGING)
+    if [ "$LOG_FORMAT" = "json" ]; then
+      set -- --log-config-json "$ROOT/docker/gunicorn-logging.json"
+    else
+      set --
+    fi
+    exec "$PYTHON" -m gunicorn config.asgi:application \
+      --worker-class uvicorn_worker.UvicornWorker \
+      --workers "${WEB_WORKERS:-2}" \
+      --bind "${WEB_BIND:-0.0.0.0:8000}" \
+      --graceful-timeout 20 --timeout 60 --keep-alive 5 \
+      --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-127.0.0.1}" \
+      --no-control-socket --access-logfile - --error-logfile - "$@"
     ;;
   worker)
-    exec celery -A config worker --loglevel=INFO --concurrency="${CELERY_CONCURRENCY:-2}"
+    exec "$PYTHON" -m celery -A config --quiet worker --pool prefork \
+      --concurrency "${CELERY_CONCURRENCY:-2}" \
+      --hostname "${CELERY_HOSTNAME:-worker@%h}" \
+      --loglevel INFO --without-mingle --without-gossip
     ;;
   beat)
-    exec celery -A config beat --loglevel=INFO --schedule /app/var/celerybeat-schedule
+    exec "$PYTHON" -m celery -A config --quiet beat --loglevel INFO \
+      --schedule "${BEAT_SCHEDULE:-${VAR_DIR:-$ROOT/var}/celerybeat-schedule}"
     ;;
   *)
     exec "$@"

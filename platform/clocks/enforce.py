@@ -11,6 +11,7 @@ import logging
 import time
 from datetime import UTC
 
+from config.logging import log_context
 from eventlog.store import ConcurrencyError
 from games import services
 from games.core.protocol import RuleError
@@ -33,19 +34,25 @@ def enforce_match(match_id: int, now: float | None = None) -> int:
         return 0
     command_id = f"timeout:{match.stream}:{deadline:.3f}"
     try:
-        rows = services.submit(
-            match,
-            None,
-            {"type": "timeout"},
-            role="system",
-            actor="clock",
-            command_id=command_id,
-            now=now,
-        )
+        with log_context(stream=match.stream, match_id=match.pk, command_id=command_id):
+            rows = services.submit(
+                match,
+                None,
+                {"type": "timeout"},
+                role="system",
+                actor="clock",
+                command_id=command_id,
+                now=now,
+            )
+            log.info("timeout of %s written: %d event(s)", match.stream, len(rows))
     except RuleError:
         return 0  # the match moved on: nothing is due any more
     except ConcurrencyError:
-        log.info("timeout of %s lost a race; the sweep will look again", match.stream)
+        log.info(
+            "timeout of %s lost a race; the sweep will look again",
+            match.stream,
+            extra={"stream": match.stream, "match_id": match.pk},
+        )
         return 0
     return len(rows)
 
