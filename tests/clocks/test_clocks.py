@@ -170,7 +170,12 @@ def celery_worker_proc(settings, tmp_path):
         if beat:
             args.append("-B")
         p = subprocess.Popen(
-            args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            args,
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group: a kill reaches the embedded beat
         )
         procs.append(p)
         time.sleep(3)  # let it connect
@@ -179,8 +184,10 @@ def celery_worker_proc(settings, tmp_path):
 
     yield start
     for p in procs:
-        if p.poll() is None:
-            p.send_signal(signal.SIGKILL)
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # the worker and the beat it started
+        except ProcessLookupError:
+            pass
         p.wait(timeout=10)
     app.conf.task_default_queue = "celery"
 
@@ -358,7 +365,8 @@ def test_a_new_match_arms_its_deadline_once(settings, django_capture_on_commit_c
 def test_moderator_pauses_and_resumes_through_the_api(client):
     from django.contrib.auth.models import User
 
-    match = dll_match()
+    # a clock long enough that a loaded machine cannot time the match out mid-test
+    match = dll_match(options={**FAST_DLL, "decision_s": 600})
     url = f"/api/matches/{match.pk}/moderate"
     assert (
         client.post(
