@@ -213,3 +213,144 @@ def test_dll_controls_stay_legal_over_random_matches(seed):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_bleven_controls_stay_legal_over_random_matches(seed):
     _play_through_page("bleven", ["ana", "ben"], {"decision_s": 0, "first_to": 30}, seed)
+
+
+def _seated(client, game="doubting-love-letter", options=None, seed=3, bots_move=True):
+    user = User.objects.create_user("ana_user", password="pw-123456")
+    match = services.create_match(
+        game,
+        ["ana", "ben"],
+        options=options or {"decision_s": 0},
+        holders={"ana": user.pk, "ben": "bot:random"},
+        rng=random.Random(seed),
+    )
+    if bots_move:
+        services.play_bots(match, rng=random.Random(seed))
+    client.force_login(user)
+    return match
+
+
+@pytest.mark.django_db
+def test_the_page_shows_cards_and_buttons_never_a_json_box(client):
+    match = _seated(client)
+    resp = client.get(f"/games/matches/{match.pk}/")
+    html = resp.content.decode()
+    assert resp.status_code == 200
+    assert 'name="control"' in html and 'class="card' in html
+    assert "JSON" not in html and "<textarea" not in html
+    assert f'href="/games/rules/{match.game}/"' in html
+
+
+@pytest.mark.django_db
+def test_a_poll_at_the_shown_version_gets_204_and_a_new_version_the_fragment(client):
+    match = _seated(client)
+    version = services.load(match).version
+    url = f"/games/matches/{match.pk}/"
+    assert client.get(url, {"v": version}, HTTP_HX_REQUEST="true").status_code == 204
+    resp = client.get(url, {"v": version - 1}, HTTP_HX_REQUEST="true")
+    assert resp.status_code == 200
+    assert resp.content.lstrip().startswith(b'<div id="table"') and b"<html" not in resp.content
+
+
+@pytest.mark.django_db
+def test_a_refused_action_shows_the_rules_words_beside_it_and_changes_nothing(client):
+    match = _seated(client)
+    table = table_for(match, Viewer.of_seat("ana"))
+    play = next(c for c in table.controls if c.type == "play")
+    before = services.load(match).version
+    url = f"/games/matches/{match.pk}/command"
+    # a value the control never offered: refused by the form check
+    resp = client.post(url, {"control": play.key, "claim": "8"}, HTTP_HX_REQUEST="true")
+    assert resp.status_code == 422
+    assert b"is not one of the choices" in resp.content and b'class="error"' in resp.content
+    # a control that is not on the table
+    resp = client.post(url, {"control": "challenge"}, HTTP_HX_REQUEST="true")
+    assert resp.status_code == 409 and b"not open to you now" in resp.content
+    assert services.load(match).version == before
+    # a legal one: the fragment comes back with the move made
+    claim = play.fields[0].choices[0].value
+    resp = client.post(url, {"control": play.key, "claim": claim}, HTTP_HX_REQUEST="true")
+    assert resp.status_code == 200 and services.load(match).version > before
+
+
+@pytest.mark.django_db
+def test_the_rule_refuses_what_a_stale_page_offers(client):
+    """Two tabs: the second sends a move the first already made; it is
+    refused in words and nothing is written."""
+    match = _seated(client, game="love-me-not", options={"decision_s": 0})
+    url = f"/games/matches/{match.pk}/command"
+    table = table_for(match, Viewer.of_seat("ana"))
+    choose = table.controls[0]
+    keep = choose.fields[0].choices[0].value
+    assert client.post(url, {"control": "choose", "keep": keep}).status_code == 302
+    before = services.load(match).version
+    resp = client.post(url, {"control": "choose", "keep": keep}, HTTP_HX_REQUEST="true")
+    # ben (a bot) chose first, so turn 2 is on: the old card is no choice now
+    assert services.load(match).state.bout.turn == 2
+    assert resp.status_code == 422 and b"is not one of the choices" in resp.content
+    assert services.load(match).version == before
+
+
+@pytest.mark.django_db
+def test_a_plain_post_redirects_and_a_spectator_may_not_move(client):
+    match = _seated(client, game="love-me-not", options={"decision_s": 0})
+    url = f"/games/matches/{match.pk}/command"
+    keep = table_for(match, Viewer.of_seat("ana")).controls[0].fields[0].choices[1].value
+    resp = client.post(url, {"control": "choose", "keep": keep})
+    assert resp.status_code == 302 and resp["Location"] == f"/games/matches/{match.pk}/"
+    other = Client()
+    version = services.load(match).version
+    resp = other.post(url, {"control": "choose", "keep": keep}, HTTP_HX_REQUEST="true")
+    assert resp.status_code == 403 and b"only a seated player" in resp.content
+    page = other.get(f"/games/matches/{match.pk}/").content.decode()
+    assert 'name="control"' not in page
+    assert keep not in page  # ana's kept card is hers alone until it is revealed
+    assert services.load(match).version == version
+
+
+@pytest.mark.django_db
+def test_a_finished_match_replays_step_by_step(client):
+    match = _seated(client, game="love-letter", options={"decision_s": 0, "first_to": 1})
+    holders = {h.seat: h for h in match.holders.all()}
+    holders["ana"].bot = "random"
+    holders["ana"].save()
+    services.play_bots(match, rng=random.Random(5))
+    match.refresh_from_db()
+    assert match.status == "finished"
+    url = f"/games/matches/{match.pk}/"
+    last = services.load(match).version
+    page = client.get(url).content.decode()
+    assert 'name="at_version"' in page and f'max="{last}"' in page
+    early = client.get(url, {"at_version": 3})
+    assert early.status_code == 200
+    html = early.content.decode()
+    assert "replay at move 3 of" in html and "forward" in html
+    assert html.count("<li value=") == 3  # the history as it stood then
+    assert client.get(url, {"at_version": "x"}).status_code == 400
+
+
+@pytest.mark.django_db
+def test_a_live_match_has_no_replay(client):
+    match = _seated(client)
+    resp = client.get(f"/games/matches/{match.pk}/", {"at_version": 2})
+    assert resp.status_code == 403
+
+
+@pytest.mark.django_db
+def test_a_bid_after_the_auction_closed_gets_the_rules_words(client):
+    match = _seated(
+        client,
+        game="higher-lower",
+        options={"decision_s": 0, "auction_close_s": 1},
+        bots_move=False,
+    )
+    table = table_for(match, Viewer.of_seat("ana"))
+    bid = next(c for c in table.controls if c.key == "bid")
+    before = services.load(match).version
+    time.sleep(1.1)  # the auction's 1 s of silence runs out
+    url = f"/games/matches/{match.pk}/command"
+    resp = client.post(
+        url, {"control": "bid", "amount": str(bid.fields[0].lo)}, HTTP_HX_REQUEST="true"
+    )
+    assert resp.status_code == 422 and b"the auction is over" in resp.content
+    assert services.load(match).version == before
