@@ -40,8 +40,9 @@ class SeatPart:
     facts: tuple[str, ...] = ()
     hand: tuple[Card, ...] = ()
     piles: tuple[Pile, ...] = ()
-    status: str = ""  # "out", "protected", ...: greys or marks the seat
+    status: str = ""  # "protected", "out of this round", ...: marks the seat
     reserve: float | None = None
+    out: bool = False  # eliminated: the seat is greyed
 
 
 @dataclass(frozen=True)

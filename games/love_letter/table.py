@@ -39,6 +39,7 @@ def board(view: dict, you: str | None, names: dict) -> Board:
             hand=cards,
             piles=(Pile(_("Discards"), discards),) if discards else (),
             status=status,
+            out=out,
         )
     regions = []
     if view.get("removed"):

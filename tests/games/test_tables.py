@@ -136,14 +136,15 @@ def _check_words(match, seen_upto):
             seen_upto[viewer] = row["version"]
 
 
-def _play_through_page(game, seats, options, seed, check_every=1):
+def _play_through_page(game, seats, options, seed, check_every=1, items=None, prefer=None):
     rng = random.Random(seed)
-    users = {s: User.objects.create_user(f"u_{s}", password="pw-123456") for s in seats}
+    users = {s: User.objects.create_user(f"u_{s}_{seed}", password="pw-123456") for s in seats}
     match = services.create_match(
         game,
         seats,
         options=options,
         holders={s: u.pk for s, u in users.items()},
+        items=items,
         rng=random.Random(seed),
     )
     clients = {}
@@ -173,6 +174,9 @@ def _play_through_page(game, seats, options, seed, check_every=1):
         controls = tables[seat].controls
         if step % check_every == 0:
             _check_controls(match, seat, controls, time.time(), rng)
+        if prefer:  # a rank: the best ranked controls are picked from
+            best = max(prefer(c) for c in controls)
+            controls = [c for c in controls if prefer(c) == best]
         control = rng.choice(controls)
         form = rng.choice(list(control.form_values()))
         before = services.load(match).version
@@ -207,6 +211,40 @@ def test_a_whole_match_is_played_with_the_tables_controls(game, seats, options):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_dll_controls_stay_legal_over_random_matches(seed):
     _play_through_page("doubting-love-letter", ["ana", "ben"], {"decision_s": 0}, seed)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "items",
+    [
+        {"ana": ["advantage", "deck_rigging", "plus_one"], "ben": ["insurance"]},
+        {"ana": ["dmo", "insurance"], "ben": ["deck_rigging", "plus_one"]},
+    ],
+)
+def test_dll_items_are_played_with_the_tables_controls(items):
+    """Choose-first, the Deck Rigging and Plus One windows, Insurance and
+    the DMO mulligan: each is a control, and each is used at least once."""
+    used = set()
+    for seed in range(3):
+        match, _types = _play_through_page(
+            "doubting-love-letter",
+            ["ana", "ben"],
+            {"decision_s": 0, "first_to": 1},
+            seed,
+            items=items,
+            # use every item offered; let claims pass so that bouts reach the showdown
+            prefer=lambda c: (
+                2 if c.type in ("use_item", "mulligan", "choose_first") else c.type == "pass"
+            ),
+        )
+        for r in read(match.stream):
+            if r.type == "item_used":
+                used.add(r.data["item"])
+            if r.type == "first_player_chosen":
+                used.add(r.data["how"])
+    held = {i for its in items.values() for i in its} - {"advantage"}
+    assert held <= used
+    assert "ana" in used  # ana chose who plays first with a click
 
 
 @pytest.mark.django_db
