@@ -14,6 +14,7 @@ from eventlog.store import as_game_event, read
 from games import services
 from games.core.protocol import SPECTATOR_VIEW, Ctx, Viewer
 from games.core.registry import series_for
+from games.core.tables import BadForm, Choice, Control, Field
 from games.love_letter_family.cards import NAMES
 from games.tables import describe_row, names_for, table_for, table_module
 
@@ -392,3 +393,57 @@ def test_a_bid_after_the_auction_closed_gets_the_rules_words(client):
     )
     assert resp.status_code == 422 and b"the auction is over" in resp.content
     assert services.load(match).version == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("game,seats,options", GAMES, ids=IDS)
+def test_timeouts_are_told_in_words_too(game, seats, options):
+    """Time running out (and what the platform then played) is described."""
+    opts = {**options, "decision_s": 5}
+    match = services.create_match(game, seats, options=opts, rng=random.Random(2))
+    series = series_for(game)
+    for _ in range(8):
+        state = services.load(match).state
+        nd = series.next_deadline(state)
+        if state.finished or nd is None:
+            break
+        services.submit(match, None, {"type": "timeout"}, role="system", now=nd + 0.5)
+    module = table_module(game)
+    for viewer in [Viewer.of_seat(seats[0]), SPECTATOR_VIEW]:
+        names = names_for(seats, viewer.seat)
+        for row in services.history_for(match, viewer):
+            text = describe_row(module, row, viewer.seat, names)
+            assert text and text != row["type"].replace("_", " "), row
+
+
+def test_a_control_builds_only_what_it_offers():
+    stake = Field("stake", "Stake", lo=0, hi=25)
+    bid = Field("amount", "Bid", lo=120, step=10)
+    guess = Control("guess", "guess", "Guess", fields=(stake,), fixed={"direction": "higher"})
+    assert guess.command({"stake": "7"}) == {"type": "guess", "direction": "higher", "stake": 7}
+    for bad, words in [("x", "whole number"), ("26", "from 0 to 25"), ("-1", "whole number")]:
+        with pytest.raises(BadForm, match=words):
+            guess.command({"stake": bad})
+    with pytest.raises(BadForm, match="choose stake"):
+        guess.command({})
+    bidding = Control("bid", "bid", "Bid", fields=(bid,))
+    assert bidding.command({"amount": "150"}) == {"type": "bid", "amount": 150}
+    with pytest.raises(BadForm, match="steps of 10"):
+        bidding.command({"amount": "155"})
+    with pytest.raises(BadForm, match="from 120 or more"):
+        bidding.command({"amount": "110"})
+    claim = Field(
+        "claim",
+        "Claim",
+        (Choice("3", "Baron"), Choice("5-self", "Prince", {"claim": "5", "target": "self"})),
+    )
+    play = Control("play-3", "play", "Put down", {"card": "3"}, (claim,))
+    assert play.command({"claim": "5-self"}) == {
+        "type": "play",
+        "card": "3",
+        "claim": "5",
+        "target": "self",
+    }
+    with pytest.raises(BadForm, match="not one of the choices"):
+        play.command({"claim": "8", "card": "8"})
+    assert sorted(c["claim"] for c in play.commands()) == ["3", "5"]
