@@ -34,11 +34,13 @@ def match_page(request, pk):
     at = request.GET.get("at_version")
     if at is not None and not (at.isascii() and at.isdigit()):
         return HttpResponseBadRequest("at_version must be a version number")
+    seen = request.GET.get("v")
+    if request.htmx and at is None and seen == str(match.version):
+        return HttpResponse(status=204)  # nothing new anywhere: no fold at all
     try:
         table = table_for(match, viewer, at=int(at) if at is not None else None)
     except RuleError as exc:
         raise PermissionDenied(str(exc)) from None
-    seen = request.GET.get("v")
     if request.htmx and at is None and seen == str(table.version):
         return HttpResponse(status=204)
     return _render_table(request, table)
