@@ -444,3 +444,66 @@ def test_a_control_builds_only_what_it_offers():
     with pytest.raises(BadForm, match="not one of the choices"):
         play.command({"claim": "8", "card": "8"})
     assert sorted(c["claim"] for c in play.commands()) == ["3", "5"]
+
+
+def _spelled_on_page(card):
+    from games.bleven.table import face as bleven_face
+
+    return f"<b>{bleven_face(card).text}</b>"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("game", ["bleven", "love-me-not"])
+def test_a_seats_cards_are_on_its_own_page_only(game):
+    users = {s: User.objects.create_user(f"p_{s}", password="pw-123456") for s in ("ana", "ben")}
+    match = services.create_match(
+        game,
+        ["ana", "ben"],
+        options={"decision_s": 0},
+        holders={s: u.pk for s, u in users.items()},
+        rng=random.Random(9),
+    )
+    hand = services.view_for(match, Viewer.of_seat("ana"))["bout"]["hand"]
+    assert hand
+    pages = {}
+    for seat, user in users.items():
+        c = Client()
+        c.force_login(user)
+        pages[seat] = c.get(f"/games/matches/{match.pk}/").content.decode()
+    pages["spectator"] = Client().get(f"/games/matches/{match.pk}/").content.decode()
+    for card in hand:
+        assert _spelled_on_page(card) in pages["ana"]
+        assert _spelled_on_page(card) not in pages["ben"]
+        assert _spelled_on_page(card) not in pages["spectator"]
+
+
+@pytest.mark.django_db
+def test_the_dealers_secret_pick_is_not_on_the_guessers_page():
+    users = {s: User.objects.create_user(f"h_{s}", password="pw-123456") for s in ("ana", "ben")}
+    match = services.create_match(
+        "higher-lower",
+        ["ana", "ben"],
+        options={"decision_s": 0, "auction_close_s": 1},
+        holders={s: u.pk for s, u in users.items()},
+        rng=random.Random(9),
+    )
+    services.submit(match, None, {"type": "timeout"}, role="system", now=time.time() + 5)
+    state = services.load(match).state.bout
+    dealer, guesser = state.dealer, state.guesser
+    clients = {}
+    for seat, user in users.items():
+        clients[seat] = Client()
+        clients[seat].force_login(user)
+    url = f"/games/matches/{match.pk}/command"
+    remaining = list(state.remaining)
+    assert (
+        clients[dealer].post(url, {"control": "show", "card": str(remaining[0])}).status_code == 302
+    )
+    secret = remaining[-1]
+    assert clients[dealer].post(url, {"control": "pick", "card": str(secret)}).status_code == 302
+    dealer_page = clients[dealer].get(f"/games/matches/{match.pk}/").content.decode()
+    guesser_page = clients[guesser].get(f"/games/matches/{match.pk}/").content.decode()
+    assert f"picked {secret} " in dealer_page and "your secret pick" in dealer_page
+    assert "your secret pick" not in guesser_page and f"picked {secret} " not in guesser_page
+    assert f"<b>{secret}</b>" not in guesser_page.split('class="board"')[0]
+    assert "has picked" in guesser_page
