@@ -206,7 +206,7 @@ def test_a_whole_match_is_played_with_the_tables_controls(game, seats, options):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_dll_controls_stay_legal_over_random_matches(seed):
     _play_through_page("doubting-love-letter", ["ana", "ben"], {"decision_s": 0}, seed)
 
@@ -249,7 +249,7 @@ def test_dll_items_are_played_with_the_tables_controls(items):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1])
 def test_bleven_controls_stay_legal_over_random_matches(seed):
     _play_through_page("bleven", ["ana", "ben"], {"decision_s": 0, "first_to": 30}, seed)
 
