@@ -116,7 +116,7 @@ def table_for(match: Match, viewer: Viewer, at: int | None = None) -> Table:
     if at is not None:
         if not view.get("replay"):
             raise RuleError(_("the replay of this match is not open yet"))
-        at = max(1, min(int(at), latest))
+        at = max(2, min(int(at), latest))  # 1 is the match's creation: no table yet
         view = _view_at(match, at)
         rows = [r for r in rows if r["version"] <= at]
     module = table_module(match.game)

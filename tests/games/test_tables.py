@@ -366,6 +366,8 @@ def test_a_finished_match_replays_step_by_step(client):
     assert "replay at move 3 of" in html and "forward" in html
     assert html.count("<li value=") == 3  # the history as it stood then
     assert client.get(url, {"at_version": "x"}).status_code == 400
+    first = client.get(url, {"at_version": 0}).content.decode()  # before any table: the first
+    assert "replay at move 2 of" in first and "◀ back" not in first
 
 
 @pytest.mark.django_db
