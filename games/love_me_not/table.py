@@ -70,9 +70,9 @@ def board(view: dict, you: str | None, names: dict) -> Board:
         ),
     )
     notices = []
-    if you in view.get("waiting_for", []) and len(view.get("waiting_for", [])) == 1:
-        pass
-    elif you is not None and not view.get("finished") and view.get("waiting_for"):
+    waiting = view.get("waiting_for") or []
+    if you is not None and waiting and you not in waiting and not view.get("finished"):
+        # that they have not chosen is all anyone learns
         notices.append(_("Waiting for your opponent to choose."))
     return Board(seats, regions, tuple(notices))
 
