@@ -1,17 +1,17 @@
-import json
-import time
-
 from django.contrib import messages
-from django.http import Http404
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from eventlog.store import ConcurrencyError
 from games.core.protocol import SEAT, RuleError
 from games.core.registry import available, rules_for
+from games.core.tables import BadForm
 
 from . import services
 from .models import Match
+from .tables import find_control, table_for
 
 
 def index(request):
@@ -27,39 +27,49 @@ def rules(request, slug):
 
 
 def match_page(request, pk):
+    """The table: the full page, or (htmx) the fragment alone; a poll that
+    names the version already shown gets 204 and nothing is swapped."""
     match = get_object_or_404(Match, pk=pk)
     viewer = services.viewer_for(match, request.user)
-    view = services.view_for(match, viewer)
-    history = services.history_for(match, viewer)
-    template = "games/_match_body.html" if request.htmx else "games/match.html"
-    return render(
-        request,
-        template,
-        {
-            "match": match,
-            "viewer": viewer,
-            "view": view,
-            "view_json": json.dumps(view, indent=1),
-            "history": history[-40:],
-            "can_act": viewer.kind == SEAT,
-            "server_now": f"{time.time():.3f}",
-        },
-    )
+    at = request.GET.get("at_version")
+    if at is not None and not (at.isascii() and at.isdigit()):
+        return HttpResponseBadRequest("at_version must be a version number")
+    seen = request.GET.get("v")
+    if request.htmx and at is None and seen == str(match.version):
+        return HttpResponse(status=204)  # nothing new anywhere: no fold at all
+    try:
+        table = table_for(match, viewer, at=int(at) if at is not None else None)
+    except RuleError as exc:
+        raise PermissionDenied(str(exc)) from None
+    if request.htmx and at is None and seen == str(table.version):
+        return HttpResponse(status=204)
+    return _render_table(request, table)
+
+
+def _render_table(request, table, status=200):
+    template = "games/tables/_table.html" if request.htmx else "games/match.html"
+    return render(request, template, {"table": table, "match": table.match}, status=status)
 
 
 @require_POST
 def match_command(request, pk):
+    """One action from the table's controls: the form names the control,
+    the command is built from its declared fields and re-checked by the
+    rules. htmx gets the fragment back (with the refusal beside the
+    control, status 422); a plain form is redirected to the page."""
     match = get_object_or_404(Match, pk=pk)
     viewer = services.viewer_for(match, request.user)
     if viewer.kind != SEAT:
-        messages.error(request, "only a seated player may send moves in this match")
-        return redirect("games:match", pk=pk)
+        return _refuse(
+            request, match, None, "only a seated player may make moves in this match", 403
+        )
+    key = request.POST.get("control", "")
+    table = table_for(match, viewer)
+    control = find_control(table, key)
+    if control is None:
+        return _refuse(request, match, None, "that action is not open to you now; look again", 409)
     try:
-        command = json.loads(request.POST.get("command", ""))
-    except json.JSONDecodeError:
-        messages.error(request, 'the move must be a JSON object, e.g. {"type": "pass"}')
-        return redirect("games:match", pk=pk)
-    try:
+        command = control.command(request.POST)
         services.submit(
             match,
             viewer.seat,
@@ -67,8 +77,21 @@ def match_command(request, pk):
             actor=request.user.username,
             command_id=request.POST.get("command_id") or None,
         )
-    except RuleError as exc:
-        messages.error(request, str(exc))
+    except (RuleError, BadForm) as exc:
+        return _refuse(request, match, key, str(exc), 422)
     except ConcurrencyError:
-        messages.error(request, "the match moved on while you were deciding; look again")
+        msg = "the match moved on while you were deciding; look again"
+        return _refuse(request, match, key, msg, 409)
+    if request.htmx:
+        return _render_table(request, table_for(match, viewer))
     return redirect("games:match", pk=pk)
+
+
+def _refuse(request, match, key, message, status):
+    if not request.htmx:
+        messages.error(request, message)
+        return redirect("games:match", pk=match.pk)
+    viewer = services.viewer_for(match, request.user)
+    table = table_for(match, viewer)
+    table.errors[key or ""] = message
+    return _render_table(request, table, status=status)

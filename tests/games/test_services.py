@@ -159,8 +159,9 @@ def test_match_page_renders_for_seat_and_spectator(client):
     client.force_login(user)
     resp = client.get(f"/games/matches/{match.pk}/")
     assert b"Your move" in resp.content
-    resp = client.post(f"/games/matches/{match.pk}/command", {"command": "not json"}, follow=True)
-    assert b"must be a JSON object" in resp.content
+    # moves are the table's controls now, never JSON (tests/games/test_tables.py)
+    resp = client.post(f"/games/matches/{match.pk}/command", {"control": "nope"}, follow=True)
+    assert b"that action is not open to you now" in resp.content
 
 
 @pytest.mark.django_db

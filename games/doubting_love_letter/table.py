@@ -1,0 +1,387 @@
+"""Doubting Love Letter's table: the view as cards and controls, events in words."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
+from games.love_letter_family.cards import DOUBTING_DECK, NAMES, countess_forced
+
+from .rules import commitment_of
+
+
+def rank(r) -> str:
+    r = int(r)
+    return f"{_(NAMES[r])} ({r})"
+
+
+def face(r, note: str = "") -> Card:
+    r = int(r)
+    return Card(str(r), _(NAMES[r]), f"ll r{r}", note)
+
+
+def _discard_card(d: dict) -> Card:
+    if d["kind"] == "forced":
+        return face(d["card"], _("discarded"))
+    note = _("claimed %(c)s") % {"c": rank(d["claim"])}
+    if d.get("target"):
+        note += " → " + (_("self") if d["target"] == "self" else _("opponent"))
+    if "card" in d:
+        note += " · " + (_("bluff") if d.get("bluff") else _("true"))
+        return Card(str(d["card"]), _(NAMES[d["card"]]), f"ll r{d['card']}", note)
+    return Card(str(d["claim"]), _(NAMES[d["claim"]]), "ll claim", note)
+
+
+def board(view: dict, you: str | None, names: dict) -> Board:
+    seats = {}
+    opts = view.get("options", {})
+    hands = view.get("hands") or {}
+    for s in view["seats"]:
+        facts = [_("lives: %(n)s of 2") % {"n": view["lives"].get(s, 0)}]
+        left = (view.get("bluffs_left") or {}).get(s)
+        if left is not None:
+            facts.append(
+                _("bluffs left: %(n)s of %(m)s") % {"n": left, "m": opts.get("bluffs_per_bout")}
+            )
+        facts.append(_("discards count %(n)s") % {"n": view["discard_sums"].get(s, 0)})
+        if s in view.get("insurance_active", []):
+            facts.append(_("Insurance active"))
+        if s in view.get("plus_one_used", []):
+            facts.append(_("Plus One used"))
+        status = _("protected by a Handmaid") if s in view.get("immune", []) else ""
+        if s == you:
+            hand = tuple(face(c) for c in view.get("hand", []))
+        elif s in hands:
+            hand = tuple(face(c) for c in hands[s])
+        else:
+            hand = (Card("?", _("hidden"), "back"),)
+        played = tuple(_discard_card(d) for d in view["discards"] if d["seat"] == s)
+        seats[s] = SeatPart(
+            facts=tuple(facts),
+            hand=hand,
+            piles=(Pile(_("Discards"), played),) if played else (),
+            status=status,
+            reserve=view.get("reserve", {}).get(s),
+        )
+    regions = [
+        Pile(_("Removed, face up"), tuple(face(c) for c in view.get("removed", []))),
+        Pile(
+            _("Deck"),
+            (),
+            (
+                _("%(n)s cards left") % {"n": view.get("deck_count", 0)},
+                _("Deal fingerprint: %(h)s…") % {"h": (view.get("commitment") or "")[:16]},
+            ),
+        ),
+    ]
+    play = view.get("play")
+    if play:
+        line = _("%(who)s put down a card claiming %(claim)s") % {
+            "who": names.get(play["seat"], play["seat"]),
+            "claim": rank(play["claim"]),
+        }
+        if "card" in play and play["seat"] == you:
+            line += " " + _("(it is your %(card)s)") % {"card": rank(play["card"])}
+        regions.append(Pile(_("On the table"), (), (line,)))
+    known = view.get("opponent_card")
+    if you is not None and isinstance(known, int):
+        regions.append(Pile(_("You know"), (face(known),), (_("your opponent holds this card"),)))
+    sd = view.get("showdown")
+    if sd:
+        lines = [
+            _("%(who)s showed %(card)s (+%(b)s), discards %(sum)s")
+            % {
+                "who": names.get(s, s),
+                "card": rank(sd["hands"][s]),
+                "b": sd["bonus"].get(s, 0),
+                "sum": sd["sums"].get(s, 0),
+            }
+            for s in view["seats"]
+        ]
+        regions.append(Pile(_("Showdown"), (), tuple(lines)))
+    for deal in view.get("revealed_deals", []):
+        regions.append(Pile(_("Deal check"), (), (verify(deal),)))
+    notices = []
+    if view.get("over") and view.get("reason"):
+        notices.append(view["reason"])
+    return Board(seats, tuple(regions), tuple(notices))
+
+
+def verify(deal: dict) -> str:
+    ok = commitment_of(deal.get("order", []), deal.get("salt", "")) == deal.get("commitment")
+    if ok:
+        return _("Deal verified: the revealed order and salt match fingerprint %(h)s…") % {
+            "h": deal.get("commitment", "")[:16]
+        }
+    return _("Deal NOT verified: the revealed order does not match fingerprint %(h)s…") % {
+        "h": deal.get("commitment", "")[:16]
+    }
+
+
+def controls(view: dict, seat: str) -> list[Control]:
+    out: list[Control] = []
+    items = (view.get("items") or {}).get(seat, [])
+    if (
+        not view.get("over")
+        and "insurance" in items
+        and seat not in view.get("insurance_active", [])
+        and not any(d["kind"] == "played" for d in view.get("discards", []))
+    ):
+        out.append(
+            Control(
+                "insurance",
+                "use_item",
+                _("Declare Insurance"),
+                {"item": "insurance"},
+                help=_("your first caught bluff this bout costs one life instead of the bout"),
+            )
+        )
+    if view.get("asked") != seat or view.get("over"):
+        return out
+    phase = view["phase"]
+    if phase == "deck_rigging":
+        deck = list(DOUBTING_DECK)
+        for c in view.get("removed", []):
+            deck.remove(c)
+        takes = tuple(Choice(str(c), rank(c)) for c in sorted(set(deck)))
+        denies = (Choice("", _("nobody"), {}),) + tuple(
+            Choice(str(c), rank(c)) for c in range(1, 9)
+        )
+        out.append(
+            Control(
+                "rig",
+                "use_item",
+                _("Rig the deck"),
+                {"item": "deck_rigging"},
+                (
+                    Field("take", _("Card you take"), takes),
+                    Field("deny", _("Value your opponent may not start with"), denies),
+                ),
+            )
+        )
+        out.append(Control("pass", "pass", _("Pass (no rigging)")))
+    elif phase == "plus_one":
+        out.append(Control("plus_one", "use_item", _("Use Plus One"), {"item": "plus_one"}))
+        out.append(Control("pass", "pass", _("Pass (keep Plus One)")))
+    elif phase == "challenge":
+        out.append(Control("challenge", "challenge", _("Challenge")))
+        out.append(Control("pass", "pass", _("Let it pass")))
+    elif phase == "guess":
+        out.append(
+            Control(
+                "guess",
+                "guess",
+                _("Guard: name their card"),
+                fields=(
+                    Field(
+                        "card",
+                        _("Card"),
+                        tuple(Choice(str(c), rank(c)) for c in range(2, 9)),
+                        widget="buttons",
+                    ),
+                ),
+            )
+        )
+    elif phase == "play":
+        out += _play_controls(view, seat)
+    return out
+
+
+def _play_controls(view: dict, seat: str) -> list[Control]:
+    hand = view.get("hand", [])
+    can_bluff = (view.get("bluffs_left") or {}).get(seat, 0) > 0
+    other = next(s for s in view["seats"] if s != seat)
+    targets = ("self",) if other in view.get("immune", []) else ("self", "opponent")
+    out = []
+    for c in sorted(set(hand)):
+        if c == 8 or (countess_forced(hand) and c != 7):
+            continue
+        claims = []
+        for claim in range(1, 8):
+            if claim != c and not can_bluff:
+                continue
+            word = rank(claim) if claim == c else _("%(c)s (bluff)") % {"c": rank(claim)}
+            if claim == 5:
+                for t in targets:
+                    where = _("yourself") if t == "self" else _("your opponent")
+                    claims.append(
+                        Choice(
+                            f"5-{t}",
+                            _("%(c)s on %(t)s") % {"c": word, "t": where},
+                            {"claim": "5", "target": t},
+                        )
+                    )
+            else:
+                claims.append(Choice(str(claim), word))
+        out.append(
+            Control(
+                f"play-{c}",
+                "play",
+                _("Put down %(c)s") % {"c": rank(c)},
+                {"card": str(c)},
+                (Field("claim", _("Claim"), tuple(claims)),),
+            )
+        )
+    if view.get("can_mulligan"):
+        out.append(
+            Control("mulligan", "mulligan", _("Mulligan (DMO): re-deal from a fresh shuffle)"))
+        )
+    return out
+
+
+# ---- history in words ------------------------------------------------------
+ITEM_NAMES = {
+    "deck_rigging": "Deck Rigging",
+    "plus_one": "Plus One",
+    "insurance": "Insurance",
+    "dmo": "the DMO mulligan",
+}
+
+
+def describe(event: dict, you: str | None, names: dict) -> str | None:
+    t, d = event["type"], event["data"]
+
+    def who(key="seat"):
+        return names.get(d.get(key), d.get(key))
+
+    def poss(key="seat"):
+        seat = d.get(key)
+        return _("your") if seat == you else _("%(who)s's") % {"who": names.get(seat, seat)}
+
+    if t == "bout_started":
+        return _("Bout %(n)s: %(first)s plays first; removed %(removed)s; fingerprint %(h)s…") % {
+            "n": d.get("bout_no"),
+            "first": names.get(d.get("first"), d.get("first")),
+            "removed": ", ".join(rank(c) for c in d.get("removed", [])),
+            "h": d.get("commitment", "")[:16],
+        }
+    if t == "bout_redealt":
+        return _("The bout was re-dealt: removed %(removed)s; new fingerprint %(h)s…") % {
+            "removed": ", ".join(rank(c) for c in d.get("removed", [])),
+            "h": d.get("commitment", "")[:16],
+        }
+    if t == "item_window":
+        return _("%(who)s may use %(item)s.") % {"who": who(), "item": _(ITEM_NAMES[d["item"]])}
+    if t == "item_declined":
+        return _("%(who)s did not use %(item)s.") % {"who": who(), "item": _(ITEM_NAMES[d["item"]])}
+    if t == "item_used":
+        text = _("%(who)s used %(item)s") % {
+            "who": who(),
+            "item": _(ITEM_NAMES.get(d["item"], d["item"])),
+        }
+        if "take" in d:
+            text += _(": took %(take)s") % {"take": rank(d["take"])}
+            if d.get("deny"):
+                text += _(" and denied %(deny)s") % {"deny": rank(d["deny"])}
+        return text + "."
+    if t == "card_dealt":
+        if "card" in d:
+            return _("%(who)s got %(card)s.") % {"who": who(), "card": rank(d["card"])}
+        return _("%(who)s got a card.") % {"who": who()}
+    if t == "turn_started":
+        if "card" in d:
+            return _("Turn %(n)s: %(who)s drew %(card)s.") % {
+                "n": d.get("turn"),
+                "who": who(),
+                "card": rank(d["card"]),
+            }
+        return _("Turn %(n)s: %(who)s drew a card.") % {"n": d.get("turn"), "who": who()}
+    if t == "card_played":
+        target = ""
+        if d.get("target"):
+            target = " " + (_("on themself") if d["target"] == "self" else _("on the opponent"))
+        if "card" in d:
+            return _("%(who)s put down %(card)s claiming %(claim)s%(target)s.") % {
+                "who": who(),
+                "card": rank(d["card"]),
+                "claim": rank(d["claim"]),
+                "target": target,
+            }
+        return _("%(who)s played a card claiming %(claim)s%(target)s.") % {
+            "who": who(),
+            "claim": rank(d["claim"]),
+            "target": target,
+        }
+    if t == "challenged":
+        verdict = _("a bluff") if d.get("bluff") else _("the truth")
+        return _("%(who)s challenged: it was %(card)s, %(verdict)s.") % {
+            "who": who(),
+            "card": rank(d["card"]),
+            "verdict": verdict,
+        }
+    if t == "passed":
+        return _("%(who)s let the claim pass.") % {"who": who()}
+    if t == "life_lost":
+        return _("%(who)s lost %(n)s life (%(why)s): %(left)s left.") % {
+            "who": who(),
+            "n": d.get("lost"),
+            "why": d.get("reason"),
+            "left": max(0, d.get("lives", 0)),
+        }
+    if t == "insurance_spent":
+        return _("Insurance: %(who)s kept the bout.") % {"who": who()}
+    if t == "guess_asked":
+        return _("%(who)s must name a card for the Guard.") % {"who": who()}
+    if t == "guessed":
+        hit = _("right") if d.get("hit") else _("wrong")
+        return _("%(who)s named %(card)s: %(hit)s.") % {
+            "who": who(),
+            "card": rank(d["card"]),
+            "hit": hit,
+        }
+    if t == "card_seen":
+        if "card" in d:
+            return _("%(who)s looked at %(of)s card: %(card)s.") % {
+                "who": who(),
+                "of": poss("of"),
+                "card": rank(d["card"]),
+            }
+        return _("%(who)s looked at %(of)s card.") % {"who": who(), "of": poss("of")}
+    if t == "cards_compared":
+        cards = d.get("cards", {})
+        shown = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in cards.items())
+        loser = d.get("loser")
+        end = (
+            _("%(who)s lost the comparison") % {"who": names.get(loser, loser)}
+            if loser
+            else _("a tie")
+        )
+        return _("Baron: %(shown)s; %(end)s.") % {"shown": shown, "end": end}
+    if t == "immunity_gained":
+        return _("%(who)s gained a Handmaid's protection.") % {"who": who()}
+    if t == "cards_swapped":
+        cards = d.get("cards")
+        if cards and you in cards:
+            return _("%(who)s swapped hands with %(of)s: you now hold %(card)s.") % {
+                "who": who(),
+                "of": who("of"),
+                "card": rank(cards[you]),
+            }
+        return _("%(who)s swapped hands with %(of)s.") % {"who": who(), "of": who("of")}
+    if t == "no_effect":
+        return _("%(claim)s had no effect: %(why)s.") % {
+            "claim": rank(d["claim"]),
+            "why": d.get("reason"),
+        }
+    if t == "card_discarded":
+        return _("%(who)s discarded %(card)s.") % {"who": who(), "card": rank(d["card"])}
+    if t == "card_drawn":
+        if "card" in d:
+            return _("%(who)s drew %(card)s.") % {"who": who(), "card": rank(d["card"])}
+        return _("%(who)s drew a new card.") % {"who": who()}
+    if t == "showdown":
+        hands = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in d.get("hands", {}).items())
+        return _("Showdown: %(hands)s.") % {"hands": hands}
+    if t == "timed_out":
+        return _("%(who)s ran out of time.") % {"who": who()}
+    if t == "mulligan":
+        return _("%(who)s called a mulligan.") % {"who": who()}
+    if t == "bout_ended":
+        winners = ", ".join(names.get(w, w) for w in d.get("winners", []))
+        return _("The bout ended: %(why)s%(w)s.") % {
+            "why": d.get("reason", ""),
+            "w": (" — " + winners) if winners else "",
+        }
+    if t == "deal_revealed":
+        return _("The deal was revealed. %(check)s") % {"check": verify(d)}
+    return None

@@ -1,0 +1,203 @@
+"""Love Letter's table: 2 to 4 seats, targets, the Guard's guess, events in words."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
+from games.love_letter_family.cards import NAMES, TARGETED, countess_forced
+
+
+def rank(r) -> str:
+    r = int(r)
+    return f"{_(NAMES[r])} ({r})"
+
+
+def face(r, note: str = "") -> Card:
+    r = int(r)
+    return Card(str(r), _(NAMES[r]), f"ll r{r}", note)
+
+
+def board(view: dict, you: str | None, names: dict) -> Board:
+    seats = {}
+    for s in view["seats"]:
+        out = s in view.get("out", [])
+        status = ""
+        if out:
+            status = _("out of this round")
+        elif s in view.get("protected", []):
+            status = _("protected by the Handmaid")
+        hand = (view.get("hands") or {}).get(s)
+        if hand is not None:
+            cards = tuple(face(c) for c in hand)
+        else:
+            cards = tuple(Card("?", _("hidden"), "back") for _n in range(view["hand_sizes"][s]))
+        discards = tuple(face(c) for c in view["discards"].get(s, []))
+        facts = (_("discards count %(n)s") % {"n": view["discard_totals"].get(s, 0)},)
+        seats[s] = SeatPart(
+            facts=facts,
+            hand=cards,
+            piles=(Pile(_("Discards"), discards),) if discards else (),
+            status=status,
+            out=out,
+        )
+    regions = []
+    if view.get("removed"):
+        regions.append(Pile(_("Set aside, face up"), tuple(face(c) for c in view["removed"])))
+    deck_lines = [_("%(n)s cards in the deck") % {"n": view.get("deck_size", 0)}]
+    hidden = view.get("hidden")
+    if hidden:
+        regions.append(Pile(_("The face-down card"), (face(hidden),)))
+    elif view.get("hidden_set_aside"):
+        deck_lines.append(_("one card set aside face down"))
+    regions.append(Pile(_("Deck"), (), tuple(deck_lines)))
+    you_hand = view.get("hand") or []
+    notices = []
+    if view.get("turn") == you and countess_forced([int(c) for c in you_hand]):
+        notices.append(
+            _("You hold the Countess with the King or a Prince: you must play the Countess.")
+        )
+    if view.get("finished") and view.get("reason"):
+        notices.append(view["reason"])
+    sd = view.get("showdown")
+    if sd:
+        lines = tuple(
+            _("%(who)s: %(card)s, discards %(sum)s")
+            % {
+                "who": names.get(s, s),
+                "card": rank(c) if c else "-",
+                "sum": sd.get("discard_totals", {}).get(s, 0),
+            }
+            for s, c in sd.get("hands", {}).items()
+        )
+        regions.append(Pile(_("Showdown"), (), lines))
+    return Board(seats, tuple(regions), tuple(notices))
+
+
+def controls(view: dict, seat: str) -> list[Control]:
+    if view.get("finished") or view.get("turn") != seat:
+        return []
+    hand = [int(c) for c in view.get("hand") or []]
+    live = [s for s in view["seats"] if s not in view.get("out", [])]
+    others = [s for s in live if s != seat and s not in view.get("protected", [])]
+    out = []
+    for c in sorted(set(hand)):
+        if c != 7 and countess_forced(hand):
+            continue
+        label = _("Play %(c)s") % {"c": rank(c)}
+        if c not in TARGETED or (c != 5 and not others):
+            out.append(Control(f"play-{c}", "play", label, {"card": str(c)}))
+            continue
+        targets = others + [seat] if c == 5 else others
+        target = Field(
+            "target",
+            _("Target"),
+            tuple(Choice(t, _("yourself") if t == seat else t) for t in targets),
+            widget="buttons" if c != 1 else "select",
+        )
+        fields: tuple[Field, ...] = (target,)
+        if c == 1:
+            guesses = tuple(Choice(str(g), rank(g)) for g in range(2, 9))
+            fields = (target, Field("guess", _("Guess"), guesses))
+        out.append(Control(f"play-{c}", "play", label, {"card": str(c)}, fields))
+    return out
+
+
+def describe(event: dict, you: str | None, names: dict) -> str | None:
+    t, d = event["type"], event["data"]
+
+    def who(key="seat"):
+        return names.get(d.get(key), d.get(key))
+
+    def poss(key="seat"):
+        seat = d.get(key)
+        return _("your") if seat == you else _("%(who)s's") % {"who": names.get(seat, seat)}
+
+    if t == "round_started":
+        removed = ", ".join(rank(c) for c in d.get("removed", []))
+        text = _("Round %(n)s: %(first)s plays first.") % {
+            "n": d.get("bout"),
+            "first": names.get(d.get("first"), d.get("first")),
+        }
+        if removed:
+            text += " " + _("Set aside face up: %(cards)s.") % {"cards": removed}
+        return text
+    if t == "card_dealt":
+        if "card" in d:
+            return _("%(who)s got %(card)s.") % {"who": who(), "card": rank(d["card"])}
+        return _("%(who)s got a card.") % {"who": who()}
+    if t == "turn_started":
+        if "card" in d:
+            return _("%(who)s drew %(card)s.") % {"who": who(), "card": rank(d["card"])}
+        return _("%(who)s drew a card.") % {"who": who()}
+    if t == "card_played":
+        text = _("%(who)s played %(card)s") % {"who": who(), "card": rank(d["card"])}
+        if d.get("target"):
+            text += " " + _("on %(t)s") % {"t": who("target")}
+        if d.get("guess"):
+            text += " " + _("naming %(g)s") % {"g": rank(d["guess"])}
+        if d.get("timeout"):
+            text += " " + _("(played for them: time ran out)")
+        return text + "."
+    if t == "guard_guessed":
+        return (_("Right!") if d.get("hit") else _("Wrong guess.")) + ""
+    if t == "card_seen":
+        if "card" in d:
+            return _("%(who)s saw %(of)s card: %(card)s.") % {
+                "who": who(),
+                "of": poss("target"),
+                "card": rank(d["card"]),
+            }
+        return _("%(who)s looked at %(of)s card.") % {"who": who(), "of": poss("target")}
+    if t == "cards_compared":
+        loser = d.get("loser")
+        end = (
+            _("%(who)s had the lower card") % {"who": names.get(loser, loser)}
+            if loser
+            else _("a tie")
+        )
+        cards = d.get("cards")
+        if cards:
+            shown = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in cards.items())
+            return _("Baron: %(shown)s; %(end)s.") % {"shown": shown, "end": end}
+        return _("%(who)s compared hands with %(t)s: %(end)s.") % {
+            "who": who(),
+            "t": who("target"),
+            "end": end,
+        }
+    if t == "card_discarded":
+        return _("%(who)s discarded %(card)s.") % {"who": who(), "card": rank(d["card"])}
+    if t == "card_replaced":
+        src = _("the face-down card") if d.get("from") == "hidden" else _("the deck")
+        if "card" in d:
+            return _("%(who)s drew %(card)s from %(src)s.") % {
+                "who": who(),
+                "card": rank(d["card"]),
+                "src": src,
+            }
+        return _("%(who)s drew a new card from %(src)s.") % {"who": who(), "src": src}
+    if t == "hands_traded":
+        cards = d.get("cards")
+        if cards and you in cards:
+            return _("%(who)s traded hands with %(t)s: you now hold %(card)s.") % {
+                "who": who(),
+                "t": who("target"),
+                "card": rank(cards[you]),
+            }
+        return _("%(who)s traded hands with %(t)s.") % {"who": who(), "t": who("target")}
+    if t == "player_out":
+        cards = ", ".join(rank(c) for c in d.get("cards", []))
+        text = _("%(who)s dropped out of the round (%(why)s)") % {
+            "who": who(),
+            "why": d.get("reason"),
+        }
+        if cards:
+            text += ", " + _("showing %(cards)s") % {"cards": cards}
+        return text + "."
+    if t == "round_ended":
+        winners = ", ".join(names.get(w, w) for w in d.get("winners", []))
+        text = _("The round ended: %(why)s — %(w)s.") % {"why": d.get("reason"), "w": winners}
+        if d.get("hidden"):
+            text += " " + _("The face-down card was %(card)s.") % {"card": rank(d["hidden"])}
+        return text
+    return None

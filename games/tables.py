@@ -1,0 +1,301 @@
+"""The one presenter of a match's table: what a viewer sees and may do.
+
+``table_for(match, viewer, at=None)`` asks the services what this viewer may
+see (``view_for``, ``history_for``), then the game's own ``table`` module
+(``games/<game>/table.py``) for the cards, piles and controls, and the
+words of each event. Templates only render the ``Table`` it returns.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
+from games.core.registry import GAME_MODULES, rules_for, series_for
+from games.core.tables import Board, Choice, Control, Field, SeatPart
+
+from . import services
+from .models import Match
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    seat: str
+    name: str
+    you: bool
+    holder: str  # "bot (heuristic)", "open seat", or ""
+    score: int
+    status: str
+    deciding: tuple[str, ...]  # what this seat must decide now
+    deadline: float | None
+    reserve: float | None
+    items: tuple[str, ...]
+    part: SeatPart
+
+
+@dataclass(frozen=True)
+class Line:
+    version: int
+    text: str
+    void: bool = False
+
+
+@dataclass
+class Table:
+    match: Match
+    game_name: str
+    viewer: Viewer
+    you: str | None
+    version: int  # the version shown
+    latest: int  # the newest version this viewer may see
+    seats: list[SeatRow]
+    board: Board
+    controls: list[Control]
+    history: list[Line]
+    bout_no: int
+    target: int
+    finished: bool
+    result: str
+    paused: bool
+    waiting: str  # whose decision it is, in words
+    replay_open: bool
+    at: int | None = None
+    errors: dict[str, str] = field(default_factory=dict)
+    server_now: float = field(default_factory=time.time)
+
+    @property
+    def actions(self) -> list[dict]:
+        """Each control with its refusal, if the last try was refused."""
+        return [
+            {
+                "control": c,
+                "error": self.errors.get(c.key, ""),
+                # the last field's buttons send the form; other fields come before
+                "buttons_only": bool(c.fields) and c.fields[-1].shown_as == "buttons",
+            }
+            for c in self.controls
+        ]
+
+    @property
+    def general_error(self) -> str:
+        return self.errors.get("", "")
+
+    @property
+    def polling(self) -> bool:
+        return self.at is None and not self.finished
+
+
+def table_module(game: str) -> ModuleType:
+    return importlib.import_module(GAME_MODULES[game].rsplit(".", 1)[0] + ".table")
+
+
+def names_for(seats, you: str | None) -> dict[str, str]:
+    return {s: (_("you") if s == you else s) for s in seats}
+
+
+def _holders(match: Match) -> dict[str, str]:
+    out = {}
+    for h in match.holders.all():
+        out[h.seat] = _("bot (%(kind)s)") % {"kind": h.bot} if h.bot else ""
+    return out
+
+
+def table_for(match: Match, viewer: Viewer, at: int | None = None) -> Table:
+    """The table as ``viewer`` sees it now, or (``at``: a version) as it
+    stood then, for a replay the visibility policy has opened."""
+    view = services.view_for(match, viewer)
+    rows = services.history_for(match, viewer)
+    latest = rows[-1]["version"] if rows else view.get("version", 0)
+    you = viewer.seat if viewer.kind == SEAT else None
+    if at is not None:
+        if not view.get("replay"):
+            raise RuleError(_("the replay of this match is not open yet"))
+        at = max(2, min(int(at), latest))  # 1 is the match's creation: no table yet
+        view = _view_at(match, at)
+        rows = [r for r in rows if r["version"] <= at]
+    module = table_module(match.game)
+    game_view = view.get("bout") or {}
+    names = names_for(view["seats"], you)
+    board = module.board(game_view, you, names) if game_view else Board()
+    pending = view.get("pending") or []
+    controls: list[Control] = []
+    if you is not None and at is None and not view.get("finished") and not view.get("replay"):
+        controls = series_controls(view, you, names)
+        if game_view:
+            controls += module.controls(game_view, you)
+    holders = _holders(match)
+    seats = []
+    for s in view["seats"]:
+        mine = [d for d in pending if d["seat"] == s]
+        deadlines = [d["deadline"] for d in mine if d.get("deadline")]
+        part = board.seats.get(s, SeatPart())
+        seats.append(
+            SeatRow(
+                seat=s,
+                name=names[s],
+                you=s == you,
+                holder=holders.get(s, _("open seat")),
+                score=view["scores"].get(s, 0),
+                status=part.status,
+                deciding=tuple(d["kind"].replace("_", " ") for d in mine),
+                deadline=min(deadlines) if deadlines else None,
+                reserve=part.reserve,
+                items=tuple(view.get("items", {}).get(s, ())),
+                part=part,
+            )
+        )
+    history = [
+        Line(r["version"], describe_row(module, r, you, names), bool(r.get("void"))) for r in rows
+    ]
+    return Table(
+        match=match,
+        game_name=rules_for(match.game).name,
+        viewer=viewer,
+        you=you,
+        version=at if at is not None else view.get("version", latest),
+        latest=latest,
+        seats=seats,
+        board=board,
+        controls=controls,
+        history=history,
+        bout_no=view.get("bout_no", 0),
+        target=view.get("target", 0),
+        finished=bool(view.get("finished")),
+        result=_result(view, names),
+        paused=bool(view.get("paused")),
+        waiting=_waiting(pending, you, names, view),
+        replay_open=bool(view.get("replay")),
+        at=at,
+    )
+
+
+def _view_at(match: Match, at: int) -> dict:
+    """The open replay as it stood at version ``at``: everything revealed."""
+    loaded = services.load(match)
+    series = series_for(match.game)
+    state = services.fold_rows(match.game, [r for r in loaded.events if r.version <= at])
+    if state is None:
+        raise RuleError(_("nothing had happened yet at that point"))
+    out = series.view(state, MODERATOR_VIEW)
+    out["version"] = at
+    out["replay"] = True
+    return out
+
+
+def _result(view: dict, names: dict) -> str:
+    if not view.get("finished"):
+        return ""
+    winners = [names.get(w, w) for w in view.get("winners", [])]
+    if not winners:
+        return _("The match ended without a winner.")
+    return _("The match is over: won by %(who)s.") % {"who": ", ".join(winners)}
+
+
+def _waiting(pending: list, you: str | None, names: dict, view: dict) -> str:
+    if view.get("finished"):
+        return ""
+    if view.get("paused"):
+        return _("The clocks are paused by a moderator.")
+    if not pending:
+        return ""
+    seats = sorted({d["seat"] for d in pending}, key=view["seats"].index)
+    if you in seats and len(seats) == 1:
+        return _("Your decision.")
+    others = [names[s] for s in seats if s != you]
+    if you in seats:
+        return _("Your decision (and %(who)s).") % {"who": ", ".join(others)}
+    return _("Waiting for %(who)s.") % {"who": ", ".join(others)}
+
+
+def series_controls(view: dict, you: str, names: dict) -> list[Control]:
+    """What the series layer itself asks: who plays first in bout 1."""
+    if any(d["seat"] == you and d["kind"] == "choose_first" for d in view.get("pending", [])):
+        choices = tuple(Choice(s, names[s]) for s in view["seats"])
+        return [
+            Control(
+                "choose_first",
+                "choose_first",
+                _("Choose who plays first"),
+                fields=(Field("seat", _("Who plays first"), choices, widget="buttons"),),
+            )
+        ]
+    return []
+
+
+def find_control(table: Table, key: str) -> Control | None:
+    return next((c for c in table.controls if c.key == key), None)
+
+
+# ---- history in words ------------------------------------------------------
+def describe_row(module: ModuleType, row: dict, you: str | None, names: dict) -> str:
+    """One redacted history row in words (the series' and platform's own
+    events here, the game's in its table module)."""
+    data = row.get("data") or {}
+    text = _describe_series(row["type"], data, names)
+    if text is None:
+        text = module.describe({"type": row["type"], "data": data}, you, names)
+    return text or row["type"].replace("_", " ")
+
+
+def _who(names: dict, seat: Any) -> str:
+    return names.get(seat, str(seat))
+
+
+def _describe_series(kind: str, d: dict, names: dict) -> str | None:
+    if kind == "match_created":
+        return _("The match was set up: %(seats)s.") % {
+            "seats": ", ".join(_who(names, s) for s in d.get("seats", []))
+        }
+    if kind == "series_started":
+        return _("The series began (first to %(n)s).") % {
+            "n": d.get("options", {}).get("first_to", "?")
+        }
+    if kind == "first_player_chosen":
+        how = d.get("how")
+        if how == "coin":
+            return _("A coin flip chose %(who)s to play first.") % {"who": _who(names, d["seat"])}
+        if how == "setup":
+            return _("%(who)s plays first.") % {"who": _who(names, d["seat"])}
+        return _("%(chooser)s chose %(who)s to play first.") % {
+            "chooser": _who(names, how),
+            "who": _who(names, d["seat"]),
+        }
+    if kind == "bout_scored":
+        winners = ", ".join(_who(names, w) for w in d.get("winners", []))
+        if not winners:
+            return _("Bout %(n)s was drawn (%(why)s).") % {"n": d.get("bout"), "why": d["reason"]}
+        return _("Bout %(n)s went to %(who)s (%(why)s).") % {
+            "n": d.get("bout"),
+            "who": winners,
+            "why": d.get("reason", ""),
+        }
+    if kind in ("series_ended", "series_forfeited", "series_overturned"):
+        winners = ", ".join(_who(names, w) for w in d.get("winners", []))
+        reasons = {
+            "series_ended": _("The match is over: %(who)s won."),
+            "series_forfeited": _("The match was forfeited: %(who)s won."),
+            "series_overturned": _("A ruling gave the match to %(who)s."),
+        }
+        return reasons[kind] % {"who": winners or _("nobody")}
+    if kind == "clock_paused":
+        return _("A moderator paused the clocks.")
+    if kind == "clock_resumed":
+        return _("A moderator resumed the clocks.")
+    if kind == "time_added":
+        return _("A moderator added %(s)s seconds.") % {"s": d.get("seconds")}
+    if kind == "bout_replayed":
+        return _("A ruling replays bout %(n)s.") % {"n": d.get("bout")}
+    if kind == "match_voided":
+        return _("A ruling voided moves %(a)s to %(b)s.") % {
+            "a": d.get("from_version"),
+            "b": d.get("to_version"),
+        }
+    if kind == "match_abandoned":
+        return _("A ruling took this match out of play.")
+    return None
