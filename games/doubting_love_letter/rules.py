@@ -30,13 +30,13 @@ Every event that records a seat's decision carries ``reserve_spent``.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from games.core.deal import commitment_of, new_salt, reveal_event
 from games.core.protocol import (
     MODERATOR,
     SEAT,
@@ -86,12 +86,6 @@ ITEMS = {
 
 TARGETS = ("self", "opponent")
 REMOVED_COUNT = 3
-
-
-def commitment_of(order, salt: str) -> str:
-    """sha256 hex of ``salt:c1,c2,...`` (the shuffled order, removed cards first)."""
-    text = f"{salt}:{','.join(str(c) for c in order)}"
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 # ---- state -----------------------------------------------------------------
@@ -243,7 +237,7 @@ class DoubtingLoveLetter(BoutRules):
         if first is None:
             first = seats[0]
         order = self._stacked(setup, ctx.rng) if setup else self._shuffled(ctx.rng)
-        salt = f"{ctx.rng.getrandbits(128):032x}"
+        salt = new_salt(ctx.rng)
         commitment = commitment_of(order, salt)
         public = {
             "seats": list(seats),
@@ -850,7 +844,7 @@ class DoubtingLoveLetter(BoutRules):
         b.add(self._reveal_event(b.state))
         b.add(Event("item_used", {"seat": seat, "item": "dmo", "at": b.now}))
         order = self._shuffled(ctx.rng)
-        salt = f"{ctx.rng.getrandbits(128):032x}"
+        salt = new_salt(ctx.rng)
         commitment = commitment_of(order, salt)
         public = {"removed": list(order[:REMOVED_COUNT]), "commitment": commitment, "at": b.now}
         b.add(
@@ -1015,10 +1009,7 @@ class DoubtingLoveLetter(BoutRules):
         self._finish(b, winners, reasons[how])
 
     def _reveal_event(self, s: BoutState) -> Event:
-        return Event(
-            "deal_revealed",
-            {"order": list(s.order), "salt": s.salt, "commitment": s.commitment},
-        )
+        return reveal_event(s.order, s.salt, s.commitment)
 
     def _finish(self, b: _Builder, winners: list[str], reason: str) -> None:
         b.add(Event("bout_ended", {"winners": list(winners), "reason": reason, "at": b.now}))
