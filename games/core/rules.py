@@ -54,6 +54,9 @@ class BoutRules:
     chooser_items: frozenset[str] = frozenset()
     # every item this game knows (slug -> short rules text)
     items: Mapping[str, str] = {}
+    # items that may be declared (use_item) while bout 1's first player is
+    # chosen; they are in use from that bout's start
+    early_items: frozenset[str] = frozenset()
     rules_template: str = ""
 
     # ---- options -------------------------------------------------------

@@ -41,6 +41,7 @@ SERIES_EVENTS = frozenset(
         "series_forfeited",
         "series_overturned",
         "bout_replayed",
+        "item_declared",
     }
 )
 
@@ -73,6 +74,8 @@ class MatchState:
     paused_since: float | None = None
     extra_time: Mapping[str, float] = field(default_factory=dict)
     started_at: float = 0.0
+    # items declared while bout 1's first player is chosen (rules.early_items)
+    declared: tuple[tuple[str, str], ...] = ()
 
 
 class Series:
@@ -161,8 +164,9 @@ class Series:
         return events + self._bout_start(state, ctx)
 
     def _bout_start(self, state: MatchState, ctx: Ctx) -> list[Event]:
-        return self.rules.start(
-            replace(ctx, now=self.game_time(state, ctx.now)),
+        now = self.game_time(state, ctx.now)
+        events = self.rules.start(
+            replace(ctx, now=now),
             state.seats,
             state.options,
             state.first,
@@ -170,6 +174,15 @@ class Series:
             state.setup if state.bout_no == 0 else None,
             state.bout_no + 1,
         )
+        # items declared while bout 1's first player was chosen are in use from
+        # its start (once: a replayed bout 1 finds them spent)
+        used = [
+            Event("item_used", {"seat": s, "item": i, "at": now})
+            for s, i in state.declared
+            if state.bout_no == 0 and i in state.items.get(s, ())
+        ]
+        events = events[:1] + used + events[1:]
+        return events
 
     # ---- clock translation ---------------------------------------------
     def game_time(self, state: MatchState, now: float) -> float:
@@ -202,6 +215,8 @@ class Series:
         assert state is not None, f"{t} before series_started"
         if t == "first_player_chosen":
             return replace(state, first=d["seat"])
+        if t == "item_declared":
+            return replace(state, declared=state.declared + ((d["seat"], d["item"]),))
         if t == "bout_scored":
             scores = dict(state.scores)
             for s, p in d["points"].items():
@@ -267,6 +282,8 @@ class Series:
             raise RuleError("the match's clocks are paused by a moderator; wait until they resume")
         if kind == "choose_first":
             new = self._choose_first(state, command, ctx)
+        elif kind == "use_item" and state.bout is None and state.bout_no == 0:
+            new = self._declare_early(state, command, ctx)
         else:
             if state.bout is None:
                 raise RuleError("no bout is in progress")
@@ -285,6 +302,17 @@ class Series:
             raise RuleError(f"choose one of the seated players: {', '.join(state.seats)}")
         chosen = Event("first_player_chosen", {"seat": seat, "how": ctx.seat})
         return [chosen] + self._bout_start(self.evolve(state, chosen), ctx)
+
+    def _declare_early(self, state: MatchState, command: Mapping[str, Any], ctx: Ctx):
+        """An item declared while bout 1's first player is being chosen."""
+        item = command.get("item")
+        if not isinstance(item, str) or item not in self.rules.early_items:
+            raise RuleError("no bout is in progress: wait until the first player is chosen")
+        if ctx.seat is None or item not in state.items.get(ctx.seat, ()):
+            raise RuleError(f"you do not hold {item.replace('_', ' ').title()}")
+        if (ctx.seat, item) in state.declared:
+            raise RuleError(f"your {item.replace('_', ' ').title()} is already declared")
+        return [Event("item_declared", {"seat": ctx.seat, "item": item, "at": ctx.now})]
 
     def _after(self, state: MatchState, new: list[Event], ctx: Ctx) -> list[Event]:
         """Append the series' own consequences when a bout ends."""
@@ -460,6 +488,9 @@ class Series:
                 for d in self.pending(state)
             ],
             "history": [dict(h) for h in state.history],
+            "declared": [{"seat": s, "item": i} for s, i in state.declared if state.bout_no == 0]
+            if state.bout is None
+            else [],
             "bout": self.rules.view(bout, viewer) if bout is not None else None,
         }
 

@@ -183,8 +183,9 @@ def test_every_deal_is_committed_then_revealed(game, seats, options, items, seed
 
 
 def test_a_mulligan_reveals_the_voided_deal_and_commits_to_the_new_one():
-    game, seats, options, items = MATCHES[1]
-    for seed in range(3, 40):
+    game, seats, options, _ = MATCHES[1]
+    items = {"ana": ["dmo", "insurance"], "ben": ["deck_rigging"]}
+    for seed in range(3, 60):
         events = bot_match(game, seats, options, items, seed)
         if any(e.type == "bout_redealt" for e in events):
             break
