@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
+from games.core.fields import shown, whole
 from games.core.protocol import MODERATOR, SEAT, Ctx, Decision, Event, Outcome, RuleError, Viewer
 from games.core.rules import FIRST_ALTERNATES, BoutRules, OptionSpec, int_option
 
@@ -120,7 +121,7 @@ class BlevenState:
 
 
 def _whole(raw) -> bool:
-    return isinstance(raw, int) and not isinstance(raw, bool)
+    return isinstance(raw, int) and not isinstance(raw, bool) and whole(raw) is not None
 
 
 def parse_declaration(command: Mapping[str, Any]) -> tuple[int, tuple[int, ...], int]:
@@ -147,7 +148,9 @@ def parse_declaration(command: Mapping[str, Any]) -> tuple[int, tuple[int, ...],
     if not _whole(stones):
         raise RuleError("bid a number of stones: a multiple of 3 from 0 to 30")
     if stones % 3 != 0 or not 0 <= stones <= MAX_STONES:
-        raise RuleError(f"{stones} stones is not a valid bid: bid a multiple of 3 from 0 to 30")
+        raise RuleError(
+            f"{shown(stones)} stones is not a valid bid: bid a multiple of 3 from 0 to 30"
+        )
     return tricks, tuple(sorted(raw_pos)), stones
 
 
@@ -176,6 +179,14 @@ def declaration_command(kind: str, tricks: int, positions, stones: int) -> dict:
 class BlevenRules(BoutRules):
     slug = "bleven"
     name = "Bleven"
+    command_fields = {
+        "draw": frozenset(),
+        "discard": frozenset({"card"}),
+        "declare": frozenset({"tricks", "positions", "stones"}),
+        "respond": frozenset({"answer", "raise"}),
+        "hijack": frozenset({"tricks", "positions", "stones"}),
+        "confirm": frozenset(),
+    }
     min_seats = 2
     max_seats = 4
     first_player = FIRST_ALTERNATES
@@ -456,7 +467,9 @@ class BlevenRules(BoutRules):
             raise RuleError("say which card to discard")
         card = parse_card(command.get("card"))
         if card is None:
-            raise RuleError(f"{command.get('card')!r} is not a Bleven card (say e.g. 7H, AS, KC)")
+            raise RuleError(
+                f"{shown(command.get('card'))} is not a Bleven card (say e.g. 7H, AS, KC)"
+            )
         if card not in state.hand(seat):
             raise RuleError(f"you do not hold {card}")
         return [Event("card_discarded", {"seat": seat, "card": card, "at": now})]

@@ -57,6 +57,9 @@ class BoutRules:
     # items that may be declared (use_item) while bout 1's first player is
     # chosen; they are in use from that bout's start
     early_items: frozenset[str] = frozenset()
+    # command type -> the fields it may carry besides ``type`` (a command
+    # with any other field is refused before the game sees it)
+    command_fields: Mapping[str, frozenset[str]] = {}
     rules_template: str = ""
 
     # ---- options -------------------------------------------------------

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .fields import check_fields
 from .protocol import (
     MODERATOR,
     SEAT,
@@ -267,6 +268,7 @@ class Series:
         kind = command["type"]
         if kind in MODERATOR_COMMANDS:
             return self._moderate(state, command, ctx)
+        check_fields(command, {"choose_first": ("seat",), **self.rules.command_fields})
         events = self.fire_due(state, ctx)
         for e in events:
             state = self.evolve(state, e)

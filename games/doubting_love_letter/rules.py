@@ -220,6 +220,14 @@ class DoubtingLoveLetter(BoutRules):
     first_player = FIRST_ALTERNATES
     chooser_items = frozenset({"advantage", "dmo"})
     early_items = frozenset({"insurance"})
+    command_fields = {
+        "play": frozenset({"card", "claim", "target"}),
+        "guess": frozenset({"card"}),
+        "challenge": frozenset(),
+        "pass": frozenset(),
+        "mulligan": frozenset(),
+        "use_item": frozenset({"item", "take", "deny"}),
+    }
     items = ITEMS
     rules_template = "games/doubting_love_letter.html"
     options = {

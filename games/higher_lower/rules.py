@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from games.core.fields import whole
 from games.core.protocol import (
     MODERATOR,
     SEAT,
@@ -57,6 +58,7 @@ LOW_STEP = 10  # while the standing bid is under STEP_CHANGE_AT
 HIGH_STEP = 50  # from STEP_CHANGE_AT on
 STEP_CHANGE_AT = 1000
 NO_BID_DECLARED = 10
+MAX_BID = START_CHIPS * 2 ** (len(CARDS) - 1)  # 419,430,400: every stake won, all in
 BOT_BID_CEILING = 1500  # legal_commands samples bids only under this (both increments)
 DIRECTIONS = ("higher", "lower")
 
@@ -141,18 +143,9 @@ class HLState:
 
 
 def _whole(raw: Any) -> int | None:
-    """A whole number from a command field (an int, or a string of digits)."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return raw
-    if isinstance(raw, float) and raw.is_integer():
-        return int(raw)
-    if isinstance(raw, str):
-        text = raw.strip()
-        if text.isdigit() and text.isascii():
-            return int(text)
-    return None
+    """A whole number from a command field (an int, a float with no
+    fraction, or a string of ASCII digits; at most 12 digits)."""
+    return whole(raw, floats=True)
 
 
 def parse_card(raw: Any) -> int:
@@ -167,6 +160,12 @@ def parse_card(raw: Any) -> int:
 class HigherLowerRules(BoutRules):
     slug = "higher-lower"
     name = "Higher or Lower"
+    command_fields = {
+        "bid": frozenset({"amount"}),
+        "show": frozenset({"card"}),
+        "pick": frozenset({"card", "turn"}),
+        "guess": frozenset({"direction", "stake", "turn"}),
+    }
     min_seats = 2
     max_seats = 2
     first_player = FIRST_NONE
@@ -379,7 +378,11 @@ class HigherLowerRules(BoutRules):
             raise RuleError("the auction is over")
         amount = _whole(raw)
         if amount is None:
-            raise RuleError("bid a whole number of chips")
+            raise RuleError(f"bid a whole number of chips, at most {MAX_BID:,}")
+        if amount > MAX_BID:
+            raise RuleError(
+                f"a bid may not exceed {MAX_BID:,} chips, the most a Guesser can ever hold"
+            )
         if state.high_bid is None:
             if amount < FIRST_BID_STEP or amount % FIRST_BID_STEP:
                 raise RuleError("the first bid must be a multiple of 10, at least 10")

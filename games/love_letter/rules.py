@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
+from games.core.fields import shown
 from games.core.protocol import (
     MODERATOR,
     SEAT,
@@ -142,6 +143,7 @@ def _parse_cards(raw, what: str) -> list[int]:
 class LoveLetterRules(BoutRules):
     slug = "love-letter"
     name = "Love Letter"
+    command_fields = {"play": frozenset({"card", "target", "guess"})}
     min_seats = 2
     max_seats = 4
     first_player = FIRST_WINNER
@@ -340,7 +342,7 @@ class LoveLetterRules(BoutRules):
             raise RuleError("say which card you play")
         card = parse_rank(raw)
         if card is None:
-            raise RuleError(f"{raw} is not a card: name a rank from 1 to 8")
+            raise RuleError(f"{shown(raw)} is not a card: name a rank from 1 to 8")
         hand = state.hand(seat)
         if card not in hand:
             raise RuleError(f"you do not hold {_name(card)}")
@@ -385,7 +387,9 @@ class LoveLetterRules(BoutRules):
                 raise RuleError("name the card you guess (2 to 8)")
             guess = parse_rank(raw_g)
             if guess is None:
-                raise RuleError(f"{raw_g} is not a card you can name: guess a rank from 2 to 8")
+                raise RuleError(
+                    f"{shown(raw_g)} is not a card you can name: guess a rank from 2 to 8"
+                )
             if guess == 1:
                 raise RuleError("you may not name the Guard (1): guess a card from 2 to 8")
         return card, target, guess

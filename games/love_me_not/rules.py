@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
+from games.core.fields import shown
 from games.core.protocol import (
     MODERATOR,
     SEAT,
@@ -123,6 +124,7 @@ def _set(tup: tuple, i: int, value) -> tuple:
 class LoveMeNotRules(BoutRules):
     slug = "love-me-not"
     name = "Love Me Not"
+    command_fields = {"choose": frozenset({"keep", "discard"})}
     min_seats = 2
     max_seats = 2
     first_player = FIRST_NONE
@@ -250,7 +252,7 @@ class LoveMeNotRules(BoutRules):
         for raw, c in ((raw_k, keep), (raw_d, discard)):
             if c is None:
                 raise RuleError(
-                    f"{raw} is not a card: a rank 2, 3, 4, 5 or J and a suit C, D, H or S"
+                    f"{shown(raw)} is not a card: a rank 2, 3, 4, 5 or J and a suit C, D, H or S"
                 )
         if keep == discard:
             raise RuleError("keep one card and discard the other: they must be different")
