@@ -421,7 +421,7 @@ class BlevenRules(BoutRules):
         }.get(kind)
         if handler is None:
             raise RuleError(
-                f"Bleven has no command {kind!r}: use draw, discard, declare, respond, hijack or confirm"
+                f"Bleven has no command {shown(kind)}: use draw, discard, declare, respond, hijack or confirm"
             )
         events = handler(state, seat, command, now)
         return events + self._consequences(state, events, now)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from games.core.deal import commitment_of, new_salt, reveal_event
+from games.core.fields import shown
 from games.core.protocol import (
     MODERATOR,
     SEAT,
@@ -643,7 +644,7 @@ class DoubtingLoveLetter(BoutRules):
             raise RuleError("the first player has already been chosen")
         else:
             raise RuleError(
-                f"unknown command {kind!r}: use play, challenge, pass, guess, use_item or mulligan"
+                f"unknown command {shown(kind)}: use play, challenge, pass, guess, use_item or mulligan"
             )
         return b.events
 

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from games.core.fields import whole
+from games.core.fields import shown, whole
 from games.core.protocol import (
     MODERATOR,
     SEAT,
@@ -370,7 +370,7 @@ class HigherLowerRules(BoutRules):
         if kind == "guess":
             return self._cmd_guess(state, seat, command, ctx)
         raise RuleError(
-            f"unknown command {kind!r} in Higher or Lower: use bid, show, pick or guess"
+            f"unknown command {shown(kind)} in Higher or Lower: use bid, show, pick or guess"
         )
 
     def _bid(self, state: HLState, seat: str, raw: Any, ctx: Ctx) -> list[Event]:

@@ -332,7 +332,7 @@ class LoveLetterRules(BoutRules):
             raise RuleError("only a seated player can play")
         kind = command.get("type")
         if kind != "play":
-            raise RuleError(f"Love Letter has no command {kind!r}; play a card")
+            raise RuleError(f"Love Letter has no command {shown(kind)}; play a card")
         if seat in state.out:
             raise RuleError("you are out of this round")
         if state.turn != seat:
@@ -358,7 +358,7 @@ class LoveLetterRules(BoutRules):
             raise RuleError("the target must be a player's name")
         if target is not None and target != seat:
             if target not in state.seats:
-                raise RuleError(f"nobody called {target} is seated")
+                raise RuleError(f"nobody called {shown(target)} is seated")
             if target in state.out:
                 raise RuleError(f"{target} is out of this round")
         others = [s for s in state.live() if s != seat and s not in state.protected]
@@ -374,7 +374,7 @@ class LoveLetterRules(BoutRules):
         if target is None:
             raise RuleError(f"choose a target for {_name(card)}")
         if target not in state.seats:
-            raise RuleError(f"nobody called {target} is seated")
+            raise RuleError(f"nobody called {shown(target)} is seated")
         if target == seat and card != 5:
             raise RuleError(f"you cannot target yourself with {_name(card)}")
         if target in state.out:

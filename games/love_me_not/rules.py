@@ -241,7 +241,7 @@ class LoveMeNotRules(BoutRules):
             raise RuleError("only a seated player can choose")
         kind = command.get("type")
         if kind != "choose":
-            raise RuleError(f"Love Me Not has no command {kind!r}; choose a card to keep")
+            raise RuleError(f"Love Me Not has no command {shown(kind)}; choose a card to keep")
         i = state.idx(seat)
         if state.choices[i] is not None:
             raise RuleError("you have already chosen this turn; your choice is final")
