@@ -154,15 +154,28 @@ def test_an_auction_bot_with_nothing_to_do_waits():
 
 
 def test_every_legal_command_of_a_bot_match_changes_the_game():
-    """Over whole bot matches: every command a bot sends writes events that
-    change the state, and the auction holds a bounded number of bids."""
-    for seed, pair in enumerate(BOT_PAIRS * 3):
+    """Over whole bot matches: every legal command of every seat, at every
+    step, writes events that change the state; the bots' auctions hold a
+    bounded number of bids."""
+    for seed, pair in enumerate(BOT_PAIRS * 2):
         rng = random.Random(seed)
         events, state = play_match(SERIES, SEATS, dict(zip(SEATS, pair, strict=True)), rng)
         assert state.finished
         assert not [e for e in events if e.type == "passed"]
         assert len([e for e in events if e.type == "bid_made"]) <= 1500 // 10
-        assert len(events) < 150 + 4 * 24
+        walk = None
+        for i, e in enumerate(events):
+            walk = SERIES.evolve(walk, e)
+            if i % 7 or walk.bout is None or walk.finished:
+                continue
+            now = e.data.get("at") or 0.0
+            for seat in SEATS:
+                for command in RULES.legal_commands(walk.bout, seat):
+                    new = SERIES.decide(walk, command, Ctx(now=now, rng=rng, seat=seat))
+                    after = walk
+                    for n in new:
+                        after = SERIES.evolve(after, n)
+                    assert new and after != walk, command
 
 
 @pytest.mark.parametrize(
