@@ -481,11 +481,12 @@ def play_bots(
             # what is overdue happens first, so the bot decides on the present
             submit(match, None, {"type": "timeout"}, role="system", actor="clock", now=t, rng=rng)
             continue
-        due = [d for d in series.pending(state) if d.seat in bots]
-        if not due:
+        due = [d.seat for d in series.pending(state) if d.seat in bots]
+        # a bot with nothing to do (or choosing to let the clock run) waits
+        moving = ((s, bot_command(series, state, s, bots[s], rng)) for s in due)
+        seat, command = next(((s, c) for s, c in moving if c is not None), (None, None))
+        if command is None:
             break
-        seat = due[0].seat
-        command = bot_command(series, state, seat, bots[seat], rng)
         submit(match, seat, command, actor=f"bot:{bots[seat]}", role="player", now=now, rng=rng)
         moves += 1
     return moves

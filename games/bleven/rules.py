@@ -9,8 +9,9 @@ round. A crown is 300 stones; the series target is ``crowns`` x 300.
 Events (every one records ``at``, the moment the next decision's clock
 starts):
 
-- ``round_dealt`` (moderators only; public: seats, cutter, pile size):
-  the whole deck order, top first; ``evolve`` deals from it.
+- ``round_dealt`` (moderators only; public: seats, cutter, pile size and
+  the ``commitment``): the whole deck order, top first, and its ``salt``;
+  ``evolve`` deals from it.
 - ``field_dealt`` (to its seat only; public: seat and count), one per seat.
 - ``card_drawn`` (to the drawer only; public: the seat).
 - ``card_discarded``, ``bid_declared``, ``bid_ignored``, ``bid_answered``,
@@ -18,6 +19,8 @@ starts):
 - ``duel_fought``: public; reveals both duelists' fields (only theirs).
 - ``round_annulled``: public (the draw pile ran out while no bid stood).
 - ``timed_out``: public; the random move it caused follows it.
+- ``deal_revealed``: public, when the round ends: the deck order, salt and
+  commitment (games.core.deal).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
+from games.core.fields import shown, whole
 from games.core.protocol import MODERATOR, SEAT, Ctx, Decision, Event, Outcome, RuleError, Viewer
 from games.core.rules import FIRST_ALTERNATES, BoutRules, OptionSpec, int_option
 
@@ -82,6 +87,9 @@ class BlevenState:
     drawn: str | None = None  # the card drawn this turn, while still in hand
     bid: Bid | None = None
     result: Mapping[str, Any] | None = None  # duel_fought / round_annulled data
+    salt: str = ""
+    commitment: str = ""
+    deal_open: bool = False  # deck order and salt revealed
 
     def idx(self, seat: str) -> int:
         return self.seats.index(seat)
@@ -113,7 +121,7 @@ class BlevenState:
 
 
 def _whole(raw) -> bool:
-    return isinstance(raw, int) and not isinstance(raw, bool)
+    return isinstance(raw, int) and not isinstance(raw, bool) and whole(raw) is not None
 
 
 def parse_declaration(command: Mapping[str, Any]) -> tuple[int, tuple[int, ...], int]:
@@ -140,7 +148,9 @@ def parse_declaration(command: Mapping[str, Any]) -> tuple[int, tuple[int, ...],
     if not _whole(stones):
         raise RuleError("bid a number of stones: a multiple of 3 from 0 to 30")
     if stones % 3 != 0 or not 0 <= stones <= MAX_STONES:
-        raise RuleError(f"{stones} stones is not a valid bid: bid a multiple of 3 from 0 to 30")
+        raise RuleError(
+            f"{shown(stones)} stones is not a valid bid: bid a multiple of 3 from 0 to 30"
+        )
     return tricks, tuple(sorted(raw_pos)), stones
 
 
@@ -169,6 +179,14 @@ def declaration_command(kind: str, tricks: int, positions, stones: int) -> dict:
 class BlevenRules(BoutRules):
     slug = "bleven"
     name = "Bleven"
+    command_fields = {
+        "draw": frozenset(),
+        "discard": frozenset({"card"}),
+        "declare": frozenset({"tricks", "positions", "stones"}),
+        "respond": frozenset({"answer", "raise"}),
+        "hijack": frozenset({"tricks", "positions", "stones"}),
+        "confirm": frozenset(),
+    }
     min_seats = 2
     max_seats = 4
     first_player = FIRST_ALTERNATES
@@ -239,22 +257,17 @@ class BlevenRules(BoutRules):
         ctx.rng.shuffle(rest)
         deck = named + rest
         decision_s = int(options.get("decision_s", 120))
-        data = {
-            "seats": list(seats),
-            "cutter": cutter,
-            "deck": deck,
-            "decision_s": decision_s,
-            "bout": bout_no,
-            "at": ctx.now,
-        }
+        salt = new_salt(ctx.rng)
         public = {
             "seats": list(seats),
             "cutter": cutter,
             "pile_count": len(deck) - 3 * len(seats),
             "decision_s": decision_s,
+            "commitment": commitment_of(deck, salt),
             "bout": bout_no,
             "at": ctx.now,
         }
+        data = {**public, "deck": deck, "salt": salt}
         events = [Event("round_dealt", data, visible_to=(), public=public)]
         state = self.evolve(None, events[0])
         for seat in seats:
@@ -291,6 +304,8 @@ class BlevenRules(BoutRules):
                 turn=d["cutter"],
                 phase=TURN,
                 at=d["at"],
+                salt=d.get("salt", ""),
+                commitment=d.get("commitment", ""),
             )
         if state is None:
             raise ValueError(f"{t} before round_dealt")
@@ -350,6 +365,8 @@ class BlevenRules(BoutRules):
             return replace(state, at=at)
         if t in ("duel_fought", "round_annulled"):
             return replace(state, phase=OVER, result=dict(d), at=at)
+        if t == REVEAL:
+            return replace(state, deal_open=True)
         return state  # not a Bleven event (evolve is total): nothing changes
 
     # ---- who decides ---------------------------------------------------------
@@ -404,21 +421,25 @@ class BlevenRules(BoutRules):
         }.get(kind)
         if handler is None:
             raise RuleError(
-                f"Bleven has no command {kind!r}: use draw, discard, declare, respond, hijack or confirm"
+                f"Bleven has no command {shown(kind)}: use draw, discard, declare, respond, hijack or confirm"
             )
         events = handler(state, seat, command, now)
         return events + self._consequences(state, events, now)
 
     def _consequences(self, state, events, now) -> list[Event]:
         """A turn passing to a player who must draw from an empty pile while no
-        bid stands annuls the round at once."""
+        bid stands annuls the round at once; a round that ended reveals its deal."""
         for e in events:
             state = self.evolve(state, e)
+        out = []
         if state.phase == TURN and not state.pile:
             dec = self._decision(state)
             if dec.kind == "draw":
-                return [_annulled(state.turn, now)]
-        return []
+                out.append(_annulled(state.turn, now))
+                state = self.evolve(state, out[-1])
+        if state.phase == OVER and state.salt:  # old rounds have no commitment
+            out.append(reveal_event(state.deck, state.salt, state.commitment))
+        return out
 
     def _draw(self, state, seat, command, now):
         if state.phase != TURN:
@@ -446,7 +467,9 @@ class BlevenRules(BoutRules):
             raise RuleError("say which card to discard")
         card = parse_card(command.get("card"))
         if card is None:
-            raise RuleError(f"{command.get('card')!r} is not a Bleven card (say e.g. 7H, AS, KC)")
+            raise RuleError(
+                f"{shown(command.get('card'))} is not a Bleven card (say e.g. 7H, AS, KC)"
+            )
         if card not in state.hand(seat):
             raise RuleError(f"you do not hold {card}")
         return [Event("card_discarded", {"seat": seat, "card": card, "at": now})]
@@ -685,6 +708,14 @@ class BlevenRules(BoutRules):
             if dec
             else None,
             "result": result,
+            "commitment": state.commitment,
+            "revealed_deal": {
+                "order": list(state.deck),
+                "salt": state.salt,
+                "commitment": state.commitment,
+            }
+            if state.deal_open
+            else None,
         }
         if all_seen:
             out["pile"] = list(state.pile)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from .protocol import Ctx, Event, RuleError, Viewer
+from .protocol import Ctx, Event, Viewer
 from .series import MatchState, Series
 
 
@@ -15,17 +15,20 @@ def random_bot(view, seat, rng, legal):
 
 def bot_command(
     series: Series, state: MatchState, seat: str, kind: str, rng: random.Random
-) -> dict:
-    """What the bot ``kind`` ("random" or one of the game's bots) plays now."""
+) -> dict | None:
+    """What the bot ``kind`` ("random" or one of the game's bots) plays now;
+    None when it waits (nothing legal to do, or the bot chooses to let the
+    clock run, e.g. in an open auction)."""
     pending = [d for d in series.pending(state) if d.seat == seat]
     if pending and pending[0].kind == "choose_first":
         return {"type": "choose_first", "seat": seat}
     rules = series.rules
-    legal = rules.legal_commands(state.bout, seat)
+    legal = rules.legal_commands(state.bout, seat) if state.bout is not None else []
     if not legal:
-        raise RuleError(f"{seat} has nothing to decide")
+        return None
     fn = random_bot if kind == "random" else rules.bots[kind]
-    return dict(fn(rules.view(state.bout, Viewer.of_seat(seat)), seat, rng, legal))
+    command = fn(rules.view(state.bout, Viewer.of_seat(seat)), seat, rng, legal)
+    return None if command is None else dict(command)
 
 
 def play_match(
@@ -51,10 +54,23 @@ def play_match(
         pending = series.pending(state)
         if not pending:
             raise AssertionError("match stuck: nobody has a decision")
-        seat = pending[rng.randrange(len(pending))].seat
-        command = bot_command(series, state, seat, bots[seat], rng)
-        now += step_s
-        new = series.decide(state, command, Ctx(now=now, rng=rng, seat=seat))
+        first = rng.randrange(len(pending))
+        seat, command = None, None
+        for d in pending[first:] + pending[:first]:
+            command = bot_command(series, state, d.seat, bots[d.seat], rng)
+            if command is not None:
+                seat = d.seat
+                break
+        if command is None:
+            # every bot waits: time runs to the next deadline, which fires
+            deadline = series.next_deadline(state)
+            if deadline is None:
+                raise AssertionError("match stuck: every bot waits and no clock runs")
+            now = max(now + step_s, deadline)
+            new = series.decide(state, {"type": "timeout"}, Ctx(now=now, rng=rng, role="system"))
+        else:
+            now += step_s
+            new = series.decide(state, command, Ctx(now=now, rng=rng, seat=seat))
         for e in new:
             state = series.evolve(state, e)
         events += new

@@ -54,6 +54,12 @@ class BoutRules:
     chooser_items: frozenset[str] = frozenset()
     # every item this game knows (slug -> short rules text)
     items: Mapping[str, str] = {}
+    # items that may be declared (use_item) while bout 1's first player is
+    # chosen; they are in use from that bout's start
+    early_items: frozenset[str] = frozenset()
+    # command type -> the fields it may carry besides ``type`` (a command
+    # with any other field is refused before the game sees it)
+    command_fields: Mapping[str, frozenset[str]] = {}
     rules_template: str = ""
 
     # ---- options -------------------------------------------------------
@@ -147,11 +153,13 @@ class BoutRules:
 
     def legal_commands(self, state: Any, seat: str) -> list[dict]:
         """Override: every command ``seat`` may submit now (a representative
-        sample where the space is huge, e.g. stakes). Used by the random bot
-        and by random timeout moves."""
+        sample where the space is huge, e.g. stakes), each one that changes
+        the game. Used by the random bot and by random timeout moves."""
         raise NotImplementedError
 
-    # bots: name -> function(view, seat, rng, legal) -> command; ``view`` is
-    # ``self.view(state, Viewer.of_seat(seat))`` so a bot cannot cheat, and
-    # ``legal`` is ``self.legal_commands(state, seat)`` (never empty).
+    # bots: name -> function(view, seat, rng, legal) -> command, or None to
+    # wait (let the clock run); ``view`` is ``self.view(state,
+    # Viewer.of_seat(seat))`` so a bot cannot cheat, and ``legal`` is
+    # ``self.legal_commands(state, seat)`` (never empty: a seat with nothing
+    # legal is not asked).
     bots: Mapping[str, Callable[[dict, str, Any, list], Mapping[str, Any]]] = {}

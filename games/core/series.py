@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .fields import check_fields
 from .protocol import (
     MODERATOR,
     SEAT,
@@ -45,6 +46,7 @@ SERIES_EVENTS = frozenset(
         "series_overturned",
         "bout_replayed",
         "clock_reanchored",
+        "item_declared",
     }
 )
 
@@ -79,6 +81,8 @@ class MatchState:
     paused_since: float | None = None
     extra_time: Mapping[str, float] = field(default_factory=dict)
     started_at: float = 0.0
+    # items declared while bout 1's first player is chosen (rules.early_items)
+    declared: tuple[tuple[str, str], ...] = ()
 
 
 class Series:
@@ -167,8 +171,9 @@ class Series:
         return events + self._bout_start(state, ctx)
 
     def _bout_start(self, state: MatchState, ctx: Ctx) -> list[Event]:
-        return self.rules.start(
-            replace(ctx, now=self.game_time(state, ctx.now)),
+        now = self.game_time(state, ctx.now)
+        events = self.rules.start(
+            replace(ctx, now=now),
             state.seats,
             state.options,
             state.first,
@@ -176,6 +181,15 @@ class Series:
             state.setup if state.bout_no == 0 else None,
             state.bout_no + 1,
         )
+        # items declared while bout 1's first player was chosen are in use from
+        # its start (once: a replayed bout 1 finds them spent)
+        used = [
+            Event("item_used", {"seat": s, "item": i, "at": now})
+            for s, i in state.declared
+            if state.bout_no == 0 and i in state.items.get(s, ())
+        ]
+        events = events[:1] + used + events[1:]
+        return events
 
     # ---- clock translation ---------------------------------------------
     def game_time(self, state: MatchState, now: float) -> float:
@@ -208,6 +222,8 @@ class Series:
         assert state is not None, f"{t} before series_started"
         if t == "first_player_chosen":
             return replace(state, first=d["seat"])
+        if t == "item_declared":
+            return replace(state, declared=state.declared + ((d["seat"], d["item"]),))
         if t == "bout_scored":
             scores = dict(state.scores)
             for s, p in d["points"].items():
@@ -263,6 +279,7 @@ class Series:
         kind = command["type"]
         if kind in MODERATOR_COMMANDS:
             return self._moderate(state, command, ctx)
+        check_fields(command, {"choose_first": ("seat",), **self.rules.command_fields})
         events = self.fire_due(state, ctx)
         for e in events:
             state = self.evolve(state, e)
@@ -278,6 +295,8 @@ class Series:
             raise RuleError("the match's clocks are paused by a moderator; wait until they resume")
         if kind == "choose_first":
             new = self._choose_first(state, command, ctx)
+        elif kind == "use_item" and state.bout is None and state.bout_no == 0:
+            new = self._declare_early(state, command, ctx)
         else:
             if state.bout is None:
                 raise RuleError("no bout is in progress")
@@ -296,6 +315,17 @@ class Series:
             raise RuleError(f"choose one of the seated players: {', '.join(state.seats)}")
         chosen = Event("first_player_chosen", {"seat": seat, "how": ctx.seat})
         return [chosen] + self._bout_start(self.evolve(state, chosen), ctx)
+
+    def _declare_early(self, state: MatchState, command: Mapping[str, Any], ctx: Ctx):
+        """An item declared while bout 1's first player is being chosen."""
+        item = command.get("item")
+        if not isinstance(item, str) or item not in self.rules.early_items:
+            raise RuleError("no bout is in progress: wait until the first player is chosen")
+        if ctx.seat is None or item not in state.items.get(ctx.seat, ()):
+            raise RuleError(f"you do not hold {item.replace('_', ' ').title()}")
+        if (ctx.seat, item) in state.declared:
+            raise RuleError(f"your {item.replace('_', ' ').title()} is already declared")
+        return [Event("item_declared", {"seat": ctx.seat, "item": item, "at": ctx.now})]
 
     def _after(self, state: MatchState, new: list[Event], ctx: Ctx) -> list[Event]:
         """Append the series' own consequences when a bout ends."""
@@ -477,6 +507,9 @@ class Series:
                 for d in self.pending(state)
             ],
             "history": [dict(h) for h in state.history],
+            "declared": [{"seat": s, "item": i} for s, i in state.declared if state.bout_no == 0]
+            if state.bout is None
+            else [],
             "bout": self.rules.view(bout, viewer) if bout is not None else None,
         }
 

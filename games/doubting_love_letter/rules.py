@@ -30,13 +30,14 @@ Every event that records a seat's decision carries ``reserve_spent``.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from games.core.deal import commitment_of, new_salt, reveal_event
+from games.core.fields import shown
 from games.core.protocol import (
     MODERATOR,
     SEAT,
@@ -86,12 +87,6 @@ ITEMS = {
 
 TARGETS = ("self", "opponent")
 REMOVED_COUNT = 3
-
-
-def commitment_of(order, salt: str) -> str:
-    """sha256 hex of ``salt:c1,c2,...`` (the shuffled order, removed cards first)."""
-    text = f"{salt}:{','.join(str(c) for c in order)}"
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 # ---- state -----------------------------------------------------------------
@@ -145,7 +140,7 @@ class BoutState:
     insurance: frozenset = frozenset()  # seats whose Insurance is active
     plus_one: frozenset = frozenset()  # seats that used Plus One at this showdown
     rig_done: frozenset = frozenset()  # seats asked about Deck Rigging this deal
-    rigged: bool = False
+    rigs: tuple = ()  # (seat, take, deny) of each rig this deal, first player first
     plus_done: frozenset = frozenset()  # seats asked about Plus One
     opp_known: Mapping[str, int | None] = field(default_factory=dict)
     seen: Mapping[str, tuple] = field(default_factory=dict)  # private notes per seat
@@ -195,7 +190,7 @@ def _fresh_deal(state: BoutState, d: Mapping[str, Any]) -> BoutState:
         immune=frozenset(),
         plus_one=frozenset(),
         rig_done=frozenset(),
-        rigged=False,
+        rigs=(),
         plus_done=frozenset(),
         opp_known={s: None for s in seats},
         seen={s: () for s in seats},
@@ -225,6 +220,15 @@ class DoubtingLoveLetter(BoutRules):
     max_seats = 2
     first_player = FIRST_ALTERNATES
     chooser_items = frozenset({"advantage", "dmo"})
+    early_items = frozenset({"insurance"})
+    command_fields = {
+        "play": frozenset({"card", "claim", "target"}),
+        "guess": frozenset({"card"}),
+        "challenge": frozenset(),
+        "pass": frozenset(),
+        "mulligan": frozenset(),
+        "use_item": frozenset({"item", "take", "deny"}),
+    }
     items = ITEMS
     rules_template = "games/doubting_love_letter.html"
     options = {
@@ -243,7 +247,7 @@ class DoubtingLoveLetter(BoutRules):
         if first is None:
             first = seats[0]
         order = self._stacked(setup, ctx.rng) if setup else self._shuffled(ctx.rng)
-        salt = f"{ctx.rng.getrandbits(128):032x}"
+        salt = new_salt(ctx.rng)
         commitment = commitment_of(order, salt)
         public = {
             "seats": list(seats),
@@ -300,27 +304,33 @@ class DoubtingLoveLetter(BoutRules):
         return tuple(removed + rest[:need] + top + rest[need:])
 
     def _deal_or_window(self, b: _Builder) -> None:
+        """Ask every Deck Rigging holder in turn, first player first (a rig by
+        the first does not spare the second the question), then deal."""
         s = b.state
-        if not s.rigged:
-            for seat in (s.first, s.other(s.first)):
-                if "deck_rigging" in s.items.get(seat, ()) and seat not in s.rig_done:
-                    b.add(Event("item_window", {"item": RIGGING, "seat": seat, "at": b.now}))
-                    return
-        self._deal(b, None)
+        for seat in (s.first, s.other(s.first)):
+            if RIGGING in s.items.get(seat, ()) and seat not in s.rig_done:
+                b.add(Event("item_window", {"item": RIGGING, "seat": seat, "at": b.now}))
+                return
+        self._deal(b)
 
-    def _deal(self, b: _Builder, rig: tuple[str, int, int | None] | None) -> None:
-        s = b.state
+    @staticmethod
+    def _left_after_rigs(s: BoutState) -> list[int]:
+        """The deck once the rigs so far have taken their cards (topmost copies)."""
         deck = list(s.deck)
-        cards: dict[str, int] = {}
-        if rig is None:
+        for _, take, _ in s.rigs:
+            deck.remove(take)
+        return deck
+
+    def _deal(self, b: _Builder) -> None:
+        s = b.state
+        deck = self._left_after_rigs(s)
+        cards: dict[str, int] = {seat: take for seat, take, _ in s.rigs}
+        if len(s.rigs) == 1:  # the one rig's deny applies to the other seat
+            holder, _, deny = s.rigs[0]
+            cards[s.other(holder)] = next(c for c in deck if c != deny)
+        elif not s.rigs:
             for seat in s.seats:
                 cards[seat] = deck.pop(0)
-        else:
-            holder, take, deny = rig
-            deck.remove(take)
-            cards[holder] = take
-            other = next(c for c in deck if c != deny)
-            cards[s.other(holder)] = other
         for seat in s.seats:
             b.add(
                 Event(
@@ -398,7 +408,13 @@ class DoubtingLoveLetter(BoutRules):
         if item == "insurance":
             return replace(s, insurance=s.insurance | {seat})
         if item == RIGGING:
-            return replace(s, rigged=True, rig_done=s.rig_done | {seat}, phase=DEALING, asked=None)
+            return replace(
+                s,
+                rigs=s.rigs + ((seat, d["take"], d.get("deny")),),
+                rig_done=s.rig_done | {seat},
+                phase=DEALING,
+                asked=None,
+            )
         if item == PLUS_ONE:
             return replace(
                 s,
@@ -628,7 +644,7 @@ class DoubtingLoveLetter(BoutRules):
             raise RuleError("the first player has already been chosen")
         else:
             raise RuleError(
-                f"unknown command {kind!r}: use play, challenge, pass, guess, use_item or mulligan"
+                f"unknown command {shown(kind)}: use play, challenge, pass, guess, use_item or mulligan"
             )
         return b.events
 
@@ -790,8 +806,8 @@ class DoubtingLoveLetter(BoutRules):
             take = parse_rank(command.get("take"))
             if take is None:
                 raise RuleError("Deck Rigging needs take: the card (1 to 8) you want to start with")
-            if take not in s.deck:
-                raise RuleError(f"there is no {take} left in the deck (it was removed)")
+            if take not in self._left_after_rigs(s):
+                raise RuleError(f"there is no {take} left in the deck to take")
             deny = command.get("deny")
             if deny is not None:
                 deny = parse_rank(deny)
@@ -807,7 +823,7 @@ class DoubtingLoveLetter(BoutRules):
             }
             public = {k: v for k, v in data.items() if k not in ("take", "deny")}
             b.add(Event("item_used", data, visible_to=(seat,), public=public))
-            self._deal(b, (seat, take, deny))
+            self._deal_or_window(b)
             return
         if item == PLUS_ONE:
             if item not in held:
@@ -850,7 +866,7 @@ class DoubtingLoveLetter(BoutRules):
         b.add(self._reveal_event(b.state))
         b.add(Event("item_used", {"seat": seat, "item": "dmo", "at": b.now}))
         order = self._shuffled(ctx.rng)
-        salt = f"{ctx.rng.getrandbits(128):032x}"
+        salt = new_salt(ctx.rng)
         commitment = commitment_of(order, salt)
         public = {"removed": list(order[:REMOVED_COUNT]), "commitment": commitment, "at": b.now}
         b.add(
@@ -1015,10 +1031,7 @@ class DoubtingLoveLetter(BoutRules):
         self._finish(b, winners, reasons[how])
 
     def _reveal_event(self, s: BoutState) -> Event:
-        return Event(
-            "deal_revealed",
-            {"order": list(s.order), "salt": s.salt, "commitment": s.commitment},
-        )
+        return reveal_event(s.order, s.salt, s.commitment)
 
     def _finish(self, b: _Builder, winners: list[str], reason: str) -> None:
         b.add(Event("bout_ended", {"winners": list(winners), "reason": reason, "at": b.now}))
@@ -1058,7 +1071,7 @@ class DoubtingLoveLetter(BoutRules):
             return out
         if s.phase == RIGGING:
             out.append({"type": "pass"})
-            for take in sorted(set(s.deck)):
+            for take in sorted(set(self._left_after_rigs(s))):
                 out.append({"type": "use_item", "item": RIGGING, "take": str(take)})
                 for deny in range(1, 9):
                     out.append(

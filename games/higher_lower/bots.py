@@ -7,12 +7,13 @@ HEURISTIC_BID_LIMIT = 100  # the heuristic bot does not bid above this
 
 
 def _auction(view, rng, legal):
+    """The lowest bid, or None: the bot waits and the auction clock runs on."""
     bids = [c for c in legal if c["type"] == "bid"]
     if bids:
         lowest = min(bids, key=lambda c: c["amount"])
         if lowest["amount"] <= HEURISTIC_BID_LIMIT and rng.random() < 0.8:
             return lowest
-    return {"type": "pass"}
+    return None
 
 
 def _sides(view):

@@ -11,10 +11,6 @@ Events (every one with JSON-able data):
   auction opens.
 - ``bid_made``       {seat, amount, at}: a new standing bid; restarts the
   auction's close clock.
-- ``passed``         {seat}: a seat lets the clock run. It changes nothing in
-  the game and is accepted at any moment before the end; during the auction
-  it only stops ``legal_commands`` offering bids until the next bid (see
-  there: this keeps bot matches from bidding into the closing moment).
 - ``auction_closed`` {guesser, dealer, declared, how: "bid" | "coin", at}.
 - ``card_shown``     {seat, card, at, timeout}: the Dealer's opening card.
 - ``card_picked``    {seat, turn, card, at, timeout}: secret, visible to the
@@ -24,6 +20,15 @@ Events (every one with JSON-able data):
   at, timeout}.
 - ``turn_revealed``  {turn, previous, card, direction, stake, correct, chips,
   at}: public; emitted together with the second submission of a turn.
+
+There is no ``pass``: a command that would change nothing writes nothing, and
+the auction closes by its clock alone. (Logs written before may hold
+``passed`` events; they change nothing.)
+
+No deal to commit to: the Dealer holds all 25 cards face up and chooses each
+card, so no order is shuffled. The only chance, the coin flip of an auction
+nobody bid in and a card played for a Dealer who ran out of time, is public
+in the event that records it.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from games.core.fields import shown, whole
 from games.core.protocol import (
     MODERATOR,
     SEAT,
@@ -52,6 +58,8 @@ LOW_STEP = 10  # while the standing bid is under STEP_CHANGE_AT
 HIGH_STEP = 50  # from STEP_CHANGE_AT on
 STEP_CHANGE_AT = 1000
 NO_BID_DECLARED = 10
+MAX_BID = START_CHIPS * 2 ** (len(CARDS) - 1)  # 419,430,400: every stake won, all in
+BOT_BID_CEILING = 1500  # legal_commands samples bids only under this (both increments)
 DIRECTIONS = ("higher", "lower")
 
 AUCTION = "auction"
@@ -93,7 +101,6 @@ class HLState:
     high_bidder: str | None = None
     last_bid_at: float | None = None
     bids: tuple[tuple[str, int, float], ...] = ()
-    quiet: bool = False  # someone passed since the last bid (or the opening)
     # roles, fixed when the auction closes
     guesser: str | None = None
     dealer: str | None = None
@@ -136,18 +143,9 @@ class HLState:
 
 
 def _whole(raw: Any) -> int | None:
-    """A whole number from a command field (an int, or a string of digits)."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return raw
-    if isinstance(raw, float) and raw.is_integer():
-        return int(raw)
-    if isinstance(raw, str):
-        text = raw.strip()
-        if text.isdigit() and text.isascii():
-            return int(text)
-    return None
+    """A whole number from a command field (an int, a float with no
+    fraction, or a string of ASCII digits; at most 12 digits)."""
+    return whole(raw, floats=True)
 
 
 def parse_card(raw: Any) -> int:
@@ -162,6 +160,12 @@ def parse_card(raw: Any) -> int:
 class HigherLowerRules(BoutRules):
     slug = "higher-lower"
     name = "Higher or Lower"
+    command_fields = {
+        "bid": frozenset({"amount"}),
+        "show": frozenset({"card"}),
+        "pick": frozenset({"card", "turn"}),
+        "guess": frozenset({"direction", "stake", "turn"}),
+    }
     min_seats = 2
     max_seats = 2
     first_player = FIRST_NONE
@@ -210,11 +214,8 @@ class HigherLowerRules(BoutRules):
                 high_bid=d["amount"],
                 high_bidder=d["seat"],
                 last_bid_at=d["at"],
-                quiet=False,
                 bids=state.bids + ((d["seat"], d["amount"], d["at"]),),
             )
-        if t == "passed":
-            return replace(state, quiet=True) if state.phase == AUCTION else state
         if t == "auction_closed":
             return replace(
                 state,
@@ -359,10 +360,9 @@ class HigherLowerRules(BoutRules):
         if kind == "bid":
             return self._bid(state, seat, command.get("amount"), ctx)
         if kind == "pass":
-            # "no bid from me now": the auction clock runs on. Accepted (and
-            # harmless) in every phase, so that a pass sent as the auction
-            # closes is not an error.
-            return [Event("passed", {"seat": seat})]
+            raise RuleError(
+                "there is no pass in Higher or Lower: to let the auction close, simply do not bid"
+            )
         if kind == "show":
             return self._cmd_show(state, seat, command, ctx)
         if kind == "pick":
@@ -370,7 +370,7 @@ class HigherLowerRules(BoutRules):
         if kind == "guess":
             return self._cmd_guess(state, seat, command, ctx)
         raise RuleError(
-            f"unknown command {kind!r} in Higher or Lower: use bid, pass, show, pick or guess"
+            f"unknown command {shown(kind)} in Higher or Lower: use bid, show, pick or guess"
         )
 
     def _bid(self, state: HLState, seat: str, raw: Any, ctx: Ctx) -> list[Event]:
@@ -378,7 +378,11 @@ class HigherLowerRules(BoutRules):
             raise RuleError("the auction is over")
         amount = _whole(raw)
         if amount is None:
-            raise RuleError("bid a whole number of chips")
+            raise RuleError(f"bid a whole number of chips, at most {MAX_BID:,}")
+        if amount > MAX_BID:
+            raise RuleError(
+                f"a bid may not exceed {MAX_BID:,} chips, the most a Guesser can ever hold"
+            )
         if state.high_bid is None:
             if amount < FIRST_BID_STEP or amount % FIRST_BID_STEP:
                 raise RuleError("the first bid must be a multiple of 10, at least 10")
@@ -603,24 +607,19 @@ class HigherLowerRules(BoutRules):
 
     def legal_commands(self, state: HLState, seat: str) -> list[dict]:
         """What ``seat`` may do now, for bots. Bids and stakes are samples of a
-        huge space: in the auction ``pass`` and, only while nobody has passed
-        since the standing bid changed (or since the opening), the smallest
-        raise and two larger ones. So a bot bids only as the first move after a
-        bid; every later auction move is a pass, and a bot match (one move per
-        second, fewer than auction_close_s seconds apart) never sends a bid
-        that the closing auction would refuse. Stakes: 0, 1, a quarter, half,
-        all the chips."""
+        huge space: in the auction the smallest raise and two larger ones, to
+        the seat not holding the standing bid and only while that bid is under
+        BOT_BID_CEILING; otherwise nothing (the bot waits, and the auction
+        closes by its clock). Stakes: 0, 1, a quarter, half, all the chips."""
         if state is None or state.phase == OVER or seat not in state.seats:
             return []
         if state.phase == AUCTION:
-            out: list[dict] = [{"type": "pass"}]
-            if seat == state.high_bidder or state.quiet:
-                return out
-            lo = min_raise(state.high_bid)
-            step = FIRST_BID_STEP if state.high_bid is None else bid_step(state.high_bid)
-            for amount in (lo, lo + step, lo + 4 * step):
-                out.append({"type": "bid", "amount": amount})
-            return out
+            standing = state.high_bid
+            if seat == state.high_bidder or (standing or 0) >= BOT_BID_CEILING:
+                return []
+            lo = min_raise(standing)
+            step = FIRST_BID_STEP if standing is None else bid_step(standing)
+            return [{"type": "bid", "amount": a} for a in (lo, lo + step, lo + 4 * step)]
         if state.phase == SHOW:
             if seat != state.dealer:
                 return []

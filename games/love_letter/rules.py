@@ -11,8 +11,10 @@ Events of one round (``visible_to`` in brackets; everyone else sees the
 redacted ``public`` form):
 
 - ``round_started`` (moderators): seats, first, options, the set-aside
-  face-down card, the face-up set-aside cards and the deck, top first.
-  Public: everything but the face-down card and the deck order.
+  face-down card, the face-up set-aside cards and the deck, top first; the
+  shuffled ``order`` (face-down card, face-up cards, deck), its ``salt`` and
+  ``commitment``. Public: everything but the face-down card, the deck order
+  and the salt.
 - ``card_dealt`` (that seat): the top card to one seat, in seat order.
 - ``turn_started`` (that seat): the player draws the top card; their
   protection ends; the decision's clock starts (``at``).
@@ -24,6 +26,7 @@ redacted ``public`` form):
   ``hands_traded`` (the two involved), ``player_out`` (public, with the
   cards the player discards as they leave).
 - ``round_ended`` (public): winners, the showdown if any, the face-down card.
+- ``deal_revealed`` (public): order, salt and commitment (games.core.deal).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
+from games.core.fields import shown
 from games.core.protocol import (
     MODERATOR,
     SEAT,
@@ -87,6 +92,10 @@ class LoveLetterState:
     reason: str = ""
     showdown: Mapping[str, Any] | None = None
     log: tuple[Event, ...] = field(default=())  # every event after the deal
+    order: tuple[str, ...] = ()  # the shuffle committed to: hidden, removed, deck
+    salt: str = ""
+    commitment: str = ""
+    revealed: bool = False
 
     def idx(self, seat: str) -> int:
         return self.seats.index(seat)
@@ -134,6 +143,7 @@ def _parse_cards(raw, what: str) -> list[int]:
 class LoveLetterRules(BoutRules):
     slug = "love-letter"
     name = "Love Letter"
+    command_fields = {"play": frozenset({"card", "target", "guess"})}
     min_seats = 2
     max_seats = 4
     first_player = FIRST_WINNER
@@ -175,18 +185,22 @@ class LoveLetterRules(BoutRules):
         deck = top + pool
         if first not in seats:
             first = seats[0]
+        order = [_c(c) for c in [hidden, *removed, *deck]]
+        salt = new_salt(ctx.rng)
         data = {
             "seats": list(seats),
             "first": first,
             "bout": bout_no,
             "options": dict(options),
             "removed": [_c(c) for c in removed],
+            "commitment": commitment_of(order, salt),
             "at": ctx.now,
         }
+        secret = {"hidden": _c(hidden), "deck": [_c(c) for c in deck], "order": order, "salt": salt}
         events = [
             Event(
                 "round_started",
-                {**data, "hidden": _c(hidden), "deck": [_c(c) for c in deck]},
+                {**data, **secret},
                 visible_to=(),
                 public={**data, "deck_size": len(deck)},
             )
@@ -224,6 +238,9 @@ class LoveLetterRules(BoutRules):
                 hands=tuple(() for _ in d["seats"]),
                 discards=tuple(() for _ in d["seats"]),
                 turn_at=d.get("at", 0.0),
+                order=tuple(d.get("order", ())),
+                salt=d.get("salt", ""),
+                commitment=d.get("commitment", ""),
             )
         assert state is not None, f"{t} before round_started"
         s = state
@@ -231,6 +248,8 @@ class LoveLetterRules(BoutRules):
             i = s.idx(d["seat"])
             return replace(s, deck=s.deck[1:], hands=_set(s.hands, i, s.hands[i] + s.deck[:1]))
         s = replace(s, log=s.log + (event,))
+        if t == REVEAL:
+            return replace(s, revealed=True)
         if t == "turn_started":
             seat = d["seat"]
             i = s.idx(seat)
@@ -313,7 +332,7 @@ class LoveLetterRules(BoutRules):
             raise RuleError("only a seated player can play")
         kind = command.get("type")
         if kind != "play":
-            raise RuleError(f"Love Letter has no command {kind!r}; play a card")
+            raise RuleError(f"Love Letter has no command {shown(kind)}; play a card")
         if seat in state.out:
             raise RuleError("you are out of this round")
         if state.turn != seat:
@@ -323,7 +342,7 @@ class LoveLetterRules(BoutRules):
             raise RuleError("say which card you play")
         card = parse_rank(raw)
         if card is None:
-            raise RuleError(f"{raw} is not a card: name a rank from 1 to 8")
+            raise RuleError(f"{shown(raw)} is not a card: name a rank from 1 to 8")
         hand = state.hand(seat)
         if card not in hand:
             raise RuleError(f"you do not hold {_name(card)}")
@@ -339,7 +358,7 @@ class LoveLetterRules(BoutRules):
             raise RuleError("the target must be a player's name")
         if target is not None and target != seat:
             if target not in state.seats:
-                raise RuleError(f"nobody called {target} is seated")
+                raise RuleError(f"nobody called {shown(target)} is seated")
             if target in state.out:
                 raise RuleError(f"{target} is out of this round")
         others = [s for s in state.live() if s != seat and s not in state.protected]
@@ -355,7 +374,7 @@ class LoveLetterRules(BoutRules):
         if target is None:
             raise RuleError(f"choose a target for {_name(card)}")
         if target not in state.seats:
-            raise RuleError(f"nobody called {target} is seated")
+            raise RuleError(f"nobody called {shown(target)} is seated")
         if target == seat and card != 5:
             raise RuleError(f"you cannot target yourself with {_name(card)}")
         if target in state.out:
@@ -368,7 +387,9 @@ class LoveLetterRules(BoutRules):
                 raise RuleError("name the card you guess (2 to 8)")
             guess = parse_rank(raw_g)
             if guess is None:
-                raise RuleError(f"{raw_g} is not a card you can name: guess a rank from 2 to 8")
+                raise RuleError(
+                    f"{shown(raw_g)} is not a card you can name: guess a rank from 2 to 8"
+                )
             if guess == 1:
                 raise RuleError("you may not name the Guard (1): guess a card from 2 to 8")
         return card, target, guess
@@ -519,6 +540,9 @@ class LoveLetterRules(BoutRules):
                     },
                 )
             )
+        if state.finished:
+            if state.salt:  # rounds dealt before commitments existed have none
+                emit(reveal_event(state.order, state.salt, state.commitment))
         else:
             i = state.idx(seat)
             n = len(state.seats)
@@ -617,6 +641,14 @@ class LoveLetterRules(BoutRules):
             "winners": list(state.winners),
             "reason": state.reason,
             "showdown": copy.deepcopy(dict(state.showdown)) if state.showdown else None,
+            "commitment": state.commitment,
+            "revealed_deal": {
+                "order": list(state.order),
+                "salt": state.salt,
+                "commitment": state.commitment,
+            }
+            if state.revealed
+            else None,
             "log": log,
         }
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from games.core.fields import whole
+
 NAMES = {
     1: "Guard",
     2: "Priest",
@@ -23,15 +25,10 @@ DOUBTING_DECK = (1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8)  # 15 cards
 
 
 def parse_rank(raw) -> int | None:
-    """'1'..'8' (or 1..8) to an int; None when it is not a card name."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return raw if 1 <= raw <= 8 else None
-    if isinstance(raw, str) and raw.strip().isdigit():
-        v = int(raw.strip())
-        return v if 1 <= v <= 8 else None
-    return None
+    """'1'..'8' (or 1..8) to an int; None when it is not a card name (also
+    for '²', a 5,000-digit string, a float, a bool or a list)."""
+    v = whole(raw)
+    return v if v is not None and 1 <= v <= 8 else None
 
 
 def label(rank: int) -> str:

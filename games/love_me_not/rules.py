@@ -10,7 +10,8 @@ Events of one match (``visible_to`` in brackets; everyone else sees the
 redacted ``public`` form, or nothing when it is None):
 
 - ``match_started`` (moderators): seats, options and the whole deck, top
-  first. Public: everything but the deck order.
+  first, with its ``salt`` and ``commitment``. Public: everything but the
+  deck order and the salt.
 - ``turn_started`` (public): the turn number; the clock starts (``at``).
 - ``cards_drawn`` (that seat): the two cards a seat draws, first seat first.
 - ``card_chosen`` (that seat only, public None): the seat's keep and
@@ -20,6 +21,8 @@ redacted ``public`` form, or nothing when it is None):
   previous turn are revealed, and who (if anyone) timed out.
 - ``match_revealed`` (public): after turn 5, every tableau and pile, and
   the scores with their breakdown.
+- ``deal_revealed`` (public): the deck order, salt and commitment
+  (games.core.deal).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
+from games.core.fields import shown
 from games.core.protocol import (
     MODERATOR,
     SEAT,
@@ -96,6 +101,10 @@ class LoveMeNotState:
     piles: tuple[tuple[str, ...], ...] = ((), ())
     revealed: int = 0  # how many kept cards of each tableau are face up
     finished: bool = False
+    order: tuple[str, ...] = ()  # the whole deck as shuffled, committed to
+    salt: str = ""
+    commitment: str = ""
+    deal_open: bool = False  # order and salt revealed
 
     def idx(self, seat: str) -> int:
         return self.seats.index(seat)
@@ -115,6 +124,7 @@ def _set(tup: tuple, i: int, value) -> tuple:
 class LoveMeNotRules(BoutRules):
     slug = "love-me-not"
     name = "Love Me Not"
+    command_fields = {"choose": frozenset({"keep", "discard"})}
     min_seats = 2
     max_seats = 2
     first_player = FIRST_NONE
@@ -150,11 +160,18 @@ class LoveMeNotRules(BoutRules):
                 top.append(c)
         ctx.rng.shuffle(pool)
         deck = top + pool
-        data = {"seats": list(seats), "bout": bout_no, "options": dict(options), "at": ctx.now}
+        salt = new_salt(ctx.rng)
+        data = {
+            "seats": list(seats),
+            "bout": bout_no,
+            "options": dict(options),
+            "commitment": commitment_of(deck, salt),
+            "at": ctx.now,
+        }
         events = [
             Event(
                 "match_started",
-                {**data, "deck": deck},
+                {**data, "deck": deck, "salt": salt},
                 visible_to=(),
                 public={**data, "deck_size": len(deck)},
             )
@@ -187,6 +204,9 @@ class LoveMeNotRules(BoutRules):
                 bout=d["bout"],
                 deck=tuple(d["deck"]),
                 turn_at=d.get("at", 0.0),
+                order=tuple(d["deck"]),
+                salt=d.get("salt", ""),
+                commitment=d.get("commitment", ""),
             )
         assert state is not None, f"{t} before match_started"
         s = state
@@ -209,6 +229,8 @@ class LoveMeNotRules(BoutRules):
             return replace(s, revealed=max(s.revealed, d["turn"] - 1))
         if t == "match_revealed":
             return replace(s, revealed=TURNS, finished=True)
+        if t == REVEAL:
+            return replace(s, deal_open=True)
         return s
 
     # ---- commands ------------------------------------------------------------
@@ -219,7 +241,7 @@ class LoveMeNotRules(BoutRules):
             raise RuleError("only a seated player can choose")
         kind = command.get("type")
         if kind != "choose":
-            raise RuleError(f"Love Me Not has no command {kind!r}; choose a card to keep")
+            raise RuleError(f"Love Me Not has no command {shown(kind)}; choose a card to keep")
         i = state.idx(seat)
         if state.choices[i] is not None:
             raise RuleError("you have already chosen this turn; your choice is final")
@@ -230,7 +252,7 @@ class LoveMeNotRules(BoutRules):
         for raw, c in ((raw_k, keep), (raw_d, discard)):
             if c is None:
                 raise RuleError(
-                    f"{raw} is not a card: a rank 2, 3, 4, 5 or J and a suit C, D, H or S"
+                    f"{shown(raw)} is not a card: a rank 2, 3, 4, 5 or J and a suit C, D, H or S"
                 )
         if keep == discard:
             raise RuleError("keep one card and discard the other: they must be different")
@@ -286,6 +308,8 @@ class LoveMeNotRules(BoutRules):
                 },
             )
         )
+        if state.salt:  # matches dealt before commitments existed have none
+            events.append(reveal_event(state.order, state.salt, state.commitment))
         return events
 
     # ---- clock ---------------------------------------------------------------
@@ -378,6 +402,14 @@ class LoveMeNotRules(BoutRules):
             "finished": state.finished,
             "scores": state.scores() if open_all else None,
             "winners": list(self.outcome(state).winners) if state.finished else [],
+            "commitment": state.commitment,
+            "revealed_deal": {
+                "order": list(state.order),
+                "salt": state.salt,
+                "commitment": state.commitment,
+            }
+            if state.deal_open
+            else None,
         }
 
     def seats_of(self, state: LoveMeNotState) -> tuple[str, ...]:

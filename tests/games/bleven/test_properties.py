@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from games.bleven.cards import DECK
 from games.bleven.rules import RULES, random_move
+from games.core.deal import verify_deal
 from games.core.playout import play_match
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, Ctx, Event, Viewer
 from games.core.series import SERIES_EVENTS, Series
@@ -77,6 +78,8 @@ class Record:
         self.seats = list(data["seats"])
         n = len(self.seats)
         deck = list(data["deck"])
+        self.deck = deck
+        self.commitment = data["commitment"]
         c = self.seats.index(data["cutter"])
         self.hands = {}
         for k in range(n):
@@ -130,6 +133,11 @@ class Record:
             self.raise_ = d["raise"]
         elif t in ("duel_fought", "round_annulled"):
             self.ended = e
+        elif t == "deal_revealed":
+            # the round is over; the order dealt is the order committed to
+            assert self.ended is not None
+            assert d["order"] == self.deck and d["commitment"] == self.commitment
+            assert verify_deal(d["commitment"], d["order"], d["salt"])
 
     def check_cards(self):
         held = sum(self.hands.values(), []) + sum(self.rooms.values(), []) + self.pile
@@ -173,6 +181,9 @@ def check_match(events, final):
             for cards in e.data["fields"].values():
                 for k in shown:
                     shown[k] |= set(cards)
+        elif e.type == "deal_revealed":  # after the round: the whole deck is public
+            for k in shown:
+                shown[k] |= set(e.data["order"])
         if rec is not None and e.type not in SERIES_EVENTS and e.type != "round_dealt":
             rec.apply(e)
             rec.check_cards()

@@ -7,6 +7,7 @@ import pytest
 
 from games.bleven.cards import DECK, parse_card, value
 from games.bleven.rules import RULES, random_move
+from games.core.deal import verify_deal
 from games.core.playout import play_match
 from games.core.protocol import (
     MODERATOR_VIEW,
@@ -223,15 +224,25 @@ def test_duel_reveals_only_the_duelists_fields():
     assert duel.visible_to is None
     assert set(duel.data["fields"]) == {"ana", "dan"}
     bout = state.last_bout
+    hidden = {"KC", "QC", "JC", "5H", "5S", "4S"}
+    others = {"ben": {"KC", "QC", "JC"}, "cid": {"5H", "5S", "4S"}}
     for seat in seats:
         v = RULES.view(bout, Viewer.of_seat(seat))
-        seen = cards_in(v)
+        seen = cards_in({k: x for k, x in v.items() if k != "revealed_deal"})
         assert set(A1) <= seen and set(B1) <= seen  # both duelists revealed
-        others = {"ben": {"KC", "QC", "JC"}, "cid": {"5H", "5S", "4S"}}
         for other, cards in others.items():
             if other != seat:
                 assert not (cards & seen), (seat, other)
-    assert not ({"KC", "QC", "JC", "5H", "5S", "4S"} & cards_in(RULES.view(bout, SPECTATOR_VIEW)))
+    spectator = RULES.view(bout, SPECTATOR_VIEW)
+    assert not (hidden & cards_in({k: x for k, x in spectator.items() if k != "revealed_deal"}))
+    ended = new[: new.index(duel) + 1]
+    assert not (hidden & cards_in([e.for_viewer(SPECTATOR_VIEW) for e in ended]))
+    # then the round's deal is revealed, the whole deck as committed (non-duelists' too)
+    reveal = new[new.index(duel) + 1]
+    assert reveal.type == "deal_revealed" and reveal.visible_to is None
+    assert reveal.data["order"][: len(deck)] == deck
+    assert spectator["revealed_deal"] == dict(reveal.data)
+    assert verify_deal(reveal.data["commitment"], reveal.data["order"], reveal.data["salt"])
     # team points: ana's side 0 + ... each seat shows its team's stones
     out = RULES.outcome(bout)
     assert out.points["ana"] == out.points["cid"] and out.points["ben"] == out.points["dan"]

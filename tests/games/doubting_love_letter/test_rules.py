@@ -283,6 +283,32 @@ def test_deck_rigging_choice_is_private():
     assert m.state.items[ANA] == ()  # consumed
 
 
+def test_both_rig_each_asked_in_turn_privately_and_no_deny_applies():
+    m = Match(
+        setup={"removed": ["3", "5", "7"], "deck": ["2", "2", "1", "4"], "first": BEN},
+        items={ANA: ["deck_rigging"], BEN: ["deck_rigging"]},
+    )
+    assert m.bout.asked == BEN
+    m.do(BEN, type="use_item", item="deck_rigging", take="8", deny="2")
+    # the second is still asked, knows the first rigged but not what was taken
+    assert m.bout.asked == ANA and m.bout.phase == "deck_rigging"
+    (used,) = [e for e in m.events if e.type == "item_used"]
+    assert used.for_viewer(ANA_V) == {
+        "seat": BEN,
+        "item": "deck_rigging",
+        "reserve_spent": 0,
+        "at": 0.0,
+    }
+    assert not [e for e in m.events if e.type == "card_dealt"]  # nothing dealt yet
+    takes = {c["take"] for c in RULES.legal_commands(m.bout, ANA) if "take" in c}
+    assert "8" not in takes and "2" in takes  # the second takes from what the first left
+    m.do(ANA, type="use_item", item="deck_rigging", take="2", deny="8")
+    dealt = {e.data["seat"]: e.data["card"] for e in m.events if e.type == "card_dealt"}
+    assert dealt == {ANA: 2, BEN: 8}  # each the card they took; neither deny applied
+    assert m.bout.deck[:2] == (1, 4)  # the second 2 was ben's draw; the rest keep their order
+    assert m.state.items == {ANA: (), BEN: ()}
+
+
 def test_views_pass_the_leak_checker_through_a_scenario():
     m = scenario("insurance-caught-claim-counts")
     checker = LeakChecker()
@@ -612,3 +638,25 @@ def test_rules_page_covers_decisions_and_options():
         "sha256",
     ):
         assert needle in page, needle
+
+
+def test_insurance_declared_while_the_first_player_is_chosen():
+    m = Match(items={ANA: ["advantage", "insurance"], BEN: ["insurance", "plus_one"]})
+    assert m.state.bout is None and SERIES.pending(m.state)[0].kind == "choose_first"
+    with pytest.raises(RuleError, match="wait until the first player is chosen"):
+        m.do(BEN, type="use_item", item="plus_one")
+    with pytest.raises(RuleError, match="no bout is in progress"):
+        m.do(BEN, type="play", card="1", claim="1")
+    (declared,) = m.do(BEN, type="use_item", item="insurance")
+    assert declared.type == "item_declared" and declared.visible_to is None
+    assert SERIES.view(m.state, ANA_V)["declared"] == [{"seat": BEN, "item": "insurance"}]
+    with pytest.raises(RuleError, match="already declared"):
+        m.do(BEN, type="use_item", item="insurance")
+    m.do(ANA, type="choose_first", seat=ANA)
+    assert m.bout.insurance == frozenset({BEN}) and m.state.items[BEN] == ("plus_one",)
+    assert m.bout.items[BEN] == ("plus_one",)
+    m.do(ANA, type="use_item", item="insurance")  # still before the first play
+    assert m.bout.insurance == frozenset({ANA, BEN})
+    # a replayed bout 1 finds the declared Insurance spent
+    m.submit(None, {"type": "replay_bout"}, role="moderator")
+    assert m.bout.bout_no == 1 and m.bout.insurance == frozenset()

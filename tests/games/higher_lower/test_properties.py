@@ -229,9 +229,12 @@ def test_step_by_step_bot_games_keep_secrets():
             seat = pending[rng.randrange(len(pending))].seat
             command = bot_command(SERIES, state, seat, bots[seat], rng)
             now += 1.0
-            ctx = Ctx(now=now, rng=rng, seat=seat)
-            new = SERIES.decide(state, command, ctx)
-            check_first_submission_events(state, command, ctx, new)
+            if command is None:  # this bot waits; time passes
+                new = SERIES.fire_due(state, Ctx(now=now, rng=rng, role="system"))
+            else:
+                ctx = Ctx(now=now, rng=rng, seat=seat)
+                new = SERIES.decide(state, command, ctx)
+                check_first_submission_events(state, command, ctx, new)
             for e in new:
                 state = SERIES.evolve(state, e)
             events += new

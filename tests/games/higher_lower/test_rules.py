@@ -3,15 +3,19 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
 import pytest
 
+from games.core.playout import bot_command, play_match
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, Ctx, Event, RuleError, Viewer
 from games.higher_lower.rules import HLState
 
-from .helpers import RULES, SERIES, Match
+from .helpers import RULES, SEATS, SERIES, Match
+
+BOT_PAIRS = [("random", "random"), ("heuristic", "heuristic"), ("random", "heuristic")]
 
 ANA, BEN = Viewer.of_seat("ana"), Viewer.of_seat("ben")
 TEMPLATE = Path(__file__).parents[3] / "templates" / "games" / "higher_lower.html"
@@ -115,17 +119,63 @@ def test_no_bid_coin_flip_is_recorded_and_replayed():
     assert guessers == {"ana", "ben"}
 
 
-def test_pass_changes_nothing_but_quiets_the_bid_sample():
+def test_pass_is_refused_in_every_phase_and_writes_nothing():
+    """Issue 13: a no-op pass wrote 1,500 events a minute. There is none."""
+    m = Match()
+    phases = []
+    for step in ("auction", "bid", "show", "turns", "picked"):
+        if step == "bid":
+            m.do("ben", type="bid", amount=10)
+        elif step == "show":
+            m.wait(15)
+        elif step == "turns":
+            m.do("ana", type="show", card=13)
+        elif step == "picked":
+            m.do("ana", type="pick", card=1)
+        phases.append(m.bout.phase)
+        before, n = m.state, len(m.events)
+        for seat in SEATS:
+            with pytest.raises(RuleError, match="no pass in Higher or Lower"):
+                m.do(seat, type="pass")
+        assert m.state == before and len(m.events) == n
+    assert phases == ["auction", "auction", "show", "turns", "turns"]
+
+
+def test_an_auction_bot_with_nothing_to_do_waits():
     m = Match()
     m.do("ana", type="bid", amount=10)
-    before = m.bout
-    m.now = 5.0
-    (ev,) = m.do("ana", type="pass")
-    assert ev.type == "passed"
-    assert RULES.auction_deadline(m.bout) == RULES.auction_deadline(before) == 15.0
-    assert RULES.legal_commands(m.bout, "ben") == [{"type": "pass"}]
-    m.do("ben", type="bid", amount=20)  # still allowed: the sample is not the rule
-    assert RULES.auction_deadline(m.bout) == 20.0
+    assert RULES.legal_commands(m.bout, "ana") == []  # it holds the standing bid
+    assert bot_command(SERIES, m.state, "ana", "random", m.rng) is None
+    assert bot_command(SERIES, m.state, "ana", "heuristic", m.rng) is None
+    m.do("ben", type="bid", amount=1500)
+    assert RULES.legal_commands(m.bout, "ana") == []  # the bots' ceiling: they stop
+    (closed,) = of_type(m.wait(15), "auction_closed")
+    assert closed.data["guesser"] == "ben" and closed.data["declared"] == 1500
+
+
+def test_every_legal_command_of_a_bot_match_changes_the_game():
+    """Over whole bot matches: every legal command of every seat, at every
+    step, writes events that change the state; the bots' auctions hold a
+    bounded number of bids."""
+    for seed, pair in enumerate(BOT_PAIRS * 2):
+        rng = random.Random(seed)
+        events, state = play_match(SERIES, SEATS, dict(zip(SEATS, pair, strict=True)), rng)
+        assert state.finished
+        assert not [e for e in events if e.type == "passed"]
+        assert len([e for e in events if e.type == "bid_made"]) <= 1500 // 10
+        walk = None
+        for i, e in enumerate(events):
+            walk = SERIES.evolve(walk, e)
+            if i % 7 or walk.bout is None or walk.finished:
+                continue
+            now = e.data.get("at") or 0.0
+            for seat in SEATS:
+                for command in RULES.legal_commands(walk.bout, seat):
+                    new = SERIES.decide(walk, command, Ctx(now=now, rng=rng, seat=seat))
+                    after = walk
+                    for n in new:
+                        after = SERIES.evolve(after, n)
+                    assert new and after != walk, command
 
 
 @pytest.mark.parametrize(
@@ -142,12 +192,11 @@ def test_legal_bid_samples_are_legal(standing, expected):
     if standing is not None:
         m.do("ana", type="bid", amount=standing)
     legal = RULES.legal_commands(m.bout, "ben")
-    assert legal[0] == {"type": "pass"}
-    assert [c["amount"] for c in legal[1:]] == expected
+    assert [c["amount"] for c in legal] == expected
     for c in legal:
         SERIES.decide(m.state, c, Ctx(now=1.0, rng=m.rng, seat="ben"))  # raises if not legal
     if standing is not None:
-        assert RULES.legal_commands(m.bout, "ana") == [{"type": "pass"}]
+        assert RULES.legal_commands(m.bout, "ana") == []
 
 
 def test_bid_messages_are_plain_words():
@@ -386,7 +435,7 @@ def test_outcome_and_series_end():
     assert len(m.bout.history) == 24 and sorted(m.bout.revealed) == list(range(1, 26))
     assert RULES.legal_commands(m.bout, "ana") == RULES.legal_commands(m.bout, "ben") == []
     with pytest.raises(RuleError):
-        m.do("ana", type="pass")
+        m.do("ana", type="guess", direction="higher", stake=0)
 
 
 def test_first_to_two_opens_a_new_auction():
@@ -434,6 +483,8 @@ def test_rules_page_states_every_ruling():
         "990",
         "1040",
         "stakes 0 on <em>higher</em>",
+        "no shuffled deck",
+        "There is no <em>pass</em>",
         "random remaining card",
         "auction_close_s",
         "decision_s",
