@@ -78,7 +78,7 @@ def test_rejected_command_writes_nothing_and_says_why():
     n = StoredEvent.objects.count()
     with pytest.raises(RuleError) as err:
         services.submit(match, "ana", {"type": "choose", "keep": "XX", "discard": "YY"})
-    assert str(err.value) == "XX is not a card: a rank 2, 3, 4, 5 or J and a suit C, D, H or S"
+    assert str(err.value) == "'XX' is not a card: a rank 2, 3, 4, 5 or J and a suit C, D, H or S"
     with pytest.raises(RuleError, match="not seated"):
         services.submit(match, "zed", {"type": "choose"})
     assert StoredEvent.objects.count() == n
