@@ -1,6 +1,6 @@
 """Running shows on the platform: one service per write.
 
-A show is the stream ``show-<id>`` decided by shows.py. This module adds
+A show is the stream ``show-<id>`` decided by shows/. This module adds
 what needs the database: who is acting (role and entrant from the user),
 opening the death matches and the final as matches, feeding match results
 and item uses back into the show, and carrying out rulings on matches and
@@ -338,7 +338,7 @@ def carry_out(applied: Mapping[str, Any], moderator: str) -> None:
     target = applied["target"]["stream"]
     match = Match.objects.filter(stream=target).first()
     if match is None:
-        return  # a ruling on the show itself: shows.py applied it
+        return  # a ruling on the show itself: shows/ applied it
     ruling, params = applied["ruling"], applied.get("params") or {}
     reason = f"dispute {applied['dispute_id']}: {ruling}"
     if ruling == "void_to":

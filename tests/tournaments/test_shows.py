@@ -1,4 +1,4 @@
-"""The show engine (tournaments/shows.py): pure, no database.
+"""The show engine (tournaments/shows/): pure, no database.
 
 Run: .venv/bin/python -m pytest -p no:django -q tests/tournaments/test_shows.py
 """
