@@ -6,6 +6,7 @@ Run: .venv/bin/python -m pytest -p no:django -q tests/tournaments/test_shows.py
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections import Counter
 
@@ -1287,8 +1288,20 @@ def test_replay_equals_state_and_evolve_is_total():
     assert S.fold(Event.from_json(e.to_json()) for e in show.events) == s
     odd = S.evolve(s, Event("something_else", {"at": 1.0}))
     assert odd.version == s.version + 1 and odd.status == s.status
-    broken = S.evolve(s, Event("dmo_nominated", {"round": "r9"}))
-    assert broken.rounds == s.rounds
+
+
+def test_an_event_the_state_cannot_hold_fails_loudly(caplog):
+    """An evolver error is a bug: logged with the stream and version, and raised,
+    never skipped (a skipped event would silently change the show)."""
+    show = _show_after_one_death_match()
+    s = show.state
+    bad = Event("dmo_nominated", {"round": "r9", "candidate": "ana", "dmo": "ben", "at": 1.0})
+    with caplog.at_level(logging.ERROR), pytest.raises(AttributeError):
+        S.evolve(s, bad)
+    assert f"{SHOW_STREAM} version {s.version + 1}" in caplog.text
+    assert "dmo_nominated" in caplog.text
+    with pytest.raises(AttributeError):
+        S.fold([*show.events, bad])
 
 
 # ---- property: random legal command sequences --------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -31,11 +32,14 @@ from .state import (
     round_decisions,
 )
 
+log = logging.getLogger(__name__)
+
 
 def evolve(state: ShowState, event: Event) -> ShowState:
-    """Fold one event (pure, total: an unknown or impossible event changes
-    nothing but the version). A ruling that voids show events refolds the
-    log without them."""
+    """Fold one event (pure; an unknown event type changes nothing but the
+    version). An event the state cannot hold is a bug: it is logged and
+    raised, never skipped. A ruling that voids show events refolds the log
+    without them."""
     s = _apply(state, event)
     if event.type == "ruling_applied":
         extra = frozenset(event.data.get("voided") or ())
@@ -71,8 +75,11 @@ def _apply(state: ShowState, event: Event) -> ShowState:
         return s
     try:
         return _sync_deadlines(fn(s, event.data), event.data.get("at"))
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-        return s  # an event this state cannot hold: total, never raises
+    except Exception:
+        log.exception(
+            "show %s version %s: cannot fold %s event", state.stream, s.version, event.type
+        )
+        raise
 
 
 def _sync_deadlines(s: ShowState, at: Any) -> ShowState:
