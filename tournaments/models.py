@@ -15,6 +15,8 @@ class BracketRecord(models.Model):
     champion = models.CharField(max_length=100, blank=True)
     status = models.CharField(max_length=20, default="running")  # running | finished
     version = models.PositiveIntegerField(default=0)
+    folded = models.BinaryField(null=True, editable=False)  # pickled fold (readmodels.py)
+    fold_token = models.CharField(max_length=32, blank=True, editable=False)
 
     class Meta:
         ordering = ["-id"]
@@ -49,6 +51,8 @@ class ShowRecord(models.Model):
     champion = models.CharField(max_length=150, blank=True)
     round_no = models.PositiveIntegerField(default=0)
     version = models.PositiveIntegerField(default=0)
+    folded = models.BinaryField(null=True, editable=False)  # pickled fold (readmodels.py)
+    fold_token = models.CharField(max_length=32, blank=True, editable=False)
 
     class Meta:
         ordering = ["-id"]

@@ -17,13 +17,14 @@ from typing import Any
 
 from django.db import transaction
 
-from eventlog.store import ConcurrencyError, append, as_game_event, read
+from eventlog.store import ConcurrencyError, append, read
 from games import services as match_services
 from games.core.protocol import Ctx, Event, RuleError
 from games.core.registry import series_for
 from games.models import Match
 
 from . import shows
+from .readmodels import show_folded
 
 MAX_RETRIES = 5
 
@@ -37,12 +38,11 @@ class Acting:
 
 
 def load(stream: str) -> tuple[shows.ShowState, int, dict]:
-    """(state, version, holders) of a show."""
-    rows = read(stream)
-    if not rows:
+    """(state, version, holders) of a show, folded from its read model on."""
+    state, version = show_folded(stream)
+    if state is None:
         raise RuleError("no such show")
-    state = shows.fold(as_game_event(r) for r in rows)
-    return state, rows[-1].version, dict(rows[0].data.get("holders") or {})
+    return state, version, dict(state.log[0].data.get("holders") or {})
 
 
 def acting_for(stream: str, user, entrant: str | None = None) -> Acting:
