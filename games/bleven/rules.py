@@ -169,6 +169,7 @@ def declaration_command(kind: str, tricks: int, positions, stones: int) -> dict:
 class BlevenRules(BoutRules):
     slug = "bleven"
     name = "Bleven"
+    match_length_option = "crowns"  # a show sets its match length in crowns
     min_seats = 2
     max_seats = 4
     first_player = FIRST_ALTERNATES

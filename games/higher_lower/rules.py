@@ -162,6 +162,7 @@ def parse_card(raw: Any) -> int:
 class HigherLowerRules(BoutRules):
     slug = "higher-lower"
     name = "Higher or Lower"
+    match_length_option = "first_to"  # a show sets its match length in bouts won
     min_seats = 2
     max_seats = 2
     first_player = FIRST_NONE

@@ -134,6 +134,7 @@ def _parse_cards(raw, what: str) -> list[int]:
 class LoveLetterRules(BoutRules):
     slug = "love-letter"
     name = "Love Letter"
+    match_length_option = "first_to"  # a show sets its match length in bouts won
     min_seats = 2
     max_seats = 4
     first_player = FIRST_WINNER

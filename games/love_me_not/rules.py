@@ -115,6 +115,7 @@ def _set(tup: tuple, i: int, value) -> tuple:
 class LoveMeNotRules(BoutRules):
     slug = "love-me-not"
     name = "Love Me Not"
+    match_length_option = "first_to"  # a show sets its match length in bouts won
     min_seats = 2
     max_seats = 2
     first_player = FIRST_NONE

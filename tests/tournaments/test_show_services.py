@@ -435,3 +435,21 @@ def test_disqualifying_a_player_in_a_live_death_match():
     assert dm.status == "finished" and cheat not in dm.winners
     assert st.status[cheat] != "active"
     assert_rebuild_equal()
+
+
+@pytest.mark.django_db
+def test_a_bleven_death_match_is_as_long_as_the_shows_crowns():
+    stream = show(
+        options={
+            "death_match_first_to": {"bleven": 2},
+            "game_pool": ["bleven", "love-me-not", "higher-lower"],
+        }
+    )
+    ranking = [["ana", "ben"], ["cal"], ["dee"], ["eve"], ["fay"], ["gus"], ["hal"]]
+    ss.command(stream, {"type": "enter_ranking", "ranking": ranking}, ORG, now=T0)
+    ss.command(stream, {"type": "nominate", "dmo": "gus"}, ss.Acting("hal", shows.PLAYER), now=T0)
+    ss.command(stream, {"type": "pick_game", "game": "bleven"}, ORG, now=T0)
+    match = Match.objects.get(show_stream=stream, kind="death_match")
+    assert match.game == "bleven" and match.options["crowns"] == 2
+    # two crowns of 300 stones, not two stones
+    assert match_services.load(match).state.target == 600

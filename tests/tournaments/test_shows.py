@@ -172,6 +172,34 @@ def test_creation_refused(entrants, options, match):
         S.create_show(Ctx(0.0, random.Random(0)), "x", "org", entrants, options)
 
 
+def test_each_game_declares_how_a_show_sets_its_match_length():
+    assert S.match_length_option(DLL) == "first_to"
+    assert S.match_length_option("bleven") == "crowns"
+    assert S.match_length("bleven", 2) == {"crowns": 2}
+    assert S.match_length("love-me-not", 3) == {"first_to": 3}
+    assert S.match_length("bleven", None) == {}
+    # one length per game: seven bouts of Doubting Love Letter, two crowns of Bleven
+    show = Show(options={"death_match_first_to": {DLL: 7, "bleven": 2}})
+    assert S.death_match_first_to(show.state, "bleven") == 2
+    assert S.death_match_first_to(show.state, DLL) == 7
+    assert S.death_match_first_to(show.state, "love-me-not") is None
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"death_match_first_to": 5},  # Bleven is in the default pool: 5 crowns do not exist
+        {"death_match_first_to": {"bleven": 4}},
+        {"final_game": "bleven", "final_first_to": 7},
+    ],
+)
+def test_a_show_cannot_give_a_game_a_length_it_does_not_have(options):
+    with pytest.raises(RuleError) as err:
+        S.create_show(Ctx(0.0, random.Random(0)), "x", "org", EIGHT, options)
+    msg = str(err.value)
+    assert "Bleven" in msg and "crowns" in msg and "1, 2 or 3" in msg
+
+
 def test_two_entrants_go_straight_to_the_final():
     show = Show(entrants=["ana", "ben"])
     assert types(show.events[:2]) == ["show_created", "final_opened"]

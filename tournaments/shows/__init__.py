@@ -52,6 +52,8 @@ from .options import (
     DEFAULT_OPTIONS,
     FINAL_FIRST_TO_DLL,
     death_match_first_to,
+    match_length,
+    match_length_option,
     resolve_options,
 )
 from .state import (
@@ -159,6 +161,8 @@ __all__ = [
     "DEFAULT_OPTIONS",
     "resolve_options",
     "death_match_first_to",
+    "match_length",
+    "match_length_option",
     "create_show",
     "COMMANDS",
     "decide",

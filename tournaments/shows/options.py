@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.core.protocol import RuleError
+from games.core.registry import rules_for
 
 from ..items import DOUBTING_LOVE_LETTER, GAMES
 from .state import ShowState
@@ -20,8 +21,10 @@ DEFAULT_OPTIONS: Mapping[str, Any] = {
     "spectator_delay_s": 300,
     "spectator_policy": "public",  # or "everything"
     "final_game": DOUBTING_LOVE_LETTER,
+    # match lengths, in each game's own unit (match_length_option: bouts won, Bleven's crowns)
     "final_first_to": None,  # None: 5 for Doubting Love Letter, else the game's default
-    "death_match_first_to": None,  # None: 7 for Doubting Love Letter, else the game's default
+    # None: 7 for Doubting Love Letter, else the game's default; or {game: length}
+    "death_match_first_to": None,
     "game_pick": "organizer",  # or "pool_with_bans"
     "game_pool": list(GAMES),
     "candidates_per_round": 1,
@@ -52,9 +55,23 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
         raise RuleError('spectator_policy must be "public" or "everything"')
     if o["final_game"] not in GAMES:
         raise RuleError(f"final_game must be one of {', '.join(GAMES)}")
-    for key in ("final_first_to", "death_match_first_to"):
-        if o[key] is not None and (not _is_int(o[key]) or o[key] < 1):
-            raise RuleError(f"{key} must be a whole number of at least 1")
+    if o["final_first_to"] is not None and (
+        not _is_int(o["final_first_to"]) or o["final_first_to"] < 1
+    ):
+        raise RuleError("final_first_to must be a whole number of at least 1")
+    dm = o["death_match_first_to"]
+    if isinstance(dm, Mapping):
+        bad = [g for g, n in dm.items() if g not in GAMES or not _is_int(n) or n < 1]
+        if bad:
+            raise RuleError(
+                "death_match_first_to maps games to a whole number of at least 1; "
+                f"not: {', '.join(map(str, bad))}"
+            )
+        o["death_match_first_to"] = dict(dm)
+    elif dm is not None and (not _is_int(dm) or dm < 1):
+        raise RuleError(
+            "death_match_first_to must be a whole number of at least 1 (or one per game)"
+        )
     if o["final_first_to"] is None and o["final_game"] == DOUBTING_LOVE_LETTER:
         o["final_first_to"] = FINAL_FIRST_TO_DLL
     if o["game_pick"] not in ("organizer", "pool_with_bans"):
@@ -74,6 +91,9 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
         raise RuleError(
             "pool_with_bans needs at least three games in game_pool (two bans, one left)"
         )
+    _check_length(o["final_game"], "final_first_to", o["final_first_to"])
+    for game in pool:
+        _check_length(game, "death_match_first_to", _death_match_length(o, game))
     if not _is_int(o["candidates_per_round"]) or o["candidates_per_round"] < 1:
         raise RuleError("candidates_per_round must be a whole number of at least 1")
     if o["candidate_rule"] not in ("last", "winners_choose_any"):
@@ -85,9 +105,48 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
     return o
 
 
-def death_match_first_to(state: ShowState, game: str) -> int | None:
-    """First to N of a death match of ``game`` (None: the game's own default)."""
-    set_ = state.options.get("death_match_first_to")
+def _death_match_length(options: Mapping[str, Any], game: str) -> int | None:
+    set_ = options.get("death_match_first_to")
+    if isinstance(set_, Mapping):
+        set_ = set_.get(game)
     if set_ is not None:
         return set_
     return DEATH_MATCH_FIRST_TO_DLL if game == DOUBTING_LOVE_LETTER else None
+
+
+def death_match_first_to(state: ShowState, game: str) -> int | None:
+    """The length of a death match of ``game`` in the game's own unit
+    (match_length_option); None: the game's own default."""
+    return _death_match_length(state.options, game)
+
+
+def match_length_option(game: str) -> str:
+    """The option of ``game`` that sets a match's length: "first_to" (bouts
+    won) for most games, "crowns" for Bleven (declared by each game's rules)."""
+    return getattr(rules_for(game), "match_length_option", "first_to")
+
+
+def match_length(game: str, n: int | None) -> dict[str, int]:
+    """The match options that make a match of ``game`` ``n`` long ({}: the
+    game's own default)."""
+    return {} if n is None else {match_length_option(game): n}
+
+
+def _check_length(game: str, key: str, n: int | None) -> None:
+    """A show cannot give a game a match length the game does not have."""
+    if n is None:
+        return
+    rules = rules_for(game)
+    opt = match_length_option(game)
+    if opt == "first_to":
+        return  # any whole number of bouts
+    spec = rules.options.get(opt)
+    if spec is None:
+        raise RuleError(f"{rules.name} declares its match length as {opt}, an option it lacks")
+    try:
+        spec.check(opt, n)
+    except RuleError as exc:
+        raise RuleError(
+            f"{key} {n} does not fit {rules.name}: a {rules.name} match is as long as its "
+            f"{opt} option says, which {exc}"
+        ) from None
