@@ -46,7 +46,11 @@ class ShowRecord(models.Model):
     stream = models.CharField(max_length=200, unique=True)
     name = models.CharField(max_length=200)
     organizer = models.CharField(max_length=150)
+    organizer_id = models.IntegerField(null=True, blank=True)  # the account with the rights
     moderators = models.JSONField(default=list)
+    moderator_ids = models.JSONField(default=list)  # the moderators' accounts
+    spectator_delay_s = models.FloatField(default=0)
+    spectator_policy = models.CharField(max_length=20, default="public")
     status = models.CharField(max_length=20, default="running")  # running | finished
     champion = models.CharField(max_length=150, blank=True)
     round_no = models.PositiveIntegerField(default=0)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from eventlog.store import ConcurrencyError, append, read
@@ -47,20 +48,28 @@ def load(stream: str) -> tuple[shows.ShowState, int, dict]:
 
 def acting_for(stream: str, user, entrant: str | None = None) -> Acting:
     """The role a user has in this show: organizer, moderator, player (as the
-    entrant they hold), else spectator."""
+    entrant they hold), else spectator. Rights go by account id, never by
+    username: a new account that reuses a name inherits nothing."""
     state, _, holders = load(stream)
-    name = getattr(user, "username", None) if user is not None and user.is_authenticated else None
-    if name and name == state.organizer:
-        return Acting(name, shows.ORGANIZER)
-    if name and name in state.moderators:
-        return Acting(name, shows.MODERATOR)
-    if user is not None and user.is_authenticated:
-        mine = [e for e, h in holders.items() if h == user.pk]
-        if entrant is not None and entrant in mine:
-            return Acting(entrant, shows.PLAYER)
-        if mine:
-            return Acting(mine[0], shows.PLAYER)
-    return Acting(name or "anonymous", shows.SPECTATOR)
+    if user is None or not user.is_authenticated:
+        return Acting("anonymous", shows.SPECTATOR)
+    if state.organizer_id is not None and user.pk == state.organizer_id:
+        return Acting(state.organizer, shows.ORGANIZER)
+    for name, uid in state.moderator_ids.items():
+        if uid is not None and uid == user.pk:
+            return Acting(name, shows.MODERATOR)
+    mine = [e for e, h in holders.items() if h == user.pk]
+    if entrant is not None and entrant in mine:
+        return Acting(entrant, shows.PLAYER)
+    if mine:
+        return Acting(mine[0], shows.PLAYER)
+    return Acting(user.username, shows.SPECTATOR)
+
+
+def _account_id(username: Any) -> int | None:
+    if not isinstance(username, str):
+        return None
+    return User.objects.filter(username=username).values_list("pk", flat=True).first()
 
 
 def create_show(
@@ -73,8 +82,11 @@ def create_show(
     rounds: list[str] | None = None,
     now: float | None = None,
     rng: random.Random | None = None,
+    organizer_id: int | None = None,
 ) -> str:
-    """Create a show; ``holders`` maps an entrant to a user id or ``bot:<kind>``."""
+    """Create a show; ``holders`` maps an entrant to a user id or ``bot:<kind>``.
+    The organizer's rights go to ``organizer_id`` (default: the account named
+    ``organizer`` now)."""
     holders = dict(holders or {})
     for e in holders:
         if e not in entrants:
@@ -85,8 +97,17 @@ def create_show(
         rng=rng or match_services.secure_rng(),
         role="system",
     )
+    if organizer_id is None:
+        organizer_id = _account_id(organizer)
     events = shows.create_show(
-        ctx, name, organizer, entrants, options, rounds=rounds, stream=stream
+        ctx,
+        name,
+        organizer,
+        entrants,
+        options,
+        rounds=rounds,
+        stream=stream,
+        organizer_id=organizer_id,
     )
     first = events[0]
     events[0] = Event(
@@ -120,6 +141,8 @@ def command(
         full = {**cmd, "actor": acting.actor, "role": acting.role}
         if cmd["type"] == "rule_dispute":
             full.update(_ruling_flags(state, full))
+        if cmd["type"] == "appoint_moderator":
+            full["user_id"] = _account_id(full.get("username"))
         if cmd["type"] == "file_dispute":
             full["seated"] = _seated(full.get("target_stream"), acting.actor)
         new = shows.decide(state, full, ctx)

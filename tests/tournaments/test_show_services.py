@@ -15,6 +15,7 @@ from tournaments import autopilot, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
 from tournaments.models import DisputeRecord, ItemRecord, ShowEntrantRecord, ShowRecord
+from tournaments.selectors import is_show_moderator
 
 ENTRANTS = ["ana", "ben", "cal", "dee", "eve", "fay", "gus", "hal"]
 ORG = ss.Acting("olga", shows.ORGANIZER)
@@ -24,7 +25,10 @@ T0 = 1_000_000.0
 
 
 def show(options=None, entrants=ENTRANTS, rng=None, holders=None):
+    """A show organized by olga's account, with mia and max (accounts) moderating."""
     rng = rng or random.Random(1)
+    for name in ("olga", "mia", "max"):
+        User.objects.get_or_create(username=name)
     stream = ss.create_show(
         name="Demo night",
         organizer="olga",
@@ -368,8 +372,53 @@ def test_every_role_is_refused_what_it_may_not_do():
     # a user who is no one in this show is a spectator
     user = User.objects.create_user("sam", password="pw-123456")
     assert ss.acting_for(stream, user).role == shows.SPECTATOR
-    org_user = User.objects.create_user("olga", password="pw-123456")
-    assert ss.acting_for(stream, org_user).role == shows.ORGANIZER
+    assert ss.acting_for(stream, User.objects.get(username="olga")) == ORG
+
+
+@pytest.mark.django_db
+def test_roles_hold_by_account_not_by_username():
+    stream = show()
+    olga, mia, max_ = (User.objects.get(username=n) for n in ("olga", "mia", "max"))
+    assert ss.acting_for(stream, olga) == ORG
+    assert ss.acting_for(stream, mia) == MOD1 and ss.acting_for(stream, max_) == MOD2
+    assert is_show_moderator(stream, mia) and is_show_moderator(stream, olga)
+    # a deleted account's name, taken by a new account, carries no rights
+    mia.delete()
+    new_mia = User.objects.create_user("mia", password="pw-123456")
+    assert ss.acting_for(stream, new_mia).role == shows.SPECTATOR
+    assert not is_show_moderator(stream, new_mia)
+    olga.delete()
+    new_olga = User.objects.create_user("olga", password="pw-123456")
+    assert ss.acting_for(stream, new_olga).role == shows.SPECTATOR
+    assert not is_show_moderator(stream, new_olga)
+    # only an account can be appointed
+    with pytest.raises(RuleError, match="zed has no account"):
+        ss.command(stream, {"type": "appoint_moderator", "username": "zed"}, ORG, now=T0)
+
+
+@pytest.mark.django_db
+def test_the_organizer_removes_a_moderator_with_a_reason():
+    stream = show()
+    max_ = User.objects.get(username="max")
+    remove = {"type": "remove_moderator", "username": "max"}
+    with pytest.raises(RuleError, match="a reason for removing a moderator is required"):
+        ss.command(stream, remove, ORG, now=T0)
+    with pytest.raises(RuleError, match="only the organizer may remove a moderator"):
+        ss.command(stream, {**remove, "reason": "x"}, MOD1, now=T0)
+    with pytest.raises(RuleError, match="sam is not a moderator of this show"):
+        ss.command(stream, {**remove, "username": "sam", "reason": "x"}, ORG, now=T0)
+    ss.command(stream, {**remove, "reason": "left the crew"}, ORG, now=T0)
+    event = read(stream)[-1]
+    assert event.type == "moderator_removed"
+    assert event.data["user_id"] == max_.pk and event.data["reason"] == "left the crew"
+    assert ss.acting_for(stream, max_).role == shows.SPECTATOR
+    assert not is_show_moderator(stream, max_)
+    assert state_of(stream).moderators == ("mia",)
+    with pytest.raises(RuleError, match="only a moderator of this show may claim a dispute"):
+        ss.command(stream, {"type": "claim_dispute", "dispute_id": "d-1"}, MOD2, now=T0)
+    # appointed again, the same account moderates again
+    ss.command(stream, {"type": "appoint_moderator", "username": "max"}, ORG, now=T0)
+    assert ss.acting_for(stream, max_) == MOD2
 
 
 @pytest.mark.django_db

@@ -200,6 +200,27 @@ def test_a_show_cannot_give_a_game_a_length_it_does_not_have(options):
     assert "Bleven" in msg and "crowns" in msg and "1, 2 or 3" in msg
 
 
+def test_roles_are_recorded_with_account_ids_and_old_shows_still_fold():
+    events = S.create_show(
+        Ctx(0.0, random.Random(0)), "x", "org", EIGHT, stream=SHOW_STREAM, organizer_id=7
+    )
+    s = S.fold(events)
+    cmd = {"type": "appoint_moderator", "actor": "org", "role": "organizer", "username": "mia"}
+    appointed = S.decide(s, {**cmd, "user_id": 9}, Ctx(1.0, random.Random(0)))
+    s = S.fold([*events, *appointed])
+    assert s.organizer_id == 7 and s.moderator_ids == {"mia": 9}
+    with pytest.raises(RuleError, match="mia has no account"):
+        S.decide(S.fold(events), {**cmd, "user_id": None}, Ctx(1.0, random.Random(0)))
+    # a show recorded before ids were: no account holds its roles
+    old = [
+        Event(e.type, {k: v for k, v in e.data.items() if k not in ("organizer_id", "user_id")})
+        for e in [*events, *appointed]
+    ]
+    s = S.fold(old)
+    assert s.organizer == "org" and s.organizer_id is None
+    assert s.moderators == ("mia",) and s.moderator_ids == {"mia": None}
+
+
 def test_two_entrants_go_straight_to_the_final():
     show = Show(entrants=["ana", "ben"])
     assert types(show.events[:2]) == ["show_created", "final_opened"]

@@ -22,7 +22,8 @@ Commands, with their fields (``round`` is optional wherever it appears and
 defaults to the round in progress):
 
 organizer  add_round {title}; reorder_rounds {order, reason};
-           appoint_moderator {username}; substitute {out, in, reason};
+           appoint_moderator {username, user_id?}; remove_moderator {username, reason};
+           substitute {out, in, reason};
            extend_deadline {round, step, seconds, reason, entrant?};
            enter_ranking {round?, ranking}; pick_game {round?, candidate?, game}
 player     give_token {round?, to}; choose_candidate {round?, candidates | candidate};

@@ -65,6 +65,7 @@ _WHAT = {
     "add_round": "add a round",
     "reorder_rounds": "reorder rounds",
     "appoint_moderator": "appoint a moderator",
+    "remove_moderator": "remove a moderator",
     "substitute": "substitute an entrant",
     "extend_deadline": "extend a deadline",
     "enter_ranking": "enter a main-match ranking",

@@ -9,7 +9,7 @@ from games.core.protocol import Ctx, Event, RuleError
 
 from .builder import _Builder
 from .commands.rounds import _maybe_open_final
-from .options import _name_ok, resolve_options
+from .options import _is_int, _name_ok, resolve_options
 from .state import ORGANIZER, ShowState
 
 
@@ -22,10 +22,12 @@ def create_show(
     *,
     rounds: Sequence[str | Mapping[str, Any]] | None = None,
     stream: str | None = None,
+    organizer_id: int | None = None,
 ) -> list[Event]:
     """The initial events of a show. ``rounds``: titles of the planned rounds
     (default: enough for one elimination each round); ``stream``: the show's
-    own stream id, so that disputes can name show events."""
+    own stream id, so that disputes can name show events; ``organizer_id``:
+    the organizer's account, which holds the organizer's rights."""
     if not _name_ok(name):
         raise RuleError("a show needs a name")
     if not _name_ok(organizer):
@@ -54,6 +56,8 @@ def create_show(
             if not _name_ok(t):
                 raise RuleError(f"round {i} needs a title")
             titles.append(t)
+    if organizer_id is not None and not _is_int(organizer_id):
+        raise RuleError("organizer_id must be the organizer's account id")
     if stream is not None and not _name_ok(stream):
         raise RuleError("stream must be a stream id")
     b = _Builder(ShowState(), {"actor": organizer, "role": ORGANIZER, "reason": ""}, ctx)
@@ -62,6 +66,7 @@ def create_show(
         {
             "name": name,
             "organizer": organizer,
+            "organizer_id": organizer_id,
             "stream": stream,
             "entrants": entrants,
             "options": opts,

@@ -124,6 +124,7 @@ def _ev_show_created(s: ShowState, d: Mapping[str, Any]) -> ShowState:
         created=True,
         name=d["name"],
         organizer=d["organizer"],
+        organizer_id=d.get("organizer_id"),  # None in shows created before ids were recorded
         stream=d.get("stream"),
         entrants=tuple(d["entrants"]),
         status={e: ACTIVE for e in d["entrants"]},
@@ -145,7 +146,18 @@ def _ev_rounds_reordered(s, d):
 
 
 def _ev_moderator_appointed(s, d):
-    return replace(s, moderators=s.moderators + (d["username"],))
+    who = d["username"]
+    return replace(
+        s,
+        moderators=s.moderators + (who,),
+        moderator_ids={**s.moderator_ids, who: d.get("user_id")},
+    )
+
+
+def _ev_moderator_removed(s, d):
+    who = d["username"]
+    ids = {k: v for k, v in s.moderator_ids.items() if k != who}
+    return replace(s, moderators=tuple(m for m in s.moderators if m != who), moderator_ids=ids)
 
 
 def _rename(name: Any, out: str, new: str) -> Any:
@@ -418,6 +430,7 @@ _EVOLVERS = {
     "round_added": _ev_round_added,
     "rounds_reordered": _ev_rounds_reordered,
     "moderator_appointed": _ev_moderator_appointed,
+    "moderator_removed": _ev_moderator_removed,
     "entrant_substituted": _ev_entrant_substituted,
     "deadline_extended": _ev_deadline_extended,
     "ranking_entered": _ev_ranking_entered,

@@ -216,8 +216,10 @@ class ShowState:
     created: bool = False
     name: str = ""
     organizer: str = ""
+    organizer_id: int | None = None  # the organizer's account (None: not recorded)
     stream: str | None = None
     moderators: tuple[str, ...] = ()
+    moderator_ids: Mapping[str, int | None] = field(default_factory=dict)  # name -> account
     entrants: tuple[str, ...] = ()  # everyone who ever entered, in order
     status: Mapping[str, str] = field(default_factory=dict)
     substitutions: tuple[Mapping[str, Any], ...] = ()

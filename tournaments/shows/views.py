@@ -149,6 +149,7 @@ def _describe_event(ev: Event, data: Mapping[str, Any]) -> str:
         "round_added": lambda: f"round {g('round')} ({g('title')}) planned",
         "rounds_reordered": lambda: f"rounds reordered: {', '.join(g('order') or [])}",
         "moderator_appointed": lambda: f"{g('username')} moderates the show",
+        "moderator_removed": lambda: f"{g('username')} no longer moderates the show",
         "entrant_substituted": lambda: f"{g('in')} replaces {g('out')}",
         "deadline_extended": lambda: f"{g('step')} deadline extended by {g('seconds')} s",
         "ranking_entered": lambda: (

@@ -8,7 +8,7 @@ from typing import Any
 from games.core.protocol import RuleError
 
 from ..builder import _Builder, _need_organizer, _not_over, _reason, _round_in_progress, _text
-from ..options import _name_ok
+from ..options import _is_int, _name_ok
 from ..state import ACTIVE, CHAMPION, ENTRANT_STEPS, PLANNED, current_round, inventory, is_moderator
 
 
@@ -57,7 +57,26 @@ def _appoint_moderator(b: _Builder, c: Mapping[str, Any]) -> None:
         raise RuleError(f"{who} is a moderator already")
     if s.status.get(who) in (ACTIVE, CHAMPION):
         raise RuleError(f"{who} is an entrant of this show and cannot moderate it")
-    b.emit("moderator_appointed", {"username": who})
+    user_id = c.get("user_id")
+    if "user_id" in c and not _is_int(user_id):  # the platform names the account
+        raise RuleError(f"{who} has no account on this platform: only an account can moderate")
+    b.emit("moderator_appointed", {"username": who, "user_id": user_id})
+
+
+def _remove_moderator(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_organizer(b, "remove_moderator")
+    who = _text(c, "username", "the moderator's username")
+    reason = _reason(c, "removing a moderator")
+    s = b.state
+    if who == s.organizer:
+        raise RuleError("the organizer cannot be removed as a moderator")
+    if who not in s.moderators:
+        raise RuleError(f"{who} is not a moderator of this show")
+    b.emit(
+        "moderator_removed",
+        {"username": who, "user_id": s.moderator_ids.get(who)},
+        reason=reason,
+    )
 
 
 def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
@@ -114,6 +133,7 @@ HANDLERS = {
     "add_round": _add_round,
     "reorder_rounds": _reorder_rounds,
     "appoint_moderator": _appoint_moderator,
+    "remove_moderator": _remove_moderator,
     "substitute": _substitute,
     "extend_deadline": _extend_deadline,
 }
