@@ -160,6 +160,21 @@ def command(
     raise AssertionError("unreachable")
 
 
+def record_omniscient_view(
+    show_stream: str, user, match_stream: str, *, now: float | None = None
+) -> None:
+    """Record in the show's log (its audit) that ``user`` looks at a match of
+    the show with every card shown; only its organizer and moderators may."""
+    acting = acting_for(show_stream, user)
+    if acting.role not in (shows.ORGANIZER, shows.MODERATOR):
+        raise RuleError("only the organizer or a moderator of this show may see every card")
+    if not Match.objects.filter(stream=match_stream, show_stream=show_stream).exists():
+        raise RuleError(f"{match_stream} is not a match of this show")
+    command(
+        show_stream, {"type": "view_omnisciently", "match_stream": match_stream}, acting, now=now
+    )
+
+
 def _system(stream: str, cmd: Mapping[str, Any], ctx: Ctx) -> None:
     """A command the platform itself makes (a link, a result, an item use)."""
     state, version, _ = load(stream)

@@ -29,7 +29,8 @@ organizer  add_round {title}; reorder_rounds {order, reason};
 player     give_token {round?, to}; choose_candidate {round?, candidates | candidate};
            nominate {round?, dmo}; ban_game {round?, game};
            transfer_item {from, to, item_id} (own items); file_dispute (seated)
-moderator  grant_item {entrant, item, scope, given_by, reason};
+moderator  view_omnisciently {match_stream} (recorded for the audit log);
+           grant_item {entrant, item, scope, given_by, reason};
            transfer_item {from, to, item_id, reason}; revoke_item {item_id, reason};
            file_dispute {target_stream, target_version, text};
            claim_dispute {dispute_id}; transfer_dispute {dispute_id, to};
@@ -107,9 +108,10 @@ from .state import (
     round_decisions,
 )
 from .state import _duel_of as _duel_of  # used by tests
-from .views import events_for, public_log, view
+from .views import audit_log, events_for, public_log, view
 
 __all__ = [
+    "audit_log",
     "ORGANIZER",
     "MODERATOR",
     "PLAYER",

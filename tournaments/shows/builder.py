@@ -66,6 +66,7 @@ _WHAT = {
     "reorder_rounds": "reorder rounds",
     "appoint_moderator": "appoint a moderator",
     "remove_moderator": "remove a moderator",
+    "view_omnisciently": "see every card of a match",
     "substitute": "substitute an entrant",
     "extend_deadline": "extend a deadline",
     "enter_ranking": "enter a main-match ranking",

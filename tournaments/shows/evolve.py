@@ -431,6 +431,7 @@ _EVOLVERS = {
     "rounds_reordered": _ev_rounds_reordered,
     "moderator_appointed": _ev_moderator_appointed,
     "moderator_removed": _ev_moderator_removed,
+    "match_viewed_omnisciently": lambda s, d: s,  # for the audit log only
     "entrant_substituted": _ev_entrant_substituted,
     "deadline_extended": _ev_deadline_extended,
     "ranking_entered": _ev_ranking_entered,

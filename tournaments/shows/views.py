@@ -150,6 +150,9 @@ def _describe_event(ev: Event, data: Mapping[str, Any]) -> str:
         "rounds_reordered": lambda: f"rounds reordered: {', '.join(g('order') or [])}",
         "moderator_appointed": lambda: f"{g('username')} moderates the show",
         "moderator_removed": lambda: f"{g('username')} no longer moderates the show",
+        "match_viewed_omnisciently": lambda: (
+            f"{g('username')} looks at {g('match_stream')} with every card shown"
+        ),
         "entrant_substituted": lambda: f"{g('in')} replaces {g('out')}",
         "deadline_extended": lambda: f"{g('step')} deadline extended by {g('seconds')} s",
         "ranking_entered": lambda: (
@@ -219,6 +222,29 @@ def public_log(state: ShowState, now: float | None = None) -> list[dict[str, Any
                 "type": ev.type,
                 "text": _describe_event(ev, data),
                 "data": dict(data),
+                "void": i in state.voided,
+            }
+        )
+    return out
+
+
+def audit_log(state: ShowState) -> list[dict[str, Any]]:
+    """Every organizer and moderator action of the show, oldest first, for
+    the moderators: version, kind, actor, role, reason, time, text, void."""
+    out = []
+    for i, ev in enumerate(state.log, 1):
+        d = ev.data
+        if d.get("role") not in (ORGANIZER, MODERATOR):
+            continue
+        out.append(
+            {
+                "version": i,
+                "kind": ev.type,
+                "actor": d.get("actor"),
+                "role": d.get("role"),
+                "reason": d.get("reason", ""),
+                "at": d.get("at"),
+                "text": _describe_event(ev, d),
                 "void": i in state.voided,
             }
         )

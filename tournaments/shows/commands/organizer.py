@@ -7,7 +7,15 @@ from typing import Any
 
 from games.core.protocol import RuleError
 
-from ..builder import _Builder, _need_organizer, _not_over, _reason, _round_in_progress, _text
+from ..builder import (
+    _Builder,
+    _need_moderator,
+    _need_organizer,
+    _not_over,
+    _reason,
+    _round_in_progress,
+    _text,
+)
 from ..options import _is_int, _name_ok
 from ..state import ACTIVE, CHAMPION, ENTRANT_STEPS, PLANNED, current_round, inventory, is_moderator
 
@@ -79,6 +87,19 @@ def _remove_moderator(b: _Builder, c: Mapping[str, Any]) -> None:
     )
 
 
+def _view_omnisciently(b: _Builder, c: Mapping[str, Any]) -> None:
+    """A moderator looks at a match with every card shown: recorded for the audit."""
+    _need_moderator(b, "view_omnisciently")
+    stream = _text(c, "match_stream", "match_stream (the match looked at)")
+    s = b.state
+    uid = s.organizer_id if b.actor == s.organizer else s.moderator_ids.get(b.actor)
+    b.emit(
+        "match_viewed_omnisciently",
+        {"match_stream": stream, "user_id": uid, "username": b.actor},
+        visible_to=(),  # staff only
+    )
+
+
 def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
     _need_organizer(b, "substitute")
     s = b.state
@@ -134,6 +155,7 @@ HANDLERS = {
     "reorder_rounds": _reorder_rounds,
     "appoint_moderator": _appoint_moderator,
     "remove_moderator": _remove_moderator,
+    "view_omnisciently": _view_omnisciently,
     "substitute": _substitute,
     "extend_deadline": _extend_deadline,
 }
