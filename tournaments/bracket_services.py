@@ -154,9 +154,26 @@ def correct_series(stream: str, match: Match, state, now: float | None = None) -
     """A ruling gave ``match`` a new winner: void the old result and every
     series that depended on it (their matches are abandoned), record the
     new result, and open the series that follow from it."""
+    dropped = _take_back(stream, match, "overturned")
+    if dropped:
+        record_match_result(stream, match, state, now)
+    return dropped
+
+
+def reopen_series(stream: str, match: Match) -> list[str]:
+    """A ruling voided the end of ``match``'s series, which plays on: the
+    bracket takes its result back and resets every series that depended on
+    it (their matches are abandoned); the series keeps its match, whose next
+    result the bracket records as usual."""
+    return _take_back(stream, match, "reopened")
+
+
+def _take_back(stream: str, match: Match, how: str) -> list[str]:
+    """Void the result of ``match``'s series and its dependents (the series
+    keeps its match, the dependents lose theirs); the voided series ids."""
     (bstate, _, links), version = bracket_folded(stream)
     series_id = next((sid for sid, ms in links.items() if ms == match.stream), None)
-    if series_id is None:
+    if series_id is None or all(r.series != series_id for r in bstate.results):
         return []
     dropped = brackets.dependents(bstate, series_id)
     append(
@@ -169,7 +186,7 @@ def correct_series(stream: str, match: Match, state, now: float | None = None) -
                     "series": series_id,
                     "dropped": dropped,
                     "unlinked": dropped[1:],
-                    "reason": "series overturned by a ruling",
+                    "reason": f"series {how} by a ruling",
                 },
             )
         ],
@@ -179,10 +196,7 @@ def correct_series(stream: str, match: Match, state, now: float | None = None) -
     for sid in dropped[1:]:
         if sid in links:
             old = Match.objects.get(stream=links[sid])
-            match_services.abandon(
-                old, reason=f"bracket series {sid} reset: {series_id} was overturned"
-            )
-    record_match_result(stream, match, state, now)
+            match_services.abandon(old, reason=f"bracket series {sid} reset: {series_id} was {how}")
     return dropped
 
 

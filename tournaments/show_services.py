@@ -24,7 +24,7 @@ from games.core.protocol import Ctx, Event, RuleError
 from games.core.registry import series_for
 from games.models import Match
 
-from . import shows
+from . import bracket_services, shows
 from .readmodels import show_folded
 
 MAX_RETRIES = 5
@@ -393,6 +393,11 @@ def carry_out(applied: Mapping[str, Any], moderator: str) -> None:
             actor=moderator,
             role="moderator",
         )
+        if (
+            match.show_stream.startswith("bracket-")
+            and not match_services.load(match).state.finished
+        ):
+            bracket_services.reopen_series(match.show_stream, match)
         return
     cmd = _ruling_command(ruling, params, match)
     if cmd is not None:

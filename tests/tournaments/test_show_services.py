@@ -339,6 +339,66 @@ def test_overturn_needs_a_second_moderator_and_resets_dependent_bracket_series()
 
 
 @pytest.mark.django_db
+def test_a_void_that_reopens_a_bracket_series_reopens_it_in_the_bracket():
+    rng = random.Random(13)
+    stream = show(rng=rng)
+    names = ["ana", "ben", "cal", "dee"]
+    cup = bs.create_bracket(
+        name="Side cup",
+        game="higher-lower",
+        format="single",
+        entrants=names,
+        holders={e: "bot:heuristic" for e in names},
+        rng=rng,
+    )
+    t = play_bracket(cup, rng, T0)
+    out = bs.bracket_output(cup)
+    assert out["champion"] is not None
+    r1 = next(s for s in out["series"] if s["id"] == "R1-1")
+    final_before = next(s for s in out["series"] if s["round"] == "R2")
+    target = Match.objects.get(stream=r1["match_stream"])
+    rows = read(target.stream)
+    first_move = next(r.version for r in rows if r.data.get("seat"))
+    did = dispute_and_rule(
+        stream,
+        target.stream,
+        rows[-1].version,
+        "the bouts after the first move were dealt from a bad deck",
+        "void_to",
+        {"version": first_move},
+        "bad deck",
+    )
+    ss.command(stream, {"type": "approve_ruling", "dispute_id": did}, MOD2, now=T0)
+    target.refresh_from_db()
+    assert target.status == "live"
+    # the bracket takes the result back: the series is pending on the same match,
+    # and the final that depended on it is reset and its match taken out of play
+    out2 = bs.bracket_output(cup)
+    assert out2["champion"] is None
+    r1_after = next(s for s in out2["series"] if s["id"] == "R1-1")
+    assert r1_after["winner"] is None and r1_after["match_stream"] == target.stream
+    assert not any(s["round"] == "R2" for s in out2["series"])
+    assert Match.objects.get(stream=final_before["match_stream"]).status == "void"
+    # the reopened series plays on and the bracket runs to a champion again
+    play_bracket(cup, rng, t)
+    out3 = bs.bracket_output(cup)
+    assert out3["champion"] is not None
+    final_after = next(s for s in out3["series"] if s["round"] == "R2")
+    assert final_after["match_stream"] != final_before["match_stream"]
+    assert_rebuild_equal()
+
+
+def play_bracket(cup, rng, t):
+    for _ in range(20):
+        live = list(Match.objects.filter(show_stream=cup, status="live"))
+        if not live:
+            return t
+        for m in live:
+            t = match_services.run_bots(m, start=t, rng=rng)
+    raise AssertionError("the bracket did not finish")
+
+
+@pytest.mark.django_db
 def test_every_role_is_refused_what_it_may_not_do():
     stream = show()
     spectator = ss.Acting("sam", shows.SPECTATOR)
