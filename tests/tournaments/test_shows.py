@@ -1285,7 +1285,12 @@ def test_show_level_disqualification_needs_two_moderators():
         params={"entrant": "eve"},
         reason="cheating",
     )
+    # the lone moderator's ruling waits; she cannot approve it herself
     assert show.status("eve") == "active"
+    assert show.state.disputes["d-1"].status == S.AWAITING
+    show.refused(
+        "mia", "moderator", "approve_ruling", "cannot approve your own ruling", dispute_id="d-1"
+    )
     evs = show.mod("max", "approve_ruling", dispute_id="d-1")
     assert types(evs) == ["ruling_applied", "entrant_disqualified"]
     assert show.status("eve") == "eliminated"
