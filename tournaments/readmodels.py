@@ -144,7 +144,7 @@ def project_bracket(row):
         return
     folded, _ = _folded(BracketRecord, row.stream, row.version, _fold_bracket_rows)
     state, created, links = folded
-    record, _ = BracketRecord.objects.update_or_create(
+    record, _ = BracketRecord.objects.defer("folded").update_or_create(
         stream=row.stream,
         defaults={
             **_keep(row.stream, row.version, folded),
@@ -185,7 +185,7 @@ def project_show(row):
     before, _ = _folded(ShowRecord, row.stream, row.version - 1, _fold_show_rows)
     state = _fold_show_rows(before, [row])
     started = [r for r in state.rounds if r.status != "planned"]
-    record, _ = ShowRecord.objects.update_or_create(
+    record, _ = ShowRecord.objects.defer("folded").update_or_create(
         stream=row.stream,
         defaults={
             **_keep(row.stream, row.version, state),
