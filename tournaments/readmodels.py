@@ -3,10 +3,11 @@
 Projectors and services fold a show's or a bracket's stream incrementally:
 each record keeps its stream folded (pickled every ``_EVERY`` events) and a
 random ``fold_token`` rewritten with every event, and this process keeps the
-latest fold of each stream under its token. A fold is used only if its token
-or version is the record's, and the record is written in the append's
-transaction, so a rolled-back append or another process's write is detected
-and the missing events are folded on; nothing stale is ever used."""
+latest fold of each stream under its token. A cached fold is used only while
+its token is the record's, a pickled one only from the version it was taken
+at, and the record is written in the append's transaction: a rolled-back
+append or another process's write is detected, the events after the fold
+are folded on, and nothing stale is ever used. A full fold is the fallback."""
 
 import hashlib
 import pickle

@@ -42,7 +42,10 @@ system     death_match_linked {round?, candidate, match_stream};
            final_linked {match_stream}; final_result {winner, loser?, match_stream?};
            item_used {entrant, item_id | item, match_stream, kind?}; timeout {}
 
-The organizer counts as a moderator of the show.
+The organizer counts as a moderator of the show. Rights belong to accounts:
+``show_created`` records the organizer's user id and ``moderator_appointed``
+each moderator's; the services map a user to a role by id, never by name
+(events recorded before ids were have none: no account holds those roles).
 """
 
 # The engine lives in the modules below; this package re-exports its public names.
