@@ -586,3 +586,5 @@ def test_a_bleven_death_match_is_as_long_as_the_shows_crowns():
     assert match.game == "bleven" and match.options["crowns"] == 2
     # two crowns of 300 stones, not two stones
     assert match_services.load(match).state.target == 600
+    duel = shows.view(state_of(stream), shows.SPECTATOR)["rounds"][0]["duels"][0]
+    assert duel["first_to"] == 2 and duel["length_option"] == "crowns"

@@ -9,6 +9,7 @@ from games.core.protocol import SPECTATOR_VIEW, Event, Viewer
 
 from ..items import CATALOGUE, SCOPE_WORDS, describe
 from .evolve import as_of
+from .options import match_length_option
 from .state import (
     MODERATOR,
     ORGANIZER,
@@ -30,7 +31,8 @@ def _duel_view(d: Duel) -> dict[str, Any]:
         "dmo": d.dmo,
         "bans": dict(d.bans),
         "game": d.game,
-        "first_to": d.first_to,
+        "first_to": d.first_to,  # in the unit of length_option (bouts won, Bleven's crowns)
+        "length_option": match_length_option(d.game) if d.game else None,
         "opened": d.opened,
         "match_stream": d.match_stream,
         "winner": d.winner,
@@ -123,6 +125,7 @@ def view(
             "players": list(s.final.players),
             "game": s.final.game,
             "first_to": s.final.first_to,
+            "length_option": match_length_option(s.final.game),
             "match_stream": s.final.match_stream,
             "winner": s.final.winner,
         },
