@@ -12,22 +12,25 @@ from typing import Any
 
 from django.db import transaction
 
-from eventlog.store import ConcurrencyError, NewEvent, append, read
+from eventlog.store import ConcurrencyError, NewEvent, append
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.core.registry import rules_for
 from games.models import Match
 
 from . import brackets
+from .readmodels import bracket_folded
 
 LINKED = "bracket_match_linked"
 VOIDED = "bracket_series_voided"
 MAX_RETRIES = 5
 
 
-def fold_bracket(rows) -> tuple[brackets.Bracket, dict, dict]:
-    """(engine state, creation data, series id -> match stream)."""
-    state, created, links = None, {}, {}
+def fold_bracket(rows, start=None) -> tuple[brackets.Bracket, dict, dict]:
+    """(engine state, creation data, series id -> match stream), folding
+    ``rows`` onto ``start`` (such a triple, or None for a new bracket)."""
+    state, created, links = start if start is not None else (None, {}, {})
+    links = dict(links)
     for r in rows:
         if r.type == brackets.CREATED:
             created = r.data
@@ -99,9 +102,7 @@ def _open_pending(
 ) -> list[Match]:
     """Create a match for every pending series that has none yet."""
     opened = []
-    rows = read(stream)
-    state, created, links = fold_bracket(rows)
-    version = rows[-1].version
+    (state, created, links), version = bracket_folded(stream)
     for s in brackets.pending_series(state):
         if s.bye or s.id in links:
             continue
@@ -153,15 +154,31 @@ def correct_series(stream: str, match: Match, state, now: float | None = None) -
     """A ruling gave ``match`` a new winner: void the old result and every
     series that depended on it (their matches are abandoned), record the
     new result, and open the series that follow from it."""
-    rows = read(stream)
-    bstate, _, links = fold_bracket(rows)
+    dropped = _take_back(stream, match, "overturned")
+    if dropped:
+        record_match_result(stream, match, state, now)
+    return dropped
+
+
+def reopen_series(stream: str, match: Match) -> list[str]:
+    """A ruling voided the end of ``match``'s series, which plays on: the
+    bracket takes its result back and resets every series that depended on
+    it (their matches are abandoned); the series keeps its match, whose next
+    result the bracket records as usual."""
+    return _take_back(stream, match, "reopened")
+
+
+def _take_back(stream: str, match: Match, how: str) -> list[str]:
+    """Void the result of ``match``'s series and its dependents (the series
+    keeps its match, the dependents lose theirs); the voided series ids."""
+    (bstate, _, links), version = bracket_folded(stream)
     series_id = next((sid for sid, ms in links.items() if ms == match.stream), None)
-    if series_id is None:
+    if series_id is None or all(r.series != series_id for r in bstate.results):
         return []
     dropped = brackets.dependents(bstate, series_id)
     append(
         stream,
-        rows[-1].version,
+        version,
         [
             NewEvent(
                 VOIDED,
@@ -169,7 +186,7 @@ def correct_series(stream: str, match: Match, state, now: float | None = None) -
                     "series": series_id,
                     "dropped": dropped,
                     "unlinked": dropped[1:],
-                    "reason": "series overturned by a ruling",
+                    "reason": f"series {how} by a ruling",
                 },
             )
         ],
@@ -179,16 +196,12 @@ def correct_series(stream: str, match: Match, state, now: float | None = None) -
     for sid in dropped[1:]:
         if sid in links:
             old = Match.objects.get(stream=links[sid])
-            match_services.abandon(
-                old, reason=f"bracket series {sid} reset: {series_id} was overturned"
-            )
-    record_match_result(stream, match, state, now)
+            match_services.abandon(old, reason=f"bracket series {sid} reset: {series_id} was {how}")
     return dropped
 
 
 def record_match_result(stream: str, match: Match, state, now: float | None = None) -> None:
-    rows = read(stream)
-    bstate, created, links = fold_bracket(rows)
+    (bstate, created, links), version = bracket_folded(stream)
     series_id = next((sid for sid, ms in links.items() if ms == match.stream), None)
     if series_id is None:
         return  # a match of a voided series: its result no longer counts
@@ -199,7 +212,7 @@ def record_match_result(stream: str, match: Match, state, now: float | None = No
     event["data"]["match_stream"] = match.stream
     append(
         stream,
-        rows[-1].version,
+        version,
         [NewEvent(event["type"], event["data"])],
         actor="bracket",
         role="system",
@@ -211,8 +224,7 @@ def void_series(stream: str, series_id: str, *, actor: str, reason: str) -> list
     """Void a series result and every result that depended on it (a dispute
     overturned it); their series are opened again with new matches."""
     for attempt in range(MAX_RETRIES):
-        rows = read(stream)
-        bstate, _, _ = fold_bracket(rows)
+        (bstate, _, _), version = bracket_folded(stream)
         try:
             dropped = brackets.dependents(bstate, series_id)
         except brackets.BracketError as exc:
@@ -221,7 +233,7 @@ def void_series(stream: str, series_id: str, *, actor: str, reason: str) -> list
             with transaction.atomic():
                 append(
                     stream,
-                    rows[-1].version,
+                    version,
                     [NewEvent(VOIDED, {"series": series_id, "dropped": dropped, "reason": reason})],
                     actor=actor,
                     role="moderator",
@@ -235,7 +247,7 @@ def void_series(stream: str, series_id: str, *, actor: str, reason: str) -> list
 
 
 def bracket_output(stream: str) -> dict:
-    state, created, links = fold_bracket(read(stream))
+    (state, created, links), _ = bracket_folded(stream)
     out = brackets.output(state)
     for row, s in zip(out["series"], brackets.series_list(state), strict=True):
         row["id"] = s.id

@@ -1,7 +1,7 @@
 """The item catalogue of a show (shared/TOURNAMENTS.md, "Shows"; RULES.md 1).
 
 Pure data, no Django. Items are granted to entrants by the show's moderators
-(tournaments/shows.py keeps the inventories); a match receives the items its
+(tournaments/shows/ keeps the inventories); a match receives the items its
 game knows. Only Doubting Love Letter has items so far; the other games list
 none, so an item is never handed to a match that cannot use it.
 

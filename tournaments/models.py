@@ -15,6 +15,8 @@ class BracketRecord(models.Model):
     champion = models.CharField(max_length=100, blank=True)
     status = models.CharField(max_length=20, default="running")  # running | finished
     version = models.PositiveIntegerField(default=0)
+    folded = models.BinaryField(null=True, editable=False)  # pickled fold (readmodels.py)
+    fold_token = models.CharField(max_length=32, blank=True, editable=False)
 
     class Meta:
         ordering = ["-id"]
@@ -44,11 +46,17 @@ class ShowRecord(models.Model):
     stream = models.CharField(max_length=200, unique=True)
     name = models.CharField(max_length=200)
     organizer = models.CharField(max_length=150)
+    organizer_id = models.IntegerField(null=True, blank=True)  # the account with the rights
     moderators = models.JSONField(default=list)
+    moderator_ids = models.JSONField(default=list)  # the moderators' accounts
+    spectator_delay_s = models.FloatField(default=0)
+    spectator_policy = models.CharField(max_length=20, default="public")
     status = models.CharField(max_length=20, default="running")  # running | finished
     champion = models.CharField(max_length=150, blank=True)
     round_no = models.PositiveIntegerField(default=0)
     version = models.PositiveIntegerField(default=0)
+    folded = models.BinaryField(null=True, editable=False)  # pickled fold (readmodels.py)
+    fold_token = models.CharField(max_length=32, blank=True, editable=False)
 
     class Meta:
         ordering = ["-id"]

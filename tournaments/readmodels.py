@@ -1,7 +1,23 @@
-"""Tournament read models, kept in step with the log and rebuildable."""
+"""Tournament read models, kept in step with the log and rebuildable.
 
+Projectors and services fold a show's or a bracket's stream incrementally:
+each record keeps its stream folded (pickled every ``_EVERY`` events) and a
+random ``fold_token`` rewritten with every event, and this process keeps the
+latest fold of each stream under its token. A cached fold is used only while
+its token is the record's, a pickled one only from the version it was taken
+at, and the record is written in the append's transaction: a rolled-back
+append or another process's write is detected, the events after the fold
+are folded on, and nothing stale is ever used. A full fold is the fallback."""
+
+import hashlib
+import pickle
+import uuid
+from collections import OrderedDict
+from dataclasses import fields
+
+from eventlog.models import StoredEvent
 from eventlog.readmodels import read_model
-from eventlog.store import as_game_event, read_upto
+from eventlog.store import as_game_event
 
 from . import brackets
 from .models import (
@@ -13,6 +29,110 @@ from .models import (
     ShowRecord,
 )
 
+_EVERY = 50  # events between two pickled folds in a record
+_CACHED = 256  # streams whose latest fold this process keeps
+_cache: OrderedDict[str, tuple[str, object]] = OrderedDict()  # stream -> (token, fold)
+_shape_key = ""
+
+
+def _shape() -> str:
+    """The fields of every class a pickled fold holds: a changed class makes
+    older pickles unusable (the stream is folded again)."""
+    global _shape_key
+    if not _shape_key:
+        from games.core.protocol import Event
+
+        from . import shows
+
+        classes = (
+            shows.ShowState,
+            shows.Round,
+            shows.Duel,
+            shows.Item,
+            shows.Dispute,
+            shows.Final,
+            Event,
+            brackets.Bracket,
+            brackets.Series,
+            brackets.Result,
+        )
+        names = ";".join(f"{c.__name__}:{','.join(f.name for f in fields(c))}" for c in classes)
+        _shape_key = hashlib.sha256(names.encode()).hexdigest()[:16]
+    return _shape_key
+
+
+def _thaw(blob):
+    """(version, fold) pickled in a record, or None when it cannot be used."""
+    if not blob:
+        return None
+    try:
+        shape, version, folded = pickle.loads(bytes(blob))
+    except Exception:  # written by other code: fold again
+        return None
+    return (version, folded) if shape == _shape() else None
+
+
+def _folded(model, stream: str, upto: int | None, fold_rows):
+    """(fold, version) of ``stream`` up to version ``upto`` (None: the latest),
+    from the kept fold on; ``fold_rows(start or None, rows)`` folds on."""
+    rec = model.objects.filter(stream=stream).values_list("version", "fold_token").first()
+    start, at = None, 0
+    if rec is not None:
+        hit = _cache.get(stream)
+        if hit is not None and hit[0] == rec[1] and (upto is None or rec[0] <= upto):
+            start, at = hit[1], rec[0]
+            _cache.move_to_end(stream)
+        else:
+            blob = model.objects.filter(stream=stream).values_list("folded", flat=True).first()
+            kept = _thaw(blob)
+            if kept is not None and (upto is None or kept[0] <= upto):
+                at, start = kept
+    rows = StoredEvent.objects.filter(stream=stream, version__gt=at)
+    if upto is not None:
+        rows = rows.filter(version__lte=upto)
+    rows = list(rows.order_by("version"))
+    return fold_rows(start, rows), rows[-1].version if rows else at
+
+
+def _keep(stream: str, version: int, folded) -> dict:
+    """Cache the fold at ``version``; the record fields that go with it."""
+    token = uuid.uuid4().hex
+    _cache[stream] = (token, folded)
+    _cache.move_to_end(stream)
+    while len(_cache) > _CACHED:
+        _cache.popitem(last=False)
+    out = {"fold_token": token}
+    if version % _EVERY == 0 or version < _EVERY:
+        out["folded"] = pickle.dumps((_shape(), version, folded), pickle.HIGHEST_PROTOCOL)
+    return out
+
+
+def _fold_show_rows(start, rows):
+    from . import shows
+
+    state = start if start is not None else shows.ShowState()
+    for r in rows:
+        state = shows.evolve(state, as_game_event(r))
+    return state
+
+
+def _fold_bracket_rows(start, rows):
+    from .bracket_services import fold_bracket
+
+    return fold_bracket(rows, start)
+
+
+def show_folded(stream: str):
+    """(ShowState, version) of a show at its latest event; (None, 0) when
+    there is no such show."""
+    state, version = _folded(ShowRecord, stream, None, _fold_show_rows)
+    return (state, version) if version else (None, 0)
+
+
+def bracket_folded(stream: str):
+    """((state, created, links), version) of a bracket at its latest event."""
+    return _folded(BracketRecord, stream, None, _fold_bracket_rows)
+
 
 def _reset_brackets():
     BracketSeriesRecord.objects.all().delete()
@@ -23,12 +143,12 @@ def _reset_brackets():
 def project_bracket(row):
     if not row.stream.startswith("bracket-"):
         return
-    from .bracket_services import fold_bracket
-
-    state, created, links = fold_bracket(read_upto(row))
-    record, _ = BracketRecord.objects.update_or_create(
+    folded, _ = _folded(BracketRecord, row.stream, row.version, _fold_bracket_rows)
+    state, created, links = folded
+    record, _ = BracketRecord.objects.defer("folded").update_or_create(
         stream=row.stream,
         defaults={
+            **_keep(row.stream, row.version, folded),
             "name": created.get("name", ""),
             "game": created.get("game", ""),
             "format": state.format,
@@ -63,28 +183,53 @@ def _reset_shows():
 def project_show(row):
     if not row.stream.startswith("show-"):
         return
-    from . import shows
-
-    state = shows.fold(as_game_event(r) for r in read_upto(row))
+    before, _ = _folded(ShowRecord, row.stream, row.version - 1, _fold_show_rows)
+    state = _fold_show_rows(before, [row])
     started = [r for r in state.rounds if r.status != "planned"]
-    record, _ = ShowRecord.objects.update_or_create(
+    record, _ = ShowRecord.objects.defer("folded").update_or_create(
         stream=row.stream,
         defaults={
+            **_keep(row.stream, row.version, state),
             "name": state.name,
             "organizer": state.organizer,
+            "organizer_id": state.organizer_id,
             "moderators": list(state.moderators),
+            "moderator_ids": [i for i in state.moderator_ids.values() if i is not None],
+            "spectator_delay_s": state.options.get("spectator_delay_s", 0),
+            "spectator_policy": state.options.get("spectator_policy", "public"),
             "status": "finished" if state.champion else "running",
             "champion": state.champion or "",
             "round_no": len(started),
             "version": row.version,
         },
     )
-    record.entrants.all().delete()
+    if not before.created:  # folded from the start: rewrite every row
+        record.entrants.all().delete()
+        record.items.all().delete()
+        record.disputes.all().delete()
+    _project_show_rows(record, before, state)
+
+
+def _changed(old: dict, new: dict) -> tuple[list, list]:
+    """(keys gone or changed, values new or changed) between two mappings."""
+    stale = [k for k, v in old.items() if new.get(k) != v]
+    fresh = [v for k, v in new.items() if old.get(k) != v]
+    return stale, fresh
+
+
+def _project_show_rows(record, before, state):
+    """Rewrite only the entrant, item and dispute rows the event changed."""
+    old = {e: (i, e, before.status.get(e, "")) for i, e in enumerate(before.entrants)}
+    new = {e: (i, e, state.status.get(e, "")) for i, e in enumerate(state.entrants)}
+    stale, fresh = _changed(old, new)
+    if stale:
+        record.entrants.filter(name__in=stale).delete()
     ShowEntrantRecord.objects.bulk_create(
-        ShowEntrantRecord(show=record, name=e, status=state.status.get(e, ""), position=i)
-        for i, e in enumerate(state.entrants)
+        ShowEntrantRecord(show=record, name=e, status=status, position=i) for i, e, status in fresh
     )
-    record.items.all().delete()
+    stale, fresh = _changed(dict(before.items), dict(state.items))
+    if stale:
+        record.items.filter(item_id__in=stale).delete()
     ItemRecord.objects.bulk_create(
         ItemRecord(
             show=record,
@@ -96,9 +241,11 @@ def project_show(row):
             status=it.status,
             used_in=it.used_in or "",
         )
-        for it in state.items.values()
+        for it in fresh
     )
-    record.disputes.all().delete()
+    stale, fresh = _changed(dict(before.disputes), dict(state.disputes))
+    if stale:
+        record.disputes.filter(dispute_id__in=stale).delete()
     DisputeRecord.objects.bulk_create(
         DisputeRecord(
             show=record,
@@ -110,5 +257,5 @@ def project_show(row):
             claimed_by=d.claimed_by or "",
             ruling=dict(d.ruling) if d.ruling else None,
         )
-        for d in state.disputes.values()
+        for d in fresh
     )

@@ -1,12 +1,62 @@
 """Reads for the tournament side (read models only)."""
 
-from .models import ShowRecord
+from dataclasses import dataclass
+
+from games.models import Match
+
+from .models import DisputeRecord, ShowRecord
+
+# dispute states that leave a match's result in question (shows/state.py)
+_PENDING = ("open", "claimed", "awaiting_approval")
+
+
+@dataclass(frozen=True)
+class ShowFacts:
+    """What the visibility policy needs to know about a show."""
+
+    organizer_ids: frozenset[int]
+    moderator_ids: frozenset[int]
+    spectator_delay_s: float
+    spectator_policy: str  # "public" | "everything" (the show option)
+
+
+def show_facts(show_stream: str) -> ShowFacts | None:
+    """The show's staff accounts and spectator rules; None for no such show."""
+    row = (
+        ShowRecord.objects.filter(stream=show_stream)
+        .values_list("organizer_id", "moderator_ids", "spectator_delay_s", "spectator_policy")
+        .first()
+    )
+    if row is None:
+        return None
+    organizer_id, moderator_ids, delay, policy = row
+    return ShowFacts(
+        frozenset([organizer_id] if organizer_id is not None else []),
+        frozenset(moderator_ids),
+        float(delay),
+        policy,
+    )
+
+
+def result_settled(show_stream: str, match_stream: str) -> bool:
+    """Whether the match's result stands: it is finished, no dispute on it
+    is open, claimed or awaiting approval, and no ruling reopened it."""
+    pending = DisputeRecord.objects.filter(
+        show__stream=show_stream, target_stream=match_stream, status__in=_PENDING
+    )
+    if pending.exists():
+        return False
+    # a ruling that reopens the series puts the match back in play (live)
+    return Match.objects.filter(stream=match_stream, status="finished").exists()
 
 
 def is_show_moderator(stream: str, user) -> bool:
-    """The show's organizer and appointed moderators moderate its matches."""
-    name = getattr(user, "username", None)
-    if not name or not stream.startswith("show-"):
+    """The show's organizer and appointed moderators moderate its matches
+    (by account id: a new account reusing a name inherits nothing)."""
+    uid = getattr(user, "pk", None)
+    if uid is None or not getattr(user, "is_authenticated", False):
         return False
-    show = ShowRecord.objects.filter(stream=stream).only("organizer", "moderators").first()
-    return bool(show and (name == show.organizer or name in show.moderators))
+    if not stream.startswith("show-"):
+        return False
+    show = ShowRecord.objects.filter(stream=stream).only("organizer_id", "moderator_ids").first()
+    return bool(show and (uid == show.organizer_id or uid in show.moderator_ids))

@@ -1,6 +1,6 @@
 """Running shows on the platform: one service per write.
 
-A show is the stream ``show-<id>`` decided by shows.py. This module adds
+A show is the stream ``show-<id>`` decided by shows/. This module adds
 what needs the database: who is acting (role and entrant from the user),
 opening the death matches and the final as matches, feeding match results
 and item uses back into the show, and carrying out rulings on matches and
@@ -15,15 +15,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
-from eventlog.store import ConcurrencyError, append, as_game_event, read
+from eventlog.store import ConcurrencyError, append, read
 from games import services as match_services
 from games.core.protocol import Ctx, Event, RuleError
 from games.core.registry import series_for
 from games.models import Match
 
-from . import shows
+from . import bracket_services, shows
+from .readmodels import show_folded
 
 MAX_RETRIES = 5
 
@@ -37,30 +39,37 @@ class Acting:
 
 
 def load(stream: str) -> tuple[shows.ShowState, int, dict]:
-    """(state, version, holders) of a show."""
-    rows = read(stream)
-    if not rows:
+    """(state, version, holders) of a show, folded from its read model on."""
+    state, version = show_folded(stream)
+    if state is None:
         raise RuleError("no such show")
-    state = shows.fold(as_game_event(r) for r in rows)
-    return state, rows[-1].version, dict(rows[0].data.get("holders") or {})
+    return state, version, dict(state.log[0].data.get("holders") or {})
 
 
 def acting_for(stream: str, user, entrant: str | None = None) -> Acting:
     """The role a user has in this show: organizer, moderator, player (as the
-    entrant they hold), else spectator."""
+    entrant they hold), else spectator. Rights go by account id, never by
+    username: a new account that reuses a name inherits nothing."""
     state, _, holders = load(stream)
-    name = getattr(user, "username", None) if user is not None and user.is_authenticated else None
-    if name and name == state.organizer:
-        return Acting(name, shows.ORGANIZER)
-    if name and name in state.moderators:
-        return Acting(name, shows.MODERATOR)
-    if user is not None and user.is_authenticated:
-        mine = [e for e, h in holders.items() if h == user.pk]
-        if entrant is not None and entrant in mine:
-            return Acting(entrant, shows.PLAYER)
-        if mine:
-            return Acting(mine[0], shows.PLAYER)
-    return Acting(name or "anonymous", shows.SPECTATOR)
+    if user is None or not user.is_authenticated:
+        return Acting("anonymous", shows.SPECTATOR)
+    if state.organizer_id is not None and user.pk == state.organizer_id:
+        return Acting(state.organizer, shows.ORGANIZER)
+    for name, uid in state.moderator_ids.items():
+        if uid is not None and uid == user.pk:
+            return Acting(name, shows.MODERATOR)
+    mine = [e for e, h in holders.items() if h == user.pk]
+    if entrant is not None and entrant in mine:
+        return Acting(entrant, shows.PLAYER)
+    if mine:
+        return Acting(mine[0], shows.PLAYER)
+    return Acting(user.username, shows.SPECTATOR)
+
+
+def _account_id(username: Any) -> int | None:
+    if not isinstance(username, str):
+        return None
+    return User.objects.filter(username=username).values_list("pk", flat=True).first()
 
 
 def create_show(
@@ -73,8 +82,11 @@ def create_show(
     rounds: list[str] | None = None,
     now: float | None = None,
     rng: random.Random | None = None,
+    organizer_id: int | None = None,
 ) -> str:
-    """Create a show; ``holders`` maps an entrant to a user id or ``bot:<kind>``."""
+    """Create a show; ``holders`` maps an entrant to a user id or ``bot:<kind>``.
+    The organizer's rights go to ``organizer_id`` (default: the account named
+    ``organizer`` now)."""
     holders = dict(holders or {})
     for e in holders:
         if e not in entrants:
@@ -85,8 +97,17 @@ def create_show(
         rng=rng or match_services.secure_rng(),
         role="system",
     )
+    if organizer_id is None:
+        organizer_id = _account_id(organizer)
     events = shows.create_show(
-        ctx, name, organizer, entrants, options, rounds=rounds, stream=stream
+        ctx,
+        name,
+        organizer,
+        entrants,
+        options,
+        rounds=rounds,
+        stream=stream,
+        organizer_id=organizer_id,
     )
     first = events[0]
     events[0] = Event(
@@ -120,6 +141,8 @@ def command(
         full = {**cmd, "actor": acting.actor, "role": acting.role}
         if cmd["type"] == "rule_dispute":
             full.update(_ruling_flags(state, full))
+        if cmd["type"] == "appoint_moderator":
+            full["user_id"] = _account_id(full.get("username"))
         if cmd["type"] == "file_dispute":
             full["seated"] = _seated(full.get("target_stream"), acting.actor)
         new = shows.decide(state, full, ctx)
@@ -135,6 +158,21 @@ def command(
             if attempt == MAX_RETRIES - 1:
                 raise
     raise AssertionError("unreachable")
+
+
+def record_omniscient_view(
+    show_stream: str, user, match_stream: str, *, now: float | None = None
+) -> None:
+    """Record in the show's log (its audit) that ``user`` looks at a match of
+    the show with every card shown; only its organizer and moderators may."""
+    acting = acting_for(show_stream, user)
+    if acting.role not in (shows.ORGANIZER, shows.MODERATOR):
+        raise RuleError("only the organizer or a moderator of this show may see every card")
+    if not Match.objects.filter(stream=match_stream, show_stream=show_stream).exists():
+        raise RuleError(f"{match_stream} is not a match of this show")
+    command(
+        show_stream, {"type": "view_omnisciently", "match_stream": match_stream}, acting, now=now
+    )
 
 
 def _system(stream: str, cmd: Mapping[str, Any], ctx: Ctx) -> None:
@@ -202,7 +240,7 @@ def _open_match(state, holders, seats, game, first_to, kind, advantage, title, c
     items = {s: [slug for _id, slug in shows.items_for_match(state, s, kind, game)] for s in seats}
     if advantage and "dmo" in rules.items:
         items[advantage] = items.get(advantage, []) + ["dmo"]
-    options = {"first_to": first_to} if first_to else {}
+    options = shows.match_length(game, first_to)
     return match_services.create_match(
         game,
         list(seats),
@@ -338,7 +376,7 @@ def carry_out(applied: Mapping[str, Any], moderator: str, now: float | None = No
     target = applied["target"]["stream"]
     match = Match.objects.filter(stream=target).first()
     if match is None:
-        return  # a ruling on the show itself: shows.py applied it
+        return  # a ruling on the show itself: shows/ applied it
     ruling, params = applied["ruling"], applied.get("params") or {}
     reason = f"dispute {applied['dispute_id']}: {ruling}"
     if ruling == "void_to":
@@ -353,6 +391,11 @@ def carry_out(applied: Mapping[str, Any], moderator: str, now: float | None = No
                 "moderators": applied.get("moderators", []),
             },
         )
+        if (
+            match.show_stream.startswith("bracket-")
+            and not match_services.load(match).state.finished
+        ):
+            bracket_services.reopen_series(match.show_stream, match)
         return
     cmd = _ruling_command(ruling, params, match)
     if cmd is not None:

@@ -187,6 +187,7 @@ class BlevenRules(BoutRules):
         "hijack": frozenset({"tricks", "positions", "stones"}),
         "confirm": frozenset(),
     }
+    match_length_option = "crowns"  # a show sets its match length in crowns
     min_seats = 2
     max_seats = 4
     first_player = FIRST_ALTERNATES

@@ -216,6 +216,7 @@ class _Builder:
 class DoubtingLoveLetter(BoutRules):
     slug = "doubting-love-letter"
     name = "Doubting Love Letter"
+    match_length_option = "first_to"  # a show sets its match length in bouts won
     min_seats = 2
     max_seats = 2
     first_player = FIRST_ALTERNATES

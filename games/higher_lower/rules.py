@@ -166,6 +166,7 @@ class HigherLowerRules(BoutRules):
         "pick": frozenset({"card", "turn"}),
         "guess": frozenset({"direction", "stake", "turn"}),
     }
+    match_length_option = "first_to"  # a show sets its match length in bouts won
     min_seats = 2
     max_seats = 2
     first_player = FIRST_NONE

@@ -144,6 +144,7 @@ class LoveLetterRules(BoutRules):
     slug = "love-letter"
     name = "Love Letter"
     command_fields = {"play": frozenset({"card", "target", "guess"})}
+    match_length_option = "first_to"  # a show sets its match length in bouts won
     min_seats = 2
     max_seats = 4
     first_player = FIRST_WINNER

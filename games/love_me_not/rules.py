@@ -125,6 +125,7 @@ class LoveMeNotRules(BoutRules):
     slug = "love-me-not"
     name = "Love Me Not"
     command_fields = {"choose": frozenset({"keep", "discard"})}
+    match_length_option = "first_to"  # a show sets its match length in bouts won
     min_seats = 2
     max_seats = 2
     first_player = FIRST_NONE

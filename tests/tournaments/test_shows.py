@@ -1,4 +1,4 @@
-"""The show engine (tournaments/shows.py): pure, no database.
+"""The show engine (tournaments/shows/): pure, no database.
 
 Run: .venv/bin/python -m pytest -p no:django -q tests/tournaments/test_shows.py
 """
@@ -6,6 +6,7 @@ Run: .venv/bin/python -m pytest -p no:django -q tests/tournaments/test_shows.py
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections import Counter
 
@@ -169,6 +170,55 @@ def test_defaults_and_creation():
 def test_creation_refused(entrants, options, match):
     with pytest.raises(RuleError, match=match):
         S.create_show(Ctx(0.0, random.Random(0)), "x", "org", entrants, options)
+
+
+def test_each_game_declares_how_a_show_sets_its_match_length():
+    assert S.match_length_option(DLL) == "first_to"
+    assert S.match_length_option("bleven") == "crowns"
+    assert S.match_length("bleven", 2) == {"crowns": 2}
+    assert S.match_length("love-me-not", 3) == {"first_to": 3}
+    assert S.match_length("bleven", None) == {}
+    # one length per game: seven bouts of Doubting Love Letter, two crowns of Bleven
+    show = Show(options={"death_match_first_to": {DLL: 7, "bleven": 2}})
+    assert S.death_match_first_to(show.state, "bleven") == 2
+    assert S.death_match_first_to(show.state, DLL) == 7
+    assert S.death_match_first_to(show.state, "love-me-not") is None
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"death_match_first_to": 5},  # Bleven is in the default pool: 5 crowns do not exist
+        {"death_match_first_to": {"bleven": 4}},
+        {"final_game": "bleven", "final_first_to": 7},
+    ],
+)
+def test_a_show_cannot_give_a_game_a_length_it_does_not_have(options):
+    with pytest.raises(RuleError) as err:
+        S.create_show(Ctx(0.0, random.Random(0)), "x", "org", EIGHT, options)
+    msg = str(err.value)
+    assert "Bleven" in msg and "crowns" in msg and "1, 2 or 3" in msg
+
+
+def test_roles_are_recorded_with_account_ids_and_old_shows_still_fold():
+    events = S.create_show(
+        Ctx(0.0, random.Random(0)), "x", "org", EIGHT, stream=SHOW_STREAM, organizer_id=7
+    )
+    s = S.fold(events)
+    cmd = {"type": "appoint_moderator", "actor": "org", "role": "organizer", "username": "mia"}
+    appointed = S.decide(s, {**cmd, "user_id": 9}, Ctx(1.0, random.Random(0)))
+    s = S.fold([*events, *appointed])
+    assert s.organizer_id == 7 and s.moderator_ids == {"mia": 9}
+    with pytest.raises(RuleError, match="mia has no account"):
+        S.decide(S.fold(events), {**cmd, "user_id": None}, Ctx(1.0, random.Random(0)))
+    # a show recorded before ids were: no account holds its roles
+    old = [
+        Event(e.type, {k: v for k, v in e.data.items() if k not in ("organizer_id", "user_id")})
+        for e in [*events, *appointed]
+    ]
+    s = S.fold(old)
+    assert s.organizer == "org" and s.organizer_id is None
+    assert s.moderators == ("mia",) and s.moderator_ids == {"mia": None}
 
 
 def test_two_entrants_go_straight_to_the_final():
@@ -1235,7 +1285,12 @@ def test_show_level_disqualification_needs_two_moderators():
         params={"entrant": "eve"},
         reason="cheating",
     )
+    # the lone moderator's ruling waits; she cannot approve it herself
     assert show.status("eve") == "active"
+    assert show.state.disputes["d-1"].status == S.AWAITING
+    show.refused(
+        "mia", "moderator", "approve_ruling", "cannot approve your own ruling", dispute_id="d-1"
+    )
     evs = show.mod("max", "approve_ruling", dispute_id="d-1")
     assert types(evs) == ["ruling_applied", "entrant_disqualified"]
     assert show.status("eve") == "eliminated"
@@ -1287,8 +1342,20 @@ def test_replay_equals_state_and_evolve_is_total():
     assert S.fold(Event.from_json(e.to_json()) for e in show.events) == s
     odd = S.evolve(s, Event("something_else", {"at": 1.0}))
     assert odd.version == s.version + 1 and odd.status == s.status
-    broken = S.evolve(s, Event("dmo_nominated", {"round": "r9"}))
-    assert broken.rounds == s.rounds
+
+
+def test_an_event_the_state_cannot_hold_fails_loudly(caplog):
+    """An evolver error is a bug: logged with the stream and version, and raised,
+    never skipped (a skipped event would silently change the show)."""
+    show = _show_after_one_death_match()
+    s = show.state
+    bad = Event("dmo_nominated", {"round": "r9", "candidate": "ana", "dmo": "ben", "at": 1.0})
+    with caplog.at_level(logging.ERROR), pytest.raises(AttributeError):
+        S.evolve(s, bad)
+    assert f"{SHOW_STREAM} version {s.version + 1}" in caplog.text
+    assert "dmo_nominated" in caplog.text
+    with pytest.raises(AttributeError):
+        S.fold([*show.events, bad])
 
 
 # ---- property: random legal command sequences --------------------------------------------

@@ -81,7 +81,16 @@ class Command(BaseCommand):
             name="Demo: season two (live)",
             organizer=ORGANIZER,
             entrants=ENTRANTS,
-            options={**OPTIONS, "death_match_first_to": 5},
+            options={
+                **OPTIONS,
+                # lengths in each game's unit: five bouts, or two of Bleven's crowns
+                "death_match_first_to": {
+                    "doubting-love-letter": 5,
+                    "love-me-not": 5,
+                    "higher-lower": 5,
+                    "bleven": 2,
+                },
+            },
             holders={e: (player.pk if e == PLAYER else "bot:heuristic") for e in ENTRANTS},
             now=now,
             rng=rng,

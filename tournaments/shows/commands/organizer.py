@@ -1,0 +1,161 @@
+"""Organizer commands: rounds, moderators, substitutions, deadlines."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from games.core.protocol import RuleError
+
+from ..builder import (
+    _Builder,
+    _need_moderator,
+    _need_organizer,
+    _not_over,
+    _reason,
+    _round_in_progress,
+    _text,
+)
+from ..options import _is_int, _name_ok
+from ..state import ACTIVE, CHAMPION, ENTRANT_STEPS, PLANNED, current_round, inventory, is_moderator
+
+
+def _add_round(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_organizer(b, "add_round")
+    _not_over(b.state)
+    if b.state.final is not None:
+        raise RuleError("the final is under way: no more rounds")
+    n = b.state.round_seq + 1
+    title = c.get("title") or f"Round {n}"
+    if not isinstance(title, str):
+        raise RuleError("a round's title is text")
+    b.emit("round_added", {"round": f"r{n}", "title": title})
+
+
+def _reorder_rounds(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_organizer(b, "reorder_rounds")
+    _not_over(b.state)
+    reason = _reason(c, "reordering rounds")
+    order = c.get("order")
+    if not isinstance(order, (list, tuple)) or not all(isinstance(x, str) for x in order):
+        raise RuleError("order must be a list of round ids")
+    ids = [r.id for r in b.state.rounds]
+    done = [r.id for r in b.state.rounds if r.status != PLANNED]
+    todo = [r.id for r in b.state.rounds if r.status == PLANNED]
+    order = list(order)
+    if order[: len(done)] == done and len(order) == len(ids):
+        order = order[len(done) :]
+    started = [x for x in order if x in done]
+    if started:
+        raise RuleError(
+            f"round(s) {', '.join(started)} already started: only rounds not started may be reordered"
+        )
+    if sorted(order) != sorted(todo) or len(set(order)) != len(order):
+        raise RuleError(f"order must list each round not started exactly once: {', '.join(todo)}")
+    b.emit("rounds_reordered", {"order": done + order}, reason=reason)
+
+
+def _appoint_moderator(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_organizer(b, "appoint_moderator")
+    who = _text(c, "username", "the new moderator's username")
+    s = b.state
+    if who == s.organizer:
+        raise RuleError("the organizer is a moderator already")
+    if who in s.moderators:
+        raise RuleError(f"{who} is a moderator already")
+    if s.status.get(who) in (ACTIVE, CHAMPION):
+        raise RuleError(f"{who} is an entrant of this show and cannot moderate it")
+    user_id = c.get("user_id")
+    if "user_id" in c and not _is_int(user_id):  # the platform names the account
+        raise RuleError(f"{who} has no account on this platform: only an account can moderate")
+    b.emit("moderator_appointed", {"username": who, "user_id": user_id})
+
+
+def _remove_moderator(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_organizer(b, "remove_moderator")
+    who = _text(c, "username", "the moderator's username")
+    reason = _reason(c, "removing a moderator")
+    s = b.state
+    if who == s.organizer:
+        raise RuleError("the organizer cannot be removed as a moderator")
+    if who not in s.moderators:
+        raise RuleError(f"{who} is not a moderator of this show")
+    b.emit(
+        "moderator_removed",
+        {"username": who, "user_id": s.moderator_ids.get(who)},
+        reason=reason,
+    )
+
+
+def _view_omnisciently(b: _Builder, c: Mapping[str, Any]) -> None:
+    """A moderator looks at a match with every card shown: recorded for the audit."""
+    _need_moderator(b, "view_omnisciently")
+    stream = _text(c, "match_stream", "match_stream (the match looked at)")
+    s = b.state
+    uid = s.organizer_id if b.actor == s.organizer else s.moderator_ids.get(b.actor)
+    b.emit(
+        "match_viewed_omnisciently",
+        {"match_stream": stream, "user_id": uid, "username": b.actor},
+        visible_to=(),  # staff only
+    )
+
+
+def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_organizer(b, "substitute")
+    s = b.state
+    _not_over(s)
+    reason = _reason(c, "a substitution")
+    out, new = c.get("out"), c.get("in")
+    if not _name_ok(out) or not _name_ok(new):
+        raise RuleError("a substitution needs out and in (usernames)")
+    if s.status.get(out) != ACTIVE:
+        raise RuleError(f"{out} is not an active entrant")
+    if new in s.entrants:
+        raise RuleError(f"{new} has already been an entrant of this show")
+    if is_moderator(s, new):
+        raise RuleError(f"{new} moderates this show and cannot enter it")
+    rnd = current_round(s)
+    if rnd is not None:
+        for d in rnd.duels:
+            if d.opened and not d.decided and out in d.seats:
+                raise RuleError(f"{out} is playing a death match: rule on that match instead")
+    if s.final is not None and out in s.final.players:
+        raise RuleError(f"{out} is playing the final: rule on that match instead")
+    moved = [it.id for it in inventory(s, out)]
+    b.emit("entrant_substituted", {"out": out, "in": new, "items": moved}, reason=reason)
+
+
+def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_organizer(b, "extend_deadline")
+    rnd = _round_in_progress(b, c)
+    reason = _reason(c, "extending a deadline")
+    step = c.get("step")
+    if step not in ENTRANT_STEPS:
+        raise RuleError(f"step must be one of {', '.join(ENTRANT_STEPS)}")
+    secs = c.get("seconds")
+    if not isinstance(secs, (int, float)) or isinstance(secs, bool) or secs <= 0:
+        raise RuleError("seconds must be a positive number")
+    who = c.get("entrant")
+    keys = [
+        k
+        for k in b.state.deadlines
+        if k[0] == rnd.id and k[1] == step and (who is None or k[2] == who)
+    ]
+    if not keys:
+        raise RuleError(f"no deadline for {step} is running in round {rnd.id}")
+    b.emit(
+        "deadline_extended",
+        {"round": rnd.id, "step": step, "seconds": secs, "entrants": sorted(k[2] for k in keys)},
+        reason=reason,
+    )
+
+
+HANDLERS = {
+    "add_round": _add_round,
+    "reorder_rounds": _reorder_rounds,
+    "appoint_moderator": _appoint_moderator,
+    "remove_moderator": _remove_moderator,
+    "view_omnisciently": _view_omnisciently,
+    "substitute": _substitute,
+    "extend_deadline": _extend_deadline,
+}

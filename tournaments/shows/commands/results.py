@@ -1,0 +1,127 @@
+"""What the system records from the show's matches: links and results."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from games.core.protocol import RuleError
+
+from ..builder import _Builder, _need_system, _not_over, _text
+from ..commands.rounds import _advance
+from ..state import STARTED, Duel, Round, current_round, match_kind, round_by_id
+
+
+def _open_duel(b: _Builder, c: Mapping[str, Any]) -> tuple[Round, Duel]:
+    s = b.state
+    _not_over(s)
+    rid = c.get("round")
+    rnd = current_round(s) if rid is None else round_by_id(s, rid)
+    if rnd is None:
+        raise RuleError("no round is in progress" if rid is None else f"no round {rid}")
+    cand = c.get("candidate")
+    duel = rnd.duel(cand) if cand is not None else None
+    if duel is None:
+        raise RuleError(f"no death match of {cand!r} in round {rnd.id}")
+    if not duel.opened:
+        raise RuleError(f"the death match of {cand} is not open yet")
+    return rnd, duel
+
+
+def _death_match_linked(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_system(b, "death_match_linked")
+    rnd, duel = _open_duel(b, c)
+    stream = _text(c, "match_stream", "match_stream")
+    if duel.match_stream is not None:
+        raise RuleError(
+            f"the death match of {duel.candidate} is already linked to {duel.match_stream}"
+        )
+    if match_kind(b.state, stream)[0] != "other":
+        raise RuleError(f"{stream} is already a stream of this show")
+    b.emit(
+        "death_match_linked", {"round": rnd.id, "candidate": duel.candidate, "match_stream": stream}
+    )
+
+
+def _death_match_result(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_system(b, "death_match_result")
+    rnd, duel = _open_duel(b, c)
+    if rnd.status != STARTED:
+        raise RuleError(f"round {rnd.id} is not in progress")
+    if duel.decided:
+        raise RuleError(
+            f"the death match of {duel.candidate} is decided already: {duel.winner} won"
+        )
+    winner, loser = c.get("winner"), c.get("loser")
+    if loser is None and winner in duel.seats:
+        loser = duel.dmo if winner == duel.candidate else duel.candidate
+    if {winner, loser} != set(duel.seats) or winner == loser:
+        raise RuleError(f"winner and loser must be {duel.candidate} and {duel.dmo}")
+    stream = c.get("match_stream")
+    if stream is not None and duel.match_stream is not None and stream != duel.match_stream:
+        raise RuleError(f"that death match is {duel.match_stream}, not {stream}")
+    b.emit(
+        "death_match_result",
+        {
+            "round": rnd.id,
+            "candidate": duel.candidate,
+            "winner": winner,
+            "loser": loser,
+            "match_stream": duel.match_stream or stream,
+        },
+    )
+    b.emit(
+        "entrant_eliminated",
+        {"entrant": loser, "round": rnd.id, "cause": "death_match"},
+        reason=f"lost the death match to {winner}",
+    )
+    _advance(b)
+
+
+def _final_linked(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_system(b, "final_linked")
+    s = b.state
+    _not_over(s)
+    if s.final is None:
+        raise RuleError("the final is not open")
+    stream = _text(c, "match_stream", "match_stream")
+    if s.final.match_stream is not None:
+        raise RuleError(f"the final is already linked to {s.final.match_stream}")
+    if match_kind(s, stream)[0] != "other":
+        raise RuleError(f"{stream} is already a stream of this show")
+    b.emit("final_linked", {"match_stream": stream})
+
+
+def _final_result(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_system(b, "final_result")
+    s = b.state
+    _not_over(s)
+    f = s.final
+    if f is None:
+        raise RuleError("the final is not open")
+    winner = c.get("winner")
+    if winner not in f.players:
+        raise RuleError(f"the winner must be {f.players[0]} or {f.players[1]}")
+    loser = f.players[1] if winner == f.players[0] else f.players[0]
+    if c.get("loser") not in (None, loser):
+        raise RuleError(f"the loser must be {loser}")
+    stream = c.get("match_stream")
+    if stream is not None and f.match_stream is not None and stream != f.match_stream:
+        raise RuleError(f"the final is {f.match_stream}, not {stream}")
+    b.emit(
+        "final_result", {"winner": winner, "loser": loser, "match_stream": f.match_stream or stream}
+    )
+    b.emit(
+        "entrant_eliminated",
+        {"entrant": loser, "round": None, "cause": "final"},
+        reason=f"lost the final to {winner}",
+    )
+    b.emit("champion_crowned", {"champion": winner}, reason="won the final")
+
+
+HANDLERS = {
+    "death_match_linked": _death_match_linked,
+    "death_match_result": _death_match_result,
+    "final_linked": _final_linked,
+    "final_result": _final_result,
+}

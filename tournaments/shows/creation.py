@@ -1,0 +1,77 @@
+"""create_show: the initial events of a show."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.core.protocol import Ctx, Event, RuleError
+
+from .builder import _Builder
+from .commands.rounds import _maybe_open_final
+from .options import _is_int, _name_ok, resolve_options
+from .state import ORGANIZER, ShowState
+
+
+def create_show(
+    ctx: Ctx,
+    name: str,
+    organizer: str,
+    entrants: Sequence[str],
+    options: Mapping[str, Any] | None = None,
+    *,
+    rounds: Sequence[str | Mapping[str, Any]] | None = None,
+    stream: str | None = None,
+    organizer_id: int | None = None,
+) -> list[Event]:
+    """The initial events of a show. ``rounds``: titles of the planned rounds
+    (default: enough for one elimination each round); ``stream``: the show's
+    own stream id, so that disputes can name show events; ``organizer_id``:
+    the organizer's account, which holds the organizer's rights."""
+    if not _name_ok(name):
+        raise RuleError("a show needs a name")
+    if not _name_ok(organizer):
+        raise RuleError("a show needs an organizer (a username)")
+    if not isinstance(entrants, (list, tuple)) or not all(_name_ok(e) for e in entrants):
+        raise RuleError("entrants must be a list of usernames")
+    entrants = list(entrants)
+    if len(set(entrants)) != len(entrants):
+        dup = sorted({e for e in entrants if entrants.count(e) > 1})
+        raise RuleError(f"entrant(s) listed twice: {', '.join(dup)}")
+    if len(entrants) < 2:
+        raise RuleError("a show needs at least two entrants")
+    if organizer in entrants:
+        raise RuleError(f"the organizer {organizer} cannot also be an entrant")
+    opts = resolve_options(options, len(entrants))
+    if rounds is None:
+        k = opts["candidates_per_round"]
+        count = -(-max(len(entrants) - 2, 0) // k)
+        titles = [f"Round {i}" for i in range(1, count + 1)]
+    else:
+        if not isinstance(rounds, (list, tuple)):
+            raise RuleError("rounds must be a list of round titles")
+        titles = []
+        for i, r in enumerate(rounds, 1):
+            t = r.get("title") if isinstance(r, Mapping) else r
+            if not _name_ok(t):
+                raise RuleError(f"round {i} needs a title")
+            titles.append(t)
+    if organizer_id is not None and not _is_int(organizer_id):
+        raise RuleError("organizer_id must be the organizer's account id")
+    if stream is not None and not _name_ok(stream):
+        raise RuleError("stream must be a stream id")
+    b = _Builder(ShowState(), {"actor": organizer, "role": ORGANIZER, "reason": ""}, ctx)
+    b.emit(
+        "show_created",
+        {
+            "name": name,
+            "organizer": organizer,
+            "organizer_id": organizer_id,
+            "stream": stream,
+            "entrants": entrants,
+            "options": opts,
+            "rounds": [{"id": f"r{i}", "title": t} for i, t in enumerate(titles, 1)],
+        },
+    )
+    _maybe_open_final(b)
+    return b.events

@@ -1,0 +1,152 @@
+"""Show options: defaults, validation, and the match lengths they set."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from games.core.protocol import RuleError
+from games.core.registry import rules_for
+
+from ..items import DOUBTING_LOVE_LETTER, GAMES
+from .state import ShowState
+
+DEATH_MATCH_FIRST_TO_DLL = 7
+
+
+FINAL_FIRST_TO_DLL = 5
+
+
+DEFAULT_OPTIONS: Mapping[str, Any] = {
+    "spectator_delay_s": 300,
+    "spectator_policy": "public",  # or "everything"
+    "final_game": DOUBTING_LOVE_LETTER,
+    # match lengths, in each game's own unit (match_length_option: bouts won, Bleven's crowns)
+    "final_first_to": None,  # None: 5 for Doubting Love Letter, else the game's default
+    # None: 7 for Doubting Love Letter, else the game's default; or {game: length}
+    "death_match_first_to": None,
+    "game_pick": "organizer",  # or "pool_with_bans"
+    "game_pool": list(GAMES),
+    "candidates_per_round": 1,
+    "candidate_rule": "last",  # or "winners_choose_any"
+    "step_deadline_s": 3600,  # each entrant decision of a round; 0 = no deadline
+}
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _name_ok(v: Any) -> bool:
+    return isinstance(v, str) and v.strip() != ""
+
+
+def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> dict[str, Any]:
+    raw = dict(options or {})
+    unknown = sorted(set(raw) - set(DEFAULT_OPTIONS))
+    if unknown:
+        raise RuleError(
+            f"unknown show option(s): {', '.join(unknown)}; options: {', '.join(DEFAULT_OPTIONS)}"
+        )
+    o = {**DEFAULT_OPTIONS, **raw}
+    if not _is_int(o["spectator_delay_s"]) or o["spectator_delay_s"] < 0:
+        raise RuleError("spectator_delay_s must be a whole number of seconds, 0 or more")
+    if o["spectator_policy"] not in ("public", "everything"):
+        raise RuleError('spectator_policy must be "public" or "everything"')
+    if o["final_game"] not in GAMES:
+        raise RuleError(f"final_game must be one of {', '.join(GAMES)}")
+    if o["final_first_to"] is not None and (
+        not _is_int(o["final_first_to"]) or o["final_first_to"] < 1
+    ):
+        raise RuleError("final_first_to must be a whole number of at least 1")
+    dm = o["death_match_first_to"]
+    if isinstance(dm, Mapping):
+        bad = [g for g, n in dm.items() if g not in GAMES or not _is_int(n) or n < 1]
+        if bad:
+            raise RuleError(
+                "death_match_first_to maps games to a whole number of at least 1; "
+                f"not: {', '.join(map(str, bad))}"
+            )
+        o["death_match_first_to"] = dict(dm)
+    elif dm is not None and (not _is_int(dm) or dm < 1):
+        raise RuleError(
+            "death_match_first_to must be a whole number of at least 1 (or one per game)"
+        )
+    if o["final_first_to"] is None and o["final_game"] == DOUBTING_LOVE_LETTER:
+        o["final_first_to"] = FINAL_FIRST_TO_DLL
+    if o["game_pick"] not in ("organizer", "pool_with_bans"):
+        raise RuleError('game_pick must be "organizer" or "pool_with_bans"')
+    pool = o["game_pool"]
+    if not isinstance(pool, (list, tuple)) or not pool:
+        raise RuleError("game_pool must be a non-empty list of game slugs")
+    bad = [g for g in pool if g not in GAMES]
+    if bad:
+        raise RuleError(
+            f"game_pool: unknown game(s) {', '.join(map(str, bad))}; games: {', '.join(GAMES)}"
+        )
+    if len(set(pool)) != len(pool):
+        raise RuleError("game_pool lists a game twice")
+    o["game_pool"] = list(pool)
+    if o["game_pick"] == "pool_with_bans" and len(pool) < 3:
+        raise RuleError(
+            "pool_with_bans needs at least three games in game_pool (two bans, one left)"
+        )
+    _check_length(o["final_game"], "final_first_to", o["final_first_to"])
+    for game in pool:
+        _check_length(game, "death_match_first_to", _death_match_length(o, game))
+    if not _is_int(o["candidates_per_round"]) or o["candidates_per_round"] < 1:
+        raise RuleError("candidates_per_round must be a whole number of at least 1")
+    if o["candidate_rule"] not in ("last", "winners_choose_any"):
+        raise RuleError('candidate_rule must be "last" or "winners_choose_any"')
+    if not _is_int(o["step_deadline_s"]) or o["step_deadline_s"] < 0:
+        raise RuleError(
+            "step_deadline_s must be a whole number of seconds, 0 or more (0: no deadline)"
+        )
+    return o
+
+
+def _death_match_length(options: Mapping[str, Any], game: str) -> int | None:
+    set_ = options.get("death_match_first_to")
+    if isinstance(set_, Mapping):
+        set_ = set_.get(game)
+    if set_ is not None:
+        return set_
+    return DEATH_MATCH_FIRST_TO_DLL if game == DOUBTING_LOVE_LETTER else None
+
+
+def death_match_first_to(state: ShowState, game: str) -> int | None:
+    """The length of a death match of ``game`` in the game's own unit
+    (match_length_option); None: the game's own default."""
+    return _death_match_length(state.options, game)
+
+
+def match_length_option(game: str) -> str:
+    """The option of ``game`` that sets a match's length: "first_to" (bouts
+    won) for most games, "crowns" for Bleven (declared by each game's rules)."""
+    return getattr(rules_for(game), "match_length_option", "first_to")
+
+
+def match_length(game: str, n: int | None) -> dict[str, int]:
+    """The match options that make a match of ``game`` ``n`` long ({}: the
+    game's own default)."""
+    return {} if n is None else {match_length_option(game): n}
+
+
+def _check_length(game: str, key: str, n: int | None) -> None:
+    """A show cannot give a game a match length the game does not have."""
+    if n is None:
+        return
+    rules = rules_for(game)
+    opt = match_length_option(game)
+    if opt == "first_to":
+        return  # any whole number of bouts
+    spec = rules.options.get(opt)
+    if spec is None:
+        raise RuleError(f"{rules.name} declares its match length as {opt}, an option it lacks")
+    try:
+        spec.check(opt, n)
+    except RuleError as exc:
+        raise RuleError(
+            f"{key} {n} does not fit {rules.name}: a {rules.name} match is as long as its "
+            f"{opt} option says, which {exc}"
+        ) from None
