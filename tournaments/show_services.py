@@ -18,7 +18,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from eventlog.store import ConcurrencyError, append, read
+from eventlog.store import ConcurrencyError, append
 from games import services as match_services
 from games.core.protocol import Ctx, Event, RuleError
 from games.core.registry import series_for
@@ -349,13 +349,11 @@ def _ruling_flags(state, cmd: Mapping[str, Any]) -> dict:
     if match is None:
         return {}
     ruling, params = cmd.get("ruling"), cmd.get("params") or {}
-    before = match_services.load(match).state
+    loaded = match_services.load(match)
+    before = loaded.state
     if ruling == "void_to":
-        rows = read(match.stream)
-        v = params.get("version")
-        if not isinstance(v, int) or not 1 <= v <= len(rows):
-            raise RuleError(f"void_to needs a version of {match.stream} from 1 to {len(rows)}")
-        after = match_services.fold_rows(match.game, [r for r in rows if r.version <= v])
+        # refused when proposed, not only when approved: the end of a move, not voided before
+        after = match_services.state_at_boundary(loaded, params.get("version"))
     else:
         cmd_ = _ruling_command(ruling, params, match)
         if cmd_ is None:

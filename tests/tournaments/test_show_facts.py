@@ -88,7 +88,7 @@ def test_a_result_is_settled_only_when_no_dispute_or_ruling_holds_it_open():
     dm.refresh_from_db()
     assert dm.winners == [loser] and result_settled(stream, dm.stream)
     # a ruling that voids back into the series reopens it: not settled
-    did = dispute(stream, dm, "void_to", {"version": 2})
+    did = dispute(stream, dm, "void_to", {"version": 3})
     ss.command(stream, {"type": "approve_ruling", "dispute_id": did}, MOD2, now=T0)
     dm.refresh_from_db()
     assert dm.status == "live" and not result_settled(stream, dm.stream)
