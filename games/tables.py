@@ -16,11 +16,13 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from games.core.deal import REVEAL
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
 from games.core.registry import GAME_MODULES, rules_for, series_for
 from games.core.tables import Board, Choice, Control, Field, SeatPart
 
 from . import services
+from .deal_check import deal_check
 from .models import Match
 
 
@@ -248,6 +250,8 @@ def _who(names: dict, seat: Any) -> str:
 
 
 def _describe_series(kind: str, d: dict, names: dict) -> str | None:
+    if kind == REVEAL:
+        return _("The deal was revealed. %(check)s") % {"check": deal_check(d)}
     if kind == "match_created":
         return _("The match was set up: %(seats)s.") % {
             "seats": ", ".join(_who(names, s) for s in d.get("seats", []))

@@ -1162,6 +1162,8 @@ class DoubtingLoveLetter(BoutRules):
             out["opponent_card"] = s.opp_known[me]
             out["seen"] = [dict(n) for n in s.seen[me]]
             out["can_mulligan"] = self.can_mulligan(s, me)
+            if s.phase == RIGGING and s.asked == me:
+                out["rig_takes"] = sorted(set(self._left_after_rigs(s)))  # what the rule allows
         if mod:
             out["hands"] = {seat: list(h) for seat, h in s.hands.items()}
             out["deck"] = list(s.deck)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
-from games.love_letter_family.cards import DOUBTING_DECK, NAMES, countess_forced
-
-from .rules import commitment_of
+from games.deal_check import deal_check
+from games.love_letter_family.cards import NAMES, countess_forced
 
 
 def rank(r) -> str:
@@ -100,22 +99,11 @@ def board(view: dict, you: str | None, names: dict) -> Board:
         ]
         regions.append(Pile(_("Showdown"), (), tuple(lines)))
     for deal in view.get("revealed_deals", []):
-        regions.append(Pile(_("Deal check"), (), (verify(deal),)))
+        regions.append(Pile(_("Deal check"), (), (deal_check(deal),)))
     notices = []
     if view.get("over") and view.get("reason"):
         notices.append(view["reason"])
     return Board(seats, tuple(regions), tuple(notices))
-
-
-def verify(deal: dict) -> str:
-    ok = commitment_of(deal.get("order", []), deal.get("salt", "")) == deal.get("commitment")
-    if ok:
-        return _("Deal verified: the revealed order and salt match fingerprint %(h)s…") % {
-            "h": deal.get("commitment", "")[:16]
-        }
-    return _("Deal NOT verified: the revealed order does not match fingerprint %(h)s…") % {
-        "h": deal.get("commitment", "")[:16]
-    }
 
 
 def controls(view: dict, seat: str) -> list[Control]:
@@ -140,10 +128,7 @@ def controls(view: dict, seat: str) -> list[Control]:
         return out
     phase = view["phase"]
     if phase == "deck_rigging":
-        deck = list(DOUBTING_DECK)
-        for c in view.get("removed", []):
-            deck.remove(c)
-        takes = tuple(Choice(str(c), rank(c)) for c in sorted(set(deck)))
+        takes = tuple(Choice(str(c), rank(c)) for c in view.get("rig_takes", []))
         denies = (Choice("", _("nobody"), {}),) + tuple(
             Choice(str(c), rank(c)) for c in range(1, 9)
         )
@@ -382,6 +367,4 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
             "why": d.get("reason", ""),
             "w": (" — " + winners) if winners else "",
         }
-    if t == "deal_revealed":
-        return _("The deal was revealed. %(check)s") % {"check": verify(d)}
     return None
