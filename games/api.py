@@ -6,7 +6,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from eventlog.store import ConcurrencyError
+from eventlog.store import CLIENT_ID, CLIENT_ID_RULE, ConcurrencyError
 from games.core.protocol import MODERATOR, SEAT, RuleError
 
 from . import services
@@ -31,7 +31,13 @@ class MatchSummarySerializer(serializers.ModelSerializer):
 
 class CommandSerializer(serializers.Serializer):
     command = serializers.DictField(help_text='the move, e.g. {"type": "pass"}')
-    command_id = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    command_id = serializers.RegexField(
+        rf"^{CLIENT_ID.pattern}\Z",
+        required=False,
+        allow_blank=True,
+        error_messages={"invalid": CLIENT_ID_RULE},
+        help_text="your id for this move: a retry with the same id is applied once",
+    )
 
 
 class CreateMatchSerializer(serializers.Serializer):
@@ -115,9 +121,11 @@ class MatchCommand(APIView):
         except ConcurrencyError:
             return Response({"error": "the match moved on; fetch it again"}, status=409)
         versions = [r.version for r in rows]
+        # a retried command id: its first result, nothing written now
+        replay = getattr(rows, "replay", False)
         return Response(
             {"appended": versions, "view": services.view_for(match, viewer)},
-            status=status.HTTP_201_CREATED,
+            status=status.HTTP_200_OK if replay else status.HTTP_201_CREATED,
         )
 
 

@@ -37,3 +37,17 @@ def pytest_terminal_summary(terminalreporter):
             f"{len(skipped)} test(s) skipped because PostgreSQL and/or Redis were not "
             "configured (DATABASE_URL, REDIS_URL). `.ci/run` runs them all."
         )
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """PostgreSQL refuses TRUNCATE of the event log (eventlog migration 0003)
+    unless the session sets eventlog.test_allow_truncate: the suite's sessions
+    do, so pytest-django can flush between transactional tests."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if "postgresql" in db["ENGINE"]:
+        options = db.setdefault("OPTIONS", {})
+        flag = "-c eventlog.test_allow_truncate=on"
+        options["options"] = f"{options.get('options', '')} {flag}".strip()

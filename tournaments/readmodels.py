@@ -1,7 +1,8 @@
 """Tournament read models, kept in step with the log and rebuildable."""
 
 from eventlog.readmodels import read_model
-from eventlog.store import as_game_event, read_upto
+from eventlog.store import read_upto
+from games.core.adapt import as_game_event
 
 from . import brackets
 from .models import (
@@ -25,19 +26,22 @@ def project_bracket(row):
         return
     from .bracket_services import fold_bracket
 
-    state, created, links = fold_bracket(read_upto(row))
+    rows = read_upto(row)
+    state, created, links = fold_bracket(rows)
+    fields = {
+        "name": created.get("name", ""),
+        "game": created.get("game", ""),
+        "format": state.format,
+        "entrants": list(state.entrants),
+        "standings": list(state.standings),
+        "champion": state.champion or "",
+        "status": "finished" if state.champion else "running",
+        "version": row.version,
+    }
     record, _ = BracketRecord.objects.update_or_create(
         stream=row.stream,
-        defaults={
-            "name": created.get("name", ""),
-            "game": created.get("game", ""),
-            "format": state.format,
-            "entrants": list(state.entrants),
-            "standings": list(state.standings),
-            "champion": state.champion or "",
-            "status": "finished" if state.champion else "running",
-            "version": row.version,
-        },
+        defaults=fields,
+        create_defaults={**fields, "id": rows[0].id},  # the first event's id: stable URLs
     )
     record.series.all().delete()
     BracketSeriesRecord.objects.bulk_create(
@@ -65,19 +69,22 @@ def project_show(row):
         return
     from . import shows
 
-    state = shows.fold(as_game_event(r) for r in read_upto(row))
+    rows = read_upto(row)
+    state = shows.fold(as_game_event(r) for r in rows)
     started = [r for r in state.rounds if r.status != "planned"]
+    fields = {
+        "name": state.name,
+        "organizer": state.organizer,
+        "moderators": list(state.moderators),
+        "status": "finished" if state.champion else "running",
+        "champion": state.champion or "",
+        "round_no": len(started),
+        "version": row.version,
+    }
     record, _ = ShowRecord.objects.update_or_create(
         stream=row.stream,
-        defaults={
-            "name": state.name,
-            "organizer": state.organizer,
-            "moderators": list(state.moderators),
-            "status": "finished" if state.champion else "running",
-            "champion": state.champion or "",
-            "round_no": len(started),
-            "version": row.version,
-        },
+        defaults=fields,
+        create_defaults={**fields, "id": rows[0].id},  # the first event's id: stable URLs
     )
     record.entrants.all().delete()
     ShowEntrantRecord.objects.bulk_create(

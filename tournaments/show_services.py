@@ -17,8 +17,9 @@ from typing import Any
 
 from django.db import transaction
 
-from eventlog.store import ConcurrencyError, append, as_game_event, read
+from eventlog.store import ConcurrencyError, append, read
 from games import services as match_services
+from games.core.adapt import as_game_event
 from games.core.protocol import Ctx, Event, RuleError
 from games.core.registry import series_for
 from games.models import Match

@@ -1,9 +1,10 @@
 """Enforcing deadlines: the one place a timeout is submitted.
 
 A deadline is enforced by submitting ``timeout`` through the same command
-path as a player, with a command id made from the match and the deadline,
-so enforcing the same deadline twice (the armed task and the sweep, or two
-workers) writes one set of events."""
+path as a player, with a system command id made from the deadline (scoped
+to the match's stream, and never equal to a client's id), so enforcing the
+same deadline twice (the armed task and the sweep, or two workers) writes
+one set of events, and only the first counts as written."""
 
 from __future__ import annotations
 
@@ -31,7 +32,6 @@ def enforce_match(match_id: int, now: float | None = None) -> int:
     deadline = match.next_deadline.timestamp()
     if deadline > now:
         return 0
-    command_id = f"timeout:{match.stream}:{deadline:.3f}"
     try:
         rows = services.submit(
             match,
@@ -39,7 +39,7 @@ def enforce_match(match_id: int, now: float | None = None) -> int:
             {"type": "timeout"},
             role="system",
             actor="clock",
-            command_id=command_id,
+            system_id=("timeout", f"{deadline:.3f}"),
             now=now,
         )
     except RuleError:
@@ -47,7 +47,18 @@ def enforce_match(match_id: int, now: float | None = None) -> int:
     except ConcurrencyError:
         log.info("timeout of %s lost a race; the sweep will look again", match.stream)
         return 0
-    return len(rows)
+    if getattr(rows, "replay", False):
+        # enforced before (the armed task and the sweep): nothing new, and
+        # that first timeout must have moved the deadline on
+        match.refresh_from_db(fields=["next_deadline"])
+        if match.next_deadline is not None and match.next_deadline.timestamp() == deadline:
+            log.error("timeout of %s at %.3f is recorded but still due", match.stream, deadline)
+        return 0
+    written = [r for r in rows if r.stream == match.stream and r.pk is not None]
+    if len(written) != len(rows):
+        log.error("timeout of %s: the events it wrote are not this match's", match.stream)
+        return 0
+    return len(written)
 
 
 def due_matches(now: float | None = None) -> list[int]:
