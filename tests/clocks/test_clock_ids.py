@@ -50,3 +50,29 @@ def test_a_forged_timeout_id_from_another_match_does_not_stop_the_clock(client):
     assert victim.status == "finished"
     # the same deadline enforced again (the sweep after the armed task) writes nothing
     assert enforce_match(victim.pk, now=deadline + 1) == 0
+
+
+@pytest.mark.django_db
+def test_a_timeout_enforced_twice_counts_as_written_once(caplog):
+    """The armed task and the sweep both fire one deadline: the second one
+    replays the first's command id, writes nothing and says so (returns 0),
+    so the clock loop never logs events it did not write."""
+    from games.models import Match
+
+    t0 = 1_000_000.0
+    match = services.create_match(
+        "doubting-love-letter",
+        ["ana", "ben"],
+        options=FAST_DLL,
+        setup={"first": "ana"},
+        rng=random.Random(1),
+        now=t0,
+    )
+    stale = Match.objects.filter(pk=match.pk).values("status", "next_deadline").get()
+    assert enforce_match(match.pk, now=t0 + 5) >= 1
+    # the second enforcer read the match before the first one committed
+    Match.objects.filter(pk=match.pk).update(**stale)
+    with caplog.at_level("ERROR", logger="clocks.enforce"):
+        assert enforce_match(match.pk, now=t0 + 5) == 0
+    assert [r.type for r in read(match.stream)].count("timed_out") == 1
+    assert "still due" in caplog.text  # the stale read model is reported, not hidden
