@@ -23,6 +23,8 @@ case "$1" in
       DATABASE_URL="${MIGRATE_DATABASE_URL:-$DATABASE_URL}" \
         "$PYTHON" manage.py grant_app_role "$APP_DB_USER"
     fi
+    # refuse to go on if the event table lost an append-only trigger
+    DATABASE_URL="${MIGRATE_DATABASE_URL:-$DATABASE_URL}" "$PYTHON" manage.py check --database default
     # -------------------------------------------------------------------------------
     # the image has them already (Dockerfile); on a host this fills VAR_DIR/static
     "$PYTHON" manage.py collectstatic --noinput --verbosity 0

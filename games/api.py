@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from api.exceptions import Forbidden
 from api.throttling import COMMAND_THROTTLES
+from eventlog.store import CLIENT_ID, CLIENT_ID_RULE
 from games.core.protocol import MODERATOR, SEAT
 from games.core.registry import available
 
@@ -28,7 +29,7 @@ from .models import Match
 
 User = get_user_model()
 MAX_PK = 2**63 - 1  # a larger id is no match (and no database integer)
-COMMAND_ID = r"^[A-Za-z0-9_.:-]{1,64}$"
+COMMAND_ID = rf"^{CLIENT_ID.pattern}\Z"  # the event store's own rule
 # a command is a flat object: a few named scalars, or short lists of them
 COMMAND_MAX_KEYS = 16
 COMMAND_MAX_KEY = 32
@@ -217,7 +218,7 @@ class CommandSerializer(serializers.Serializer):
         max_length=64,
         help_text="your id for this command (letters, digits, _.:-; up to 64): "
         "a retry with the same id is applied once",
-        error_messages={"invalid": "use up to 64 letters, digits, or _ . : -"},
+        error_messages={"invalid": CLIENT_ID_RULE},
     )
 
 
@@ -409,6 +410,9 @@ class MatchCommand(APIView):
         request=CommandSerializer,
         responses={
             201: CommandResultSerializer,
+            200: OpenApiResponse(
+                CommandResultSerializer, "a retry: the command id was applied before"
+            ),
             **refusals(400, 401, 403, 404, 409, 413, 422, 429),
         },
         examples=[
@@ -490,9 +494,11 @@ class MatchCommand(APIView):
             command_id=body.validated_data.get("command_id") or None,
         )
         versions = [r.version for r in rows]
+        # a retried command id: its first result, nothing written now
+        replay = getattr(rows, "replay", False)
         return Response(
             {"appended": versions, "view": services.view_for(match, viewer)},
-            status=status.HTTP_201_CREATED,
+            status=status.HTTP_200_OK if replay else status.HTTP_201_CREATED,
         )
 
 

@@ -2,6 +2,8 @@
 
 from datetime import UTC, datetime
 
+from django.contrib.auth import get_user_model
+
 from eventlog.readmodels import read_model
 
 from .models import Match, Notification, SeatHolder
@@ -20,6 +22,15 @@ def _finish():
         _set_deadline(match, load(match).state)
 
 
+def _existing_users(holders) -> set[int]:
+    """The user ids among ``holders`` that still exist: the log keeps a
+    deleted user's id, the read model keeps the seat with no user."""
+    ids = [h for h in holders if isinstance(h, int) and not isinstance(h, bool)]
+    if not ids:
+        return set()
+    return set(get_user_model().objects.filter(pk__in=ids).values_list("pk", flat=True))
+
+
 @read_model(_reset, _finish)
 def project_match(row):
     if not row.stream.startswith("match-"):
@@ -27,7 +38,9 @@ def project_match(row):
     at = row.recorded_at or datetime.now(UTC)
     if row.type == "match_created" and row.metadata.get("layer") == "platform":
         d = row.data
+        users = _existing_users(d.get("holders", {}).values())
         match = Match.objects.create(
+            pk=row.id,  # the stream's first event: a rebuild keeps every URL
             stream=row.stream,
             game=d["game"],
             title=d.get("title", ""),
@@ -44,10 +57,10 @@ def project_match(row):
             SeatHolder.objects.create(
                 match=match,
                 seat=seat,
-                user_id=holder if isinstance(holder, int) else None,
+                user_id=holder if holder in users else None,  # a deleted user: open
                 bot=holder[4:] if isinstance(holder, str) and holder.startswith("bot:") else "",
             )
-            if isinstance(holder, int):
+            if holder in users:
                 Notification.objects.create(
                     user_id=holder,
                     match=match,
@@ -82,7 +95,8 @@ def project_match(row):
         fields["status"] = "void"
     elif row.type == "match_holder_changed":
         d = row.data
+        user = d.get("user")
         SeatHolder.objects.filter(match__stream=row.stream, seat=d["seat"]).update(
-            user_id=d.get("user"), bot=d.get("bot", "")
+            user_id=user if user in _existing_users([user]) else None, bot=d.get("bot", "")
         )
     Match.objects.filter(stream=row.stream).update(**fields)

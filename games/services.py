@@ -8,6 +8,7 @@ and appends with the version it folded, so two writers never both win.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 import uuid
@@ -23,11 +24,12 @@ from eventlog.store import (
     ConcurrencyError,
     NewEvent,
     append,
-    as_game_event,
+    client_command_id,
     read,
-    redact,
     replayed,
+    system_command_id,
 )
+from games.core.adapt import as_game_event, redact
 from games.core.protocol import (
     MODERATOR_VIEW,
     SPECTATOR_VIEW,
@@ -165,6 +167,11 @@ def create_match(
         Ctx(now=now, rng=rng, role="system"), seats, options, items, setup, chooser=chooser
     )
     stream = f"match-{uuid.uuid4().hex[:16]}"
+    key = _command_key(command_id)
+    if key:
+        # the stream is named by (actor, id), so a retry, even one racing
+        # the first try, meets the same stream and answers with its match
+        stream = "match-" + hashlib.sha256(f"{actor}\0{key}".encode()).hexdigest()[:16]
     created = NewEvent(
         "match_created",
         {
@@ -177,20 +184,20 @@ def create_match(
             "at": now,
         },
     )
-    if command_id:
-        first = replayed(command_id)
-        if first:
-            return Match.objects.get(stream=first[0].stream)
+    if key and replayed(stream, key):
+        return Match.objects.get(stream=stream)
     with transaction.atomic():
-        append(
+        opened = append(
             stream,
             0,
             [created],
             actor=actor,
             role=role,
-            command_id=command_id,
+            command_id=key,
             extra={**PLATFORM, "at": now},
         )
+        if opened.replay:
+            return Match.objects.get(stream=stream)
         append(stream, 1, game_events_, actor=actor, role=role, extra={"at": now})
         match = Match.objects.get(stream=stream)
         _set_deadline(match, series.fold(game_events_))
@@ -221,20 +228,24 @@ def submit(
     actor: str | None = None,
     role: str = "player",
     command_id: str | None = None,
+    system_id: tuple | None = None,
     now: float | None = None,
     rng: random.Random | None = None,
 ) -> list:
     """Submit one command as ``seat`` (None for system and moderators).
 
     Raises RuleError (the rule's own words; nothing written) or, after
-    retries, ConcurrencyError. A repeated ``command_id`` returns the events
-    of its first success and writes nothing."""
+    retries, ConcurrencyError. A repeated ``command_id`` (a client's) or
+    ``system_id`` (the parts of an id the system derives, e.g. a timeout's
+    deadline) returns the events of its first success, marked ``replay``,
+    and writes nothing."""
     series = series_for(match.game)
     if not isinstance(command, Mapping):
         raise RuleError("a command must be an object with a type")
+    key = system_command_id(*system_id) if system_id else _command_key(command_id)
     for attempt in range(MAX_RETRIES):
-        if command_id:
-            first = replayed(command_id)
+        if key:
+            first = replayed(match.stream, key)
             if first:
                 return first  # a retry: the first result, nothing new
         loaded = load(match)
@@ -251,12 +262,12 @@ def submit(
                     match.stream,
                     loaded.version,
                     new,
-                    command_id=command_id,
+                    command_id=key,
                     actor=actor or seat or role,
                     role=role,
                     extra={"command": _public_command(command, seat), "at": t},
                 )
-                if rows[0].version <= loaded.version:
+                if rows.replay:
                     return rows  # the same command id won a race meanwhile
                 state = loaded.state
                 for e in new:
@@ -268,6 +279,16 @@ def submit(
             if attempt == MAX_RETRIES - 1:
                 raise
     raise AssertionError("unreachable")
+
+
+def _command_key(command_id: str | None) -> str | None:
+    """A client's command id as stored, or RuleError in words."""
+    if not command_id:
+        return None
+    try:
+        return client_command_id(command_id)
+    except ValueError as exc:
+        raise RuleError(str(exc)) from None
 
 
 def _public_command(command: Mapping[str, Any], seat: str | None) -> dict:

@@ -48,3 +48,17 @@ def _own_rate_limit_counts(monkeypatch):
     counts = LocMemCache("test-rate-limits", {})
     counts.clear()
     monkeypatch.setattr(SimpleRateThrottle, "cache", counts)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """PostgreSQL refuses TRUNCATE of the event log (eventlog migration 0003)
+    unless the session sets eventlog.test_allow_truncate: the suite's sessions
+    do, so pytest-django can flush between transactional tests."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if "postgresql" in db["ENGINE"]:
+        options = db.setdefault("OPTIONS", {})
+        flag = "-c eventlog.test_allow_truncate=on"
+        options["options"] = f"{options.get('options', '')} {flag}".strip()

@@ -16,8 +16,8 @@ from collections import OrderedDict
 from dataclasses import fields
 
 from eventlog.models import StoredEvent
-from eventlog.readmodels import read_model
-from eventlog.store import as_game_event
+from eventlog.readmodels import first_event_id, read_model
+from games.core.adapt import as_game_event
 
 from . import brackets
 from .models import (
@@ -147,6 +147,7 @@ def project_bracket(row):
     state, created, links = folded
     record, _ = BracketRecord.objects.defer("folded").update_or_create(
         stream=row.stream,
+        create_defaults={"id": first_event_id(row)},  # stable URLs across a rebuild
         defaults={
             **_keep(row.stream, row.version, folded),
             "name": created.get("name", ""),
@@ -188,6 +189,7 @@ def project_show(row):
     started = [r for r in state.rounds if r.status != "planned"]
     record, _ = ShowRecord.objects.defer("folded").update_or_create(
         stream=row.stream,
+        create_defaults={"id": first_event_id(row)},  # stable URLs across a rebuild
         defaults={
             **_keep(row.stream, row.version, state),
             "name": state.name,

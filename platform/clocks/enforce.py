@@ -1,9 +1,10 @@
 """Enforcing deadlines: the one place a timeout is submitted.
 
 A deadline is enforced by submitting ``timeout`` through the same command
-path as a player, with a command id made from the match and the deadline,
-so enforcing the same deadline twice (the armed task and the sweep, or two
-workers) writes one set of events."""
+path as a player, with a system command id made from the deadline (scoped
+to the match's stream, and never equal to a client's id), so enforcing the
+same deadline twice (the armed task and the sweep, or two workers) writes
+one set of events, and only the first counts as written."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import time
 from datetime import UTC
 
 from config.logging import log_context
-from eventlog.store import ConcurrencyError
+from eventlog.store import ConcurrencyError, system_command_id
 from games import services
 from games.core.protocol import RuleError
 from games.models import Match
@@ -32,16 +33,18 @@ def enforce_match(match_id: int, now: float | None = None) -> int:
     deadline = match.next_deadline.timestamp()
     if deadline > now:
         return 0
-    command_id = f"timeout:{match.stream}:{deadline:.3f}"
     try:
-        with log_context(stream=match.stream, match_id=match.pk, command_id=command_id):
+        timeout_id = ("timeout", f"{deadline:.3f}")
+        with log_context(
+            stream=match.stream, match_id=match.pk, command_id=system_command_id(*timeout_id)
+        ):
             rows = services.submit(
                 match,
                 None,
                 {"type": "timeout"},
                 role="system",
                 actor="clock",
-                command_id=command_id,
+                system_id=timeout_id,
                 now=now,
             )
             log.info("timeout of %s written: %d event(s)", match.stream, len(rows))
@@ -54,7 +57,18 @@ def enforce_match(match_id: int, now: float | None = None) -> int:
             extra={"stream": match.stream, "match_id": match.pk},
         )
         return 0
-    return len(rows)
+    if getattr(rows, "replay", False):
+        # enforced before (the armed task and the sweep): nothing new, and
+        # that first timeout must have moved the deadline on
+        match.refresh_from_db(fields=["next_deadline"])
+        if match.next_deadline is not None and match.next_deadline.timestamp() == deadline:
+            log.error("timeout of %s at %.3f is recorded but still due", match.stream, deadline)
+        return 0
+    written = [r for r in rows if r.stream == match.stream and r.pk is not None]
+    if len(written) != len(rows):
+        log.error("timeout of %s: the events it wrote are not this match's", match.stream)
+        return 0
+    return len(written)
 
 
 def due_matches(now: float | None = None) -> list[int]:

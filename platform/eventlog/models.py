@@ -3,7 +3,8 @@ from django.db import models
 
 class StoredEvent(models.Model):
     """One row of the append-only log. The database refuses UPDATE and DELETE
-    (triggers installed by migration 0002)."""
+    (triggers of migration 0002) and, on PostgreSQL, TRUNCATE (0003);
+    ``checks.py`` reports a missing trigger."""
 
     id = models.BigAutoField(primary_key=True)  # the global position
     stream = models.CharField(max_length=200)
@@ -19,9 +20,10 @@ class StoredEvent(models.Model):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["stream", "version"], name="event_stream_version_uniq"),
+            # a command id belongs to its stream
             models.UniqueConstraint(
-                fields=["command_id", "command_seq"],
-                name="event_command_uniq",
+                fields=["stream", "command_id", "command_seq"],
+                name="event_stream_command_uniq",
                 condition=models.Q(command_id__isnull=False),
             ),
         ]

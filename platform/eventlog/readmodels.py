@@ -1,13 +1,21 @@
 """Read models: tables kept in step with the log inside each append, and
 rebuildable from it. Each registers how to empty itself and how to apply
-one event; ``rebuild_all`` replays the whole log through them."""
+one event; ``rebuild_all`` replays the whole log through them.
+
+A rebuild is safe while the site runs: on PostgreSQL it holds the append
+lock exclusively (appends hold it shared, store.REBUILD_LOCK), so it waits
+for appends in flight and no append commits until it is done; on SQLite its
+transaction holds the single write lock. A read model's primary key is the
+global id of its stream's first event, so a rebuild changes no URL."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.db import connection, transaction
+
 from .models import StoredEvent
-from .store import all_events, register_projector
+from .store import REBUILD_LOCK, all_events, register_projector
 
 _resets: list[Callable[[], None]] = []
 _finishers: list[Callable[[], None]] = []
@@ -28,6 +36,14 @@ def read_model(reset: Callable[[], None], finish: Callable[[], None] | None = No
 
 
 def rebuild_all(progress: Callable[[int], None] | None = None) -> int:
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cur:
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", [REBUILD_LOCK])
+        return _rebuild(progress)
+
+
+def _rebuild(progress: Callable[[int], None] | None) -> int:
     from .store import projectors
 
     for reset in _resets:
@@ -45,3 +61,13 @@ def rebuild_all(progress: Callable[[int], None] | None = None) -> int:
     if progress:
         progress(n)
     return n
+
+
+def first_event_id(row: StoredEvent) -> int:
+    """The global id of the first event of ``row``'s stream: a read model's
+    primary key, the same live and after a rebuild."""
+    if row.version == 1:
+        return row.id
+    return (
+        StoredEvent.objects.filter(stream=row.stream, version=1).values_list("id", flat=True).get()
+    )

@@ -3,20 +3,28 @@
 Optimistic concurrency: the caller folds the stream, decides, and appends
 with the version it folded; a writer that lost the race gets
 ``ConcurrencyError`` and nothing is written.
+
+A command id belongs to its stream: unique (stream, command id, seq), so the
+same id on two streams is two commands. Clients' ids are stored as ``c:<id>``
+(``client_command_id``) and the system's as ``s:<...>`` (``system_command_id``),
+so no client can send an id the system will use.
+
+The log knows no game: events go in as ``NewEvent`` (or anything with
+``type``, ``data``, ``visible_to`` and ``public``) and come out as
+``StoredEvent`` rows; games adapt them (games/core/adapt.py).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Max
-
-from games.core.protocol import Event, Viewer
 
 from .models import StoredEvent
 
@@ -42,8 +50,46 @@ class NewEvent:
     public: Mapping[str, Any] | None = None  # what others see (None: nothing)
 
     @classmethod
-    def from_game(cls, event: Event) -> NewEvent:
+    def of(cls, event: Any) -> NewEvent:
+        """Any event-shaped object (a game's Event) as the log's own type."""
+        if isinstance(event, NewEvent):
+            return event
         return cls(event.type, dict(event.data), event.visible_to, event.public)
+
+
+class Appended(list):
+    """The rows of one append. ``replay``: written earlier by the same
+    command id, nothing was written now."""
+
+    replay = False
+
+    def __init__(self, rows=(), *, replay: bool = False):
+        super().__init__(rows)
+        self.replay = replay
+
+
+# ---- command ids ------------------------------------------------------------
+CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+COMMAND_ID_MAX = StoredEvent._meta.get_field("command_id").max_length
+CLIENT_ID_RULE = "a command id is 1 to 64 letters, digits or _ . : -"
+
+
+def client_command_id(raw: str) -> str:
+    """A client's command id, checked and namespaced (ValueError if bad)."""
+    if not isinstance(raw, str) or not CLIENT_ID.fullmatch(raw):
+        raise ValueError(CLIENT_ID_RULE)
+    return f"c:{raw}"
+
+
+def system_command_id(*parts: Any) -> str:
+    """An id the system derives (a timeout, a ruling): never a client's."""
+    return _checked("s:" + ":".join(str(p) for p in parts))
+
+
+def _checked(command_id: str | None) -> str | None:
+    if command_id is not None and not (0 < len(command_id) <= COMMAND_ID_MAX):
+        raise ValueError(f"a command id is 1 to {COMMAND_ID_MAX} characters long")
+    return command_id
 
 
 # projectors update read models inside the append transaction;
@@ -73,33 +119,42 @@ def stream_version(stream: str) -> int:
     return StoredEvent.objects.filter(stream=stream).aggregate(v=Max("version"))["v"] or 0
 
 
-def replayed(command_id: str) -> list[StoredEvent]:
-    return list(StoredEvent.objects.filter(command_id=command_id).order_by("command_seq"))
+def replayed(stream: str, command_id: str) -> Appended:
+    """What ``command_id`` wrote on ``stream`` (empty if nothing yet)."""
+    rows = StoredEvent.objects.filter(stream=stream, command_id=command_id).order_by("command_seq")
+    return Appended(rows, replay=True)
 
 
 class _Conflict(Exception):
-    """Inside append: the stream was not at the expected version."""
+    """Inside append: the stream was not at the expected version, or the
+    command id was already used on it."""
+
+
+# Appends hold this PostgreSQL advisory lock in shared mode, a rebuild of the
+# read models in exclusive mode: no append commits while a rebuild reads.
+REBUILD_LOCK = 0x6576656E746C6F67  # "eventlog"
 
 
 def append(
     stream: str,
     expected_version: int,
-    events: Iterable[NewEvent | Event],
+    events: Iterable[Any],
     *,
     command_id: str | None = None,
     actor: str | None = None,
     role: str | None = None,
     causation: int | None = None,
     extra: Mapping[str, Any] | None = None,
-) -> list[StoredEvent]:
+) -> Appended:
     """Append ``events`` after ``expected_version`` in one transaction.
 
-    A command id already recorded returns the events it wrote the first
-    time and writes nothing.
-    """
-    batch = [e if isinstance(e, NewEvent) else NewEvent.from_game(e) for e in events]
+    A command id already recorded on this stream returns the events it wrote
+    the first time, marked ``replay``, and writes nothing. A projector's error
+    propagates as itself and nothing is written."""
+    _checked(command_id)
+    batch = [NewEvent.of(e) for e in events]
     if not batch:
-        return []
+        return Appended()
     rows = [
         StoredEvent(
             stream=stream,
@@ -127,7 +182,9 @@ def append(
                 _insert_checked(rows, expected_version)
             else:
                 # SQLite writes one transaction at a time (IMMEDIATE), so the
-                # check and the insert cannot be split by another writer
+                # checks and the insert cannot be split by another writer
+                if command_id and replayed(stream, command_id):
+                    raise _Conflict
                 if stream_version(stream) != expected_version:
                     raise _Conflict
                 for row in rows:
@@ -136,15 +193,15 @@ def append(
                 for project in _projectors:
                     project(row)
             transaction.on_commit(lambda: _fan_out(rows))
-    except (_Conflict, IntegrityError):
+    except _Conflict:
         # a retried command id answers with its first result; anything else
         # lost the race for this version
         if command_id:
-            first = replayed(command_id)
+            first = replayed(stream, command_id)
             if first:
                 return first
         raise ConcurrencyError(stream, expected_version, stream_version(stream)) from None
-    return rows
+    return Appended(rows)
 
 
 _TABLE = StoredEvent._meta.db_table
@@ -152,10 +209,13 @@ _ROW_SQL = "(%s, %s::integer, %s, %s::jsonb, %s::jsonb, %s, %s::smallint)"
 
 
 def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
-    """PostgreSQL: the version check and the insert in one statement (one
-    round trip); a concurrent writer of the same version meets the unique
-    (stream, version) index."""
-    values, params = [], []
+    """PostgreSQL, one statement (one round trip): take the rebuild lock in
+    shared mode, check the version, insert. A row whose version or command
+    id is taken (a concurrent writer committed it) is skipped, not an error,
+    so the caller's transaction stays usable and a projector's own
+    IntegrityError is never mistaken for a lost race; fewer rows back than
+    sent means the append lost, and raising undoes any row it did insert."""
+    values, params = [], [REBUILD_LOCK]
     for r in rows:
         values.append(_ROW_SQL)
         params += [
@@ -168,20 +228,22 @@ def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
             r.command_seq,
         ]
     sql = (
+        "WITH guard AS (SELECT pg_advisory_xact_lock_shared(%s)) "
         f"INSERT INTO {_TABLE} (stream, version, type, data, metadata, command_id, command_seq, recorded_at) "
         "SELECT v.stream, v.version, v.type, v.data, v.metadata, v.command_id, v.command_seq, statement_timestamp() "
         f"FROM (VALUES {', '.join(values)}) "
-        "AS v(stream, version, type, data, metadata, command_id, command_seq) "
+        "AS v(stream, version, type, data, metadata, command_id, command_seq), guard "
         f"WHERE COALESCE((SELECT MAX(version) FROM {_TABLE} WHERE stream = %s), 0) = %s "
-        "RETURNING id, recorded_at"
+        "ON CONFLICT DO NOTHING "
+        "RETURNING id, version, recorded_at"
     )
     with connection.cursor() as cur:
         cur.execute(sql, params + [rows[0].stream, expected_version])
-        returned = cur.fetchall()
+        returned = {version: (pk, at) for pk, version, at in cur.fetchall()}
     if len(returned) != len(rows):
         raise _Conflict
-    for row, (pk, at) in zip(rows, returned, strict=True):
-        row.id, row.recorded_at = pk, at
+    for row in rows:
+        row.id, row.recorded_at = returned[row.version]
         row._state.adding = False
         row._state.db = "default"
 
@@ -204,41 +266,6 @@ def read_upto(row: StoredEvent) -> list[StoredEvent]:
     return list(
         StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by("version")
     )
-
-
-def as_game_event(row: StoredEvent) -> Event:
-    vis = row.visibility
-    return Event(
-        type=row.type,
-        data=row.data,
-        visible_to=tuple(vis["to"]) if vis.get("to") is not None else None,
-        public=vis.get("public"),
-    )
-
-
-def redact(row: StoredEvent, viewer: Viewer) -> dict | None:
-    """The event as ``viewer`` may see it, or None when hidden from them."""
-    data = as_game_event(row).for_viewer(viewer)
-    if data is None:
-        return None
-    return {
-        "version": row.version,
-        "type": row.type,
-        "data": dict(data),
-        "recorded_at": row.recorded_at.isoformat(),
-        "actor": row.metadata.get("actor"),
-    }
-
-
-def read_for(viewer: Viewer, stream: str, after: int = 0) -> list[dict]:
-    """Only what ``viewer`` may see: hidden events are left out, partly
-    hidden ones carry their public version."""
-    out = []
-    for row in read(stream, after):
-        shown = redact(row, viewer)
-        if shown is not None:
-            out.append(shown)
-    return out
 
 
 def all_events(batch: int = 2000):

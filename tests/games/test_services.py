@@ -428,7 +428,9 @@ def test_create_match_api_answers_400_for_an_unknown_holder(client, holder, word
     body = {"game": "love-me-not", "seats": ["ana", "ben"], "holders": {"ana": holder}}
     resp = client.post("/api/matches/", body, content_type="application/json")
     # the serializer refuses what is not a user id or a bot (400), the service an unknown bot (422)
-    assert resp.status_code in (400, 422) and resp.json()["code"] in ("invalid", "rule"), resp.content
+    assert resp.status_code in (400, 422) and resp.json()["code"] in ("invalid", "rule"), (
+        resp.content
+    )
     assert not Match.objects.exists()
     resp = client.post(
         "/api/matches/", {**body, "holders": {"ana": staff.pk}}, content_type="application/json"

@@ -10,8 +10,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from eventlog.store import as_game_event, read
+from eventlog.store import read
 from games import services
+from games.core.adapt import as_game_event
 from games.core.protocol import SPECTATOR_VIEW, Ctx, Viewer
 from games.core.registry import series_for
 from games.core.tables import BadForm, Choice, Control, Field

@@ -8,7 +8,8 @@ import random
 import pytest
 from django.db import transaction
 
-from eventlog.store import as_game_event, read
+from eventlog.store import read
+from games.core.adapt import as_game_event
 from tournaments import autopilot, readmodels, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss

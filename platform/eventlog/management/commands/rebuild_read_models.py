@@ -8,7 +8,10 @@ from eventlog.readmodels import rebuild_all
 
 
 class Command(BaseCommand):
-    help = "Rebuild every read model from the event log (in one transaction)."
+    help = (
+        "Rebuild every read model from the event log, in one transaction; safe while "
+        "the site runs (appends wait for it), and every match, show and bracket keeps its id."
+    )
 
     def handle(self, *args, **options):
         total = StoredEvent.objects.count()

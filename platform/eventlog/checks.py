@@ -1,0 +1,58 @@
+"""A database check (``manage.py check --database default``, run after every
+migrate): the append-only triggers are in place. On SQLite a later migration
+that makes Django rebuild the event table drops them without a word."""
+
+from django.core.checks import Error, Tags, register
+from django.db import connections
+from django.db.migrations.recorder import MigrationRecorder
+
+from .models import StoredEvent
+
+# the triggers each migration installs, per backend
+EXPECTED = {
+    "sqlite": {"0002_append_only_triggers": ["eventlog_no_update", "eventlog_no_delete"]},
+    "postgresql": {
+        "0002_append_only_triggers": ["eventlog_no_update_delete"],
+        "0003_command_id_per_stream_no_truncate": ["eventlog_no_truncate"],
+    },
+}
+_TRIGGERS_SQL = {
+    "sqlite": "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s",
+    # a disabled trigger guards nothing: it counts as missing
+    "postgresql": (
+        "SELECT tgname FROM pg_trigger WHERE tgrelid = to_regclass(%s) "
+        "AND NOT tgisinternal AND tgenabled <> 'D'"
+    ),
+}
+
+
+def installed_triggers(connection) -> set[str]:
+    with connection.cursor() as cur:
+        cur.execute(_TRIGGERS_SQL[connection.vendor], [StoredEvent._meta.db_table])
+        return {name for (name,) in cur.fetchall()}
+
+
+@register(Tags.database)
+def append_only_triggers(app_configs=None, databases=None, **kwargs):
+    errors = []
+    for alias in databases or []:
+        connection = connections[alias]
+        expected = EXPECTED.get(connection.vendor)
+        if not expected:
+            continue
+        applied = MigrationRecorder(connection).applied_migrations()
+        wanted = [t for m, names in expected.items() if ("eventlog", m) in applied for t in names]
+        if not wanted:
+            continue  # not migrated yet: nothing to guard
+        missing = [t for t in wanted if t not in installed_triggers(connection)]
+        if missing:
+            errors.append(
+                Error(
+                    f"the event table ({alias}) has lost its append-only trigger(s): "
+                    + ", ".join(missing),
+                    hint="a migration rebuilt or altered the table; add a migration that "
+                    "reinstalls the triggers (see eventlog/migrations/0002 and 0003)",
+                    id="eventlog.E001",
+                )
+            )
+    return errors

@@ -1,0 +1,176 @@
+"""What the database itself guarantees about the log: no TRUNCATE (so no
+`flush`), an application role that may only read and append events, a check
+that the triggers are there, and a read model's error reported as itself."""
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from django.core.checks import run_checks
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import DatabaseError, IntegrityError, connection, transaction
+
+from eventlog import store
+from eventlog.models import StoredEvent
+from eventlog.store import ConcurrencyError, NewEvent, append, read
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLE = StoredEvent._meta.db_table
+
+
+def ev(n=1, **data):
+    return [NewEvent("thing_happened", {"n": i, **data}) for i in range(n)]
+
+
+def refused(sql, match):
+    with pytest.raises(DatabaseError, match=match), transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute(sql)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_truncate_is_refused_on_postgresql():
+    append("s-t", 0, ev(2))
+    with connection.cursor() as cur:
+        # the test suite's sessions may flush between transactional tests
+        # (tests/conftest.py); any other session may not
+        cur.execute("SET LOCAL eventlog.test_allow_truncate = 'off'")
+    refused(f"TRUNCATE {TABLE}", "append-only")
+    refused(f"TRUNCATE {TABLE} CASCADE", "append-only")
+    with pytest.raises(CommandError, match="couldn't be flushed") as flushed:
+        with transaction.atomic():
+            call_command("flush", "--noinput", verbosity=0)
+    assert "append-only" in str(flushed.value.__cause__)
+    assert len(read("s-t")) == 2
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_app_role_may_only_select_and_insert_events():
+    from games import services
+
+    role = f"gs_test_app_{uuid.uuid4().hex[:8]}"
+    with connection.cursor() as cur:
+        cur.execute(f"CREATE ROLE {role} NOLOGIN")
+    call_command("grant_app_role", role, verbosity=0)
+    (row,) = append("s-r", 0, ev(1))
+    with connection.cursor() as cur:
+        cur.execute(f"SET ROLE {role}")
+        cur.execute("SET LOCAL eventlog.test_allow_truncate = 'off'")
+    # what the app does still works: read, append, project into read models
+    assert read("s-r")[0].id == row.id
+    match = services.create_match("love-me-not", ["ana", "ben"])
+    assert len(read(match.stream)) >= 2
+    denied = "permission denied|must be owner"
+    for sql in (
+        f"UPDATE {TABLE} SET type = 'forged'",
+        f"DELETE FROM {TABLE}",
+        f"TRUNCATE {TABLE}",
+        f"ALTER TABLE {TABLE} ADD COLUMN forged text",
+        f"ALTER TABLE {TABLE} DISABLE TRIGGER ALL",
+        f"ALTER TABLE {TABLE} DISABLE TRIGGER eventlog_no_update_delete",
+        f"DROP TRIGGER eventlog_no_truncate ON {TABLE}",
+        f"DROP TABLE {TABLE}",
+        "SET session_replication_role = replica",
+        "DELETE FROM django_migrations",
+    ):
+        refused(sql, denied)
+    with connection.cursor() as cur:
+        cur.execute(f"GRANT UPDATE ON {TABLE} TO {role}")  # not its to give: a warning only
+        cur.execute("RESET ROLE")
+        rights = {}
+        for right in ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "TRIGGER", "REFERENCES"):
+            cur.execute("SELECT has_table_privilege(%s, %s, %s)", [role, TABLE, right])
+            rights[right] = cur.fetchone()[0]
+    assert {r for r, has in rights.items() if has} == {"SELECT", "INSERT"}
+    assert StoredEvent.objects.get(pk=row.pk).type == "thing_happened"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_grant_app_role_refuses_the_owner():
+    with connection.cursor() as cur:
+        cur.execute("SELECT current_user")
+        (owner,) = cur.fetchone()
+    with pytest.raises(CommandError, match="owner"):
+        call_command("grant_app_role", owner, verbosity=0)
+
+
+def _trigger_errors():
+    return [e for e in run_checks(databases=["default"]) if e.id.startswith("eventlog.")]
+
+
+@pytest.mark.django_db
+def test_the_check_passes_when_the_triggers_are_installed_and_fails_without():
+    assert _trigger_errors() == []
+    trigger = {"sqlite": "eventlog_no_delete", "postgresql": "eventlog_no_update_delete"}
+    drop = f"DROP TRIGGER {trigger[connection.vendor]}"
+    if connection.vendor == "postgresql":
+        drop += f" ON {TABLE}"
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute(drop)
+        errors = _trigger_errors()
+        transaction.set_rollback(True)
+    assert [e.id for e in errors] == ["eventlog.E001"]
+    assert trigger[connection.vendor] in errors[0].msg
+    assert _trigger_errors() == []
+
+
+REMAKE = """
+import django
+django.setup()
+from django.db import connection
+from eventlog.models import StoredEvent
+with connection.schema_editor() as editor:
+    editor._remake_table(StoredEvent)  # what a later AlterField does on SQLite
+"""
+
+
+def test_sqlite_triggers_lost_to_a_table_rebuild_fail_the_check(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update(
+        SQLITE_PATH=str(tmp_path / "t.sqlite3"),
+        VAR_DIR=str(tmp_path),
+        DJANGO_SETTINGS_MODULE="config.settings",
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "platform")]),
+    )
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+
+    assert run("manage.py", "migrate", "--noinput").returncode == 0
+    ok = run("manage.py", "check", "--database", "default")
+    assert ok.returncode == 0, ok.stderr
+    assert run("-c", REMAKE).returncode == 0
+    bad = run("manage.py", "check", "--database", "default")
+    assert bad.returncode != 0 and "eventlog.E001" in bad.stderr, bad.stderr
+
+
+@pytest.mark.django_db
+def test_a_read_model_error_is_reported_as_itself_and_writes_nothing():
+    def broken(row):
+        raise IntegrityError("read model broke")
+
+    store.register_projector(broken)
+    try:
+        with pytest.raises(IntegrityError, match="read model broke"):
+            append("s-p", 0, ev(2))
+    finally:
+        store._projectors.remove(broken)
+    assert read("s-p") == []
+    assert not isinstance(IntegrityError("x"), ConcurrencyError)
+
+
+@pytest.mark.django_db
+def test_ids_are_matched_to_rows_by_version():
+    rows = append("s-v", 0, ev(5))
+    stored = {r.version: r.id for r in read("s-v")}
+    assert {r.version: r.id for r in rows} == stored
