@@ -42,19 +42,26 @@ class CreateMatchSerializer(serializers.Serializer):
         required=False, help_text='seat -> user id, or "bot:random" / "bot:heuristic"'
     )
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    spectator_delay_s = serializers.FloatField(
+        required=False, min_value=0, help_text="spectators see the match this late (default 0)"
+    )
 
 
 class MatchList(APIView):
     @extend_schema(responses=MatchSummarySerializer(many=True))
     def get(self, request):
-        rows = Match.objects.all()[:100]
+        rows = services.summaries_for(Match.objects.all()[:100], request.user)
         return Response(MatchSummarySerializer(rows, many=True).data)
 
     @extend_schema(request=CreateMatchSerializer, responses=MatchSummarySerializer)
     def post(self, request):
-        """Organizers (staff) create a match, time controls included."""
-        if not (request.user.is_authenticated and request.user.is_staff):
-            return Response({"error": "only an organizer may create matches"}, status=403)
+        """Organizers (the permission games.add_match) create a match, time
+        controls included; its creator moderates it."""
+        if not request.user.has_perm("games.add_match"):
+            return Response(
+                {"error": "creating a match needs an organizer's permission (games.add_match)"},
+                status=403,
+            )
         body = CreateMatchSerializer(data=request.data)
         if not body.is_valid():
             return Response({"error": "invalid match", "fields": body.errors}, status=400)
@@ -67,6 +74,8 @@ class MatchList(APIView):
                 holders=data.get("holders"),
                 title=data.get("title", ""),
                 actor=request.user.username,
+                moderators=[request.user.pk],
+                spectator_delay_s=data.get("spectator_delay_s", 0),
             )
         except RuleError as exc:
             return Response({"error": str(exc)}, status=400)
@@ -88,7 +97,7 @@ class MatchHistory(APIView):
             after = int(request.query_params.get("after", 0))
         except ValueError:
             return Response({"error": "after must be a version number"}, status=400)
-        viewer = services.viewer_for(match, request.user)
+        viewer = services.viewer_for(match, request.user, record=after == 0)
         return Response({"events": services.history_for(match, viewer, after)})
 
 
@@ -96,7 +105,7 @@ class MatchCommand(APIView):
     @extend_schema(request=CommandSerializer, responses=dict)
     def post(self, request, pk):
         match = get_object_or_404(Match, pk=pk)
-        viewer = services.viewer_for(match, request.user)
+        viewer = services.viewer_for(match, request.user, record=False)
         if viewer.kind != SEAT:
             return Response({"error": "only a seated player may send moves"}, status=403)
         body = CommandSerializer(data=request.data)
@@ -132,9 +141,14 @@ class MatchModerate(APIView):
     def post(self, request, pk):
         """Moderators pause or resume a match's clocks, or add time, with a reason."""
         match = get_object_or_404(Match, pk=pk)
-        viewer = services.viewer_for(match, request.user)
-        if viewer.kind != MODERATOR:
-            return Response({"error": "only a moderator of this match may do that"}, status=403)
+        if not services.moderates(match, request.user):
+            return Response(
+                {
+                    "error": "only a moderator of this match may do that (its show's organizer "
+                    "or moderators, or those named when it was created)"
+                },
+                status=403,
+            )
         body = ModerateSerializer(data=request.data)
         if not body.is_valid():
             return Response(
