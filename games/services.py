@@ -362,6 +362,8 @@ class Summary:
     winners: list
 
     def __getattr__(self, name):  # the rest (pk, title, kind, game, ...) from the row
+        if name == "match":
+            raise AttributeError(name)
         return getattr(self.match, name)
 
     def __str__(self):

@@ -91,8 +91,7 @@ def match_facts(match) -> MatchFacts:
                 float(facts.spectator_delay_s),
                 facts.spectator_policy,
             )
-        # a show we know nothing of: nobody moderates, spectators wait the default
-        return MatchFacts(match.show_stream, frozenset(), 300.0, PUBLIC)
+    # not a show's (a bracket's, or none): what its creation record says
     from eventlog.store import read
 
     created = read(match.stream)[:1]
@@ -179,9 +178,9 @@ def _settled(show_stream: str, match_stream: str) -> bool:
 
 def record_opening(match, user, viewer: Viewer, *, now: float | None = None) -> None:
     """An omniscient opening of a live show match is an event on the show."""
-    if viewer.kind != MODERATOR or match.status != "live" or not match.show_stream:
+    if viewer.kind != MODERATOR or match.status != "live" or _user_id(user) is None:
         return
-    if _provider is not None and _user_id(user) is not None:
+    if _provider is not None and show_facts(match.show_stream) is not None:
         _provider.record_omniscient_view(match.show_stream, user, match.stream, now=now)
 
 

@@ -37,6 +37,8 @@ def _interim_show_facts(show_stream):
 
     from .show_services import load
 
+    if not show_stream.startswith("show-"):
+        return None  # a bracket's stream, say
     try:
         state, _, _ = load(show_stream)
     except RuleError:

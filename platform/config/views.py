@@ -1,3 +1,5 @@
+import time
+
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
@@ -5,19 +7,29 @@ from django.shortcuts import render
 
 
 def home(request):
+    """Shows, matches and notifications, each as this visitor may see it
+    (games.visibility decides: spectators see everything behind the delay)."""
+    from games import services
     from games.core.registry import available
     from games.models import Match, Notification
     from tournaments.models import ShowRecord
+    from tournaments.views import show_lines
 
+    now = time.time()
+    user = request.user
     context = {
         "games": available(),
-        "shows": ShowRecord.objects.all()[:10],
-        "matches": Match.objects.filter(show_stream="").order_by("-id")[:10],
+        "shows": show_lines(ShowRecord.objects.all()[:10], user, now),
+        "matches": services.summaries_for(
+            Match.objects.filter(show_stream="").order_by("-id")[:10], user, now=now
+        ),
     }
-    if request.user.is_authenticated:
-        context["notifications"] = Notification.objects.filter(user=request.user).select_related(
-            "match"
-        )[:10]
+    if user.is_authenticated:
+        notes = list(Notification.objects.filter(user=user).select_related("match")[:10])
+        seen = {s.pk: s for s in services.summaries_for({n.match for n in notes}, user, now=now)}
+        context["notifications"] = [
+            {"text": n.text, "match": seen[n.match_id]} for n in notes if n.match_id in seen
+        ]
     return render(request, "home.html", context)
 
 
