@@ -373,7 +373,7 @@ class Summary:
 def summaries_for(matches, user, *, now: float | None = None) -> list[Summary]:
     """Lists of matches (pages, the API) as ``user`` may see them: spectators
     get each match as of its delay, and none that is not visible yet."""
-    now = time.time() if now is None else now
+    now = visibility.clock() if now is None else now
     out = []
     for m in matches:
         viewer = visibility.viewer_of(m, user)

@@ -54,6 +54,11 @@ class ShowProvider(Protocol):
 _provider: ShowProvider | None = None
 
 
+def clock() -> float:
+    """The moment a read is made, unless the caller gives one (tests set it)."""
+    return time.time()
+
+
 def register_show_provider(provider: ShowProvider | None) -> ShowProvider | None:
     """Install the show facts provider; returns the one it replaces."""
     global _provider
@@ -154,7 +159,7 @@ def window(match, viewer: Viewer, rows: list, *, fold, now: float | None = None)
         # players see the replay the moment the match ends
         return Window(rows, MODERATOR_VIEW if finished_now else viewer, None, finished_now)
     facts = match_facts(match)
-    now = time.time() if now is None else now
+    now = clock() if now is None else now
     cut = now - facts.spectator_delay_s
     seen = [r for r in rows if recorded(r) <= cut]
     if not any(r.type != "match_created" for r in seen):
@@ -195,7 +200,7 @@ def show_cut(show_stream: str, user, *, live_for: frozenset[int] = frozenset(), 
         if uid in facts.organizer_ids | facts.moderator_ids | live_for:
             return None
     delay = facts.spectator_delay_s if facts is not None else 300.0
-    return (time.time() if now is None else now) - delay
+    return (clock() if now is None else now) - delay
 
 
 def show_policy(show_stream: str) -> str:

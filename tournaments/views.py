@@ -1,5 +1,3 @@
-import time
-
 from django.shortcuts import get_object_or_404, render
 
 from games import services as match_services
@@ -35,7 +33,7 @@ def _show_line(record: ShowRecord, user, now: float) -> dict:
 
 
 def show_lines(records, user, now: float | None = None) -> list[dict]:
-    now = time.time() if now is None else now
+    now = visibility.clock() if now is None else now
     return [_show_line(r, user, now) for r in records]
 
 
@@ -53,7 +51,7 @@ def show_list(request):
 def show_page(request, pk):
     record = get_object_or_404(ShowRecord, pk=pk)
     acting = acting_for(record.stream, request.user)
-    now = time.time()
+    now = visibility.clock()
     seen, cut = show_as_seen(record.stream, request.user, now)
     matches = Match.objects.filter(show_stream=record.stream).order_by("id")
     return render(

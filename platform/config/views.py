@@ -1,5 +1,3 @@
-import time
-
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
@@ -9,13 +7,13 @@ from django.shortcuts import render
 def home(request):
     """Shows, matches and notifications, each as this visitor may see it
     (games.visibility decides: spectators see everything behind the delay)."""
-    from games import services
+    from games import services, visibility
     from games.core.registry import available
     from games.models import Match, Notification
     from tournaments.models import ShowRecord
     from tournaments.views import show_lines
 
-    now = time.time()
+    now = visibility.clock()
     user = request.user
     context = {
         "games": available(),
