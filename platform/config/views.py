@@ -31,6 +31,20 @@ def home(request):
     return render(request, "home.html", context)
 
 
+def _said(exception) -> str:
+    """The words an error was raised with, when it was raised with words."""
+    args = getattr(exception, "args", ())
+    return args[0] if args and isinstance(args[0], str) else ""
+
+
+def not_found(request, exception=None):
+    return render(request, "404.html", {"message": _said(exception)}, status=404)
+
+
+def forbidden(request, exception=None):
+    return render(request, "403.html", {"message": _said(exception)}, status=403)
+
+
 def _check_database() -> tuple[bool, str]:
     try:
         with connection.cursor() as cur:
