@@ -18,7 +18,11 @@ def show_as_seen(stream: str, user, now: float | None = None):
     active = {h for e, h in holders.items() if state.status.get(e) == shows.ACTIVE}
     live_for = frozenset(h for h in active if isinstance(h, int))
     cut = visibility.show_cut(stream, user, live_for=live_for, now=now)
-    return (state if cut is None else shows.as_of(state, cut)), cut
+    if cut is None:
+        return state, None
+    # the announcement (name, entrants, options) is public from the start
+    opened = state.log[0].data.get("at", cut) if state.log else cut
+    return shows.as_of(state, max(cut, opened)), cut
 
 
 def _show_line(record: ShowRecord, user, now: float) -> dict:
