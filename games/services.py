@@ -141,6 +141,8 @@ def create_match(
             kind_ = holder[4:]
             if kind_ != "random" and kind_ not in series.rules.bots:
                 raise RuleError(f"{series.rules.name} has no bot called {kind_}")
+    if not isinstance(spectator_delay_s, (int, float)) or not 0 <= spectator_delay_s < 10**7:
+        raise RuleError("spectator_delay_s must be a number of seconds, 0 or more")
     game_events_ = series.start(
         Ctx(now=now, rng=rng, role="system"), seats, options, items, setup, chooser=chooser
     )

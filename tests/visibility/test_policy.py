@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from eventlog.store import read, redact
 from games import services, visibility
 from games.core.playout import bot_command
-from games.core.protocol import MODERATOR_VIEW, SEAT, SPECTATOR_VIEW, Viewer
+from games.core.protocol import MODERATOR_VIEW, SEAT, SPECTATOR_VIEW, RuleError, Viewer
 from games.core.registry import series_for
 from games.visibility import NotVisibleYet
 
@@ -228,3 +228,9 @@ def test_spectator_view_kind_is_never_a_seat_for_a_logged_in_stranger():
     (sam,) = users("sam")
     match = bot_match(moves=3)
     assert services.viewer_for(match, sam).kind != SEAT
+
+
+def test_a_bad_spectator_delay_is_refused_and_writes_nothing():
+    with pytest.raises(RuleError, match="spectator_delay_s"):
+        services.create_match("love-me-not", ["ana", "ben"], spectator_delay_s=-1)
+    assert not services.Match.objects.exists()
