@@ -20,15 +20,23 @@ $(STAMP): $(PY) pyproject.toml constraints.txt
 
 install: $(STAMP)
 
-migrate: install
-	$(PY) manage.py migrate --noinput
+# `make run` serves without DEBUG (no debug pages), over plain http, with a
+# secret key of this machine's own, made once in var/
+LOCAL_ENV = DJANGO_DEBUG=0 DJANGO_HTTPS=0 DJANGO_SECRET_KEY="$$(cat var/secret_key)"
+
+var/secret_key:
+	@umask 077 && $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
+
+migrate: install var/secret_key
+	$(LOCAL_ENV) $(PY) manage.py migrate --noinput
 
 demo: migrate
-	$(PY) manage.py seed_demo
+	$(LOCAL_ENV) $(PY) manage.py seed_demo
 
 run: demo
+	$(LOCAL_ENV) $(PY) manage.py collectstatic --noinput -v0
 	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops)"
-	$(PY) manage.py runserver_embedded $(HOST):$(PORT)
+	$(LOCAL_ENV) $(PY) manage.py runserver_embedded $(HOST):$(PORT)
 
 test: install
 	$(PY) -m pytest -p xdist -n 2 --dist loadfile -q
@@ -41,8 +49,8 @@ format: install
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-bench: install
-	$(PY) bench/run.py
+bench: install var/secret_key
+	$(LOCAL_ENV) $(PY) bench/run.py
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3 .pytest_cache

@@ -267,7 +267,7 @@ class Client:
                 # a clear error: JSON that says what happened, and when to come back
                 call.clear = (
                     isinstance(payload, dict)
-                    and bool(payload.get("error"))
+                    and bool(payload.get("message"))
                     and resp.getheader("Retry-After") is not None
                 )
             return resp.status, payload

@@ -275,6 +275,12 @@ class CreateMatchSerializer(serializers.Serializer):
         required=False, help_text='seat -> user id, or "bot:random" / "bot:heuristic"'
     )
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    spectator_delay_s = serializers.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1_000_000,
+        help_text="spectators see the match this late (default 0)",
+    )
 
 
 class ModerateSerializer(serializers.Serializer):
@@ -345,7 +351,7 @@ class GameList(APIView):
 class MatchList(APIView):
     @extend_schema(responses=MatchSummarySerializer(many=True))
     def get(self, request):
-        rows = Match.objects.all()[:100]
+        rows = services.summaries_for(Match.objects.all()[:100], request.user)
         return Response(MatchSummarySerializer(rows, many=True).data)
 
     @extend_schema(
@@ -353,10 +359,11 @@ class MatchList(APIView):
         responses={201: MatchSummarySerializer, **refusals(400, 401, 403, 413, 422)},
     )
     def post(self, request):
-        """Organizers (staff) create a match, time controls included."""
+        """Organizers (the permission games.add_match) create a match, time
+        controls included; its creator moderates it."""
         require_login(request, "create a match")
-        if not request.user.is_staff:
-            raise Forbidden("only an organizer (staff) may create matches")
+        if not request.user.has_perm("games.add_match"):
+            raise Forbidden("creating a match needs an organizer's permission (games.add_match)")
         body = CreateMatchSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -367,6 +374,8 @@ class MatchList(APIView):
             holders=data.get("holders"),
             title=data.get("title", ""),
             actor=request.user.username,
+            moderators=[request.user.pk],
+            spectator_delay_s=data.get("spectator_delay_s", 0),
         )
         return Response(MatchSummarySerializer(match).data, status=status.HTTP_201_CREATED)
 
@@ -388,7 +397,7 @@ class MatchHistory(APIView):
         query = HistoryQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         after = query.validated_data["after"]
-        viewer = services.viewer_for(match, request.user)
+        viewer = services.viewer_for(match, request.user, record=after == 0)
         return Response({"events": services.history_for(match, viewer, after)})
 
 
@@ -481,7 +490,7 @@ class MatchCommand(APIView):
         """A seated player's move, checked by the game's rules."""
         match = get_match(pk)
         require_login(request, "send moves")
-        viewer = services.viewer_for(match, request.user)
+        viewer = services.viewer_for(match, request.user, record=False)
         if viewer.kind != SEAT:
             raise Forbidden("only a seated player may send moves")
         body = CommandSerializer(data=request.data)
@@ -513,9 +522,11 @@ class MatchModerate(APIView):
         """Moderators pause or resume a match's clocks, or add time, with a reason."""
         match = get_match(pk)
         require_login(request, "moderate")
-        viewer = services.viewer_for(match, request.user)
-        if viewer.kind != MODERATOR:
-            raise Forbidden("only a moderator of this match may do that")
+        if not services.moderates(match, request.user):
+            raise Forbidden(
+                "only a moderator of this match may do that (its show's organizer "
+                "or moderators, or those named when it was created)"
+            )
         body = ModerateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rows = services.submit(

@@ -31,7 +31,7 @@ from eventlog.store import (
 )
 from games.core.adapt import as_game_event, redact
 from games.core.protocol import (
-    MODERATOR_VIEW,
+    MODERATOR_VIEW,  # noqa: F401  (re-exported: callers read views through services)
     SPECTATOR_VIEW,
     Ctx,
     Event,
@@ -41,6 +41,7 @@ from games.core.protocol import (
 from games.core.registry import series_for
 from games.core.series import MatchState
 
+from . import visibility
 from .models import Match
 
 PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
@@ -148,12 +149,16 @@ def create_match(
     rng: random.Random | None = None,
     command_id: str | None = None,
     chooser: str | None = None,
+    moderators: list[int] | None = None,
+    spectator_delay_s: float = 0,
 ) -> Match:
     """Open a match stream: the creation record, then the series' first
     events (the first deal, or a wait for the advantage holder).
 
     ``holders`` maps a seat to a user id (int) or a bot name ("bot:random",
-    "bot:heuristic"); unnamed seats are open."""
+    "bot:heuristic"); unnamed seats are open. A match outside any show is
+    moderated by the user ids in ``moderators`` and shown to spectators
+    ``spectator_delay_s`` late (a show's match takes both from its show)."""
     series = series_for(game)
     now = time.time() if now is None else now
     rng = rng or secure_rng()
@@ -163,6 +168,12 @@ def create_match(
             raise RuleError(f"{seat} is not one of the seats")
     for seat, holder in holders.items():
         _check_holder(series, seat, holder)
+    if (
+        isinstance(spectator_delay_s, bool)
+        or not isinstance(spectator_delay_s, (int, float))
+        or not 0 <= spectator_delay_s < 10**7
+    ):
+        raise RuleError("spectator_delay_s must be a number of seconds, 0 or more")
     game_events_ = series.start(
         Ctx(now=now, rng=rng, role="system"), seats, options, items, setup, chooser=chooser
     )
@@ -182,6 +193,8 @@ def create_match(
             "show_stream": show_stream,
             "kind": kind,
             "at": now,
+            "moderators": sorted({int(u) for u in moderators or ()}),
+            "spectator_delay_s": spectator_delay_s,
         },
     )
     if key and replayed(stream, key):
@@ -425,59 +438,124 @@ def _set_deadline(match: Match, state: MatchState) -> None:
     match.refresh_from_db()
 
 
-# ---- reading --------------------------------------------------------------
-def viewer_for(match: Match, user) -> Viewer:
-    """Who is looking: a seat's holder, a moderator, or a spectator."""
-    if user is not None and getattr(user, "is_authenticated", False):
-        holder = match.holders.filter(user=user).first()
-        if holder is not None:
-            return Viewer.of_seat(holder.seat)
-        if user.is_staff or _is_moderator(match, user):
-            return MODERATOR_VIEW
-    return SPECTATOR_VIEW
+# ---- reading: every read goes through the visibility policy ----------------
+def viewer_for(match: Match, user, *, record: bool = True, now: float | None = None) -> Viewer:
+    """Who is looking: a seat's holder, a moderator, or a spectator
+    (visibility.viewer_of). A moderator's opening of a live show match is
+    recorded on the show unless ``record`` is False (a poll, a write)."""
+    viewer = visibility.viewer_of(match, user)
+    if record:
+        visibility.record_opening(match, user, viewer, now=now)
+    return viewer
 
 
-def _is_moderator(match: Match, user) -> bool:
-    if not match.show_stream:
-        return False
-    try:
-        from tournaments.selectors import is_show_moderator
-    except ImportError:
-        return False
-    return is_show_moderator(match.show_stream, user)
+def moderates(match: Match, user) -> bool:
+    """The role every moderator's write checks (never is_staff)."""
+    return visibility.is_moderator(match, user)
 
 
-def _replay_open(match: Match, viewer: Viewer) -> Viewer:
-    """After a match ends its full replay, everything revealed, is open."""
-    return MODERATOR_VIEW if match.status == "finished" else viewer
+_is_moderator = moderates
 
 
-def view_for(match: Match, viewer: Viewer) -> dict:
-    loaded = load(match)
+def _window(match: Match, viewer: Viewer, now: float | None = None) -> visibility.Window:
+    rows = read(match.stream)
+    return visibility.window(
+        match, viewer, rows, fold=lambda rs: fold_rows(match.game, rs), now=now
+    )
+
+
+def _replay_open(match: Match, viewer: Viewer, now: float | None = None) -> Viewer:
+    """Whose view ``viewer`` gets of the match now (the full replay's, once open)."""
+    return _window(match, viewer, now).see_as
+
+
+def view_for(match: Match, viewer: Viewer, *, now: float | None = None) -> dict:
+    """The match as ``viewer`` may see it: live for seats and moderators, as
+    of the spectator delay for everyone else (NotVisibleYet before that)."""
+    win = _window(match, viewer, now)
     series = series_for(match.game)
-    out = series.view(loaded.state, _replay_open(match, viewer))
-    out["version"] = loaded.version
+    out = series.view(fold_rows(match.game, win.rows), win.see_as)
+    out["version"] = win.rows[-1].version
     out["game"] = match.game
     out["viewer"] = {"kind": viewer.kind, "seat": viewer.seat}
-    out["replay"] = match.status == "finished"
+    out["replay"] = win.replay
+    out["delayed_s"] = None if win.cut is None else visibility.match_facts(match).spectator_delay_s
     return out
 
 
-def history_for(match: Match, viewer: Viewer, after: int = 0) -> list[dict]:
-    """The redacted event history; voided events are marked as such."""
-    viewer = _replay_open(match, viewer)
-    rows = read(match.stream)
+def history_for(
+    match: Match, viewer: Viewer, after: int = 0, *, now: float | None = None
+) -> list[dict]:
+    """The redacted event history (behind the delay for spectators); voided
+    events are marked as such."""
+    win = _window(match, viewer, now)
+    rows = win.rows
     used = {r.version for r in game_events(rows)}
     out = []
     for r in rows:
         if r.version <= after:
             continue
-        shown = redact(r, viewer)
+        shown = redact(r, win.see_as)
         if shown is None:
             continue
-        if not is_platform(r) and r.version not in used:
+        if is_platform(r):
+            shown["data"] = _platform_public(r)
+        elif r.version not in used:
             shown["void"] = True
         out.append(shown)
+    return out
+
+
+def _platform_public(row) -> dict:
+    # the creation record names users by id: only what a page shows of it
+    if row.type == "match_created":
+        keep = ("game", "title", "seats", "kind", "at")
+        return {k: row.data[k] for k in keep if k in row.data}
+    return dict(row.data)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A line of a list of matches, as one viewer may see it."""
+
+    match: Match
+    version: int
+    scores: dict
+    status: str
+    winners: list
+
+    def __getattr__(self, name):  # the rest (pk, title, kind, game, ...) from the row
+        if name == "match":
+            raise AttributeError(name)
+        return getattr(self.match, name)
+
+    def __str__(self):
+        return str(self.match)
+
+
+def summaries_for(matches, user, *, now: float | None = None) -> list[Summary]:
+    """Lists of matches (pages, the API) as ``user`` may see them: spectators
+    get each match as of its delay, and none that is not visible yet."""
+    now = visibility.clock() if now is None else now
+    out = []
+    for m in matches:
+        viewer = visibility.viewer_of(m, user)
+        if viewer.kind != SPECTATOR_VIEW.kind:
+            out.append(Summary(m, m.version, dict(m.scores), m.status, list(m.winners)))
+            continue
+        facts = visibility.match_facts(m)
+        if m.updated_at.timestamp() <= now - facts.spectator_delay_s:
+            out.append(Summary(m, m.version, dict(m.scores), m.status, list(m.winners)))
+            continue
+        try:
+            win = _window(m, viewer, now)
+        except visibility.NotVisibleYet:
+            continue
+        state = fold_rows(m.game, win.rows)
+        abandoned = any(is_platform(r) and r.type == "match_abandoned" for r in win.rows)
+        status = "void" if abandoned else ("finished" if state.finished else "live")
+        winners = list(state.winners) if state.finished else []
+        out.append(Summary(m, win.rows[-1].version, dict(state.scores), status, winners))
     return out
 
 

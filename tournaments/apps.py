@@ -1,9 +1,33 @@
 from django.apps import AppConfig
 
 
+class ShowFactsProvider:
+    """What games.visibility asks of a show, answered by the tournament side
+    (so that a match knows nothing of its show)."""
+
+    def show_facts(self, show_stream):
+        from .selectors import show_facts
+
+        return show_facts(show_stream)
+
+    def result_settled(self, show_stream, match_stream):
+        from .selectors import result_settled
+
+        return result_settled(show_stream, match_stream)
+
+    def record_omniscient_view(self, show_stream, user, match_stream, *, now=None):
+        from .show_services import record_omniscient_view
+
+        record_omniscient_view(show_stream, user, match_stream, now=now)
+
+
 class TournamentsConfig(AppConfig):
     name = "tournaments"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from games.visibility import register_show_provider
+
         from . import bracket_services, readmodels, show_services  # noqa: F401  (listeners, projectors)
+
+        register_show_provider(ShowFactsProvider())

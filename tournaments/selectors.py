@@ -1,23 +1,12 @@
 """Reads for the tournament side (read models only)."""
 
-from dataclasses import dataclass
-
 from games.models import Match
+from games.visibility import ShowFacts  # the policy's own shape
 
 from .models import DisputeRecord, ShowRecord
 
 # dispute states that leave a match's result in question (shows/state.py)
 _PENDING = ("open", "claimed", "awaiting_approval")
-
-
-@dataclass(frozen=True)
-class ShowFacts:
-    """What the visibility policy needs to know about a show."""
-
-    organizer_ids: frozenset[int]
-    moderator_ids: frozenset[int]
-    spectator_delay_s: float
-    spectator_policy: str  # "public" | "everything" (the show option)
 
 
 def show_facts(show_stream: str) -> ShowFacts | None:

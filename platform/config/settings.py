@@ -1,6 +1,8 @@
 """The one settings module. Everything comes from the environment; with
 nothing set it runs embedded: SQLite in var/, the in-memory channel layer,
-Celery eager in-process, DEBUG on."""
+Celery eager in-process. The defaults are production-safe: DEBUG off unless
+DJANGO_DEBUG=1, and DJANGO_SECRET_KEY required unless DEBUG is on (`make run`
+and the tests' settings_test.py set what they need explicitly)."""
 
 from __future__ import annotations
 
@@ -25,11 +27,13 @@ def env_bool(name: str, default: bool) -> bool:
     return raw.strip().lower() in ("1", "true", "yes", "on")
 
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
+DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG=0")
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY must be set unless DJANGO_DEBUG=1 (`make run` makes one in var/)"
+        )
     SECRET_KEY = "dev-only-insecure-key-never-used-in-production"
 
 ALLOWED_HOSTS = [
@@ -73,6 +77,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "config.middleware.NotAllowedPage",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -203,9 +208,9 @@ SPECTACULAR_SETTINGS = {
 }
 
 if not DEBUG:
-    # behind a TLS-terminating proxy that sets X-Forwarded-Proto
-    SESSION_COOKIE_SECURE = True
-    CSRF_COOKIE_SECURE = True
+    # behind a TLS-terminating proxy that sets X-Forwarded-Proto;
+    # served over plain http on one's own machine (`make run`): DJANGO_HTTPS=0
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("DJANGO_HTTPS", True)
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     # on in the image (docker/Dockerfile); `check --deploy` warns where it is off

@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import views as api_views
@@ -10,6 +12,7 @@ from . import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -21,3 +24,7 @@ urlpatterns = [
     path("account/tokens/", api_views.tokens, name="api-tokens"),
     path("account/tokens/<int:pk>/revoke", api_views.revoke, name="api-token-revoke"),
 ]
+
+handler404 = "config.views.not_found"
+handler403 = "config.views.forbidden"
+# handler500 is Django's: it renders templates/500.html, which needs no context

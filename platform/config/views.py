@@ -5,20 +5,44 @@ from django.shortcuts import render
 
 
 def home(request):
+    """Shows, matches and notifications, each as this visitor may see it
+    (games.visibility decides: spectators see everything behind the delay)."""
+    from games import services, visibility
     from games.core.registry import available
     from games.models import Match, Notification
     from tournaments.models import ShowRecord
+    from tournaments.views import show_lines
 
+    now = visibility.clock()
+    user = request.user
     context = {
         "games": available(),
-        "shows": ShowRecord.objects.all()[:10],
-        "matches": Match.objects.filter(show_stream="").order_by("-id")[:10],
+        "shows": show_lines(ShowRecord.objects.all()[:10], user, now),
+        "matches": services.summaries_for(
+            Match.objects.filter(show_stream="").order_by("-id")[:10], user, now=now
+        ),
     }
-    if request.user.is_authenticated:
-        context["notifications"] = Notification.objects.filter(user=request.user).select_related(
-            "match"
-        )[:10]
+    if user.is_authenticated:
+        notes = list(Notification.objects.filter(user=user).select_related("match")[:10])
+        seen = {s.pk: s for s in services.summaries_for({n.match for n in notes}, user, now=now)}
+        context["notifications"] = [
+            {"text": n.text, "match": seen[n.match_id]} for n in notes if n.match_id in seen
+        ]
     return render(request, "home.html", context)
+
+
+def _said(exception) -> str:
+    """The words an error was raised with, when it was raised with words."""
+    args = getattr(exception, "args", ())
+    return args[0] if args and isinstance(args[0], str) else ""
+
+
+def not_found(request, exception=None):
+    return render(request, "404.html", {"message": _said(exception)}, status=404)
+
+
+def forbidden(request, exception=None):
+    return render(request, "403.html", {"message": _said(exception)}, status=403)
 
 
 def _check_database() -> tuple[bool, str]:

@@ -374,7 +374,20 @@ def test_moderator_pauses_and_resumes_through_the_api(client):
         ).status_code
         == 401
     )
-    client.force_login(User.objects.create_user("mod", password="pw-123456", is_staff=True))
+    # staff alone moderates nothing; the match names its moderators when created
+    client.force_login(User.objects.create_user("staff", password="pw-123456", is_staff=True))
+    assert (
+        client.post(
+            url, {"type": "pause", "reason": "x"}, content_type="application/json"
+        ).status_code
+        == 403
+    )
+    mod = User.objects.create_user("mod", password="pw-123456")
+    match = services.create_match(
+        "doubting-love-letter", ["ana", "ben"], moderators=[mod.pk], rng=random.Random(3)
+    )
+    url = f"/api/matches/{match.pk}/moderate"
+    client.force_login(mod)
     assert client.post(url, {"type": "pause"}, content_type="application/json").status_code == 400
     resp = client.post(
         url, {"type": "pause", "reason": "stream down"}, content_type="application/json"

@@ -217,8 +217,8 @@ def test_a_request_while_the_database_is_away_gets_a_503_that_says_so(client, mo
     resp = client.get("/api/matches/")
     assert resp.status_code == 503
     assert resp["Retry-After"] == "5"
-    assert "database is unavailable" in resp.json()["error"]
-    assert "127.0.0.1" not in resp.json()["error"]
+    assert "database is unavailable" in resp.json()["message"]
+    assert "127.0.0.1" not in resp.json()["message"]
 
 
 def test_a_worker_survives_redis_going_away_with_messages_unacked():

@@ -53,7 +53,7 @@ def test_settings_refuse_production_without_a_secret_key(tmp_path):
 
     root = Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SECRET_KEY"}
-    env.update(DJANGO_DEBUG="0", VAR_DIR=str(tmp_path))
+    env.update(DJANGO_DEBUG="0", VAR_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="config.settings")
     proc = subprocess.run(
         [sys.executable, "manage.py", "check"], cwd=root, env=env, capture_output=True, text=True
     )

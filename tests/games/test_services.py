@@ -6,7 +6,7 @@ import random
 import time
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.core.management import call_command
 
 from eventlog.models import StoredEvent
@@ -184,6 +184,11 @@ def test_organizer_creates_a_match_with_its_time_control(client):
     }
     assert client.post("/api/matches/", body, content_type="application/json").status_code == 401
     staff = User.objects.create_user("olga", password="pw-123456", is_staff=True)
+    client.force_login(staff)
+    refused = client.post("/api/matches/", body, content_type="application/json")
+    assert refused.status_code == 403 and "games.add_match" in refused.json()["error"]
+    staff.user_permissions.add(Permission.objects.get(codename="add_match"))
+    staff = User.objects.get(pk=staff.pk)  # a fresh permission cache
     client.force_login(staff)
     resp = client.post(
         "/api/matches/", {**body, "options": {"decision_s": -5}}, content_type="application/json"

@@ -2,6 +2,7 @@
 disputes carried out on matches and brackets, roles refused."""
 
 import random
+import time
 
 import pytest
 from django.contrib.auth.models import User
@@ -11,6 +12,7 @@ from eventlog.store import read
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.models import Match
+from games.visibility import NotVisibleYet
 from tournaments import autopilot, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
@@ -526,8 +528,12 @@ def test_seed_demo_builds_a_living_show():
     finished = ShowRecord.objects.get(name__contains="finished")
     assert finished.status == "finished" and finished.champion
     final = Match.objects.get(show_stream=finished.stream, kind="final")
-    # the finished final's replay is open to anyone, every card revealed
-    replay = match_services.history_for(final, match_services.SPECTATOR_VIEW)
+    # the finished final's replay opens to anyone once its end is older than
+    # the show's delay (5 minutes), every card revealed; before that, nothing
+    with pytest.raises(NotVisibleYet):
+        match_services.history_for(final, match_services.SPECTATOR_VIEW)
+    later = time.time() + 301
+    replay = match_services.history_for(final, match_services.SPECTATOR_VIEW, now=later)
     full = match_services.history_for(final, match_services.MODERATOR_VIEW)
     assert replay == full
     live = ShowRecord.objects.get(name__contains="live")

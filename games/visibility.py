@@ -1,0 +1,208 @@
+"""Who sees what of a match, and as of when: the one visibility policy.
+
+Every page, endpoint, socket and export asks this module; nothing else
+decides. For a viewer, a stream and a moment it answers which events and
+which view they may have:
+
+- a seated player: their own seat's view, live (the full replay at the end);
+- the match's moderators (a show's organizer and appointed moderators; for a
+  match outside any show, those named when it was created): the omniscient
+  view, live; each opening of a live show match is recorded on the show;
+- everyone else: the public view as of ``now - spectator_delay_s`` (the
+  omniscient one under the show's policy "everything"); the full replay once
+  the end is older than the delay and the result is settled.
+
+A match knows nothing of its show: the show facts come from a provider that
+the tournaments app registers at startup (``register_show_provider``).
+``is_staff`` grants nothing here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+from django.http import Http404
+
+from games.core.protocol import MODERATOR, MODERATOR_VIEW, SEAT, SPECTATOR_VIEW, Viewer
+
+PUBLIC = "public"
+EVERYTHING = "everything"
+
+
+@dataclass(frozen=True)
+class ShowFacts:
+    """What the policy needs to know of a show (ids, never usernames)."""
+
+    organizer_ids: frozenset[int]
+    moderator_ids: frozenset[int]
+    spectator_delay_s: float
+    spectator_policy: str  # PUBLIC | EVERYTHING
+
+
+class ShowProvider(Protocol):
+    def show_facts(self, show_stream: str) -> ShowFacts | None: ...
+
+    def result_settled(self, show_stream: str, match_stream: str) -> bool: ...
+
+    def record_omniscient_view(
+        self, show_stream: str, user, match_stream: str, *, now: float | None = None
+    ) -> None: ...
+
+
+_provider: ShowProvider | None = None
+
+
+def clock() -> float:
+    """The moment a read is made, unless the caller gives one (tests set it)."""
+    return time.time()
+
+
+def register_show_provider(provider: ShowProvider | None) -> ShowProvider | None:
+    """Install the show facts provider; returns the one it replaces."""
+    global _provider
+    previous, _provider = _provider, provider
+    return previous
+
+
+def show_facts(show_stream: str) -> ShowFacts | None:
+    if not show_stream or _provider is None:
+        return None
+    return _provider.show_facts(show_stream)
+
+
+class NotVisibleYet(Http404):
+    """The match exists, but not yet for this viewer (it is behind the delay)."""
+
+
+@dataclass(frozen=True)
+class MatchFacts:
+    show_stream: str
+    moderator_ids: frozenset[int]
+    spectator_delay_s: float
+    spectator_policy: str
+
+
+def match_facts(match) -> MatchFacts:
+    """A show match takes its moderators, delay and policy from its show; any
+    other match from its creation record (moderators, spectator_delay_s)."""
+    if match.show_stream:
+        facts = show_facts(match.show_stream)
+        if facts is not None:
+            return MatchFacts(
+                match.show_stream,
+                facts.organizer_ids | facts.moderator_ids,
+                float(facts.spectator_delay_s),
+                facts.spectator_policy,
+            )
+    # not a show's (a bracket's, or none): what its creation record says
+    from eventlog.store import read
+
+    created = read(match.stream)[:1]
+    data = created[0].data if created else {}
+    return MatchFacts(
+        "",
+        frozenset(int(u) for u in data.get("moderators") or () if isinstance(u, int)),
+        float(data.get("spectator_delay_s") or 0),
+        data.get("spectator_policy") or PUBLIC,
+    )
+
+
+def _user_id(user) -> int | None:
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return user.pk
+
+
+def viewer_of(match, user, facts: MatchFacts | None = None) -> Viewer:
+    """The seat a user holds, else moderator if they moderate it, else spectator."""
+    uid = _user_id(user)
+    if uid is None:
+        return SPECTATOR_VIEW
+    holder = match.holders.filter(user_id=uid).order_by("seat").first()
+    if holder is not None:
+        return Viewer.of_seat(holder.seat)
+    facts = facts or match_facts(match)
+    return MODERATOR_VIEW if uid in facts.moderator_ids else SPECTATOR_VIEW
+
+
+def is_moderator(match, user) -> bool:
+    uid = _user_id(user)
+    return uid is not None and uid in match_facts(match).moderator_ids
+
+
+def recorded(row) -> float:
+    return row.recorded_at.timestamp()
+
+
+@dataclass(frozen=True)
+class Window:
+    """What a viewer may have of a match: the rows (recorded at or before
+    ``cut``, every row when ``cut`` is None), whose view of their fold, and
+    whether that is the full replay."""
+
+    rows: list
+    see_as: Viewer
+    cut: float | None
+    replay: bool
+
+
+def window(match, viewer: Viewer, rows: list, *, fold, now: float | None = None) -> Window:
+    """The policy for one match. ``rows`` are the stream's stored rows,
+    ``fold(rows)`` their series state; ``viewer`` comes from ``viewer_of``.
+    Raises NotVisibleYet when nothing of the match is old enough yet."""
+    finished_now = fold(rows).finished and match.status != "void"
+    if viewer.kind == MODERATOR:
+        return Window(rows, MODERATOR_VIEW, None, finished_now)
+    if viewer.kind == SEAT:
+        # players see the replay the moment the match ends
+        return Window(rows, MODERATOR_VIEW if finished_now else viewer, None, finished_now)
+    facts = match_facts(match)
+    now = clock() if now is None else now
+    cut = now - facts.spectator_delay_s
+    seen = [r for r in rows if recorded(r) <= cut]
+    if not any(r.type != "match_created" for r in seen):
+        start = next((recorded(r) for r in rows if r.type != "match_created"), cut)
+        raise NotVisibleYet(
+            f"spectators see this match {facts.spectator_delay_s:g} s late: "
+            f"come back in {max(1, int(start - cut) + 1)} s"
+        )
+    replay = (
+        finished_now
+        and fold(seen).finished
+        and (not facts.show_stream or _settled(facts.show_stream, match.stream))
+    )
+    everything = replay or facts.spectator_policy == EVERYTHING
+    return Window(seen, MODERATOR_VIEW if everything else SPECTATOR_VIEW, cut, replay)
+
+
+def _settled(show_stream: str, match_stream: str) -> bool:
+    return _provider is not None and _provider.result_settled(show_stream, match_stream)
+
+
+def record_opening(match, user, viewer: Viewer, *, now: float | None = None) -> None:
+    """An omniscient opening of a live show match is an event on the show."""
+    if viewer.kind != MODERATOR or match.status != "live" or _user_id(user) is None:
+        return
+    if _provider is not None and show_facts(match.show_stream) is not None:
+        _provider.record_omniscient_view(match.show_stream, user, match.stream, now=now)
+
+
+# ---- shows --------------------------------------------------------------------
+def show_cut(show_stream: str, user, *, live_for: frozenset[int] = frozenset(), now=None):
+    """The moment up to which ``user`` sees a show: None (live) for its
+    organizer and moderators and for the ids in ``live_for`` (its active
+    entrants, who act in it); everyone else ``now - spectator_delay_s``."""
+    facts = show_facts(show_stream)
+    uid = _user_id(user)
+    if facts is not None and uid is not None:
+        if uid in facts.organizer_ids | facts.moderator_ids | live_for:
+            return None
+    delay = facts.spectator_delay_s if facts is not None else 300.0
+    return (clock() if now is None else now) - delay
+
+
+def show_policy(show_stream: str) -> str:
+    facts = show_facts(show_stream)
+    return facts.spectator_policy if facts is not None else PUBLIC
