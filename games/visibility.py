@@ -75,6 +75,10 @@ def show_facts(show_stream: str) -> ShowFacts | None:
 class NotVisibleYet(Http404):
     """The match exists, but not yet for this viewer (it is behind the delay)."""
 
+    @property
+    def public_message(self) -> str:
+        return str(self)
+
 
 @dataclass(frozen=True)
 class MatchFacts:

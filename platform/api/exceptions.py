@@ -63,7 +63,9 @@ def handle(exc, context):
     if isinstance(exc, RequestDataTooBig):  # Django's own limit, met while DRF reads the body
         exc = TooLarge(f"the body is larger than {max_body_bytes()} bytes")
     elif isinstance(exc, Http404):
-        exc = exceptions.NotFound(MESSAGES["not_found"])
+        # words meant for the caller (e.g. "spectators see this match 300 s late") are
+        # kept; Django's own ("No Match matches the given query.") are not
+        exc = exceptions.NotFound(getattr(exc, "public_message", None) or MESSAGES["not_found"])
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or MESSAGES["permission_denied"])
     if not isinstance(exc, exceptions.APIException):

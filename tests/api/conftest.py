@@ -28,9 +28,23 @@ def staff(db):
 
 
 @pytest.fixture
-def match(ana):
+def organizer(db):
+    """May create matches (games.add_match) and moderates the match below."""
+    from django.contrib.auth.models import Permission
+
+    user = User.objects.create_user("orla")
+    user.user_permissions.add(Permission.objects.get(codename="add_match"))
+    return user
+
+
+@pytest.fixture
+def match(ana, organizer):
     return services.create_match(
-        "love-me-not", ["ana", "ben"], holders={"ana": ana.pk}, rng=random.Random(4)
+        "love-me-not",
+        ["ana", "ben"],
+        holders={"ana": ana.pk},
+        moderators=[organizer.pk],
+        rng=random.Random(4),
     )
 
 

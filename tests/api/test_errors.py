@@ -24,16 +24,16 @@ def json_posts(match):
     ]
 
 
-def allowed(url, ana, staff):
-    return ana if url.endswith("/commands") else staff
+def allowed(url, ana, organizer):
+    return ana if url.endswith("/commands") else organizer
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("where", ["body", "inside a field"])
-def test_deep_nesting_is_refused_on_every_json_post(as_user, post, match, ana, staff, where):
+def test_deep_nesting_is_refused_on_every_json_post(as_user, post, match, ana, organizer, where):
     before = written()
     for url, body in json_posts(match):
-        client = as_user(allowed(url, ana, staff))
+        client = as_user(allowed(url, ana, organizer))
         if where == "body":
             raw = DEEP
         else:
@@ -65,11 +65,11 @@ def test_brackets_inside_strings_do_not_count(as_user, post, match, ana):
 
 
 @pytest.mark.django_db
-def test_a_body_too_large_is_refused(as_user, post, match, ana, staff, settings):
+def test_a_body_too_large_is_refused(as_user, post, match, ana, organizer, settings):
     before = written()
     for url, _ in json_posts(match):
         big = '{"pad": "%s"}' % ("x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 10))
-        resp = post(as_user(allowed(url, ana, staff)), url, big)
+        resp = post(as_user(allowed(url, ana, organizer)), url, big)
         assert resp.status_code == 413, (url, resp.status_code)
         assert resp.json()["code"] == "too_large"
     assert written() == before
@@ -209,10 +209,10 @@ def test_an_unknown_api_address_is_a_json_404(client, path):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("seconds", [1.0131541347227182e308, 1e12, 86401, 0, -5])
-def test_added_time_is_bounded(as_user, post, match, staff, seconds):
+def test_added_time_is_bounded(as_user, post, match, organizer, seconds):
     before = written()
     resp = post(
-        as_user(staff),
+        as_user(organizer),
         f"/api/matches/{match.pk}/moderate",
         {"type": "add_time", "reason": "x", "seconds": seconds},
     )

@@ -46,8 +46,8 @@ UNLIMITED = {
 @pytest.mark.django_db
 @override_settings(REST_FRAMEWORK=UNLIMITED)
 @pytest.mark.parametrize("endpoint", ["commands", "moderate", "create"])
-def test_no_body_is_a_server_error(as_user, match, ana, staff, endpoint):
-    client = as_user(ana if endpoint == "commands" else staff)
+def test_no_body_is_a_server_error(as_user, match, ana, organizer, endpoint):
+    client = as_user(ana if endpoint == "commands" else organizer)
     url = "/api/matches/" if endpoint == "create" else f"/api/matches/{match.pk}/{endpoint}"
 
     @FUZZ

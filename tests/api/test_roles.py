@@ -9,12 +9,18 @@ from games import services
 from games.core.protocol import MODERATOR, SEAT
 from games.models import Match
 
-CALLERS = ["anonymous", "other", "seated", "staff"]
+CALLERS = ["anonymous", "other", "seated", "staff", "organizer"]
 
 
 @pytest.fixture
-def callers(ana, other, staff):
-    return {"anonymous": None, "other": other, "seated": ana, "staff": staff}
+def callers(ana, other, staff, organizer):
+    return {
+        "anonymous": None,
+        "other": other,
+        "seated": ana,
+        "staff": staff,
+        "organizer": organizer,
+    }
 
 
 def kind_of(match, user):
@@ -113,7 +119,7 @@ def test_creating_a_match(as_user, post, callers, match, caller):
     resp = post(as_user(user), "/api/matches/", {"game": "love-me-not", "seats": ["a", "b"]})
     if user is None:
         assert resp.status_code == 401 and resp.json()["code"] == "not_authenticated"
-    elif user.is_staff:
+    elif user.has_perm("games.add_match"):
         assert resp.status_code == 201 and resp.json()["game"] == "love-me-not"
         return
     else:
@@ -124,8 +130,8 @@ def test_creating_a_match(as_user, post, callers, match, caller):
 
 
 @pytest.mark.django_db
-def test_creating_a_match_refuses_bad_input_with_its_reason(as_user, post, staff):
-    client = as_user(staff)
+def test_creating_a_match_refuses_bad_input_with_its_reason(as_user, post, organizer):
+    client = as_user(organizer)
     resp = post(client, "/api/matches/", {"game": "love-me-not", "seats": ["solo"]})
     assert resp.status_code == 400
     assert resp.json()["code"] == "invalid" and "seats" in resp.json()["fields"]
@@ -170,19 +176,19 @@ def test_the_games_registry(client):
         ({"seats": [str(i) for i in range(9)]}, "seats"),
     ],
 )
-def test_creating_a_match_bounds_its_input(as_user, post, staff, extra, field):
+def test_creating_a_match_bounds_its_input(as_user, post, organizer, extra, field):
     body = {"game": "love-me-not", "seats": ["ana", "ben"], **extra}
-    resp = post(as_user(staff), "/api/matches/", body)
+    resp = post(as_user(organizer), "/api/matches/", body)
     assert resp.status_code == 400, resp.content
     assert resp.json()["code"] == "invalid" and field in resp.json()["fields"]
     assert not Match.objects.exists()
 
 
 @pytest.mark.django_db
-def test_a_match_is_created_with_a_person_and_a_bot(as_user, post, staff, ana):
+def test_a_match_is_created_with_a_person_and_a_bot(as_user, post, organizer, ana):
     body = {"game": "love-me-not", "seats": ["ana", "ben"]}
     body["holders"] = {"ana": ana.pk, "ben": "bot:random"}
-    resp = post(as_user(staff), "/api/matches/", body)
+    resp = post(as_user(organizer), "/api/matches/", body)
     assert resp.status_code == 201, resp.content
     match = Match.objects.get(pk=resp.json()["id"])
     assert services.viewer_for(match, ana).seat == "ana"

@@ -49,9 +49,9 @@ def test_each_token_and_each_user_has_its_own_count(as_user, token_client, post,
 
 @pytest.mark.django_db
 @override_settings(REST_FRAMEWORK=TIGHT)
-def test_moderation_is_limited_too(as_user, post, match, staff):
+def test_moderation_is_limited_too(as_user, post, match, organizer):
     url = f"/api/matches/{match.pk}/moderate"
-    client = as_user(staff)
+    client = as_user(organizer)
     codes = [post(client, url, {"type": "resume", "reason": "x"}).status_code for _ in range(4)]
     assert codes[-1] == 429 and 429 not in codes[:3]
 

@@ -186,7 +186,7 @@ def test_organizer_creates_a_match_with_its_time_control(client):
     staff = User.objects.create_user("olga", password="pw-123456", is_staff=True)
     client.force_login(staff)
     refused = client.post("/api/matches/", body, content_type="application/json")
-    assert refused.status_code == 403 and "games.add_match" in refused.json()["error"]
+    assert refused.status_code == 403 and "games.add_match" in refused.json()["message"]
     staff.user_permissions.add(Permission.objects.get(codename="add_match"))
     staff = User.objects.get(pk=staff.pk)  # a fresh permission cache
     client.force_login(staff)
@@ -211,12 +211,13 @@ T0 = 1_000_000.0
 LMN_30 = {"decision_s": 30, "first_to": 1}
 
 
-def lmn_match(holders=None, seed=7, now=T0):
+def lmn_match(holders=None, seed=7, now=T0, moderators=()):
     return services.create_match(
         "love-me-not",
         ["ana", "ben"],
         options=LMN_30,
         holders=holders if holders is not None else {s: "bot:heuristic" for s in ("ana", "ben")},
+        moderators=moderators,
         rng=random.Random(seed),
         now=now,
     )
@@ -385,9 +386,9 @@ def test_add_time_beyond_a_day_is_refused_while_paused_and_resume_still_works():
 
 @pytest.mark.django_db
 def test_moderate_api_refuses_a_huge_add_time_and_the_match_resumes(client):
-    staff = User.objects.create_user("mia", password="pw-123456", is_staff=True)
-    client.force_login(staff)
-    match = lmn_match(now=time.time())  # the API runs on the real clock
+    mia = User.objects.create_user("mia", password="pw-123456")
+    client.force_login(mia)
+    match = lmn_match(now=time.time(), moderators=[mia.pk])  # the API runs on the real clock
     url = f"/api/matches/{match.pk}/moderate"
     resp = client.post(url, {"type": "pause", "reason": "lag"}, content_type="application/json")
     assert resp.status_code == 201, resp.content
@@ -428,7 +429,8 @@ def test_create_match_refuses_an_unknown_holder(holder, words):
 @pytest.mark.django_db
 @pytest.mark.parametrize("holder,words", BAD_HOLDERS, ids=[repr(h) for h, _ in BAD_HOLDERS])
 def test_create_match_api_answers_400_for_an_unknown_holder(client, holder, words):
-    staff = User.objects.create_user("olga", password="pw-123456", is_staff=True)
+    staff = User.objects.create_user("olga", password="pw-123456")
+    staff.user_permissions.add(Permission.objects.get(codename="add_match"))
     client.force_login(staff)
     body = {"game": "love-me-not", "seats": ["ana", "ben"], "holders": {"ana": holder}}
     resp = client.post("/api/matches/", body, content_type="application/json")
@@ -449,6 +451,8 @@ def test_a_show_ruling_voids_through_the_service_and_is_refused_mid_move():
     from tournaments import show_services as ss
 
     rng = random.Random(8)
+    User.objects.create_user("olga")
+    User.objects.create_user("mia")  # only an account can moderate
     mod = ss.Acting("mia", shows.MODERATOR)
     stream = ss.create_show(
         name="Night",

@@ -80,9 +80,19 @@ def test_pausing_a_match(client, world, role, where):
         assert resp.status_code == 201, resp.content
         assert read(match.stream)[-1].type == "clock_paused"
     else:
-        assert resp.status_code == 403
-        assert "only a moderator of this match" in resp.json()["error"]
+        refused(resp, role, "only a moderator of this match")
         assert len(read(match.stream)) == before
+
+
+def refused(resp, role, words):
+    """Anonymous callers are asked to log in (401); everyone else is told
+    which role the action needs (403)."""
+    body = resp.json()
+    if role == "anonymous":
+        assert resp.status_code == 401 and body["code"] == "not_authenticated", resp.content
+    else:
+        assert resp.status_code == 403 and body["code"] == "permission_denied", resp.content
+        assert words in body["message"]
 
 
 @pytest.mark.parametrize("where", ["show", "no_show"])
@@ -100,7 +110,7 @@ def test_sending_a_move(client, world, role, where):
     if role == "player":
         assert resp.status_code == 422  # past the role check, refused by the rules
     else:
-        assert resp.status_code == 403 and "seated player" in resp.json()["error"]
+        refused(resp, role, "seated player")
     assert len(read(match.stream)) == before
 
 
@@ -124,5 +134,5 @@ def test_creating_a_match(client, world, role):
         assert data["moderators"] == [u[role].pk] and data["spectator_delay_s"] == 30
         assert services.viewer_for(created, u[role]).kind == "moderator"
     else:
-        assert resp.status_code == 403 and "games.add_match" in resp.json()["error"]
+        refused(resp, role, "games.add_match")
         assert services.Match.objects.count() == before
