@@ -30,7 +30,8 @@ def match_page(request, pk):
     """The table: the full page, or (htmx) the fragment alone; a poll that
     names the version already shown gets 204 and nothing is swapped."""
     match = get_object_or_404(Match, pk=pk)
-    viewer = services.viewer_for(match, request.user)
+    # a moderator's opening of a live match is recorded once, not at every poll
+    viewer = services.viewer_for(match, request.user, record=not request.htmx)
     at = request.GET.get("at_version")
     if at is not None and not (at.isascii() and at.isdigit()):
         return HttpResponseBadRequest("at_version must be a version number")
@@ -58,7 +59,7 @@ def match_command(request, pk):
     rules. htmx gets the fragment back (with the refusal beside the
     control, status 422); a plain form is redirected to the page."""
     match = get_object_or_404(Match, pk=pk)
-    viewer = services.viewer_for(match, request.user)
+    viewer = services.viewer_for(match, request.user, record=False)
     if viewer.kind != SEAT:
         return _refuse(
             request, match, None, "only a seated player may make moves in this match", 403
@@ -91,7 +92,7 @@ def _refuse(request, match, key, message, status):
     if not request.htmx:
         messages.error(request, message)
         return redirect("games:match", pk=match.pk)
-    viewer = services.viewer_for(match, request.user)
+    viewer = services.viewer_for(match, request.user, record=False)
     table = table_for(match, viewer)
     table.errors[key or ""] = message
     return _render_table(request, table, status=status)

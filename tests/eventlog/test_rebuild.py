@@ -44,9 +44,10 @@ def everything():
         "matches": rows(Match, ["id"], drop=()),
         "holders": rows(SeatHolder, ["match_id", "seat"]),
         "notes": rows(Notification, ["match_id", "user_id"]),
-        "brackets": rows(BracketRecord, ["id"], drop=()),
+        # the kept fold and its token are a cache of the log, not a read of it
+        "brackets": rows(BracketRecord, ["id"], drop=("folded", "fold_token")),
         "series": rows(BracketSeriesRecord, ["bracket_id", "position"]),
-        "shows": rows(ShowRecord, ["id"], drop=()),
+        "shows": rows(ShowRecord, ["id"], drop=("folded", "fold_token")),
         "entrants": rows(ShowEntrantRecord, ["show_id", "position"]),
         "items": rows(ItemRecord, ["show_id", "item_id"]),
         "urls": sorted(
