@@ -117,7 +117,8 @@ class Control:
         out: dict[str, Any] = {"type": self.type, **self.fixed}
         for f in self.fields:
             raw = form.get(f.name)
-            if raw is None or raw == "":
+            # an empty value is a choice only where one is offered ("nobody")
+            if raw is None or (raw == "" and not any(c.value == "" for c in f.choices)):
                 raise BadForm(f"choose {f.label.lower()}")
             raw = str(raw).strip()
             if f.choices:

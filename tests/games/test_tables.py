@@ -4,6 +4,7 @@ words never shows a card its viewer may not see."""
 
 import json
 import random
+import re
 import time
 
 import pytest
@@ -186,7 +187,8 @@ def _play_through_page(game, seats, options, seed, check_every=1, items=None, pr
             {"control": control.key, **form},
             HTTP_HX_REQUEST="true",
         )
-        assert resp.status_code == 200, (control, form, resp.content[-400:])
+        refusal = re.findall(rb'class="error" role="alert">([^<]*)', resp.content)
+        assert resp.status_code == 200, (control.key, form, refusal)
         assert b'id="table"' in resp.content
         assert services.load(match).version > before, (control, form)
     else:
@@ -450,6 +452,12 @@ def test_a_control_builds_only_what_it_offers():
     with pytest.raises(BadForm, match="not one of the choices"):
         play.command({"claim": "8", "card": "8"})
     assert sorted(c["claim"] for c in play.commands()) == ["3", "5"]
+    # an offered empty choice ("nobody") is a choice; an empty value elsewhere is not
+    deny = Field("deny", "Deny", (Choice("", "nobody", {}), Choice("8", "Princess")))
+    rig = Control("rig", "use_item", "Rig", {"item": "deck_rigging"}, (deny,))
+    assert rig.command({"deny": ""}) == {"type": "use_item", "item": "deck_rigging"}
+    with pytest.raises(BadForm, match="choose claim"):
+        play.command({"claim": ""})
 
 
 def _spelled_on_page(card):
