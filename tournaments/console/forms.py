@@ -241,6 +241,12 @@ class _Step(forms.Form):
     confirm_needed = False
     confirm = forms.BooleanField(required=False, label="I understand this cannot be undone")
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        confirm = self.fields.pop("confirm")
+        if self.confirm_needed:
+            self.fields["confirm"] = confirm  # last, beside the button
+
     def clean(self):
         data = super().clean()
         if self.confirm_needed and not data.get("confirm"):
