@@ -238,3 +238,35 @@ def test_players_and_anonymous_may_not_use_the_console(client, alice, org_client
     assert resp.status_code == 403 and Event.objects.count() == before
     resp = client.post(reverse("console:show_new"), _show_form([alice]))
     assert resp.status_code == 403 and b"games.add_match" in resp.content
+
+
+def test_the_console_shows_who_is_waited_on_and_extends_their_deadline(org_client, alice):
+    org_client.post(reverse("console:show_new"), _show_form([alice], step_deadline_s=3600))
+    record = ShowRecord.objects.get()
+    ranking = "alice\nbot-1\nbot-2\nbot-3"  # alice wins alone: she owes a token gift
+    assert (
+        _post_step(org_client, record, "ranking", {"ranking": ranking, "confirm": "on"}).status_code
+        == 302
+    )
+    state, _, _ = show_services.load(record.stream)
+    owed = [d for d in shows.pending(state) if d.seat == "alice"]
+    assert [d.kind for d in owed] == ["give_token"] and owed[0].deadline
+    page = org_client.get(reverse("console:show", args=[record.pk]))
+    assert b"<b>alice</b>: give_token" in page.content
+    assert f'data-deadline="{owed[0].deadline:.3f}"'.encode() in page.content
+
+    resp = _post_step(
+        org_client,
+        record,
+        "extend",
+        {"step": "give_token", "seconds": 600, "entrant": "alice", "reason": "network trouble"},
+    )
+    assert resp.status_code == 302
+    state, _, _ = show_services.load(record.stream)
+    after = next(d for d in shows.pending(state) if d.seat == "alice")
+    assert after.deadline == owed[0].deadline + 600
+    # a step no one owes is refused in the service's words
+    resp = _post_step(
+        org_client, record, "extend", {"step": "nominate", "seconds": 60, "reason": "x"}
+    )
+    assert resp.status_code == 400 and b"no deadline for nominate is running" in resp.content
