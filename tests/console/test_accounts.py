@@ -111,3 +111,11 @@ def test_password_reset_sends_an_email_with_a_working_link(client, alice):
 def test_password_reset_for_an_unknown_address_sends_nothing(client, alice):
     resp = client.post(reverse("password_reset"), {"email": "nobody@example.com"})
     assert resp.status_code == 302 and mail.outbox == []
+
+
+def test_the_console_link_shows_for_organizers_only(client, organizer, alice):
+    console = reverse("console:index").encode()
+    client.force_login(alice)
+    assert console not in client.get(reverse("home")).content
+    client.force_login(organizer)
+    assert console in client.get(reverse("home")).content
