@@ -22,7 +22,9 @@ install: $(STAMP)
 
 # `make run` serves without DEBUG (no debug pages), over plain http, with a
 # secret key of this machine's own, made once in var/
-LOCAL_ENV = DJANGO_DEBUG=0 DJANGO_HTTPS=0 LOG_FORMAT=plain DJANGO_SECRET_KEY="$$(cat var/secret_key)"
+LOCAL_ENV = DJANGO_DEBUG=0 DJANGO_HTTPS=0 LOG_FORMAT=plain \
+	EMAIL_BACKEND=django.core.mail.backends.console.EmailBackend \
+	DJANGO_SECRET_KEY="$$(cat var/secret_key)"
 
 var/secret_key:
 	@mkdir -p var && umask 077 && $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@

@@ -16,6 +16,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/", include("django.contrib.auth.urls")),  # password change and reset
+    path("console/", include("tournaments.console.urls")),
     path("games/", include("games.urls")),
     path("shows/", include("tournaments.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

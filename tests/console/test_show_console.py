@@ -1,0 +1,272 @@
+"""The organizer runs a show from the browser: created by the form, run round
+by round through the console's POSTs to a champion (bots hold three seats and
+play the matches; the one person's own steps go through the show service)."""
+
+import random
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from eventlog.models import StoredEvent as Event
+from games import services as match_services
+from games.models import Match
+from tournaments import autopilot, show_services, shows
+from tournaments.models import ShowRecord
+
+FAST = ["higher-lower", "love-letter", "love-me-not"]
+
+
+def _show_form(players, **over):
+    data = {
+        "name": "Friday Night",
+        "players": [p.pk for p in players],
+        "bots": 3,
+        "bot_kind": "heuristic",
+        "rounds": "",
+        "game_pool": FAST,
+        "game_pick": "organizer",
+        "death_match_first_to": 1,
+        "final_game": "higher-lower",
+        "final_first_to": 1,
+        "candidates_per_round": 1,
+        "candidate_rule": "last",
+        "step_deadline_s": 0,
+        "spectator_delay_s": 0,
+        "spectator_policy": "public",
+    }
+    data.update(over)
+    return data
+
+
+def _persons_step(stream, user, decision, rng):
+    """What the one person decides (as a player would on the show page)."""
+    state, _, _ = show_services.load(stream)
+    rnd = shows.current_round(state)
+    if decision.kind == "give_token":
+        cmd = {"type": "give_token", "to": shows.gift_options(state, rnd)[0]}
+    elif decision.kind == "nominate":
+        cmd = {"type": "nominate", "dmo": shows.dmo_options(state, rnd, decision.seat)[0]}
+    elif decision.kind == "choose_candidate":
+        _forced, pool, n = shows.candidate_split(state, rnd)
+        cmd = {"type": "choose_candidate", "candidates": list(pool)[:n]}
+    else:
+        duel = next(d for d in rnd.duels if decision.seat in (d.candidate, d.dmo))
+        cmd = {"type": "ban_game", "game": shows.ban_options(state, duel)[0]}
+    show_services.command(stream, cmd, show_services.acting_for(stream, user))
+
+
+def _post_step(client, record, kind, data):
+    url = reverse("console:step", args=[record.pk, kind])
+    return client.post(url, {f"{kind}-{k}": v for k, v in data.items()})
+
+
+def test_the_organizer_runs_a_four_entrant_show_to_a_champion(org_client, organizer, alice):
+    resp = org_client.post(reverse("console:show_new"), _show_form([alice]))
+    assert resp.status_code == 302
+    record = ShowRecord.objects.get()
+    assert resp["Location"] == reverse("console:show", args=[record.pk])
+    stream = record.stream
+    state, _, holders = show_services.load(stream)
+    assert state.entrants == ("alice", "bot-1", "bot-2", "bot-3") or list(state.entrants) == [
+        "alice",
+        "bot-1",
+        "bot-2",
+        "bot-3",
+    ]
+    assert holders == {
+        "alice": alice.pk,
+        "bot-1": "bot:heuristic",
+        "bot-2": "bot:heuristic",
+        "bot-3": "bot:heuristic",
+    }
+    assert state.organizer_id == organizer.pk
+    assert org_client.get(reverse("console:show", args=[record.pk])).status_code == 200
+
+    rng = random.Random(7)
+    t = 1_000.0
+    rankings = pickings = 0
+    for _ in range(200):
+        state, _, _ = show_services.load(stream)
+        if state.champion:
+            break
+        pending = shows.pending(state)
+        mine = [d for d in pending if d.seat == state.organizer]
+        person = [d for d in pending if d.seat == "alice"]
+        if mine:
+            d = mine[0]
+            if d.kind == "enter_ranking":
+                page = org_client.get(reverse("console:show", args=[record.pk]))
+                assert b"enter_ranking" in page.content  # the console says who is waited on
+                ranking = "\n".join(shows.active(state))  # alice first: alone on top
+                resp = _post_step(
+                    org_client, record, "ranking", {"ranking": ranking, "confirm": "on"}
+                )
+                rankings += 1
+            elif d.kind == "pick_game":
+                rnd = shows.current_round(state)
+                duel = next(x for x in rnd.duels if x.dmo and not x.game)
+                resp = _post_step(
+                    org_client,
+                    record,
+                    "pick_game",
+                    {"candidate": duel.candidate, "game": "higher-lower"},
+                )
+                pickings += 1
+            else:
+                resp = _post_step(org_client, record, "add_round", {"round_title": "Extra"})
+            assert resp.status_code == 302, resp.content.decode()[:2000]
+        elif person:
+            _persons_step(stream, alice, person[0], rng)
+        elif autopilot.step(stream, rng, organizer=False, now=t):
+            pass
+        else:
+            live = Match.objects.filter(show_stream=stream, status="live")
+            assert live.exists(), f"the show waits on nothing: {pending}"
+            for match in live:
+                t = match_services.run_bots(match, start=t, rng=rng)
+    state, _, _ = show_services.load(stream)
+    assert state.champion in state.entrants
+    assert rankings >= 1 and pickings >= 1
+    record.refresh_from_db()
+    assert record.status == "finished" and record.champion == state.champion
+    page = org_client.get(reverse("console:show", args=[record.pk]))
+    assert f"Champion: <b>{state.champion}</b>".encode() in page.content
+    assert Match.objects.filter(show_stream=stream, kind="final").count() == 1
+
+
+@pytest.mark.parametrize(
+    "over, field, words",
+    [
+        ({"spectator_delay_s": -5}, "spectator_delay_s", "spectator_delay_s must be a whole"),
+        ({"game_pool": []}, "game_pool", "game_pool must be a non-empty list"),
+        ({"bots": 0}, "players", "a show needs at least two entrants"),
+        (
+            {"game_pick": "pool_with_bans", "game_pool": ["love-letter"]},
+            "game_pool",
+            "needs at least three games",
+        ),
+    ],
+)
+def test_show_form_errors_show_the_services_words_and_write_nothing(
+    org_client, alice, over, field, words
+):
+    before = Event.objects.count()
+    resp = org_client.post(reverse("console:show_new"), _show_form([alice], **over))
+    assert resp.status_code == 400
+    assert words in " ".join(resp.context["form"].errors.get(field, []))
+    assert words.encode() in resp.content
+    assert Event.objects.count() == before and not ShowRecord.objects.exists()
+
+
+def _created(org_client, alice):
+    org_client.post(reverse("console:show_new"), _show_form([alice]))
+    return ShowRecord.objects.get()
+
+
+def test_a_refused_step_shows_the_rule_and_writes_nothing(org_client, alice):
+    record = _created(org_client, alice)
+    version = record.version
+    resp = _post_step(org_client, record, "ranking", {"ranking": "alice\nnobody", "confirm": "on"})
+    assert resp.status_code == 400
+    assert resp.context["steps"]["ranking"].non_field_errors()
+    record.refresh_from_db()
+    assert record.version == version
+
+
+def test_steps_that_cannot_be_undone_ask_for_confirmation(org_client, alice):
+    record = _created(org_client, alice)
+    User.objects.create_user("mo", password="pw-mo-12345")
+    assert _post_step(org_client, record, "appoint", {"username": "mo"}).status_code == 302
+    state, _, _ = show_services.load(record.stream)
+    assert "mo" in state.moderators
+    resp = _post_step(org_client, record, "remove", {"username": "mo", "reason": "rota"})
+    assert resp.status_code == 400 and b"tick the box to confirm" in resp.content
+    assert "mo" in show_services.load(record.stream)[0].moderators
+    resp = _post_step(
+        org_client, record, "remove", {"username": "mo", "reason": "rota", "confirm": "on"}
+    )
+    assert resp.status_code == 302
+    assert "mo" not in show_services.load(record.stream)[0].moderators
+
+
+def test_substitute_add_and_reorder_rounds_from_the_console(org_client, alice):
+    record = _created(org_client, alice)
+    resp = _post_step(
+        org_client,
+        record,
+        "substitute",
+        {"out": "bot-3", "new": "zoe", "reason": "no show", "confirm": "on"},
+    )
+    assert resp.status_code == 302
+    state, _, _ = show_services.load(record.stream)
+    assert "zoe" in shows.active(state) and "bot-3" not in shows.active(state)
+    assert _post_step(org_client, record, "add_round", {"round_title": "Bonus"}).status_code == 302
+    state, _, _ = show_services.load(record.stream)
+    ids = [r.id for r in state.rounds]
+    assert len(ids) == 3
+    resp = _post_step(
+        org_client, record, "reorder", {"order": ", ".join(reversed(ids)), "reason": "tv slot"}
+    )
+    assert resp.status_code == 302
+    assert [r.id for r in show_services.load(record.stream)[0].rounds] == list(reversed(ids))
+
+
+def test_players_and_anonymous_may_not_use_the_console(client, alice, org_client):
+    record = _created(org_client, alice)
+    org_client.logout()
+    urls = [
+        reverse("console:index"),
+        reverse("console:show_new"),
+        reverse("console:bracket_new"),
+        reverse("console:match_new"),
+        reverse("console:show", args=[record.pk]),
+    ]
+    for url in urls:
+        resp = client.get(url)
+        assert resp.status_code == 302 and resp["Location"].startswith("/accounts/login/")
+    client.force_login(alice)
+    for url in urls:
+        resp = client.get(url)
+        assert resp.status_code == 403
+    resp = client.get(reverse("console:show", args=[record.pk]))
+    assert b"you are a player of this show" in resp.content
+    before = Event.objects.count()
+    resp = client.post(
+        reverse("console:step", args=[record.pk, "add_round"]), {"add_round-round_title": "x"}
+    )
+    assert resp.status_code == 403 and Event.objects.count() == before
+    resp = client.post(reverse("console:show_new"), _show_form([alice]))
+    assert resp.status_code == 403 and b"games.add_match" in resp.content
+
+
+def test_the_console_shows_who_is_waited_on_and_extends_their_deadline(org_client, alice):
+    org_client.post(reverse("console:show_new"), _show_form([alice], step_deadline_s=3600))
+    record = ShowRecord.objects.get()
+    ranking = "alice\nbot-1\nbot-2\nbot-3"  # alice wins alone: she owes a token gift
+    assert (
+        _post_step(org_client, record, "ranking", {"ranking": ranking, "confirm": "on"}).status_code
+        == 302
+    )
+    state, _, _ = show_services.load(record.stream)
+    owed = [d for d in shows.pending(state) if d.seat == "alice"]
+    assert [d.kind for d in owed] == ["give_token"] and owed[0].deadline
+    page = org_client.get(reverse("console:show", args=[record.pk]))
+    assert b"<b>alice</b>: give_token" in page.content
+    assert f'data-deadline="{owed[0].deadline:.3f}"'.encode() in page.content
+
+    resp = _post_step(
+        org_client,
+        record,
+        "extend",
+        {"step": "give_token", "seconds": 600, "entrant": "alice", "reason": "network trouble"},
+    )
+    assert resp.status_code == 302
+    state, _, _ = show_services.load(record.stream)
+    after = next(d for d in shows.pending(state) if d.seat == "alice")
+    assert after.deadline == owed[0].deadline + 600
+    # a step no one owes is refused in the service's words
+    resp = _post_step(
+        org_client, record, "extend", {"step": "nominate", "seconds": 60, "reason": "x"}
+    )
+    assert resp.status_code == 400 and b"no deadline for nominate is running" in resp.content

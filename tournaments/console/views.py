@@ -1,0 +1,272 @@
+"""The organizer's console. Thin views: a form parses, one service decides,
+and a refusal's own words go back beside the field it concerns."""
+
+from __future__ import annotations
+
+import time
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
+from django.core import signing
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from games import services as match_services
+from games.core.protocol import RuleError
+from games.models import Match
+
+from .. import bracket_services, show_services, shows
+from ..models import BracketRecord, ShowRecord
+from . import forms
+
+PERMISSION = "games.add_match"
+INVITE_SALT = "console.invite"
+INVITE_MAX_AGE_S = 14 * 24 * 3600
+
+
+def _organizer(request) -> None:
+    """Creating shows, brackets and matches is for organizers (games.add_match)."""
+    if not request.user.has_perm(PERMISSION):
+        raise PermissionDenied(
+            "Only an organizer may do this: your account lacks the organizer's "
+            "permission (games.add_match)."
+        )
+
+
+def _place(form, exc: RuleError, fields: dict[str, str]) -> None:
+    """Put a service's refusal beside the field its words name (else on top)."""
+    text = str(exc)
+    for word, field in fields.items():
+        if word in text:
+            form.add_error(field, text)
+            return
+    form.add_error(None, text)
+
+
+SHOW_FIELDS = {
+    **{o: o for o in forms.ShowForm.OPTIONS},
+    "a show needs a name": "name",
+    "entrant": "players",
+    "round": "rounds",
+}
+
+
+@login_required
+def index(request):
+    _organizer(request)
+    return render(
+        request,
+        "console/index.html",
+        {
+            "shows": ShowRecord.objects.filter(organizer_id=request.user.pk)[:50],
+            "brackets": BracketRecord.objects.all()[:50],
+            "matches": match_services.summaries_for(
+                Match.objects.filter(show_stream="").order_by("-id")[:20], request.user
+            ),
+        },
+    )
+
+
+@login_required
+def show_new(request):
+    _organizer(request)
+    form = forms.ShowForm(request.POST or None, organizer=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            stream = show_services.create_show(
+                organizer=request.user.username,
+                organizer_id=request.user.pk,
+                **form.service_args(),
+            )
+        except RuleError as exc:
+            _place(form, exc, SHOW_FIELDS)
+        else:
+            record = ShowRecord.objects.get(stream=stream)
+            messages.success(request, f"{record.name} is created.")
+            return redirect("console:show", pk=record.pk)
+    status = 400 if form.errors else 200
+    return render(request, "console/show_new.html", {"form": form}, status=status)
+
+
+def _show_for_organizer(request, pk):
+    record = get_object_or_404(ShowRecord, pk=pk)
+    acting = show_services.acting_for(record.stream, request.user)
+    if acting.role != shows.ORGANIZER:
+        raise PermissionDenied(
+            f"Only the organizer of {record.name} may run it from the console; "
+            f"you are a {acting.role} of this show."
+        )
+    return record, acting
+
+
+def _console(request, record, acting, bound=None, status=200):
+    state, _, holders = show_services.load(record.stream)
+    steps = {kind: cls(prefix=kind) for kind, cls in forms.STEPS.items()}
+    if bound is not None:
+        steps[bound.prefix] = bound
+    matches = Match.objects.filter(show_stream=record.stream).order_by("id")
+    return render(
+        request,
+        "console/show.html",
+        {
+            "show": record,
+            "view": shows.view(state, acting.role, acting.actor),
+            "pending": shows.pending(state),
+            "matches": match_services.summaries_for(matches, request.user),
+            "holders": holders,
+            "steps": steps,
+            "log": shows.public_log(state)[-30:],
+            "server_now": time.time(),
+        },
+        status=status,
+    )
+
+
+@login_required
+def show_console(request, pk):
+    record, acting = _show_for_organizer(request, pk)
+    return _console(request, record, acting)
+
+
+@login_required
+@require_POST
+def show_step(request, pk, kind):
+    record, acting = _show_for_organizer(request, pk)
+    cls = forms.STEPS.get(kind)
+    if cls is None:
+        raise PermissionDenied(f"the console has no step {kind!r}")
+    form = cls(request.POST, prefix=kind)
+    if form.is_valid():
+        try:
+            show_services.command(record.stream, form.command(), acting)
+        except RuleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Done: {cls.title.lower()}.")
+            return redirect("console:show", pk=record.pk)
+    return _console(request, record, acting, bound=form, status=400)
+
+
+@login_required
+def bracket_new(request):
+    _organizer(request)
+    form = forms.BracketForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            stream = bracket_services.create_bracket(
+                actor=request.user.username, **form.service_args()
+            )
+        except RuleError as exc:
+            _place(
+                form,
+                exc,
+                {
+                    "name": "name",
+                    "format": "format",
+                    "first_to": "first_to",
+                    "series": "first_to",
+                    "entrant": "entrants",
+                },
+            )
+        else:
+            record = BracketRecord.objects.get(stream=stream)
+            messages.success(request, f"{record.name} is created and its first series are open.")
+            return redirect("tournaments:bracket", pk=record.pk)
+    status = 400 if form.errors else 200
+    return render(request, "console/bracket_new.html", {"form": form}, status=status)
+
+
+@login_required
+def match_new(request):
+    _organizer(request)
+    form = forms.MatchForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        seats, holders = form.cleaned_data["seats"]
+        try:
+            match = match_services.create_match(
+                form.cleaned_data["game"],
+                seats,
+                options=form.cleaned_data["options"],
+                holders=holders,
+                title=form.cleaned_data["title"],
+                actor=request.user.username,
+                moderators=[request.user.pk],
+                spectator_delay_s=form.cleaned_data["spectator_delay_s"],
+            )
+        except RuleError as exc:
+            _place(
+                form,
+                exc,
+                {
+                    "option": "options",
+                    "seat": "seats",
+                    "bot": "seats",
+                    "spectator": "spectator_delay_s",
+                },
+            )
+        else:
+            messages.success(request, "The match is open.")
+            return redirect("games:match", pk=match.pk)
+    status = 400 if form.errors else 200
+    return render(request, "console/match_new.html", {"form": form}, status=status)
+
+
+# ---- accounts by invitation ----------------------------------------------------------
+@login_required
+def invite(request):
+    """An organizer invites a person: a signed link that creates one named account."""
+    _organizer(request)
+    form = forms.InviteForm(request.POST or None)
+    link = None
+    if request.method == "POST" and form.is_valid():
+        token = signing.dumps(
+            {"u": form.cleaned_data["username"], "by": request.user.pk}, salt=INVITE_SALT
+        )
+        link = request.build_absolute_uri(reverse("console:signup", args=[token]))
+    status = 400 if form.errors else 200
+    return render(request, "console/invite.html", {"form": form, "link": link}, status=status)
+
+
+class SignupForm(UserCreationForm):
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username",)
+
+
+def signup(request, token):
+    """Accept an invitation: choose a password for the invited account."""
+    try:
+        invited = signing.loads(token, salt=INVITE_SALT, max_age=INVITE_MAX_AGE_S)["u"]
+    except (signing.BadSignature, KeyError, TypeError):
+        return render(
+            request,
+            "registration/signup_invalid.html",
+            {"message": "This invitation link is not valid or has expired: ask for a new one."},
+            status=400,
+        )
+    if User.objects.filter(username__iexact=invited).exists():
+        return render(
+            request,
+            "registration/signup_invalid.html",
+            {"message": f"The invitation for {invited} has been accepted already: log in."},
+            status=400,
+        )
+    data = None
+    if request.method == "POST":
+        data = {**request.POST.dict(), "username": invited}
+    form = SignupForm(data, initial={"username": invited})
+    form.fields["username"].disabled = True
+    if data is not None and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}: your account is ready.")
+        return redirect("home")
+    status = 400 if form.errors else 200
+    return render(
+        request, "registration/signup.html", {"form": form, "invited": invited}, status=status
+    )
