@@ -31,6 +31,33 @@ def _existing_users(holders) -> set[int]:
     return set(get_user_model().objects.filter(pk__in=ids).values_list("pk", flat=True))
 
 
+WAITING = "Your turn: "
+
+
+def note_waiting(match: Match, pending, bout_no: int = 0) -> None:
+    """The "waiting for you" notification: one per user and match while the
+    match waits on a seat of theirs, saying the bout and the decision; gone
+    when it no longer waits on them. It is dated by the match's last event,
+    so a rebuild (``_finish``) writes the same rows."""
+    kinds: dict[str, str] = {}
+    for d in pending:
+        kinds.setdefault(d.seat, d.kind)
+    notes = Notification.objects.filter(match=match, text__startswith=WAITING)
+    bout = f"bout {bout_no}: " if bout_no else ""
+    held = SeatHolder.objects.filter(match=match, user__isnull=False, seat__in=list(kinds))
+    texts: dict[int, str] = {}
+    for h in held.order_by("seat"):
+        texts.setdefault(h.user_id, f"{WAITING}{match} waits for you")
+        texts[h.user_id] += f" ({h.seat}: {bout}{kinds[h.seat].replace('_', ' ')})"
+    notes.exclude(user_id__in=list(texts)).delete()
+    for user_id, text in texts.items():
+        n = notes.filter(user_id=user_id).update(text=text, created_at=match.updated_at)
+        if not n:
+            Notification.objects.create(
+                user_id=user_id, match=match, text=text, created_at=match.updated_at
+            )
+
+
 @read_model(_reset, _finish)
 def project_match(row):
     if not row.stream.startswith("match-"):

@@ -43,6 +43,7 @@ from games.core.series import MatchState
 
 from . import visibility
 from .models import Match
+from .readmodels import note_waiting
 
 PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
 MAX_RETRIES = 5
@@ -440,9 +441,11 @@ def _set_deadline(match: Match, state: MatchState) -> None:
     series = series_for(match.game)
     live = match.status not in ("void", "finished")
     nd = series.next_deadline(state) if live else None
-    waiting = sorted({d.seat for d in series.pending(state)}) if live else []
+    pending = series.pending(state) if live else []
+    waiting = sorted({d.seat for d in pending})
     Match.objects.filter(pk=match.pk).update(next_deadline=to_datetime(nd), waiting_on=waiting)
     match.refresh_from_db()
+    note_waiting(match, pending, state.bout_no + 1 if state.bout is not None else 0)
 
 
 # ---- reading: every read goes through the visibility policy ----------------

@@ -1,13 +1,17 @@
-from django.shortcuts import get_object_or_404, render
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from games import services as match_services
 from games import visibility
+from games.core.protocol import RuleError
 from games.models import Match
 
 from . import shows
 from .bracket_services import bracket_output
 from .models import BracketRecord, ShowRecord
-from .show_services import acting_for, load
+from .show_services import acting_for, command, load
 
 
 def show_as_seen(stream: str, user, now: float | None = None):
@@ -52,25 +56,95 @@ def show_list(request):
     )
 
 
-def show_page(request, pk):
-    record = get_object_or_404(ShowRecord, pk=pk)
+# the decisions a show waits on from a player, and the field each one names
+PLAYER_DECISIONS = {
+    "give_token": "to",
+    "choose_candidate": "candidates",
+    "nominate": "dmo",
+    "ban_game": "game",
+}
+
+
+def _my_decisions(state, acting) -> list[dict]:
+    """The decisions ``state`` waits on from ``acting``'s entrant, each with
+    its legal options (the engine's own lists) and its deadline."""
+    rnd = shows.current_round(state)
+    if acting.role != shows.PLAYER or rnd is None:
+        return []
+    out = []
+    for d in shows.pending(state):
+        if d.seat != acting.actor or d.kind not in PLAYER_DECISIONS:
+            continue
+        pick = 1
+        if d.kind == "give_token":
+            options = shows.gift_options(state, rnd)
+        elif d.kind == "choose_candidate":
+            _forced, options, pick = shows.candidate_split(state, rnd)
+        elif d.kind == "nominate":
+            options = shows.dmo_options(state, rnd, acting.actor)
+        else:
+            duel = next(x for x in rnd.duels if acting.actor in (x.candidate, x.dmo))
+            options = shows.ban_options(state, duel)
+        out.append(
+            {
+                "kind": d.kind,
+                "field": PLAYER_DECISIONS[d.kind],
+                "options": options,
+                "pick": pick,
+                "deadline": d.deadline,
+            }
+        )
+    return out
+
+
+def _show_context(request, record) -> dict:
     acting = acting_for(record.stream, request.user)
     now = visibility.clock()
     seen, cut = show_as_seen(record.stream, request.user, now)
     matches = Match.objects.filter(show_stream=record.stream).order_by("id")
-    return render(
+    return {
+        "show": record,
+        "acting": acting,
+        "view": shows.view(seen, acting.role, acting.actor),
+        "log": shows.public_log(seen)[-60:],
+        "matches": match_services.summaries_for(matches, request.user, now=now),
+        "pending": shows.pending(seen),
+        # only an entrant who sees the show live is asked anything
+        "decisions": _my_decisions(seen, acting) if cut is None else [],
+        "now": now,
+        "delayed_s": None if cut is None else round(now - cut),
+    }
+
+
+def show_page(request, pk):
+    record = get_object_or_404(ShowRecord, pk=pk)
+    return render(request, "tournaments/show.html", _show_context(request, record))
+
+
+@require_POST
+def show_decide(request, pk):
+    """A player's show decision from the show page: give the token, choose
+    the candidates, nominate the death-match opponent, ban a game."""
+    record = get_object_or_404(ShowRecord, pk=pk)
+    acting = acting_for(record.stream, request.user, request.POST.get("entrant") or None)
+    if acting.role != shows.PLAYER:
+        raise PermissionDenied("only an entrant of this show may make a player's decision")
+    kind = request.POST.get("type", "")
+    field = PLAYER_DECISIONS.get(kind, "")
+    value = request.POST.getlist(field) if field == "candidates" else request.POST.get(field, "")
+    try:
+        if not field:
+            raise RuleError("decide here one of: " + ", ".join(PLAYER_DECISIONS))
+        command(record.stream, {"type": kind, field: value}, acting)
+    except RuleError as exc:
+        context = _show_context(request, record)
+        context["refusal"] = str(exc)
+        return render(request, "tournaments/show.html", context, status=400)
+    messages.success(
         request,
-        "tournaments/show.html",
-        {
-            "show": record,
-            "acting": acting,
-            "view": shows.view(seen, acting.role, acting.actor),
-            "log": shows.public_log(seen)[-60:],
-            "matches": match_services.summaries_for(matches, request.user, now=now),
-            "pending": shows.pending(seen),
-            "delayed_s": None if cut is None else round(now - cut),
-        },
+        f"Done: {kind.replace('_', ' ')} ({', '.join(value) if field == 'candidates' else value}).",
     )
+    return redirect(record.get_absolute_url())
 
 
 def bracket_page(request, pk):
