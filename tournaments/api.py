@@ -37,6 +37,7 @@ from games.api import (
 )
 from games.core.protocol import RuleError
 from games.models import Match
+from hooks import models as hook_models
 
 from . import bracket_services, show_services, shows
 from .models import BracketRecord, ShowRecord
@@ -601,3 +602,125 @@ class BracketView(APIView):
     def get(self, request, pk):
         """A bracket: the drawn tree as data, and its standings."""
         return Response(_bracket_view(get_bracket(pk)))
+
+
+# ---- webhooks -------------------------------------------------------------------
+class WebhookUrlField(serializers.URLField):
+    def to_internal_value(self, data):
+        url = super().to_internal_value(data)
+        if not url.lower().startswith(("http://", "https://")):
+            raise serializers.ValidationError("a webhook URL starts with http:// or https://")
+        return url
+
+
+class CreateWebhookSerializer(serializers.Serializer):
+    url = WebhookUrlField(max_length=500, help_text="where to POST (e.g. a Discord webhook)")
+    kinds = serializers.MultipleChoiceField(
+        choices=list(hook_models.KINDS),
+        required=False,
+        help_text="the events to send (default: all)",
+    )
+    format = serializers.ChoiceField(
+        choices=list(hook_models.FORMATS),
+        default="json",
+        help_text='json (the event), or discord ({"content": "..."})',
+    )
+
+
+class DeliverySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = hook_models.WebhookDelivery
+        fields = ["id", "kind", "stream", "version", "status", "attempts", "status_code", "error"]
+
+
+class WebhookSerializer(serializers.ModelSerializer):
+    kinds = serializers.ListField(child=serializers.CharField())
+    recent = serializers.SerializerMethodField(help_text="the last deliveries, newest first")
+
+    class Meta:
+        model = hook_models.WebhookEndpoint
+        fields = [
+            "id",
+            "url",
+            "kinds",
+            "format",
+            "active",
+            "consecutive_failures",
+            "disabled_reason",
+            "created_at",
+            "recent",
+        ]
+
+    @extend_schema_field(DeliverySerializer(many=True))
+    def get_recent(self, obj):
+        return DeliverySerializer(obj.deliveries.order_by("-id")[:10], many=True).data
+
+
+class NewWebhookSerializer(WebhookSerializer):
+    secret = serializers.CharField(help_text="shown once: sign checks use it")
+
+    class Meta(WebhookSerializer.Meta):
+        fields = [*WebhookSerializer.Meta.fields, "secret"]
+
+
+def require_show_organizer(request, record: ShowRecord) -> None:
+    require_login(request, "manage a show's webhooks")
+    if show_services.acting_for(record.stream, request.user).role != shows.ORGANIZER:
+        raise Forbidden("only the organizer of this show may manage its webhooks")
+
+
+class ShowWebhooks(APIView):
+    @extend_schema(responses={200: WebhookSerializer(many=True), **refusals(401, 403, 404)})
+    def get(self, request, pk):
+        """The show's webhooks and their last deliveries (organizer only)."""
+        record = get_show(pk)
+        require_show_organizer(request, record)
+        rows = hook_models.WebhookEndpoint.objects.filter(show_stream=record.stream)
+        return Response(WebhookSerializer(rows, many=True).data)
+
+    @extend_schema(
+        request=CreateWebhookSerializer,
+        responses={201: NewWebhookSerializer, **refusals(400, 401, 403, 404, 413)},
+        examples=[
+            OpenApiExample(
+                "Results and the champion to Discord",
+                value={
+                    "url": "https://discord.com/api/webhooks/123/abc",
+                    "kinds": ["result", "elimination", "champion"],
+                    "format": "discord",
+                },
+                request_only=True,
+            )
+        ],
+    )
+    def post(self, request, pk):
+        """Register a URL for some of the show's events; the secret is shown once.
+        Each delivery is signed: X-Showtable-Signature: t=<unix>,v1=<hex
+        HMAC-SHA256(secret, "<t>.<body>")>."""
+        record = get_show(pk)
+        require_show_organizer(request, record)
+        body = CreateWebhookSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        hook = hook_models.WebhookEndpoint.objects.create(
+            show_stream=record.stream,
+            url=data["url"],
+            kinds=sorted(data.get("kinds") or hook_models.KINDS),
+            format=data["format"],
+            secret=hook_models.WebhookEndpoint.new_secret(),
+            created_by=request.user.username,
+        )
+        return Response(NewWebhookSerializer(hook).data, status=status.HTTP_201_CREATED)
+
+
+class ShowWebhook(APIView):
+    @extend_schema(responses={204: None, **refusals(401, 403, 404)})
+    def delete(self, request, pk, hook_id):
+        """Remove a webhook (organizer only)."""
+        record = get_show(pk)
+        require_show_organizer(request, record)
+        if hook_id > MAX_PK:
+            raise exceptions.NotFound("this show has no webhook with that id")
+        hook = get_object_or_404(hook_models.WebhookEndpoint, pk=hook_id, show_stream=record.stream)
+        hook.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)

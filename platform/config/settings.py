@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "api",
+    "hooks",
 ]
 
 MIDDLEWARE = [

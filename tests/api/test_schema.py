@@ -28,6 +28,9 @@ OPERATIONS = {
     ("/api/shows/{id}/disputes", "get"),
     ("/api/shows/{id}/log", "get"),
     ("/api/shows/{id}/export", "get"),
+    ("/api/shows/{id}/webhooks", "get"),
+    ("/api/shows/{id}/webhooks", "post"),
+    ("/api/shows/{id}/webhooks/{hook_id}", "delete"),
     ("/api/brackets/", "get"),
     ("/api/brackets/", "post"),
     ("/api/brackets/{id}/", "get"),
@@ -52,6 +55,8 @@ def test_every_response_has_a_declared_shape(schema):
     for path, item in schema["paths"].items():
         for method, op in item.items():
             for code, response in op["responses"].items():
+                if method == "delete" and code == "204":  # no body
+                    continue
                 if path.endswith("/export") and code == "200":  # JSON lines, one event each
                     assert response["content"] == {
                         "application/x-ndjson": {"schema": {"type": "string"}}
