@@ -5,6 +5,7 @@ caller's role to 403 and any other refusal to 422, and writes nothing."""
 
 import json
 import random
+import time
 
 import pytest
 from django.contrib.auth.models import User
@@ -357,3 +358,73 @@ def test_show_export_is_the_log_then_each_match(people, as_user, show, caller):
     viewer = match_services.viewer_for(match, user)
     expected = json.loads(json.dumps(match_services.history_for(match, viewer), default=str))
     assert match_lines == [{"stream": match.stream, **e} for e in expected]
+
+
+# ---- a whole show, unattended ------------------------------------------------------
+def organizer_command(show_view, step, rng):
+    """The organizer's step, decided from the show as the API shows it."""
+    if step == "add_round":
+        return {"type": "add_round", "title": f"Round {len(show_view['rounds']) + 1}"}
+    if step == "enter_ranking":
+        live = [e["name"] for e in show_view["entrants"] if e["status"] == "active"]
+        rng.shuffle(live)
+        return {"type": "enter_ranking", "ranking": [[e] for e in live]}
+    if step == "pick_game":
+        rnd = next(r for r in show_view["rounds"] if r["status"] == "started")
+        duel = next(d for d in rnd["duels"] if d["dmo"] and not d["game"])
+        pool = [g for g in show_view["options"]["game_pool"] if g not in duel["bans"].values()]
+        return {"type": "pick_game", "candidate": duel["candidate"], "game": rng.choice(pool)}
+    raise AssertionError(f"an organizer step this test does not know: {step}")
+
+
+@pytest.mark.django_db
+def test_a_bot_only_show_of_eight_runs_from_creation_to_champion_over_the_api(
+    people, as_user, post
+):
+    rng = random.Random(11)
+    organizer = as_user(people["organizer"])
+    created = post(
+        organizer,
+        "/api/shows/",
+        {
+            "name": "Bots only",
+            "entrants": ENTRANTS,
+            "holders": {e: "bot:random" for e in ENTRANTS},
+            "options": {
+                "step_deadline_s": 0,
+                "death_match_first_to": 1,
+                "final_first_to": 1,
+                "spectator_delay_s": 0,
+            },
+        },
+    )
+    assert created.status_code == 201, created.content
+    pk, stream = created.json()["id"], created.json()["stream"]
+    organizer_steps = 0
+    for _ in range(400):
+        show_view = organizer.get(f"/api/shows/{pk}/").json()["show"]
+        if show_view["status"] == "over":
+            break
+        mine = [p for p in organizer.get(f"/api/shows/{pk}/pending").json() if p["who"] == "olga"]
+        if mine:  # the organizer's steps go over HTTP
+            command = organizer_command(show_view, mine[0]["step"], rng)
+            resp = post(organizer, f"/api/shows/{pk}/commands", {"command": command})
+            assert resp.status_code == 201, resp.content
+            organizer_steps += 1
+            continue
+        if autopilot.step(stream, rng, organizer=False):  # the bot entrants' decisions
+            continue
+        live = Match.objects.filter(show_stream=stream, status="live")
+        assert live.exists(), "the show waits for no one"
+        for m in live:
+            match_services.run_bots(m, start=time.time(), rng=rng)
+    final = organizer.get(f"/api/shows/{pk}/").json()["show"]
+    assert final["status"] == "over" and final["champion"] in ENTRANTS
+    statuses = sorted(e["status"] for e in final["entrants"])
+    assert statuses == ["champion"] + ["eliminated"] * 7
+    assert organizer_steps >= 6  # a ranking for each of six rounds at least
+    # the export holds the show's log, then its seven matches (six death matches, the final)
+    exported = lines(organizer.get(f"/api/shows/{pk}/export"))
+    assert exported[-1]["stream"] != stream  # matches come after the show's log
+    assert any(x["type"] == "champion_crowned" for x in exported if x["stream"] == stream)
+    assert len({x["stream"] for x in exported}) == 1 + 7
