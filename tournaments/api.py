@@ -48,7 +48,15 @@ MAX_NAME = 150
 SHOW_COMMAND_MAX_DEPTH = 3  # e.g. a ranking: a list of lists of names
 SHOW_COMMAND_MAX_STRING = 2000  # a dispute's text, a reason
 # the engine's words when the caller's role may not give a command (a 403, not a 422)
-ROLE_REFUSALS = ("only the ", "only a ", "only an ", "spectators may only watch")
+# (the role checks of shows' decide; a RoleRequired(RuleError) there would replace this list)
+ROLE_REFUSALS = (
+    "only the organizer may",
+    "only the organizer or a moderator",
+    "only a moderator of this show may",
+    "only an entrant of this show may",
+    "only the system may",
+    "spectators may only watch",
+)
 
 
 def get_show(pk: int) -> ShowRecord:
