@@ -8,7 +8,7 @@ import json
 import math
 import time
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -543,7 +543,10 @@ class ShowExport(APIView):
         acting = show_services.acting_for(record.stream, request.user)
         lines = [{"stream": record.stream, **e} for e in _public_log(record, acting)]
         for match in Match.objects.filter(show_stream=record.stream).order_by("id"):
-            lines.extend(_match_lines(match, request.user))
+            try:
+                lines.extend(_match_lines(match, request.user))
+            except Http404:  # nothing of this match is visible to the caller yet
+                continue
         return _ndjson(lines, f"show-{record.pk}.jsonl")
 
 

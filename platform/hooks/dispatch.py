@@ -88,6 +88,7 @@ def _show_items(rows) -> list[tuple[str, str, int, dict]]:
 def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict]]:
     """A show's match moved: whose turn it is now (seats and steps only)."""
     from games import services
+    from games.core.registry import series_for
     from games.models import Match
 
     last = {}
@@ -97,7 +98,9 @@ def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict]
     for match in Match.objects.filter(
         stream__in=list(last), show_stream__in=wanted_shows, status="live"
     ):
-        pending = services.view_for(match, SPECTATOR_VIEW).get("pending") or []
+        # who must act and by when is public: no view needed (nor its spectator delay)
+        decisions = series_for(match.game).pending(services.load(match).state)
+        pending = [{"seat": d.seat, "kind": d.kind, "deadline": d.deadline} for d in decisions]
         seats = sorted({p["seat"] for p in pending})
         if not seats:
             continue

@@ -428,3 +428,18 @@ def test_a_bot_only_show_of_eight_runs_from_creation_to_champion_over_the_api(
     assert exported[-1]["stream"] != stream  # matches come after the show's log
     assert any(x["type"] == "champion_crowned" for x in exported if x["stream"] == stream)
     assert len({x["stream"] for x in exported}) == 1 + 7
+
+
+@pytest.mark.django_db
+def test_show_export_leaves_out_a_match_not_yet_visible(people, as_user, show, monkeypatch):
+    from django.http import Http404
+
+    match = _to_first_death_match(show)
+
+    def not_yet(m, viewer, after=0):
+        raise Http404("nothing of this match is visible yet")
+
+    monkeypatch.setattr(match_services, "history_for", not_yet)
+    got = lines(as_user(people["organizer"]).get(f"/api/shows/{show.pk}/export"))
+    assert got and {x["stream"] for x in got} == {show.stream}
+    assert match.stream not in {x["stream"] for x in got}
