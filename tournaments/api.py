@@ -135,6 +135,15 @@ class ShowCommandField(serializers.DictField):
         return {k: v for k, v in command.items() if k not in ("actor", "role")}
 
 
+class ShowOptionsField(serializers.DictField):
+    """A show's options: named values, lists included (e.g. game_pool); the show checks them."""
+
+    def to_internal_value(self, data):
+        options = super().to_internal_value(data)
+        _bounded(options, "options")
+        return options
+
+
 class ShowCommandSerializer(serializers.Serializer):
     command = ShowCommandField(help_text='e.g. {"type": "give_token", "to": "ben"}')
     entrant = serializers.CharField(
@@ -174,7 +183,9 @@ class CreateShowSerializer(serializers.Serializer):
     entrants = serializers.ListField(
         child=serializers.CharField(max_length=MAX_NAME), min_length=2, max_length=MAX_ENTRANTS
     )
-    options = OptionsField(required=False, help_text="show options, e.g. step_deadline_s")
+    options = ShowOptionsField(
+        required=False, help_text='show options, e.g. {"step_deadline_s": 600, "game_pool": [...]}'
+    )
     holders = HoldersField(
         required=False, help_text='entrant -> user id, or "bot:random" / "bot:heuristic"'
     )

@@ -102,6 +102,24 @@ def test_create_is_for_organizers(people, as_user, post, caller, code):
 
 
 @pytest.mark.django_db
+def test_create_takes_the_shows_options_lists_included(people, as_user, post):
+    pool = ["love-me-not", "higher-lower"]
+    resp = post(
+        as_user(people["organizer"]),
+        "/api/shows/",
+        {"name": "S", "entrants": ["a", "b", "c"], "options": {"game_pool": pool}},
+    )
+    assert resp.status_code == 201, resp.content
+    assert ss.load(resp.json()["stream"])[0].options["game_pool"] == pool
+    bad = post(
+        as_user(people["organizer"]),
+        "/api/shows/",
+        {"name": "S", "entrants": ["a", "b", "c"], "options": {"game_pool": ["chess"]}},
+    )
+    assert bad.status_code == 422 and "chess" in bad.json()["message"]
+
+
+@pytest.mark.django_db
 def test_create_refuses_bad_input_with_the_rules_words(people, as_user, post):
     client = as_user(people["organizer"])
     bad = post(client, "/api/shows/", {"name": "S", "entrants": ["a"]})
