@@ -9,6 +9,7 @@ import logging
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 
 from eventlog.store import as_game_event
 from games.core.protocol import SPECTATOR_VIEW
@@ -128,7 +129,14 @@ def dispatch_after_append(rows) -> None:
     match_rows = [r for r in rows if r.stream.startswith("match-")]
     if not show_rows and not match_rows:
         return
-    endpoints = list(WebhookEndpoint.objects.filter(active=True))
+    from games.models import Match
+
+    # one query: the active hooks of the shows these rows belong to
+    touched = Q(show_stream__in={r.stream for r in show_rows})
+    if match_rows:
+        of_matches = Match.objects.filter(stream__in={r.stream for r in match_rows})
+        touched |= Q(show_stream__in=of_matches.values("show_stream"))
+    endpoints = list(WebhookEndpoint.objects.filter(touched, active=True))
     if not endpoints:
         return
     items = _show_items(show_rows)

@@ -14,7 +14,7 @@ from django.test import override_settings
 from games.models import Match
 from hooks import signing
 from hooks.delivery import backoff_s
-from hooks.models import WebhookDelivery, WebhookEndpoint
+from hooks.models import KINDS, WebhookDelivery, WebhookEndpoint
 from hooks.tasks import deliver
 from tournaments import autopilot
 from tournaments import show_services as ss
@@ -262,3 +262,19 @@ def test_signatures_hold_within_the_replay_window_only():
     assert not signing.verify("k", body + b" ", header, now=now)  # tampered
     assert not signing.verify("k", body, "t=x,v1=y", now=now)
     assert not signing.verify("k", body, "garbage", now=now)
+
+
+@pytest.mark.django_db
+def test_another_shows_events_reach_only_its_own_hooks(
+    bot_show, receiver, django_capture_on_commit_callbacks
+):
+    other = make_show({e: "bot:random" for e in ENTRANTS})
+    mine = WebhookEndpoint.objects.create(
+        show_stream=bot_show.stream, url=receiver.url, kinds=list(KINDS), secret="s"
+    )
+    theirs = WebhookEndpoint.objects.create(
+        show_stream=other.stream, url=receiver.url, kinds=list(KINDS), secret="s"
+    )
+    play_to_first_death_match(bot_show, django_capture_on_commit_callbacks)
+    assert WebhookDelivery.objects.filter(endpoint=mine).exists()
+    assert not WebhookDelivery.objects.filter(endpoint=theirs).exists()
