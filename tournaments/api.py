@@ -71,10 +71,11 @@ def get_bracket(pk: int) -> BracketRecord:
     return get_object_or_404(BracketRecord, pk=pk)
 
 
-def require_organizer_staff(request, doing: str) -> None:
+def require_permission(request, perm: str, doing: str) -> None:
+    """Creating shows and brackets is an organizer's permission (as matches are)."""
     require_login(request, doing)
-    if not request.user.is_staff:
-        raise Forbidden(f"only an organizer (staff) may {doing}")
+    if not request.user.has_perm(perm):
+        raise Forbidden(f"to {doing} needs an organizer's permission ({perm})")
 
 
 def is_role_refusal(exc: RuleError) -> bool:
@@ -390,8 +391,9 @@ class ShowList(APIView):
         responses={201: ShowSummarySerializer, **refusals(400, 401, 403, 413, 422)},
     )
     def post(self, request):
-        """Organizers (staff) create a show; the caller is its organizer."""
-        require_organizer_staff(request, "create a show")
+        """Organizers (permission tournaments.add_showrecord) create a show; the caller
+        is its organizer."""
+        require_permission(request, "tournaments.add_showrecord", "create a show")
         body = CreateShowSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -599,8 +601,9 @@ class BracketList(APIView):
         ],
     )
     def post(self, request):
-        """Organizers (staff) create a bracket; its first series open at once."""
-        require_organizer_staff(request, "create a bracket")
+        """Organizers (permission tournaments.add_bracketrecord) create a bracket; its
+        first series open at once."""
+        require_permission(request, "tournaments.add_bracketrecord", "create a bracket")
         body = CreateBracketSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data

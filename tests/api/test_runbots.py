@@ -47,7 +47,7 @@ def make_players():
 def moves_by(match, seat):
     """The commands runbots sent for ``seat`` (one per distinct command id)."""
     rows = StoredEvent.objects.filter(
-        stream=match.stream, command_id__startswith=f"bot-{match.pk}-{seat}-"
+        stream=match.stream, command_id__contains=f"bot-{match.pk}-{seat}-"
     )
     return rows.values("command_id").distinct().count()
 

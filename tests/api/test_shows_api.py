@@ -8,7 +8,8 @@ import random
 import time
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
+from django.http import Http404
 
 from eventlog.store import read
 from games import services as match_services
@@ -21,6 +22,13 @@ ENTRANTS = ["ana", "ben", "cal", "dee", "eve", "fay", "gus", "hal"]
 CALLERS = ["anonymous", "other", "player", "moderator", "organizer", "staff"]
 
 
+def organizer(name, *perms):
+    """A user with the organizer's permissions named (no staff flag needed)."""
+    user = User.objects.create_user(name)
+    user.user_permissions.add(*Permission.objects.filter(codename__in=perms))
+    return User.objects.get(pk=user.pk)  # a fresh instance: no stale permission cache
+
+
 @pytest.fixture
 def people(db):
     return {
@@ -28,7 +36,7 @@ def people(db):
         "other": User.objects.create_user("olaf"),
         "player": User.objects.create_user("ana_user"),
         "moderator": User.objects.create_user("mia"),
-        "organizer": User.objects.create_user("olga", is_staff=True),
+        "organizer": organizer("olga", "add_showrecord"),
         "staff": User.objects.create_user("stan", is_staff=True),
     }
 
@@ -87,15 +95,24 @@ def grant(who, item="insurance"):
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "caller,code",
-    [("anonymous", 401), ("other", 403), ("player", 403), ("moderator", 403), ("staff", 201)],
+    [
+        ("anonymous", 401),
+        ("other", 403),
+        ("player", 403),
+        ("moderator", 403),
+        ("staff", 403),
+        ("organizer", 201),
+    ],
 )
 def test_create_is_for_organizers(people, as_user, post, caller, code):
     before = ShowRecord.objects.count()
-    resp = post(as_user(people[caller]), "/api/shows/", {"name": "S", "entrants": ["a", "b", "c"]})
+    client = as_user(people[caller])
+    resp = post(client, "/api/shows/", {"name": "S", "entrants": ["a", "b", "c"]})
     assert resp.status_code == code, resp.content
     if code == 201:
-        record = ShowRecord.objects.get(pk=resp.json()["id"])
-        assert record.organizer == people[caller].username  # the caller organizes it
+        view = client.get(f"/api/shows/{resp.json()['id']}/").json()
+        assert view["acting"]["role"] == "organizer"  # the caller organizes it
+        assert view["show"]["organizer"] == people[caller].username
     else:
         assert ShowRecord.objects.count() == before
         assert resp.json()["code"] in ("not_authenticated", "permission_denied")
@@ -374,7 +391,10 @@ def test_show_export_is_the_log_then_each_match(people, as_user, show, caller):
     else:
         assert show_lines[0]["type"] == "show_created" and len(show_lines) > 5
     viewer = match_services.viewer_for(match, user)
-    expected = json.loads(json.dumps(match_services.history_for(match, viewer), default=str))
+    try:
+        expected = json.loads(json.dumps(match_services.history_for(match, viewer), default=str))
+    except Http404:  # the visibility policy: nothing of the match is old enough yet
+        expected = []
     assert match_lines == [{"stream": match.stream, **e} for e in expected]
 
 

@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.test import override_settings
 
 from games.models import Match
@@ -21,6 +21,13 @@ from tournaments import show_services as ss
 from tournaments.models import ShowRecord
 
 ENTRANTS = ["ana", "ben", "cal", "dee"]
+
+
+def organizer(name, *perms):
+    """A user with the organizer's permissions named (no staff flag needed)."""
+    user = User.objects.create_user(name)
+    user.user_permissions.add(*Permission.objects.filter(codename__in=perms))
+    return User.objects.get(pk=user.pk)  # a fresh instance: no stale permission cache
 
 
 class Receiver:
@@ -63,7 +70,7 @@ def people(db, ana):
         "other": User.objects.create_user("olaf"),
         "player": ana,
         "moderator": User.objects.create_user("mia"),
-        "organizer": User.objects.create_user("olga", is_staff=True),
+        "organizer": organizer("olga", "add_showrecord"),
         "staff": User.objects.create_user("stan", is_staff=True),
     }
 
