@@ -348,10 +348,25 @@ class GameList(APIView):
         return Response(GameSerializer(games, many=True).data)
 
 
+class MatchListQuerySerializer(serializers.Serializer):
+    mine = serializers.BooleanField(
+        required=False, default=False, help_text="only live matches where the caller holds a seat"
+    )
+
+
 class MatchList(APIView):
-    @extend_schema(responses=MatchSummarySerializer(many=True))
+    @extend_schema(
+        parameters=[MatchListQuerySerializer],
+        responses={200: MatchSummarySerializer(many=True), **refusals(400)},
+    )
     def get(self, request):
-        rows = services.summaries_for(Match.objects.all()[:100], request.user)
+        query = MatchListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rows = Match.objects.all()
+        if query.validated_data["mine"]:
+            require_login(request, "list your matches")
+            rows = rows.filter(holders__user=request.user, status="live").order_by("id")
+        rows = services.summaries_for(rows[:100], request.user)
         return Response(MatchSummarySerializer(rows, many=True).data)
 
     @extend_schema(

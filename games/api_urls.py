@@ -1,4 +1,4 @@
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 
 from . import api
 
@@ -10,5 +10,6 @@ urlpatterns = [
     path("matches/<int:pk>/legal", api.MatchLegal.as_view(), name="api-match-legal"),
     path("matches/<int:pk>/commands", api.MatchCommand.as_view(), name="api-match-command"),
     path("matches/<int:pk>/moderate", api.MatchModerate.as_view(), name="api-match-moderate"),
+    path("", include("tournaments.api_urls")),  # shows, brackets, exports
     re_path(r"", api.NoSuchEndpoint.as_view()),  # last: anything else is a JSON 404
 ]

@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "api",
+    "hooks",
 ]
 
 MIDDLEWARE = [

@@ -18,6 +18,22 @@ OPERATIONS = {
     ("/api/matches/{id}/legal", "get"),
     ("/api/matches/{id}/commands", "post"),
     ("/api/matches/{id}/moderate", "post"),
+    ("/api/matches/{id}/export", "get"),
+    ("/api/shows/", "get"),
+    ("/api/shows/", "post"),
+    ("/api/shows/{id}/", "get"),
+    ("/api/shows/{id}/commands", "post"),
+    ("/api/shows/{id}/pending", "get"),
+    ("/api/shows/{id}/items", "get"),
+    ("/api/shows/{id}/disputes", "get"),
+    ("/api/shows/{id}/log", "get"),
+    ("/api/shows/{id}/export", "get"),
+    ("/api/shows/{id}/webhooks", "get"),
+    ("/api/shows/{id}/webhooks", "post"),
+    ("/api/shows/{id}/webhooks/{hook_id}", "delete"),
+    ("/api/brackets/", "get"),
+    ("/api/brackets/", "post"),
+    ("/api/brackets/{id}/", "get"),
 }
 
 
@@ -39,6 +55,13 @@ def test_every_response_has_a_declared_shape(schema):
     for path, item in schema["paths"].items():
         for method, op in item.items():
             for code, response in op["responses"].items():
+                if method == "delete" and code == "204":  # no body
+                    continue
+                if path.endswith("/export") and code == "200":  # JSON lines, one event each
+                    assert response["content"] == {
+                        "application/x-ndjson": {"schema": {"type": "string"}}
+                    }
+                    continue
                 body = response["content"]["application/json"]["schema"]
                 ref = body.get("$ref") or body.get("items", {}).get("$ref")
                 assert ref, (path, method, code, body)

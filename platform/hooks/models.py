@@ -1,0 +1,55 @@
+"""A show's webhooks and every delivery made to them."""
+
+import secrets
+
+from django.db import models
+
+KINDS = ("match_opened", "your_turn", "result", "elimination", "champion", "ruling")
+FORMATS = ("json", "discord")
+
+
+class WebhookEndpoint(models.Model):
+    """A URL an organizer registered for a show, with the events it wants."""
+
+    show_stream = models.CharField(max_length=200, db_index=True)
+    url = models.URLField(max_length=500)
+    kinds = models.JSONField(default=list)
+    format = models.CharField(max_length=10, default="json")  # json | discord
+    secret = models.CharField(max_length=64)
+    created_by = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+    active = models.BooleanField(default=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    disabled_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self):
+        return f"{self.show_stream} -> {self.url}"
+
+    @staticmethod
+    def new_secret() -> str:
+        return secrets.token_hex(32)
+
+
+class WebhookDelivery(models.Model):
+    PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+
+    endpoint = models.ForeignKey(
+        WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    kind = models.CharField(max_length=20)
+    stream = models.CharField(max_length=200)
+    version = models.PositiveIntegerField()
+    body = models.TextField()
+    status = models.CharField(max_length=10, default=PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    status_code = models.PositiveIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        unique_together = [("endpoint", "stream", "version", "kind")]

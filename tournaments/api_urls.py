@@ -1,0 +1,23 @@
+from django.urls import path
+
+from . import api
+
+urlpatterns = [
+    path("shows/", api.ShowList.as_view(), name="api-shows"),
+    path("shows/<int:pk>/", api.ShowView.as_view(), name="api-show"),
+    path("shows/<int:pk>/commands", api.ShowCommand.as_view(), name="api-show-command"),
+    path("shows/<int:pk>/pending", api.ShowPending.as_view(), name="api-show-pending"),
+    path("shows/<int:pk>/items", api.ShowItems.as_view(), name="api-show-items"),
+    path("shows/<int:pk>/disputes", api.ShowDisputes.as_view(), name="api-show-disputes"),
+    path("shows/<int:pk>/log", api.ShowLog.as_view(), name="api-show-log"),
+    path("shows/<int:pk>/export", api.ShowExport.as_view(), name="api-show-export"),
+    path("shows/<int:pk>/webhooks", api.ShowWebhooks.as_view(), name="api-show-webhooks"),
+    path(
+        "shows/<int:pk>/webhooks/<int:hook_id>",
+        api.ShowWebhook.as_view(),
+        name="api-show-webhook",
+    ),
+    path("matches/<int:pk>/export", api.MatchExport.as_view(), name="api-match-export"),
+    path("brackets/", api.BracketList.as_view(), name="api-brackets"),
+    path("brackets/<int:pk>/", api.BracketView.as_view(), name="api-bracket"),
+]
