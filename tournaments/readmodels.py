@@ -145,20 +145,22 @@ def project_bracket(row):
         return
     folded, _ = _folded(BracketRecord, row.stream, row.version, _fold_bracket_rows)
     state, created, links = folded
+    fields = {
+        **_keep(row.stream, row.version, folded),
+        "name": created.get("name", ""),
+        "game": created.get("game", ""),
+        "format": state.format,
+        "entrants": list(state.entrants),
+        "standings": list(state.standings),
+        "champion": state.champion or "",
+        "status": "finished" if state.champion else "running",
+        "version": row.version,
+    }
     record, _ = BracketRecord.objects.defer("folded").update_or_create(
         stream=row.stream,
-        create_defaults={"id": first_event_id(row)},  # stable URLs across a rebuild
-        defaults={
-            **_keep(row.stream, row.version, folded),
-            "name": created.get("name", ""),
-            "game": created.get("game", ""),
-            "format": state.format,
-            "entrants": list(state.entrants),
-            "standings": list(state.standings),
-            "champion": state.champion or "",
-            "status": "finished" if state.champion else "running",
-            "version": row.version,
-        },
+        defaults=fields,
+        # create_defaults replaces defaults on create: the fields, and a stable id
+        create_defaults={**fields, "id": first_event_id(row)},
     )
     record.series.all().delete()
     BracketSeriesRecord.objects.bulk_create(
@@ -187,23 +189,25 @@ def project_show(row):
     before, _ = _folded(ShowRecord, row.stream, row.version - 1, _fold_show_rows)
     state = _fold_show_rows(before, [row])
     started = [r for r in state.rounds if r.status != "planned"]
+    fields = {
+        **_keep(row.stream, row.version, state),
+        "name": state.name,
+        "organizer": state.organizer,
+        "organizer_id": state.organizer_id,
+        "moderators": list(state.moderators),
+        "moderator_ids": [i for i in state.moderator_ids.values() if i is not None],
+        "spectator_delay_s": state.options.get("spectator_delay_s", 0),
+        "spectator_policy": state.options.get("spectator_policy", "public"),
+        "status": "finished" if state.champion else "running",
+        "champion": state.champion or "",
+        "round_no": len(started),
+        "version": row.version,
+    }
     record, _ = ShowRecord.objects.defer("folded").update_or_create(
         stream=row.stream,
-        create_defaults={"id": first_event_id(row)},  # stable URLs across a rebuild
-        defaults={
-            **_keep(row.stream, row.version, state),
-            "name": state.name,
-            "organizer": state.organizer,
-            "organizer_id": state.organizer_id,
-            "moderators": list(state.moderators),
-            "moderator_ids": [i for i in state.moderator_ids.values() if i is not None],
-            "spectator_delay_s": state.options.get("spectator_delay_s", 0),
-            "spectator_policy": state.options.get("spectator_policy", "public"),
-            "status": "finished" if state.champion else "running",
-            "champion": state.champion or "",
-            "round_no": len(started),
-            "version": row.version,
-        },
+        defaults=fields,
+        # create_defaults replaces defaults on create: the fields, and a stable id
+        create_defaults={**fields, "id": first_event_id(row)},
     )
     if not before.created:  # folded from the start: rewrite every row
         record.entrants.all().delete()

@@ -95,3 +95,15 @@ def test_incremental_bracket_fold_equals_a_full_fold():
     readmodels._cache.clear()
     BracketRecord.objects.filter(stream=stream).update(folded=None)
     assert bs.bracket_folded(stream) == (bs.fold_bracket(read(stream)), version)
+
+
+@pytest.mark.django_db
+def test_a_record_made_by_its_streams_first_event_holds_that_event_in_full():
+    # Django's create_defaults replaces defaults on create: a record born of the
+    # first event alone must still carry its name, not only its stable id
+    stream = show()
+    first = read(stream)[0]
+    ShowRecord.objects.all().delete()
+    readmodels.project_show(first)
+    record = ShowRecord.objects.get(stream=stream)
+    assert record.pk == first.id and record.name and record.version == 1
