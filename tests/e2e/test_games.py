@@ -66,7 +66,7 @@ def test_a_bout_against_a_bot_with_clicks(game, options, contexts, make_user, sh
         shown = services.load(match).version
     else:
         raise AssertionError("the bout did not end")
-    assert clicks >= 2, "ana played the bout too"
+    assert clicks >= 1, "ana played in the bout too"
     page.reload()
     # the bout's end is told in words on ana's page
     expect(page.locator(".history")).to_contain_text(re.compile(r"Bout 1 (went to|was drawn)"))
