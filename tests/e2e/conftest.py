@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-# the sync Playwright API runs an event loop in this thread; the ORM calls the
-# tests make between clicks are plain synchronous code all the same
+# the sync Playwright API runs an event loop in this thread for the whole
+# session (the browser is session-wide), so every later test in this process
+# too would be refused the ORM: the ORM calls are plain synchronous code all
+# the same (nothing in the suite tests Django's async-safety check)
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = Path("/usr/bin/chromium")
