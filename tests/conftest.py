@@ -30,7 +30,11 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_terminal_summary(terminalreporter):
-    skipped = terminalreporter.stats.get("skipped", [])
+    skipped = [
+        r
+        for r in terminalreporter.stats.get("skipped", [])
+        if "needs PostgreSQL" in str(r.longrepr) or "needs Redis" in str(r.longrepr)
+    ]
     if skipped and not (HAS_PG and HAS_REDIS):
         terminalreporter.section("SKIPPED: services missing", sep="!")
         terminalreporter.write_line(
