@@ -2,6 +2,7 @@
 viewer's table only, spectators never ahead of the delay, a reconnect
 catches up, and a socket with nothing to see is closed with a reason."""
 
+import os
 import random
 import re
 import time
@@ -229,3 +230,36 @@ def test_a_socket_with_nothing_to_see_is_closed_with_the_reason():
         await mine.disconnect()
 
     async_to_sync(body)()
+
+
+@pytest.mark.redis
+def test_on_channels_redis_a_seat_socket_gets_its_table_after_each_move(settings):
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
+        }
+    }
+    ana, ben = users("ana_x", "ben_x")
+    match = seated(ana, ben)
+    cookie = session(ben, match)
+
+    async def body():
+        from channels.layers import get_channel_layer
+
+        assert type(get_channel_layer()).__name__ == "RedisChannelLayer"
+        comm = socket(match.pk, cookie)
+        await opened(comm)
+        versions = [await move(match, seed=1), await move(match, seed=2)]
+        pushed = [await comm.receive_json_from(timeout=5)]
+        while pushed[-1]["version"] < versions[-1]:
+            pushed.append(await comm.receive_json_from(timeout=5))
+        assert await comm.receive_nothing(timeout=0.3)
+        await comm.disconnect()
+        return versions, pushed
+
+    versions, pushed = async_to_sync(body)()
+    # a push is a whole table: one that already shows both moves covers both
+    shown = [p["version"] for p in pushed]
+    assert shown == sorted(set(shown)) and set(shown) <= set(versions)
+    assert without_clock(pushed[-1]["html"]) == without_clock(page_fragment(match, ben))
