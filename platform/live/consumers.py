@@ -71,6 +71,13 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         if self.release is not None:
             self.release.cancel()
 
+    @classmethod
+    async def decode_json(cls, text_data):
+        try:
+            return await super().decode_json(text_data)
+        except ValueError:
+            return None  # answered below like any other malformed message
+
     async def receive_json(self, content, **kwargs):
         since = content.get("since") if isinstance(content, dict) else None
         if isinstance(since, bool) or not isinstance(since, int) or since < 0:
@@ -95,7 +102,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
 
     def _release(self):
         self.release = None
-        asyncio.ensure_future(self._released())
+        self.releasing = asyncio.ensure_future(self._released())  # kept: not collected mid-run
 
     async def _released(self):
         await self.push()

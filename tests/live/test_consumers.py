@@ -196,6 +196,8 @@ def test_a_reconnect_names_its_version_and_gets_what_it_missed():
         up_to_date = await again.receive_json_from(timeout=5)
         await again.send_json_to({"since": "soon"})
         refused = await again.receive_json_from(timeout=5)
+        await again.send_to(text_data="{not json")
+        assert "since" in (await again.receive_json_from(timeout=5))["error"]
         await again.disconnect()
         return shown, last, caught_up, up_to_date, refused
 
