@@ -15,6 +15,7 @@ from games.core.protocol import SPECTATOR_VIEW
 from games.models import Match
 from games.visibility import recorded
 
+from . import publisher
 from .groups import group_for
 from .render import fragment
 
@@ -42,6 +43,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             # the page answers 404 with the wait; the client polls until then
             await self.close(code=NOT_VISIBLE_YET, reason="not visible yet: too recent")
             return
+        publisher.serving_on(asyncio.get_running_loop())
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.groups.append(self.group)  # discarded on disconnect
         await self.accept()

@@ -7,6 +7,7 @@ version's recorded time is older than the match's delay."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from asgiref.sync import async_to_sync
@@ -15,6 +16,31 @@ from channels.layers import get_channel_layer
 from .groups import groups_of
 
 log = logging.getLogger(__name__)
+
+# the event loop this process's sockets live on (the server's), once one connected
+_sockets_loop: asyncio.AbstractEventLoop | None = None
+
+
+def serving_on(loop: asyncio.AbstractEventLoop) -> None:
+    global _sockets_loop
+    _sockets_loop = loop
+
+
+def _send(layer, group: str, message: dict) -> None:
+    """group_send on the sockets' loop: a write from a thread of its own (the
+    embedded clock, a bot) would otherwise queue the message from another
+    loop, and the in-memory layer would not wake the socket that waits."""
+    loop = _sockets_loop
+    if loop is not None and loop.is_running():
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        if here is not loop:
+            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
+            sent.result(timeout=5)
+            return
+    async_to_sync(layer.group_send)(group, message)
 
 
 def announce_after_append(rows) -> None:
@@ -38,6 +64,6 @@ def announce_after_append(rows) -> None:
         }
         for group in groups_of(match):
             try:
-                async_to_sync(layer.group_send)(group, message)
+                _send(layer, group, message)
             except Exception:  # a lost message costs nothing: clients catch up on reconnect
                 log.exception("could not tell %s about version %s", group, row.version)

@@ -5,6 +5,7 @@ catches up, and a socket with nothing to see is closed with a reason."""
 import os
 import random
 import re
+import threading
 import time
 
 import pytest
@@ -50,8 +51,7 @@ def hand_of(match, seat) -> list:
     return services.view_for(match, Viewer.of_seat(seat))["bout"]["hand"]
 
 
-@database_sync_to_async
-def move(match, seed=3):
+def move_now(match, seed=3):
     """The first seat that must decide makes a move (as a bot would)."""
     series = series_for(match.game)
     state = services.load(match).state
@@ -59,6 +59,9 @@ def move(match, seed=3):
     services.submit(match, seat, bot_command(series, state, seat, "random", random.Random(seed)))
     match.refresh_from_db()
     return match.version
+
+
+move = database_sync_to_async(move_now)
 
 
 def page_fragment(match, user) -> str:
@@ -265,3 +268,36 @@ def test_on_channels_redis_a_seat_socket_gets_its_table_after_each_move(settings
     shown = [p["version"] for p in pushed]
     assert shown == sorted(set(shown)) and set(shown) <= set(versions)
     assert without_clock(pushed[-1]["html"]) == without_clock(page_fragment(match, ben))
+
+
+def test_a_move_from_a_thread_of_its_own_reaches_the_sockets_at_once():
+    """The embedded clock and bots move from a plain thread, outside the
+    server's event loop: their pushes wake the sockets all the same."""
+    ana, ben = users("ana_t", "ben_t")
+    match = seated(ana, ben)
+    cookie = session(ana, match)
+    moved = {}
+
+    def move_in_a_thread():
+        from django.db import connection
+
+        try:
+            moved["version"] = move_now(match)
+            moved["at"] = time.monotonic()
+        finally:
+            connection.close()
+
+    async def body():
+        comm = socket(match.pk, cookie)
+        await opened(comm)
+        mover = threading.Thread(target=move_in_a_thread)
+        mover.start()  # nothing of this loop waits on it
+        pushed = await comm.receive_json_from(timeout=5)
+        arrived = time.monotonic()
+        await comm.disconnect()
+        mover.join()
+        return pushed, arrived
+
+    pushed, arrived = async_to_sync(body)()
+    assert pushed["version"] == moved["version"]
+    assert arrived - moved["at"] < 1.0
