@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import random
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -124,6 +126,55 @@ def _fold_events(rows):
 
 def fold_rows(game: str, rows) -> MatchState:
     return series_for(game).fold(_fold_events(rows))
+
+
+# ---- what reads share: a stream's rows and folds, kept per process ----------
+# The log is append-only, so a stream's rows up to a version never change: a
+# read fetches only what was appended since, and a fold of the rows up to a
+# version is made once for every viewer, socket and poll of that version.
+_KEPT_MAX = 256
+_kept_rows: OrderedDict[str, list] = OrderedDict()
+_kept_folds: OrderedDict[tuple, MatchState] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def _same_row(a, b) -> bool:
+    return (a.id, a.version, a.recorded_at) == (b.id, b.version, b.recorded_at)
+
+
+def rows_kept(stream: str) -> list:
+    """The stream's rows, as ``read`` gives them, reading only the rows
+    after those kept (and the last kept one, to check it is still the log's)."""
+    with _kept_lock:
+        kept = _kept_rows.get(stream) or []
+    newer = read(stream, after=kept[-1].version - 1) if kept else read(stream)
+    if kept and not (newer and _same_row(newer[0], kept[-1])):
+        newer, kept = read(stream), []  # not this log's rows (a test's rolled back)
+    rows = kept + newer[1:] if kept else newer
+    with _kept_lock:
+        _kept_rows[stream] = rows
+        _kept_rows.move_to_end(stream)
+        while len(_kept_rows) > _KEPT_MAX:
+            _kept_rows.popitem(last=False)
+    return list(rows)
+
+
+def fold_kept(game: str, rows) -> MatchState:
+    """``fold_rows``, made once per (stream, version) when ``rows`` are the
+    stream's first ones (a spectator's cut is); other selections are folded."""
+    if not rows or rows[-1].version != len(rows):
+        return fold_rows(game, rows)
+    last = rows[-1]
+    key = (last.stream, last.version, last.id, last.recorded_at)
+    with _kept_lock:
+        state = _kept_folds.get(key)
+    if state is None:
+        state = fold_rows(game, rows)
+        with _kept_lock:
+            _kept_folds[key] = state
+            while len(_kept_folds) > _KEPT_MAX * 4:
+                _kept_folds.popitem(last=False)
+    return state
 
 
 def load(match: Match) -> Loaded:
@@ -468,9 +519,9 @@ _is_moderator = moderates
 
 
 def _window(match: Match, viewer: Viewer, now: float | None = None) -> visibility.Window:
-    rows = read(match.stream)
+    rows = rows_kept(match.stream)
     return visibility.window(
-        match, viewer, rows, fold=lambda rs: fold_rows(match.game, rs), now=now
+        match, viewer, rows, fold=lambda rs: fold_kept(match.game, rs), now=now
     )
 
 
@@ -484,7 +535,7 @@ def view_for(match: Match, viewer: Viewer, *, now: float | None = None) -> dict:
     of the spectator delay for everyone else (NotVisibleYet before that)."""
     win = _window(match, viewer, now)
     series = series_for(match.game)
-    out = series.view(fold_rows(match.game, win.rows), win.see_as)
+    out = series.view(fold_kept(match.game, win.rows), win.see_as)
     out["version"] = win.rows[-1].version
     out["game"] = match.game
     out["viewer"] = {"kind": viewer.kind, "seat": viewer.seat}

@@ -1,0 +1,82 @@
+// Live table over a websocket: the server pushes this viewer's #table
+// (whole) whenever it is newer than the one shown. On every (re)connect the
+// page says which version it shows ({"since": v}) and gets what it missed.
+// While the socket is down, the table's own htmx poll runs; while it is up,
+// the poll is held back.
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  var pk = script && script.getAttribute("data-match");
+  if (!pk || !window.WebSocket) {
+    return; // the poll does everything
+  }
+  var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/matches/" + pk + "/";
+  var socket = null;
+  var open = false;
+  var retry = 1000;
+
+  function table() {
+    return document.getElementById("table");
+  }
+
+  function shownVersion() {
+    var el = table();
+    return el ? parseInt(el.getAttribute("data-version") || "0", 10) : 0;
+  }
+
+  function swap(version, html) {
+    var old = table();
+    if (!old || old.hasAttribute("data-at") || version <= shownVersion()) {
+      return; // a replay being browsed, or nothing newer
+    }
+    var holder = document.createElement("div");
+    holder.innerHTML = html.trim();
+    var fresh = holder.firstElementChild;
+    if (!fresh || fresh.id !== "table") {
+      return;
+    }
+    old.replaceWith(fresh);
+    if (window.htmx) {
+      htmx.process(fresh);
+      htmx.trigger(fresh, "htmx:afterSwap"); // the countdowns re-read the server's clock
+    }
+  }
+
+  function connect() {
+    socket = new WebSocket(url);
+    socket.onopen = function () {
+      open = true;
+      retry = 1000;
+      socket.send(JSON.stringify({ since: shownVersion() }));
+    };
+    socket.onmessage = function (e) {
+      var msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch (err) {
+        return;
+      }
+      if (typeof msg.version === "number" && typeof msg.html === "string") {
+        swap(msg.version, msg.html);
+      }
+    };
+    socket.onclose = function (e) {
+      open = false;
+      if (e.code === 4404) {
+        return; // no such match: nothing to wait for
+      }
+      // 4403 (not visible yet) and lost connections: poll meanwhile, try again later
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 30000);
+    };
+  }
+
+  // the table's poll only runs while the socket is down
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    if (open && e.detail.elt && e.detail.elt.id === "table" && e.detail.requestConfig.verb === "get") {
+      e.preventDefault();
+    }
+  });
+
+  connect();
+})();

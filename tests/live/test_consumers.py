@@ -1,0 +1,303 @@
+"""The live table over Channels, played: each socket carries its own
+viewer's table only, spectators never ahead of the delay, a reconnect
+catches up, and a socket with nothing to see is closed with a reason."""
+
+import os
+import random
+import re
+import threading
+import time
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
+from django.test import Client
+
+from config.asgi import application
+from eventlog.store import read
+from games import services
+from games.core.playout import bot_command
+from games.core.protocol import Viewer
+from games.core.registry import series_for
+from games.love_me_not.table import face
+from live.consumers import NO_SUCH_MATCH, NOT_VISIBLE_YET
+
+pytestmark = pytest.mark.usefixtures("live_db")
+
+
+def session(user, match, browser=None) -> bytes:
+    """The cookies of ``user``'s browser once it has loaded the match page
+    (a session and a CSRF cookie), made outside the event loop."""
+    c = browser or Client()
+    c.force_login(user)
+    assert c.get(f"/games/matches/{match.pk}/").status_code == 200
+    return "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
+
+
+def socket(match_pk, cookie=None, origin=b"http://localhost") -> WebsocketCommunicator:
+    headers = [(b"origin", origin), (b"host", b"localhost")]
+    if cookie is not None:
+        headers.append((b"cookie", cookie))
+    return WebsocketCommunicator(application, f"/ws/matches/{match_pk}/", headers=headers)
+
+
+def spelled(card) -> str:
+    return f"<b>{face(card).text}</b>"
+
+
+def hand_of(match, seat) -> list:
+    return services.view_for(match, Viewer.of_seat(seat))["bout"]["hand"]
+
+
+def move_now(match, seed=3):
+    """The first seat that must decide makes a move (as a bot would)."""
+    series = series_for(match.game)
+    state = services.load(match).state
+    seat = series.pending(state)[0].seat
+    services.submit(match, seat, bot_command(series, state, seat, "random", random.Random(seed)))
+    match.refresh_from_db()
+    return match.version
+
+
+move = database_sync_to_async(move_now)
+
+
+def page_fragment(match, user) -> str:
+    """What a fresh htmx load of the page gives ``user`` now."""
+    c = Client()
+    if user is not None:
+        c.force_login(user)
+    return c.get(f"/games/matches/{match.pk}/", headers={"HX-Request": "true"}).content.decode()
+
+
+def without_clock(html: str) -> str:
+    """A table minus the server's clock reading (and a form's CSRF token),
+    the two things two renderings of one version may differ in."""
+    html = re.sub(r'data-server-now="[^"]*"', "", html)
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html)
+
+
+def users(*names):
+    return [User.objects.create_user(n, password="pw-123456") for n in names]
+
+
+def seated(ana, ben, **kw):
+    return services.create_match(
+        "love-me-not",
+        ["ana", "ben"],
+        options={"decision_s": 0},
+        holders={"ana": ana.pk, "ben": ben.pk},
+        rng=random.Random(9),
+        **kw,
+    )
+
+
+async def opened(comm, since=0):
+    connected, code = await comm.connect()
+    assert connected, code
+    await comm.send_json_to({"since": since})
+    return await comm.receive_json_from(timeout=5)
+
+
+def test_each_seat_socket_carries_its_own_table_and_no_other_seats_cards():
+    ana, ben = users("ana_u", "ben_u")
+    match = seated(ana, ben)
+    cookies = {"ana": session(ana, match), "ben": session(ben, match)}
+    dealt = {s: hand_of(match, s) for s in ("ana", "ben")}
+    assert dealt["ana"] and dealt["ben"]
+
+    async def body():
+        sockets = {seat: socket(match.pk, cookie) for seat, cookie in cookies.items()}
+        first = {seat: await opened(comm) for seat, comm in sockets.items()}
+        version = await move(match)
+        pushed = {seat: await comm.receive_json_from(timeout=5) for seat, comm in sockets.items()}
+        for comm in sockets.values():
+            assert await comm.receive_nothing(timeout=0.2)  # one push per move
+            await comm.disconnect()
+        return first, version, pushed
+
+    first, version, pushed = async_to_sync(body)()
+    for seat, other in (("ana", "ben"), ("ben", "ana")):
+        assert first[seat]["version"] == version - 1
+        assert all(spelled(c) in first[seat]["html"] for c in dealt[seat])
+        assert not any(spelled(c) in first[seat]["html"] for c in dealt[other])
+        assert pushed[seat]["version"] == version
+    # the seat that has not moved yet still holds its cards, seen by itself only
+    waiting = next(s for s in ("ana", "ben") if hand_of(match, s))
+    mover = "ben" if waiting == "ana" else "ana"
+    assert all(spelled(c) in pushed[waiting]["html"] for c in hand_of(match, waiting))
+    assert not any(spelled(c) in pushed[mover]["html"] for c in hand_of(match, waiting))
+    # the push is the page: a fresh load of the table at that version
+    assert without_clock(pushed["ana"]["html"]) == without_clock(page_fragment(match, ana))
+    assert without_clock(pushed["ben"]["html"]) == without_clock(page_fragment(match, ben))
+
+
+def test_the_moderators_socket_sees_every_hand_and_the_seats_do_not():
+    ana, ben, mod = users("ana_m", "ben_m", "mod_m")
+    match = seated(ana, ben, moderators=[mod.pk])
+    cookie = session(mod, match)
+
+    async def body():
+        comm = socket(match.pk, cookie)
+        await opened(comm)
+        version = await move(match)
+        pushed = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return version, pushed
+
+    version, pushed = async_to_sync(body)()
+    assert pushed["version"] == version
+    for seat in ("ana", "ben"):
+        assert all(spelled(c) in pushed["html"] for c in hand_of(match, seat))
+    assert without_clock(pushed["html"]) == without_clock(page_fragment(match, mod))
+
+
+def test_a_spectator_socket_is_never_ahead_of_the_delay():
+    ana, ben = users("ana_s", "ben_s")
+    delay = 0.8
+    match = seated(ana, ben, spectator_delay_s=delay)
+    time.sleep(delay + 0.1)  # the deal is old enough to be watched
+
+    async def body():
+        comm = socket(match.pk)  # anonymous
+        first = await opened(comm)
+        version = await move(match)
+        # nothing while the move is younger than the delay
+        assert await comm.receive_nothing(timeout=delay / 2)
+        pushed = await comm.receive_json_from(timeout=5)
+        received = time.time()
+        await comm.disconnect()
+        return first, version, pushed, received
+
+    first, version, pushed, received = async_to_sync(body)()
+    times = {r.version: r.recorded_at.timestamp() for r in read(match.stream)}
+    assert first["version"] < version
+    assert pushed["version"] == version
+    # the version carried was recorded at least the delay before it was sent
+    assert times[pushed["version"]] <= received - delay
+    hands = hand_of(match, "ana") + hand_of(match, "ben")
+    assert not any(spelled(c) in pushed["html"] for c in hands)
+
+
+def test_a_reconnect_names_its_version_and_gets_what_it_missed():
+    ana, ben = users("ana_r", "ben_r")
+    match = seated(ana, ben)
+    browser = Client(enforce_csrf_checks=True)
+    cookie = session(ana, match, browser)
+
+    async def body():
+        comm = socket(match.pk, cookie)
+        shown = (await opened(comm))["version"]
+        await comm.disconnect()
+        await move(match, seed=1)
+        last = await move(match, seed=2)  # two moves missed: a gap
+        again = socket(match.pk, cookie)
+        caught_up = await opened(again, since=shown)
+        await again.send_json_to({"since": caught_up["version"]})
+        up_to_date = await again.receive_json_from(timeout=5)
+        await again.send_json_to({"since": "soon"})
+        refused = await again.receive_json_from(timeout=5)
+        await again.send_to(text_data="{not json")
+        assert "since" in (await again.receive_json_from(timeout=5))["error"]
+        await again.disconnect()
+        return shown, last, caught_up, up_to_date, refused
+
+    shown, last, caught_up, up_to_date, refused = async_to_sync(body)()
+    assert shown < last and caught_up["version"] == last
+    assert without_clock(caught_up["html"]) == without_clock(page_fragment(match, ana))
+    assert up_to_date == {"version": last}  # nothing newer: no table resent
+    assert "since" in refused["error"]
+    # the pushed table's forms carry this browser's CSRF token: they post
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', caught_up["html"])[1]
+    url = f"/games/matches/{match.pk}/command"
+    assert browser.post(url, {"control": "x", "csrfmiddlewaretoken": token}).status_code == 302
+    assert browser.post(url, {"control": "x", "csrfmiddlewaretoken": "x" * 32}).status_code == 403
+
+
+def test_a_socket_with_nothing_to_see_is_closed_with_the_reason():
+    ana, ben = users("ana_c", "ben_c")
+    match = seated(ana, ben, spectator_delay_s=300)
+    cookie = session(ana, match)
+
+    async def body():
+        unknown = socket(match.pk + 1000)
+        assert await unknown.connect() == (False, NO_SUCH_MATCH)
+        too_soon = socket(match.pk)
+        assert await too_soon.connect() == (False, NOT_VISIBLE_YET)
+        elsewhere = socket(match.pk, cookie, origin=b"http://evil.example")
+        connected, _ = await elsewhere.connect()
+        assert not connected
+        # the seated player of that match is live, delay or not
+        mine = socket(match.pk, cookie)
+        assert (await opened(mine))["version"] == match.version
+        await mine.disconnect()
+
+    async_to_sync(body)()
+
+
+@pytest.mark.redis
+def test_on_channels_redis_a_seat_socket_gets_its_table_after_each_move(settings):
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
+        }
+    }
+    ana, ben = users("ana_x", "ben_x")
+    match = seated(ana, ben)
+    cookie = session(ben, match)
+
+    async def body():
+        from channels.layers import get_channel_layer
+
+        assert type(get_channel_layer()).__name__ == "RedisChannelLayer"
+        comm = socket(match.pk, cookie)
+        await opened(comm)
+        versions = [await move(match, seed=1), await move(match, seed=2)]
+        pushed = [await comm.receive_json_from(timeout=5)]
+        while pushed[-1]["version"] < versions[-1]:
+            pushed.append(await comm.receive_json_from(timeout=5))
+        assert await comm.receive_nothing(timeout=0.3)
+        await comm.disconnect()
+        return versions, pushed
+
+    versions, pushed = async_to_sync(body)()
+    # a push is a whole table: one that already shows both moves covers both
+    shown = [p["version"] for p in pushed]
+    assert shown == sorted(set(shown)) and set(shown) <= set(versions)
+    assert without_clock(pushed[-1]["html"]) == without_clock(page_fragment(match, ben))
+
+
+def test_a_move_from_a_thread_of_its_own_reaches_the_sockets_at_once():
+    """The embedded clock and bots move from a plain thread, outside the
+    server's event loop: their pushes wake the sockets all the same."""
+    ana, ben = users("ana_t", "ben_t")
+    match = seated(ana, ben)
+    cookie = session(ana, match)
+    moved = {}
+
+    def move_in_a_thread():
+        from django.db import connection
+
+        try:
+            moved["version"] = move_now(match)
+            moved["at"] = time.monotonic()
+        finally:
+            connection.close()
+
+    async def body():
+        comm = socket(match.pk, cookie)
+        await opened(comm)
+        mover = threading.Thread(target=move_in_a_thread)
+        mover.start()  # nothing of this loop waits on it
+        pushed = await comm.receive_json_from(timeout=5)
+        arrived = time.monotonic()
+        await comm.disconnect()
+        mover.join()
+        return pushed, arrived
+
+    pushed, arrived = async_to_sync(body)()
+    assert pushed["version"] == moved["version"]
+    assert arrived - moved["at"] < 1.0

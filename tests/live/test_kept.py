@@ -1,0 +1,83 @@
+"""A poll or a push never rereads nor refolds the whole stream: the rows and
+the folds of a version are kept per process and shared by every viewer."""
+
+import random
+
+import pytest
+
+from eventlog.store import read
+from games import services
+from games.core.playout import bot_command
+from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, Viewer
+from games.core.registry import series_for
+
+pytestmark = pytest.mark.django_db
+
+VIEWERS = [Viewer.of_seat("ana"), Viewer.of_seat("ben"), MODERATOR_VIEW, SPECTATOR_VIEW]
+
+
+def bot_move(match, rng):
+    series = series_for(match.game)
+    state = services.load(match).state
+    seat = series.pending(state)[0].seat
+    services.submit(match, seat, bot_command(series, state, seat, "random", rng), actor=seat)
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How many rows each read fetched, and how many folds were made."""
+    seen = {"rows": [], "folds": 0}
+    real_read, real_fold = services.read, services.fold_rows
+
+    def read_(stream, after=0):
+        rows = real_read(stream, after)
+        seen["rows"].append(len(rows))
+        return rows
+
+    def fold_(game, rows):
+        seen["folds"] += 1
+        return real_fold(game, rows)
+
+    monkeypatch.setattr(services, "read", read_)
+    monkeypatch.setattr(services, "fold_rows", fold_)
+    return seen
+
+
+def test_every_viewer_of_a_version_shares_one_read_and_one_fold(counted):
+    rng = random.Random(4)
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
+    for _ in range(6):
+        bot_move(match, rng)
+    total = len(read(match.stream))
+    counted["rows"].clear()
+    counted["folds"] = 0
+    views = [services.view_for(match, v) for v in VIEWERS]
+    assert counted["rows"][0] <= total  # the first read of this process's copy
+    assert all(n <= 1 for n in counted["rows"][1:])  # then the last kept row only
+    assert counted["folds"] == 1  # one fold of this version for all four viewers
+    # and what they see is what a fresh fold gives each of them
+    state = services.fold_rows(match.game, read(match.stream))
+    for viewer, view in zip(VIEWERS[:3], views, strict=False):
+        assert view["bout"] == series_for(match.game).view(state, viewer)["bout"]
+    # the next move: only its rows are read, and its version folded once
+    bot_move(match, rng)
+    counted["rows"].clear()
+    counted["folds"] = 0
+    for v in VIEWERS:
+        services.view_for(match, v)
+    new = len(read(match.stream)) - total
+    assert counted["rows"][0] == 1 + new and all(n <= 1 for n in counted["rows"][1:])
+    assert counted["folds"] == 1
+
+
+def test_kept_rows_that_are_no_longer_the_logs_are_read_again():
+    rng = random.Random(5)
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
+    kept = services.rows_kept(match.stream)
+
+    class Gone:  # a kept row the log does not have (a rolled-back write's)
+        id, version, recorded_at, stream = -1, kept[-1].version, kept[-1].recorded_at, "x"
+
+    services._kept_rows[match.stream] = [*kept[:-1], Gone()]
+    again = services.rows_kept(match.stream)
+    assert [(r.id, r.version) for r in again] == [(r.id, r.version) for r in kept]
