@@ -405,8 +405,13 @@ def bracket_tree(state: brackets.Bracket, series: list[dict]) -> dict:
             size *= 2
         columns = []
         r, slots = 1, size // 2
+        winners: list = []
         while slots >= 1:
             cells = [_slot(by_id.get(f"{label}{r}-{i}"), seed) for i in range(1, slots + 1)]
+            for i, cell in enumerate(cells):
+                if cell["future"] and winners:  # who already waits in this slot
+                    cell["sides"] = [_side(w, seed) for w in winners[2 * i : 2 * i + 2]]
+            winners = [c["s"]["winner"] if not c["future"] else None for c in cells]
             columns.append(
                 {
                     "title": _round_title(label, r, slots),
@@ -432,9 +437,13 @@ def _round_title(label: str, r: int, slots: int) -> str:
     return f"{prefix}{names.get(slots, f'round {r}')}"
 
 
+def _side(name: str | None, seed: Mapping[str, int]) -> dict:
+    return {"name": name, "seed": seed.get(name), "won": False, "score": None}
+
+
 def _slot(s: Mapping | None, seed: Mapping[str, int]) -> dict:
     if s is None:
-        return {"future": True}
+        return {"future": True, "sides": [_side(None, seed), _side(None, seed)]}
     sides = []
     match = s.get("match")
     for key in ("a", "b"):
