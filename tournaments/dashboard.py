@@ -174,6 +174,19 @@ def _context(request, record: ShowRecord, acting: Acting, **extra) -> dict:
     }
 
 
+def my_dashboards(request):
+    """The shows whose dashboard the user may open (organizer or moderator)."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    uid = request.user.pk
+    mine = [
+        r
+        for r in ShowRecord.objects.all()[:200]
+        if r.organizer_id == uid or uid in (r.moderator_ids or [])
+    ]
+    return render(request, "dashboard/mine.html", {"shows": mine})
+
+
 def dashboard(request, pk):
     record = get_object_or_404(ShowRecord, pk=pk)
     acting = _staff_or_refusal(request, record)

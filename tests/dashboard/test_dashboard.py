@@ -300,3 +300,13 @@ def test_a_best_of_nine_final_run_from_the_dashboard(client, people):
     audit = text(client.get(dash)).split('id="audit"')[1]
     for kind in ("match_viewed_omnisciently", "clock_paused", "ruling_applied", "clock_resumed"):
         assert kind in audit
+
+
+@pytest.mark.django_db
+def test_the_moderate_link_lists_only_the_shows_one_moderates(client, people):
+    show = make_show(people)
+    assert client.get("/shows/dashboards/").status_code == 302
+    page = as_user(client, people, "max").get("/shows/dashboards/").content.decode()
+    assert f'href="/shows/{show.pk}/dashboard/"' in page and 'href="/shows/dashboards/"' in page
+    page = as_user(client, people, "staff").get("/shows/dashboards/").content.decode()
+    assert "Dashboard night" not in page and "You organize or moderate no show" in page
