@@ -10,7 +10,9 @@ from games.models import Match
 
 from . import shows
 from .bracket_services import bracket_output
+from .dashboard import bracket_tree
 from .models import BracketRecord, ShowRecord
+from .readmodels import bracket_folded
 from .show_services import acting_for, command, load
 
 
@@ -150,9 +152,13 @@ def show_decide(request, pk):
 def bracket_page(request, pk):
     record = get_object_or_404(BracketRecord, pk=pk)
     out = bracket_output(record.stream)
+    (state, _, _), _ = bracket_folded(record.stream)
     streams = {s["match_stream"] for s in out["series"] if s.get("match_stream")}
     rows = Match.objects.filter(stream__in=streams)
     matches = {m.stream: m for m in match_services.summaries_for(rows, request.user)}
     for s in out["series"]:
         s["match"] = matches.get(s.get("match_stream"))
-    return render(request, "tournaments/bracket.html", {"bracket": record, "out": out})
+    tree = bracket_tree(state, out["series"])
+    return render(
+        request, "tournaments/bracket.html", {"bracket": record, "out": out, "tree": tree}
+    )

@@ -20,6 +20,7 @@ urlpatterns = [
     path("console/", include("tournaments.console.urls")),
     path("games/", include("games.urls")),
     path("shows/", include("tournaments.urls")),
+    path("shows/", include("tournaments.dashboard_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("games.api_urls")),

@@ -10,12 +10,18 @@ from games.core.protocol import RuleError
 from games.core.registry import available
 from games.models import Match
 from tournaments import autopilot, shows
+from tournaments import bracket_services as bs
 from tournaments import show_services as ss
+from tournaments.demo import LIVE_DEMO
 from tournaments.models import ShowRecord
 
 ORGANIZER = "organizer"
+MODERATORS = ("moderator1", "moderator2")
 PLAYER = "player"
+PLAYER2 = "player2"
+SPECTATOR = "spectator"
 ENTRANTS = ["player", "ada", "bo", "cy", "di", "ed", "flo", "gil"]
+CUP = ["player2", "hal", "ivy", "jo", "kim", "lu", "mo", "ned"]
 OPTIONS = {
     "death_match_first_to": 2,
     "final_first_to": 2,
@@ -25,40 +31,47 @@ OPTIONS = {
 
 class Command(BaseCommand):
     help = (
-        "Seed the demo: an organizer and a player login, a finished show whose "
-        "final can be replayed, a live show with a death match in progress, and "
-        "one match of every game. Safe to run again."
+        "Seed the demo: one login per role (organizer, moderator1, moderator2, player, "
+        "player2, spectator), a finished show whose final can be replayed, a live show "
+        "that keeps moving, a running bracket, and a live match of every game for "
+        "`player`. Every run prints each login with a fresh password. Safe to run again."
     )
 
     def handle(self, *args, **options):
-        self._user(ORGANIZER, superuser=True)
-        player = self._user(PLAYER)
+        org = self._user(ORGANIZER, "organizes the demo shows", superuser=True)
+        mods = [self._user(m, "moderates the demo shows") for m in MODERATORS]
+        player = self._user(PLAYER, "plays in the live show and one match of every game")
+        player2 = self._user(PLAYER2, "plays in the demo cup and against player")
+        self._user(SPECTATOR, "has no role: watches")
         if ShowRecord.objects.filter(name__startswith="Demo").exists():
             self.stdout.write("demo already seeded")
             return
         rng = random.SystemRandom()
-        self._finished_show(rng)
-        self._live_show(player, rng)
-        self._game_matches(player, rng)
+        self._finished_show(org, mods, rng)
+        self._live_show(org, mods, player, rng)
+        self._bracket(player2, rng)
+        self._game_matches(player, player2, rng)
         self.stdout.write(self.style.SUCCESS("demo seeded: open http://127.0.0.1:8000/"))
 
-    def _user(self, name, superuser=False):
-        user = User.objects.filter(username=name).first()
-        if user is not None:
-            self.stdout.write(
-                f"demo login: {name} (password printed when created; "
-                f"`manage.py changepassword {name}` resets it)"
-            )
-            return user
+    def _user(self, name, role, superuser=False):
+        """The account, with a fresh password printed (the old one stops working)."""
         password = secrets.token_urlsafe(9)
-        if superuser:
-            user = User.objects.create_superuser(name, f"{name}@example.org", password)
+        user = User.objects.filter(username=name).first()
+        if user is None:
+            make = User.objects.create_superuser if superuser else User.objects.create_user
+            user = make(name, f"{name}@example.org", password)
         else:
-            user = User.objects.create_user(name, f"{name}@example.org", password)
-        self.stdout.write(self.style.SUCCESS(f"demo login: {name} / {password}"))
+            user.set_password(password)
+            user.save(update_fields=["password"])
+        self.stdout.write(self.style.SUCCESS(f"demo login: {name} / {password}") + f"  ({role})")
         return user
 
-    def _finished_show(self, rng):
+    def _appoint(self, stream, mods, now):
+        org = ss.Acting(ORGANIZER, shows.ORGANIZER)
+        for m in mods:
+            ss.command(stream, {"type": "appoint_moderator", "username": m.username}, org, now=now)
+
+    def _finished_show(self, org, mods, rng):
         """Played to the end by bots (on a simulated clock, in the past)."""
         start = time.time() - 3 * 3600
         stream = ss.create_show(
@@ -69,16 +82,18 @@ class Command(BaseCommand):
             holders={e: "bot:heuristic" for e in ENTRANTS},
             now=start,
             rng=rng,
+            organizer_id=org.pk,
         )
+        self._appoint(stream, mods, start)
         autopilot.run(stream, rng, start=start)
         self.stdout.write(f"seeded a finished show, champion {ss.load(stream)[0].champion}")
 
-    def _live_show(self, player, rng):
+    def _live_show(self, org_user, mods, player, rng):
         """Bots on every seat but one; the organizer's steps are automated up
         to the first death match, which then plays live."""
         now = time.time()
         stream = ss.create_show(
-            name="Demo: season two (live)",
+            name=LIVE_DEMO,
             organizer=ORGANIZER,
             entrants=ENTRANTS,
             options={
@@ -94,7 +109,9 @@ class Command(BaseCommand):
             holders={e: (player.pk if e == PLAYER else "bot:heuristic") for e in ENTRANTS},
             now=now,
             rng=rng,
+            organizer_id=org_user.pk,
         )
+        self._appoint(stream, mods, now)
         org = ss.Acting(ORGANIZER, shows.ORGANIZER)
         ss.command(
             stream,
@@ -119,11 +136,41 @@ class Command(BaseCommand):
                 break
         live = Match.objects.filter(show_stream=stream, kind="death_match", status="live").first()
         if live is not None:
+            # one dispute in the queue, for the moderators to claim and rule on
+            ss.command(
+                stream,
+                {
+                    "type": "file_dispute",
+                    "target_stream": live.stream,
+                    "target_version": 1,
+                    "text": "demo: was the first player chosen fairly?",
+                },
+                ss.Acting(mods[0].username, shows.MODERATOR),
+                now=now,
+            )
             self.stdout.write(f"seeded a live show: {live} is being played by bots now")
         else:
             self.stdout.write("seeded a live show (waiting for its next step)")
 
-    def _game_matches(self, player, rng):
+    def _bracket(self, player2, rng):
+        """A single elimination of eight, running: bots play it out in `make
+        run`, except player2's series, which waits for player2."""
+        stream = bs.create_bracket(
+            name="Demo: cup (running bracket)",
+            game="love-me-not",
+            format="single",
+            entrants=CUP,
+            first_to=2,
+            holders={e: (player2.pk if e == PLAYER2 else "bot:heuristic") for e in CUP},
+            actor=ORGANIZER,
+            rng=rng,
+        )
+        # the first series not player2's are played now: the next round is open
+        for m in Match.objects.filter(show_stream=stream, status="live").order_by("id")[1:3]:
+            match_services.play_bots(m, rng=rng)
+        self.stdout.write("seeded a running bracket")
+
+    def _game_matches(self, player, player2, rng):
         for rules in available():
             seats = ["player", "ben", "cal", "dee"][: max(rules.min_seats, 2)]
             try:
@@ -137,6 +184,14 @@ class Command(BaseCommand):
                 )
             except RuleError as exc:
                 self.stderr.write(f"could not seed {rules.slug}: {exc}")
+        match_services.create_match(
+            "love-me-not",
+            ["player", "player2"],
+            holders={"player": player.pk, "player2": player2.pk},
+            title="Demo: Love Me Not, player v player2 (two people)",
+            actor="seed_demo",
+            rng=rng,
+        )
         match_services.create_match(
             "doubting-love-letter",
             ["ana", "ben"],

@@ -1,0 +1,80 @@
+"""`manage.py seed_demo` (run by `make run`): one login per role, printed,
+that works and holds that role; a running bracket; a live match of every
+game for `player`; the live show moves on by itself when a match ends."""
+
+import io
+import re
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from games import services as match_services
+from games.core.registry import available
+from games.models import Match
+from tournaments import shows
+from tournaments.demo import LIVE_DEMO
+from tournaments.models import BracketRecord, ShowRecord
+from tournaments.show_services import acting_for, load
+
+ROLES = {
+    "organizer": shows.ORGANIZER,
+    "moderator1": shows.MODERATOR,
+    "moderator2": shows.MODERATOR,
+    "player": shows.PLAYER,
+    "player2": shows.SPECTATOR,
+    "spectator": shows.SPECTATOR,
+}
+
+
+def seed():
+    out = io.StringIO()
+    call_command("seed_demo", stdout=out, stderr=io.StringIO())
+    return dict(re.findall(r"demo login: (\S+) / (\S+)", out.getvalue()))
+
+
+@pytest.mark.django_db
+def test_seed_demo_prints_one_working_login_per_role_and_the_live_show_moves(client):
+    logins = seed()
+    assert list(logins) == list(ROLES)
+    live = ShowRecord.objects.get(name=LIVE_DEMO)
+    for name, role in ROLES.items():
+        user = authenticate(username=name, password=logins[name])
+        assert user is not None, name
+        assert acting_for(live.stream, user).role == role
+    assert (
+        acting_for(live.stream, authenticate(username="player", password=logins["player"])).actor
+        == "player"
+    )
+    # the moderators open the dashboard, with a dispute waiting; the others may not
+    client.login(username="moderator1", password=logins["moderator1"])
+    page = client.get(f"/shows/{live.pk}/dashboard/").content.decode()
+    assert "d-1" in page and "demo: was the first player chosen fairly?" in page
+    client.login(username="spectator", password=logins["spectator"])
+    assert client.get(f"/shows/{live.pk}/dashboard/").status_code == 403
+    # player holds a live match of each of the five games, bots on the other seats
+    held = Match.objects.filter(holders__user__username="player", status="live", show_stream="")
+    assert {m.game for m in held} >= {r.slug for r in available()}
+    # a running bracket, drawn; player2 holds a seat in it
+    cup = BracketRecord.objects.get(name__contains="running bracket")
+    assert cup.status == "running"
+    assert Match.objects.filter(show_stream=cup.stream, holders__user__username="player2").exists()
+    assert client.get(f"/shows/brackets/{cup.pk}/").status_code == 200
+    # a second run prints fresh logins that work, and seeds nothing twice
+    n = Match.objects.count()
+    again = seed()
+    assert list(again) == list(ROLES) and again["player"] != logins["player"]
+    assert authenticate(username="player", password=again["player"]) is not None
+    assert authenticate(username="player", password=logins["player"]) is None
+    assert Match.objects.count() == n
+    # the live show moves on by itself when its death match ends
+    dm = Match.objects.get(show_stream=live.stream, kind="death_match", status="live")
+    before = len(load(live.stream)[0].log)
+    match_services.run_bots(dm, start=dm.created_at.timestamp())
+    dm.refresh_from_db()
+    assert dm.status == "finished"
+    state = load(live.stream)[0]
+    # the result went in and the next round's steps were made by the autopilot:
+    # a new death match (or the final) is open and being played
+    assert len(state.log) > before + 2
+    assert Match.objects.filter(show_stream=live.stream, status="live").exists()

@@ -1,0 +1,504 @@
+"""The moderator's dashboard of a show (one page, polled live), the dispute
+form players reach from their table, and the bracket drawn as a bracket.
+
+Only the show's organizer and moderators open the dashboard (is_staff grants
+nothing). Every write goes through show_services.command or services.submit;
+a refusal shows the service's own words and changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from eventlog.store import read
+from games import services as match_services
+from games import visibility
+from games.core.protocol import RuleError
+from games.core.registry import series_for
+from games.models import Match
+
+from . import brackets, shows
+from .items import SCOPE_WORDS, SCOPES, known_items
+from .models import ShowRecord
+from .show_services import Acting, acting_for, command, load
+
+STAFF = (shows.ORGANIZER, shows.MODERATOR)
+RULING_WORDS = {
+    "dismiss": "dismiss the dispute",
+    "void_to": "void the match back to a version",
+    "award_bout": "award the bout in progress",
+    "replay_bout": "replay the bout from a new deal",
+    "adjust_clock": "add time to the clock",
+    "overturn_series": "overturn the series result",
+    "disqualify": "disqualify an entrant",
+}
+CLOCK_ACTIONS = ("pause", "resume", "add_time")
+
+
+# ---- access -------------------------------------------------------------------------
+def _staff_or_refusal(request, record: ShowRecord) -> Acting | HttpResponse:
+    """The acting organizer or moderator, else the login page or a 403 naming the role."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    acting = acting_for(record.stream, request.user)
+    if acting.role in STAFF:
+        return acting
+    message = (
+        f"You are {request.user.username}, a {acting.role} of {record.name}: only its "
+        "organizer and moderators may open its dashboard."
+    )
+    return render(request, "403.html", {"message": message}, status=403)
+
+
+# ---- reading ------------------------------------------------------------------------
+def _live_matches(record: ShowRecord, now: float) -> list[dict]:
+    """Every live match of the show, as its moderators see it (no cards)."""
+    out = []
+    for m in Match.objects.filter(show_stream=record.stream, status="live").order_by("id"):
+        state = match_services.load(m).state
+        pending = series_for(m.game).pending(state)
+        out.append(
+            {
+                "match": m,
+                "seats": [{"name": s, "score": state.scores.get(s, 0)} for s in state.seats],
+                "target": state.target,
+                "deciding": [d.seat for d in pending],
+                "deadline": min((d.deadline for d in pending if d.deadline), default=None),
+                "paused": state.paused_since is not None,
+            }
+        )
+    return out
+
+
+def _disputes(state: shows.ShowState) -> list[dict]:
+    out = []
+    for d in sorted(state.disputes.values(), key=lambda d: int(d.id.split("-")[1])):
+        match = Match.objects.filter(stream=d.target_stream).first()
+        if match is not None:
+            events = [(r.version, r.type) for r in read(match.stream, 0)]
+        else:
+            events = [(i, ev.type) for i, ev in enumerate(state.log, 1)]
+        out.append(
+            {
+                "d": d,
+                "status": d.status.replace("_", " "),
+                "match": match,
+                "seats": list(match.seats) if match else [],
+                "proposal": dict(d.proposal) if d.proposal else None,
+                "ruling": dict(d.ruling) if d.ruling else None,
+                # void_to goes back to a version before the disputed event
+                "versions": [(v, t) for v, t in events if v < d.target_version],
+            }
+        )
+    return out
+
+
+def _match_audit(record: ShowRecord) -> list[dict]:
+    """Moderators' actions written on the show's matches (pauses, added time, rulings)."""
+    out = []
+    streams = Match.objects.filter(show_stream=record.stream).values_list("stream", flat=True)
+    for stream in streams:
+        for r in read(stream):
+            if r.metadata.get("role") != shows.MODERATOR:
+                continue
+            out.append(
+                {
+                    "version": r.version,
+                    "kind": r.type,
+                    "actor": r.metadata.get("actor"),
+                    "role": shows.MODERATOR,
+                    "reason": r.data.get("reason", ""),
+                    "at": r.data.get("at") or r.metadata.get("at"),
+                    "text": f"{r.type.replace('_', ' ')} in {stream}",
+                    "void": False,
+                }
+            )
+    return out
+
+
+def audit_rows(record: ShowRecord, state, kind: str = "", actor: str = "") -> list[dict]:
+    """Every organizer and moderator action of the show (its own log and its
+    matches'), newest first, filtered by kind and actor when given."""
+    rows = shows.audit_log(state) + _match_audit(record)
+    rows = [
+        r for r in rows if (not kind or r["kind"] == kind) and (not actor or r["actor"] == actor)
+    ]
+    rows.sort(key=lambda r: r["at"] or 0, reverse=True)
+    for r in rows:
+        r["when"] = match_services.to_datetime(r["at"])
+    return rows
+
+
+def _context(request, record: ShowRecord, acting: Acting, **extra) -> dict:
+    state, _, _ = load(record.stream)
+    now = visibility.clock()
+    kind, actor = request.GET.get("kind", ""), request.GET.get("actor", "")
+    all_audit = shows.audit_log(state) + _match_audit(record)
+    return {
+        "show": record,
+        "state": state,
+        "acting": acting,
+        "now": now,
+        "live": _live_matches(record, now),
+        "entrants": [
+            {
+                "name": e,
+                "status": state.status[e],
+                "items": [
+                    {"it": it, "scope_words": SCOPE_WORDS.get(it.scope, it.scope)}
+                    for it in shows.inventory(state, e)
+                ],
+            }
+            for e in state.entrants
+        ],
+        "active": shows.active(state),
+        "moderators": [state.organizer, *state.moderators],
+        "item_slugs": sorted(known_items()),
+        "scopes": [(s, SCOPE_WORDS[s]) for s in SCOPES],
+        "disputes": _disputes(state),
+        "rulings": list(RULING_WORDS.items()),
+        "audit": audit_rows(record, state, kind, actor),
+        "audit_kinds": sorted({r["kind"] for r in all_audit}),
+        "audit_actors": sorted({r["actor"] for r in all_audit if r["actor"]}),
+        "kind": kind,
+        "actor": actor,
+        "champion": state.champion,
+        **extra,
+    }
+
+
+def my_dashboards(request):
+    """The shows whose dashboard the user may open (organizer or moderator)."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    uid = request.user.pk
+    mine = [
+        r
+        for r in ShowRecord.objects.all()[:200]
+        if r.organizer_id == uid or uid in (r.moderator_ids or [])
+    ]
+    return render(request, "dashboard/mine.html", {"shows": mine})
+
+
+def dashboard(request, pk):
+    record = get_object_or_404(ShowRecord, pk=pk)
+    acting = _staff_or_refusal(request, record)
+    if isinstance(acting, HttpResponse):
+        return acting
+    return render(request, "dashboard/dashboard.html", _context(request, record, acting))
+
+
+def dashboard_live(request, pk):
+    """The cheap part the page polls: live matches, disputes, champion."""
+    record = get_object_or_404(ShowRecord, pk=pk)
+    acting = _staff_or_refusal(request, record)
+    if isinstance(acting, HttpResponse):
+        return acting
+    return render(request, "dashboard/_live.html", _context(request, record, acting))
+
+
+# ---- writing ------------------------------------------------------------------------
+def _text(post, key: str) -> str:
+    return (post.get(key) or "").strip()
+
+
+def _number(post, key: str) -> float | None:
+    try:
+        value = float(post.get(key, ""))
+    except ValueError:
+        return None
+    return int(value) if value.is_integer() else value
+
+
+def _int(post, key: str) -> int | None:
+    try:
+        return int(post.get(key, ""))
+    except ValueError:
+        return None
+
+
+def _ruling_params(post) -> dict:
+    """The parameters of the chosen ruling, from the ruling form."""
+    ruling = post.get("ruling")
+    if ruling == "void_to":
+        return {"version": _int(post, "version")}
+    if ruling in ("award_bout", "overturn_series"):
+        return {"winner": _text(post, "winner")}
+    if ruling == "disqualify":
+        return {"entrant": _text(post, "entrant")}
+    if ruling == "adjust_clock":
+        return {"seat": _text(post, "seat"), "seconds": _number(post, "seconds")}
+    return {}
+
+
+def _show_command(post, acting: Acting) -> dict:
+    action = post.get("action")
+    reason = _text(post, "reason")
+    if action == "grant_item":
+        return {
+            "type": "grant_item",
+            "entrant": _text(post, "entrant"),
+            "item": _text(post, "item"),
+            "scope": _text(post, "scope") or "any",
+            "given_by": _text(post, "given_by") or acting.actor,
+            "reason": reason,
+        }
+    if action == "transfer_item":
+        return {
+            "type": "transfer_item",
+            "item_id": _text(post, "item_id"),
+            "from": _text(post, "from"),
+            "to": _text(post, "to"),
+            "reason": reason,
+        }
+    if action == "revoke_item":
+        return {"type": "revoke_item", "item_id": _text(post, "item_id"), "reason": reason}
+    if action in ("claim_dispute", "approve_ruling", "reject_ruling"):
+        return {"type": action, "dispute_id": _text(post, "dispute_id"), "reason": reason}
+    if action == "transfer_dispute":
+        return {
+            "type": "transfer_dispute",
+            "dispute_id": _text(post, "dispute_id"),
+            "to": _text(post, "to"),
+        }
+    if action == "rule_dispute":
+        return {
+            "type": "rule_dispute",
+            "dispute_id": _text(post, "dispute_id"),
+            "ruling": post.get("ruling"),
+            "params": _ruling_params(post),
+            "reason": reason,
+        }
+    raise RuleError(f"unknown action {action!r}")
+
+
+def _clock(record: ShowRecord, post, acting: Acting) -> str:
+    match = Match.objects.filter(pk=_int(post, "match"), show_stream=record.stream).first()
+    if match is None:
+        raise RuleError("that is not a match of this show")
+    action = post.get("action")
+    reason = _text(post, "reason")
+    if not reason:
+        raise RuleError("give a reason: the players and the audit log see it")
+    cmd: dict[str, Any] = {"type": action, "reason": reason}
+    if action == "add_time":
+        cmd["seconds"] = _number(post, "seconds")
+    match_services.submit(match, None, cmd, actor=acting.actor, role="moderator")
+    return f"{match}: {action.replace('_', ' ')} done"
+
+
+@require_POST
+def dashboard_action(request, pk):
+    """One write from the dashboard; a ruling is confirmed before it is submitted."""
+    record = get_object_or_404(ShowRecord, pk=pk)
+    acting = _staff_or_refusal(request, record)
+    if isinstance(acting, HttpResponse):
+        return acting
+    post = request.POST
+    try:
+        if post.get("action") in CLOCK_ACTIONS:
+            done = _clock(record, post, acting)
+        else:
+            cmd = _show_command(post, acting)
+            if cmd["type"] == "rule_dispute" and post.get("confirmed") != "yes":
+                return render(
+                    request,
+                    "dashboard/confirm.html",
+                    {
+                        "show": record,
+                        "cmd": cmd,
+                        "words": RULING_WORDS.get(cmd["ruling"], cmd["ruling"]),
+                        "fields": [(k, v) for k, v in post.items() if k != "csrfmiddlewaretoken"],
+                    },
+                )
+            command(record.stream, cmd, acting)
+            done = _done_words(cmd, load(record.stream)[0])
+    except RuleError as exc:
+        ctx = _context(request, record, acting, error=str(exc))
+        return render(request, "dashboard/dashboard.html", ctx, status=400)
+    messages.success(request, done)
+    return redirect(reverse("dashboard:show", args=[record.pk]) + "#top")
+
+
+def _done_words(cmd: Mapping[str, Any], state) -> str:
+    if cmd["type"] == "rule_dispute":
+        d = state.disputes[cmd["dispute_id"]]
+        if d.status == shows.AWAITING:
+            return f"ruling on {d.id} proposed: waiting for a second moderator"
+        return f"ruling on {d.id} applied"
+    return f"{cmd['type'].replace('_', ' ')} done"
+
+
+# ---- filing a dispute (reached from a player's table) ------------------------------
+@require_http_methods(["GET", "POST"])
+def file_dispute(request, pk):
+    """/shows/<pk>/disputes/file?match=<match pk>&version=<v>: a seated player
+    or a moderator files a dispute against one event of a match."""
+    record = get_object_or_404(ShowRecord, pk=pk)
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    data = request.POST if request.method == "POST" else request.GET
+    match = Match.objects.filter(pk=_int(data, "match")).first()
+    if match is None:
+        raise Http404("no such match: name the match you dispute (?match=...)")
+    acting = _filer(record, request.user, match)
+    if acting is None:
+        acting = acting_for(record.stream, request.user)
+        message = (
+            f"You are {request.user.username}, a {acting.role} of {record.name} not seated in "
+            "that match: only its players and the show's moderators may file a dispute."
+        )
+        return render(request, "403.html", {"message": message}, status=403)
+    version = _int(data, "version")
+    error = None
+    if request.method == "POST":
+        cmd = {
+            "type": "file_dispute",
+            "target_stream": match.stream,
+            "target_version": version,
+            "text": _text(data, "text"),
+        }
+        try:
+            command(record.stream, cmd, acting)
+        except RuleError as exc:
+            error = str(exc)
+        else:
+            filed = max(
+                load(record.stream)[0].disputes.values(), key=lambda d: int(d.id.split("-")[1])
+            )
+            return render(
+                request,
+                "dashboard/dispute_filed.html",
+                {"show": record, "d": filed, "match": match},
+            )
+    return render(
+        request,
+        "dashboard/file_dispute.html",
+        {
+            "show": record,
+            "match": match,
+            "version": version,
+            "text": data.get("text", ""),
+            "error": error,
+        },
+        status=400 if error else 200,
+    )
+
+
+def _filer(record: ShowRecord, user, match: Match) -> Acting | None:
+    """The user as a moderator of the show, or as the entrant they hold
+    seated in ``match``; None if neither."""
+    acting = acting_for(record.stream, user)
+    if acting.role in STAFF:
+        return acting
+    for seat in match.seats:
+        acting = acting_for(record.stream, user, entrant=seat)
+        if acting.role == shows.PLAYER and acting.actor == seat:
+            return acting
+    return None
+
+
+# ---- the bracket drawn as a bracket ------------------------------------------------
+def bracket_tree(state: brackets.Bracket, series: list[dict]) -> dict:
+    """Columns of slots for an elimination bracket (every future slot drawn),
+    or the standings table with its tie-breakers for round robin and Swiss."""
+    seed = {e: i for i, e in enumerate(state.entrants, 1)}
+    by_id = {s["id"]: s for s in series}
+    if state.format in ("single", "double"):
+        label = "R" if state.format == "single" else "W"
+        size = 2
+        while size < len(state.entrants):
+            size *= 2
+        columns = []
+        r, slots = 1, size // 2
+        winners: list = []
+        while slots >= 1:
+            cells = [_slot(by_id.get(f"{label}{r}-{i}"), seed) for i in range(1, slots + 1)]
+            for i, cell in enumerate(cells):
+                if cell["future"] and winners:  # who already waits in this slot
+                    cell["sides"] = [_side(w, seed) for w in winners[2 * i : 2 * i + 2]]
+            winners = [c["s"]["winner"] if not c["future"] else None for c in cells]
+            columns.append(
+                {
+                    "title": _round_title(label, r, slots),
+                    "pairs": [cells[i : i + 2] for i in range(0, len(cells), 2)],
+                }
+            )
+            r, slots = r + 1, slots // 2
+        extra = [s for s in series if not s["id"].startswith(label)]
+        return {"columns": columns, "others": _by_round(extra, seed), "table": None}
+    return {"columns": [], "others": _by_round(series, seed), "table": _standings_table(state)}
+
+
+def _by_round(series: list[dict], seed: Mapping[str, int]) -> list[dict]:
+    groups: dict[str, list] = {}
+    for s in series:
+        groups.setdefault(s["round"], []).append(_slot(s, seed))
+    return [{"title": k, "slots": v} for k, v in groups.items()]
+
+
+def _round_title(label: str, r: int, slots: int) -> str:
+    names = {1: "final", 2: "semi-finals", 4: "quarter-finals"}
+    prefix = "winners " if label == "W" else ""
+    return f"{prefix}{names.get(slots, f'round {r}')}"
+
+
+def _side(name: str | None, seed: Mapping[str, int]) -> dict:
+    return {"name": name, "seed": seed.get(name), "won": False, "score": None}
+
+
+def _slot(s: Mapping | None, seed: Mapping[str, int]) -> dict:
+    if s is None:
+        return {"future": True, "sides": [_side(None, seed), _side(None, seed)]}
+    sides = []
+    match = s.get("match")
+    for key in ("a", "b"):
+        name = s.get(key)
+        sides.append(
+            {
+                "name": name,
+                "seed": seed.get(name),
+                "won": name is not None and s.get("winner") == name and s.get("b") is not None,
+                "score": match.scores.get(name) if match is not None and name else None,
+            }
+        )
+    return {"future": False, "s": s, "sides": sides, "bye": s.get("b") is None, "match": match}
+
+
+def _standings_table(state: brackets.Bracket) -> dict:
+    if state.format == "swiss":
+        rows = brackets.swiss_table(state)
+        return {
+            "heads": ["series won", "Buchholz", "median Buchholz", "bout difference"],
+            "rows": [
+                {
+                    "side": r["side"],
+                    "values": [
+                        r["series_won"],
+                        r["buchholz"],
+                        r["median_buchholz"],
+                        r["bout_difference"],
+                    ],
+                }
+                for r in rows
+            ],
+        }
+    st = brackets._stats(state.entrants, state.series)
+    wins = st.wins
+    rows = []
+    for e in state.standings:
+        tied = [o for o in state.entrants if wins[o] == wins[e] and o != e]
+        h2h = sum(st.beat.get((e, o), 0) for o in tied)
+        diff = st.bouts_for[e] - st.bouts_against[e]
+        rows.append({"side": e, "values": [wins[e], h2h, diff, st.bouts_for[e]]})
+    return {
+        "heads": ["series won", "won among the tied", "bout difference", "bouts won"],
+        "rows": rows,
+    }

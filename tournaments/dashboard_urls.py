@@ -1,0 +1,12 @@
+from django.urls import path
+
+from . import dashboard
+
+app_name = "dashboard"
+urlpatterns = [
+    path("dashboards/", dashboard.my_dashboards, name="mine"),
+    path("<int:pk>/dashboard/", dashboard.dashboard, name="show"),
+    path("<int:pk>/dashboard/live", dashboard.dashboard_live, name="live"),
+    path("<int:pk>/dashboard/act", dashboard.dashboard_action, name="act"),
+    path("<int:pk>/disputes/file", dashboard.file_dispute, name="file_dispute"),
+]
