@@ -52,7 +52,12 @@ def test_settings_refuse_production_without_a_secret_key(tmp_path):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SECRET_KEY"}
+    # the browser tests switch async safety off for their session: not for this process
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DJANGO_SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    }
     env.update(DJANGO_DEBUG="0", VAR_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="config.settings")
     proc = subprocess.run(
         [sys.executable, "manage.py", "check"], cwd=root, env=env, capture_output=True, text=True
