@@ -22,6 +22,9 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    # the browser tests last: Playwright's event loop never precedes a test of
+    # Channels (async_to_sync) in the same worker
+    items.sort(key=lambda item: "e2e" in item.path.parts)
     for item in items:
         if "postgres" in item.keywords and not HAS_PG:
             item.add_marker(pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL"))

@@ -65,8 +65,11 @@ def pytest_terminal_summary(terminalreporter):
         )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One browser per test module: Playwright's sync API runs an event loop in
+    this thread while it lives, and later tests in the same worker (Channels'
+    async_to_sync) must not find one, so it stops when the module is done."""
     if MISSING:  # only reached under CI=true: a missing browser fails the run
         pytest.fail(f"CI=true but {MISSING}")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,6 @@
+import asyncio
 import importlib
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -12,8 +14,17 @@ def _empty_channel_layer():
     """Each test starts with an empty in-process channel layer (group names
     repeat across tests: match ids restart with the database)."""
     layer = get_channel_layer()
-    if hasattr(layer, "flush"):
+    if not hasattr(layer, "flush"):
+        return
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
         async_to_sync(layer.flush)()
+        return
+    # a loop already runs in this thread (the browser tests' Playwright, in the
+    # same worker): flush on a thread of its own
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, layer.flush()).result()
 
 
 @pytest.fixture
