@@ -18,7 +18,7 @@ $(STAMP): $(PY) pyproject.toml constraints.txt
 	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
 	@touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) var/secret_key
 
 # `make run` serves without DEBUG (no debug pages), over plain http, with a
 # secret key of this machine's own, made once in var/

@@ -29,10 +29,14 @@ def env_bool(name: str, default: bool) -> bool:
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+_KEY_FILE = VAR_DIR / "secret_key"  # this machine's own random key, made by `make install`
+if not SECRET_KEY and _KEY_FILE.is_file():
+    SECRET_KEY = _KEY_FILE.read_text().strip()
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "DJANGO_SECRET_KEY must be set unless DJANGO_DEBUG=1 (`make run` makes one in var/)"
+            "DJANGO_SECRET_KEY must be set unless DJANGO_DEBUG=1 "
+            "(`make install` makes this machine one in var/secret_key)"
         )
     SECRET_KEY = "dev-only-insecure-key-never-used-in-production"
 

@@ -64,6 +64,23 @@ def test_settings_refuse_production_without_a_secret_key(tmp_path):
     )
     assert proc.returncode != 0
     assert "DJANGO_SECRET_KEY must be set" in proc.stderr
+    # this machine's own key, made by `make install` in VAR_DIR, is used when present
+    (tmp_path / "secret_key").write_text("k" * 50 + "\n")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from django.conf import settings as s; print(s.SECRET_KEY)",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "k" * 50, proc.stderr
+    (tmp_path / "secret_key").unlink()
     env["DJANGO_SECRET_KEY"] = "x" * 50
     env["DJANGO_ALLOWED_HOSTS"] = "shows.example.org"
     proc = subprocess.run(
