@@ -18,6 +18,12 @@ def index(request):
     return render(request, "games/index.html", {"games": available()})
 
 
+def your_turn_badge(request):
+    """The header's "your turn" badge alone, which every page re-asks now and
+    then (one query: games.context_processors)."""
+    return render(request, "_your_turn.html")
+
+
 def rules(request, slug):
     try:
         game = rules_for(slug)

@@ -6,7 +6,6 @@ skipped and the run says so loudly; under CI=true that is a failure.
 Screenshots go to var/screenshots/ (git-ignored)."""
 
 import os
-from importlib import import_module
 from pathlib import Path
 
 import pytest
@@ -80,31 +79,10 @@ def browser():
 
 
 @pytest.fixture
-def site(live_server, settings):
+def site(live_server, settings, committed_db):
     """The app on 127.0.0.1 over plain http, as `make run` serves it."""
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
-    yield live_server.url
-    _empty_the_event_log()
-
-
-def _empty_the_event_log():
-    """live_server's tests commit, so pytest-django empties the tables after
-    each; SQLite's append-only trigger refuses that DELETE (PostgreSQL's test
-    sessions may TRUNCATE). Empty the log here with the trigger lifted for
-    that moment alone, and put it back."""
-    from django.db import connection
-
-    if connection.vendor != "sqlite":
-        return
-    triggers = import_module("eventlog.migrations.0002_append_only_triggers")
-    with connection.cursor() as cursor:
-        for sql in triggers.SQLITE_DOWN:
-            cursor.execute(sql)
-        try:
-            cursor.execute("DELETE FROM eventlog_storedevent")
-        finally:
-            for sql in triggers.SQLITE_UP:
-                cursor.execute(sql)
+    return live_server.url
 
 
 @pytest.fixture
