@@ -32,7 +32,7 @@ def test_the_organizer_runs_a_four_entrant_show_to_a_champion(
     for game in ("doubting-love-letter", "bleven"):  # short matches only
         page.get_by_label(game, exact=True).uncheck()
     page.get_by_label("Death match first to", exact=True).fill("1")
-    page.get_by_label("Final game", exact=True).select_option("higher-lower")
+    page.get_by_label("Final game", exact=True).select_option("love-letter")
     page.get_by_label("Final first to", exact=True).fill("1")
     page.get_by_label("Step deadline s", exact=True).fill("0")
     page.get_by_label("Spectator delay s", exact=True).fill("0")
@@ -68,7 +68,7 @@ def test_the_organizer_runs_a_four_entrant_show_to_a_champion(
             duel = next(d for d in rnd.duels if d.dmo and not d.game)
             form = step_form(page, "pick_game")
             form.get_by_label("Candidate").fill(duel.candidate)
-            form.get_by_label("Game").select_option("higher-lower")
+            form.get_by_label("Game").select_option("love-letter")
             form.get_by_role("button", name="Pick a death match's game").click()
         expect(page.locator(".messages")).to_contain_text("Done:")
         clicks.append(decision.kind)
@@ -98,7 +98,7 @@ def test_a_single_elimination_bracket_of_eight_is_drawn_with_lines(
     page.goto("/console/")
     page.get_by_role("link", name="New bracket").click()
     page.get_by_label("Name", exact=True).fill("Winter Cup")
-    page.get_by_label("Game", exact=True).select_option("higher-lower")
+    page.get_by_label("Game", exact=True).select_option("love-letter")
     page.get_by_label("Format", exact=True).select_option("single")
     names = [f"p{i}" for i in range(1, 9)]
     page.get_by_label("Entrants", exact=True).fill(
