@@ -101,9 +101,7 @@ def test_a_single_elimination_bracket_of_eight_is_drawn_with_lines(
     page.get_by_label("Game", exact=True).select_option("love-letter")
     page.get_by_label("Format", exact=True).select_option("single")
     names = [f"p{i}" for i in range(1, 9)]
-    page.get_by_label("Entrants", exact=True).fill(
-        "\n".join(f"{n} = bot:heuristic" for n in names)
-    )
+    page.get_by_label("Entrants", exact=True).fill("\n".join(f"{n} = bot:heuristic" for n in names))
     page.get_by_role("button", name="Create and start").click()
     expect(page.locator(".messages")).to_contain_text("Winter Cup is created")
     record = BracketRecord.objects.get(name="Winter Cup")
