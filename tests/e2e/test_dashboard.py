@@ -90,7 +90,7 @@ def test_a_moderator_grants_an_item_and_the_player_uses_it_at_the_table(
     )
     assert "ana" in state.final.players and state.final.game == "doubting-love-letter"
 
-    player = contexts(pat)
+    player = contexts(pat, viewport=DOC_VIEWPORT)
     player.get_by_role("link", name="Shows").click()
     player.get_by_role("link", name="Saturday Show").click()
     player.get_by_role("link", name="Saturday Show: the final").click()
