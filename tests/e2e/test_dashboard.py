@@ -64,7 +64,7 @@ def test_a_moderator_grants_an_item_and_the_player_uses_it_at_the_table(
     grant.get_by_label("to").select_option("ana")
     grant.get_by_label("item").select_option("insurance")
     grant.get_by_label("scope").select_option(label="the final only")
-    grant.get_by_label("reason").fill("won the quiz night")
+    grant.get_by_label("reason", exact=True).fill("won the quiz night")
     grant.get_by_role("button", name="grant").click()
     expect(moderator.locator(".messages")).to_contain_text("grant item done")
     row = moderator.locator("#items tr").filter(has_text=re.compile(r"^ana"))
@@ -161,7 +161,8 @@ def test_an_overturn_ruled_by_one_moderator_and_approved_by_another_resets_the_b
     expect(dispute).to_contain_text(f"filed by ana against Side Cup · R1: ben v ana event {event}")
     dispute.get_by_role("button", name="claim").click()
     rule = one.get_by_role("group", name="Rule on d-1")
-    rule.get_by_label("reason").fill("the bot played out of turn")  # focus: no refresh now
+    # typing first keeps the focus in the form: the dashboard does not refresh under it
+    rule.get_by_label("reason", exact=True).fill("the bot played out of turn")
     rule.get_by_label("ruling").select_option("overturn_series")
     rule.get_by_label("winner").select_option(loser)
     rule.get_by_role("button", name="rule…").click()
@@ -177,7 +178,7 @@ def test_an_overturn_ruled_by_one_moderator_and_approved_by_another_resets_the_b
     two = contexts(mod2)
     open_dashboard(two)
     dispute = two.locator("article.dash-dispute").filter(has_text="d-1")
-    dispute.get_by_label("reason").fill("agreed")
+    dispute.get_by_label("reason", exact=True).fill("agreed")
     dispute.get_by_role("button", name="approve").click()
     expect(two.locator(".messages")).to_contain_text("approve ruling done")
     expect(dispute).to_contain_text("Ruled: overturn_series")
