@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop as N_
+from django.utils.translation import ngettext
 
 from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
 
-from .rules import SUIT_NAMES, SUITS
+from .rules import SUITS
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+SUIT_NAMES = {"C": N_("clubs"), "D": N_("diamonds"), "H": N_("hearts"), "S": N_("spades")}
 
 
 def face(c: str | None) -> Card:
@@ -43,7 +46,16 @@ def board(view: dict, you: str | None, names: dict) -> Board:
             piles.append(Pile(_("Pile"), tuple(face(c) for c in pile)))
         else:
             piles.append(
-                Pile(_("Pile"), (), (_("%(n)s cards, face down") % {"n": view["pile_sizes"][s]},))
+                Pile(
+                    _("Pile"),
+                    (),
+                    (
+                        ngettext(
+                            "%(n)s card, face down", "%(n)s cards, face down", view["pile_sizes"][s]
+                        )
+                        % {"n": view["pile_sizes"][s]},
+                    ),
+                )
             )
         if s in scores:
             sc = scores[s]
@@ -65,7 +77,12 @@ def board(view: dict, you: str | None, names: dict) -> Board:
             (),
             (
                 _("turn %(n)s of %(m)s") % {"n": view.get("turn"), "m": view.get("turns")},
-                _("%(n)s cards left to draw") % {"n": view.get("deck_size")},
+                ngettext(
+                    "%(n)s card left to draw",
+                    "%(n)s cards left to draw",
+                    view.get("deck_size") or 0,
+                )
+                % {"n": view.get("deck_size")},
             ),
         ),
     )
@@ -107,7 +124,7 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         return _("Turn %(n)s began.") % {"n": d.get("turn")}
     if t == "cards_drawn":
         if "cards" in d:
-            return _("%(who)s drew %(cards)s.") % {"who": who, "cards": " and ".join(d["cards"])}
+            return _("%(who)s drew %(cards)s.") % {"who": who, "cards": _(" and ").join(d["cards"])}
         return _("%(who)s drew two cards.") % {"who": who}
     if t == "card_chosen":
         text = _("%(who)s kept %(k)s and discarded %(d)s") % {
