@@ -15,8 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop as N_
-from django.utils.translation import pgettext
+from django.utils.translation import gettext_noop, pgettext
 
 from games.core.deal import REVEAL
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
@@ -102,21 +101,21 @@ def table_module(game: str) -> ModuleType:
 
 # what a seat is deciding, in words ("to play, guess")
 DECISIONS = {
-    "choose_first": N_("choose who plays first"),
-    "deck_rigging": N_("use Deck Rigging or pass"),
-    "play": N_("play"),
-    "challenge": N_("challenge or pass"),
-    "guess": N_("guess"),
-    "plus_one": N_("use Plus One or pass"),
-    "auction": N_("bid or let the auction close"),
-    "show": N_("show the opening card"),
-    "pick": N_("pick a card"),
-    "choose": N_("choose"),
-    "turn": N_("draw or declare"),
-    "draw": N_("draw"),
-    "discard": N_("discard"),
-    "review": N_("answer the bid"),
-    "confirm": N_("confirm the raise"),
+    "choose_first": gettext_noop("choose who plays first"),
+    "deck_rigging": gettext_noop("use Deck Rigging or pass"),
+    "play": gettext_noop("play"),
+    "challenge": gettext_noop("challenge or pass"),
+    "guess": gettext_noop("guess"),
+    "plus_one": gettext_noop("use Plus One or pass"),
+    "auction": gettext_noop("bid or let the auction close"),
+    "show": gettext_noop("show the opening card"),
+    "pick": gettext_noop("pick a card"),
+    "choose": gettext_noop("choose"),
+    "turn": gettext_noop("draw or declare"),
+    "draw": gettext_noop("draw"),
+    "discard": gettext_noop("discard"),
+    "review": gettext_noop("answer the bid"),
+    "confirm": gettext_noop("confirm the raise"),
 }
 
 

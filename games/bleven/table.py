@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop as N_
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
 from games.engine_words import in_words
@@ -13,7 +12,7 @@ from .rules import MAX_STONES
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 # a reviewer's answer as the engine records it
-ANSWERS = (N_("believe"), N_("disbelieve"), N_("ignore"))
+ANSWERS = (gettext_noop("believe"), gettext_noop("disbelieve"), gettext_noop("ignore"))
 SUBSETS = [(), (1,), (2,), (3,), (1, 2), (1, 3), (2, 3), (1, 2, 3)]
 
 

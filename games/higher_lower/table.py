@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop as N_
+from django.utils.translation import gettext_noop
 
 from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
 from games.engine_words import in_words
@@ -11,7 +11,7 @@ from games.engine_words import in_words
 from .rules import FIRST_BID_STEP, bid_step
 
 # a guess's direction as the engine records it
-DIRECTIONS = (N_("higher"), N_("lower"))
+DIRECTIONS = (gettext_noop("higher"), gettext_noop("lower"))
 
 
 def face(c, note: str = "") -> Card:

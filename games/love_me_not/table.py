@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop as N_
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
 
 from .rules import SUITS
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-SUIT_NAMES = {"C": N_("clubs"), "D": N_("diamonds"), "H": N_("hearts"), "S": N_("spades")}
+SUIT_NAMES = {
+    "C": gettext_noop("clubs"),
+    "D": gettext_noop("diamonds"),
+    "H": gettext_noop("hearts"),
+    "S": gettext_noop("spades"),
+}
 
 
 def face(c: str | None) -> Card:
