@@ -151,6 +151,12 @@ _SHAPES: tuple[tuple[re.Pattern, dict[str, str] | str, tuple[str, ...]], ...] = 
         gettext_noop("%(who)s lost both lives (%(why)s)"),
         ("who",),
     ),
+    (re.compile(r"^(?P<a>\d+) to (?P<b>\d+)$"), gettext_noop("%(a)s to %(b)s"), ()),
+    (
+        re.compile(r"^tied match, (?P<a>\d+) to (?P<b>\d+): nobody scores$"),
+        gettext_noop("tied match, %(a)s to %(b)s: nobody scores"),
+        (),
+    ),
     (_shape("{who} ran out of time"), gettext_noop("%(who)s ran out of time"), ("who",)),
     (
         _shape("{who} is protected by a Handmaid"),
