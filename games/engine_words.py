@@ -136,6 +136,20 @@ REASONS = (
     gettext_noop("duel"),
 )
 
+# the items a moderator grants, as the engines name them
+ITEMS = {
+    "plus_one": gettext_noop("Plus One"),
+    "deck_rigging": gettext_noop("Deck Rigging"),
+    "insurance": gettext_noop("Insurance"),
+    "advantage": gettext_noop("Advantage"),
+    "dmo": gettext_noop("DMO advantage"),
+}
+
+
+def item_name(item: str) -> str:
+    return _(ITEMS[item]) if item in ITEMS else item.replace("_", " ")
+
+
 _FIXED = frozenset(REFUSALS) | frozenset(REASONS)
 _SEAT = r"(?P<%s>[^\s']+)"
 

@@ -24,7 +24,7 @@ from games.core.tables import Board, Choice, Control, Field, SeatPart
 
 from . import services
 from .deal_check import deal_check
-from .engine_words import in_words
+from .engine_words import in_words, item_name
 from .models import Match
 
 
@@ -177,7 +177,7 @@ def table_for(match: Match, viewer: Viewer, at: int | None = None) -> Table:
                 deciding=tuple(decision_words(d["kind"]) for d in mine),
                 deadline=min(deadlines) if deadlines else None,
                 reserve=part.reserve,
-                items=tuple(view.get("items", {}).get(s, ())),
+                items=tuple(item_name(i) for i in view.get("items", {}).get(s, ())),
                 part=part,
             )
         )

@@ -17,7 +17,7 @@ from games.core.tables import (
     seat_name,
 )
 from games.deal_check import deal_check
-from games.engine_words import in_words
+from games.engine_words import ITEMS, in_words
 from games.love_letter_family.cards import countess_forced
 from games.love_letter_family.words import card_name, face, rank
 
@@ -219,12 +219,7 @@ def _play_controls(view: dict, seat: str) -> list[Control]:
 
 
 # ---- history in words ------------------------------------------------------
-ITEM_NAMES = {
-    "deck_rigging": gettext_noop("Deck Rigging"),
-    "plus_one": gettext_noop("Plus One"),
-    "insurance": gettext_noop("Insurance"),
-    "dmo": gettext_noop("the DMO mulligan"),
-}
+ITEM_NAMES = {**ITEMS, "dmo": gettext_noop("the DMO mulligan")}
 
 
 def describe(event: dict, you: str | None, names: dict) -> str | None:
