@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
-from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
+from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
 from games.engine_words import in_words
 
 from .rules import MAX_STONES
@@ -230,7 +230,7 @@ def controls(view: dict, seat: str) -> list[Control]:
 
 def describe(event: dict, you: str | None, names: dict) -> str | None:
     t, d = event["type"], event["data"]
-    who = names.get(d.get("seat"), d.get("seat"))
+    who = seat_name(names, d.get("seat"))
     if t == "round_dealt":
         return _("Round %(n)s dealt; %(c)s cuts.") % {
             "n": d.get("bout"),

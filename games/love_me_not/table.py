@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
-from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
+from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
 
 from .rules import SUITS
 
@@ -121,7 +121,7 @@ def controls(view: dict, seat: str) -> list[Control]:
 
 def describe(event: dict, you: str | None, names: dict) -> str | None:
     t, d = event["type"], event["data"]
-    who = names.get(d.get("seat"), d.get("seat"))
+    who = seat_name(names, d.get("seat"))
     if t == "match_started":
         return _("Match %(n)s of the game began.") % {"n": d.get("bout")}
     if t == "turn_started":
