@@ -1,6 +1,7 @@
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games import services as match_services
@@ -130,7 +131,7 @@ def show_decide(request, pk):
     record = get_object_or_404(ShowRecord, pk=pk)
     acting = acting_for(record.stream, request.user, request.POST.get("entrant") or None)
     if acting.role != shows.PLAYER:
-        raise PermissionDenied("only an entrant of this show may make a player's decision")
+        raise PermissionDenied(_("only an entrant of this show may make a player's decision"))
     kind = request.POST.get("type", "")
     field = PLAYER_DECISIONS.get(kind, "")
     value = request.POST.getlist(field) if field == "candidates" else request.POST.get(field, "")
@@ -142,9 +143,10 @@ def show_decide(request, pk):
         context = _show_context(request, record)
         context["refusal"] = str(exc)
         return render(request, "tournaments/show.html", context, status=400)
+    chosen = ", ".join(value) if field == "candidates" else value
     messages.success(
         request,
-        f"Done: {kind.replace('_', ' ')} ({', '.join(value) if field == 'candidates' else value}).",
+        _("Done: %(step)s (%(chosen)s).") % {"step": _(kind).replace("_", " "), "chosen": chosen},
     )
     return redirect(record.get_absolute_url())
 
