@@ -139,7 +139,7 @@ def audit_rows(record: ShowRecord, state, kind: str = "", actor: str = "") -> li
 
 
 def _context(request, record: ShowRecord, acting: Acting, **extra) -> dict:
-    state, _, _ = load(record.stream)
+    state, _version, _holders = load(record.stream)
     now = visibility.clock()
     kind, actor = request.GET.get("kind", ""), request.GET.get("actor", "")
     all_audit = shows.audit_log(state) + _match_audit(record)

@@ -21,7 +21,7 @@ def show_as_seen(stream: str, user, now: float | None = None):
     """(state, cut): the show as ``user`` may see it, visibility.show_cut
     deciding when: live (cut None) for its staff and active entrants, else
     as of the spectator delay."""
-    state, _, holders = load(stream)
+    state, _version, holders = load(stream)
     active = {h for e, h in holders.items() if state.status.get(e) == shows.ACTIVE}
     live_for = frozenset(h for h in active if isinstance(h, int))
     cut = visibility.show_cut(stream, user, live_for=live_for, now=now)
@@ -33,7 +33,7 @@ def show_as_seen(stream: str, user, now: float | None = None):
 
 
 def _show_line(record: ShowRecord, user, now: float) -> dict:
-    seen, _ = show_as_seen(record.stream, user, now)
+    seen, _cut = show_as_seen(record.stream, user, now)
     return {
         "pk": record.pk,
         "name": record.name,
@@ -154,7 +154,7 @@ def show_decide(request, pk):
 def bracket_page(request, pk):
     record = get_object_or_404(BracketRecord, pk=pk)
     out = bracket_output(record.stream)
-    (state, _, _), _ = bracket_folded(record.stream)
+    (state, _v, _h), _fresh = bracket_folded(record.stream)
     streams = {s["match_stream"] for s in out["series"] if s.get("match_stream")}
     rows = Match.objects.filter(stream__in=streams)
     matches = {m.stream: m for m in match_services.summaries_for(rows, request.user)}

@@ -21,11 +21,14 @@ STATUS_WORDS = (
     _("held"),
     _("used"),
     _("revoked"),
+    _("void"),
 )
 ROLE_WORDS = (_("organizer"), _("moderator"), _("player"), _("spectator"), _("system"))
 KIND_WORDS = (
     _("main"),
     _("death_match"),
+    _("death"),
+    _("bracket"),
     _("final"),
     _("give_token"),
     _("choose_candidate"),
@@ -33,6 +36,7 @@ KIND_WORDS = (
     _("ban_game"),
     _("enter_ranking"),
     _("pick_game"),
+    _("add_round"),
 )
 FORMAT_WORDS = (_("single"), _("double"), _("round_robin"), _("swiss"))
 # items.SCOPE_WORDS (pure data, no Django there): the same words, marked here

@@ -43,7 +43,7 @@ def parse_seats(text: str) -> tuple[list[str], dict]:
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        name, _, holder = (p.strip() for p in line.partition("="))
+        name, _eq, holder = (p.strip() for p in line.partition("="))
         if not name:
             raise forms.ValidationError(
                 _("line %(n)s: a seat needs a name before the '='") % {"n": n}

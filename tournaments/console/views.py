@@ -111,7 +111,7 @@ def _show_for_organizer(request, pk):
 
 
 def _console(request, record, acting, bound=None, status=200):
-    state, _, holders = show_services.load(record.stream)
+    state, _version, holders = show_services.load(record.stream)
     steps = {kind: cls(prefix=kind) for kind, cls in forms.STEPS.items()}
     if bound is not None:
         steps[bound.prefix] = bound
