@@ -110,3 +110,14 @@ def test_one_click_turns_every_page_french(contexts, make_user, shot):
     expect(html).to_have_attribute("lang", "en")
     expect(header.get_by_role("link", name="Shows")).to_be_visible()
     assert page.url.endswith(f"/games/matches/{match.pk}/")
+
+    # a phone: the switcher fits the header, French pages never scroll sideways
+    phone = contexts(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    phone.goto("/")
+    phone.get_by_role("button", name="Français").click()
+    expect(phone.locator("html")).to_have_attribute("lang", "fr")
+    for path, name in [("/", "13-phone-home"), (show.get_absolute_url(), "14-phone-show")]:
+        phone.goto(path)
+        expect(phone.locator("html")).to_have_attribute("lang", "fr")
+        shot(phone, name)
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 360, name
