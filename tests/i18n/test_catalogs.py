@@ -121,3 +121,14 @@ def test_a_broken_catalog_is_named_and_nothing_is_written(project, monkeypatch):
     with pytest.raises(CommandError, match="someapp/locale/fr/LC_MESSAGES/django.po"):
         call_command("compile_catalogs")
     assert not mos[1].exists()
+
+
+def test_every_install_compiles_the_catalogs():
+    """`make install` (so `make run`, `make test`, CI) and the production image
+    both compile them; .mo files are never committed."""
+    makefile = (ROOT / "Makefile").read_text()
+    install = makefile.split("\ninstall:", 1)[1].split("\n\n", 1)[0]
+    assert "manage.py compile_catalogs" in install
+    dockerfile = (ROOT / "docker/Dockerfile").read_text()
+    assert "COPY locale ./locale" in dockerfile and "manage.py compile_catalogs" in dockerfile
+    assert "*.mo" in (ROOT / ".gitignore").read_text().split()
