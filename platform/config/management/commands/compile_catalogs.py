@@ -8,6 +8,7 @@ newer than its .po is left as it is, so `make install` stays fast."""
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 from pathlib import Path
 
@@ -19,12 +20,14 @@ SKIP_DIRS = {".venv", "var", "node_modules", ".git"}
 
 
 def catalogs(root: Path) -> list[Path]:
-    """Every LC_MESSAGES/*.po under ``root``'s locale folders (not the virtualenv's)."""
+    """Every locale/<lang>/LC_MESSAGES/*.po under ``root``, never walking into
+    the virtualenv (whose packages bring catalogs of their own)."""
     found = []
-    for po in root.rglob("LC_MESSAGES/*.po"):
-        parts = po.relative_to(root).parts
-        if SKIP_DIRS.isdisjoint(parts) and "locale" in parts:
-            found.append(po)
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        here = Path(folder)
+        if here.name == "LC_MESSAGES" and here.parent.parent.name == "locale":
+            found.extend(here / f for f in files if f.endswith(".po"))
     return sorted(found)
 
 
