@@ -4,6 +4,7 @@ The games' pages are checked for the site's chrome and lang="fr" only; their
 own French is the games' test's."""
 
 import random
+import re
 
 from django.contrib.auth.models import Permission
 from playwright.sync_api import expect
@@ -64,6 +65,15 @@ def test_one_click_turns_every_page_french(contexts, make_user, shot):
     expect(page.locator("main")).to_contain_text("Organisez en ligne des jeux télévisés")
     expect(header.get_by_role("link", name="Émissions")).to_be_visible()
     shot(page, "1-home")
+    # the live countdowns speak French too (countdown.js takes the page's words)
+    page.evaluate(
+        """() => { for (const [id, dt] of [["soon", 95], ["gone", -5]]) {
+            const el = document.createElement("span");
+            el.id = id; el.dataset.deadline = String(Date.now() / 1000 + dt);
+            document.querySelector("main").append(el); } }"""
+    )
+    expect(page.locator("#soon")).to_have_text(re.compile(r"^encore 1:3\d$"))
+    expect(page.locator("#gone")).to_have_text("temps écoulé")
 
     # the login page and the log-in itself, in French
     page.get_by_role("link", name="Connexion").click()

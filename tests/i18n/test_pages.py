@@ -23,7 +23,15 @@ def french_page(resp, *words, status=200):
 
 
 def test_home_show_list_and_show_page(french, show, people):
-    french_page(french.get("/"), "Organisez en ligne", ">Émissions</a>", ">Jeux</a>", "Connexion")
+    french_page(
+        french.get("/"),
+        "Organisez en ligne",
+        ">Émissions</a>",
+        ">Jeux</a>",
+        "Connexion",
+        # the words countdown.js writes into every live clock
+        'data-time-up="temps écoulé" data-time-left="encore {time}"',
+    )
     french_page(french.get("/shows/"), "<h1>Émissions</h1>", "Tableaux", "Soirée test")
     french.force_login(people["pat"])
     html = french_page(
