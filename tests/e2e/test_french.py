@@ -83,7 +83,7 @@ def test_one_click_turns_every_page_french(contexts, make_user, shot):
     page.get_by_label("Mot de passe").fill("pw-browser-123")
     page.get_by_role("button", name="Connexion").click()
     page.wait_for_url("**/")
-    expect(header.get_by_role("button", name="Déconnecter olga")).to_be_visible()
+    expect(header.get_by_role("button", name="Déconnexion (olga)")).to_be_visible()
 
     site_pages = [
         ("/shows/", "Tableaux", "3-shows"),

@@ -53,7 +53,7 @@ def test_every_entry_is_translated_with_the_same_placeholders(po):
 def test_the_compiled_catalog_translates():
     with translation.override("fr"):
         assert translation.gettext("Shows") == "Émissions"
-        assert translation.gettext("Log out %(name)s") % {"name": "ana"} == "Déconnecter ana"
+        assert translation.gettext("Log out %(name)s") % {"name": "ana"} == "Déconnexion (ana)"
         assert (
             translation.ngettext(
                 "Choose %(pick)s elimination candidate among",

@@ -41,7 +41,7 @@ def test_home_show_list_and_show_page(french, show, people):
         "Journal public",
         "vous : joueur",
         "ana · en lice",
-        "Déconnecter pat",
+        "Déconnexion (pat)",
     )
     assert "Entrants" not in html and "Public log" not in html
 
