@@ -5,6 +5,7 @@ REDIS_URL. Without them they are skipped and the run says so loudly; under
 CI=true a missing service fails the run instead."""
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,18 @@ def pytest_configure(config):
             "CI=true but DATABASE_URL (PostgreSQL) or REDIS_URL is not set: "
             "CI must test on PostgreSQL and Redis"
         )
+    if not hasattr(config, "workerinput"):  # once, before any xdist worker starts
+        _compile_stale_catalogs()
+
+
+def _compile_stale_catalogs():
+    """The tests see the site in French too: a .mo missing or older than its
+    .po (locale/, games/locale/) is compiled here, in pure Python (fast)."""
+    from config.management.commands.compile_catalogs import catalogs, compile_with_babel, stale
+
+    for po in catalogs(Path(__file__).resolve().parents[1]):
+        if stale(po):
+            compile_with_babel(po)
 
 
 def pytest_collection_modifyitems(config, items):
