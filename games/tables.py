@@ -126,6 +126,7 @@ def decision_words(kind: str) -> str:
 def names_for(seats, you: str | None) -> dict[str, str]:
     """How each seat reads in sentences: the viewer's own is "you" (a
     language may keep the seat's name in it, so its verbs agree)."""
+    # Translators: may name the seat as %(seat)s
     yours = pgettext("the viewer's own seat in a sentence", "you")
     return {s: (yours % {"seat": s} if s == you else s) for s in seats}
 
