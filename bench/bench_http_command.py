@@ -28,9 +28,9 @@ refused. No Celery worker runs: matches have their default clocks (60 s a
 decision), so each command arms its deadline on Redis, as in production, but
 no timeout falls due during the run.
 
-Environment: BENCH_HTTP_PAIRS (300 measured rounds of the three calls, after
+Environment: BENCH_HTTP_PAIRS (150 measured rounds of the three calls, after
 BENCH_HTTP_WARMUP 40), BENCH_HTTP_MATCHES (50), BENCH_HTTP_CLIENTS (8 threads),
-BENCH_HTTP_SECONDS (30: the throughput run's length; at most 20,000 commands),
+BENCH_HTTP_SECONDS (20: the throughput run's length; at most 20,000 commands),
 BENCH_HTTP_WEB_WORKERS (2), and bench/stack.py's.
 """
 
@@ -58,6 +58,7 @@ OPTIONS = {"first_to": 5}
 GOAL_RATIO = 1.5
 GOAL_RATE = 300.0
 MAX_COMMANDS = 20_000
+LATENCY_LIMIT_S = 75.0  # the latency rounds stop here, however many were done
 SEATS = ["ana", "ben"]
 
 
@@ -67,11 +68,11 @@ def say(msg: str) -> None:
 
 def _settings() -> dict:
     return {
-        "pairs": stack.env_int("BENCH_HTTP_PAIRS", 300, 10, 5000),
+        "pairs": stack.env_int("BENCH_HTTP_PAIRS", 150, 10, 5000),
         "warmup": stack.env_int("BENCH_HTTP_WARMUP", 40, 0, 1000),
         "matches": stack.env_int("BENCH_HTTP_MATCHES", 50, 1, 200),
         "clients": stack.env_int("BENCH_HTTP_CLIENTS", 8, 1, 64),
-        "seconds": stack.env_float("BENCH_HTTP_SECONDS", 30, 2, 300),
+        "seconds": stack.env_float("BENCH_HTTP_SECONDS", 20, 2, 300),
         "web_workers": stack.env_int("BENCH_HTTP_WEB_WORKERS", 2, 1, 16),
     }
 
@@ -149,7 +150,7 @@ def _latency(port: int, matches: list[Seated], s: dict, token: str) -> dict:
     legal_s: list[float] = []
     playing = list(matches)
     n, rounds = 0, 0
-    deadline = time.time() + 240
+    deadline = time.time() + LATENCY_LIMIT_S
     while rounds < s["warmup"] + s["pairs"] and playing and time.time() < deadline:
         m = playing[0]
         t0 = time.perf_counter()
@@ -315,7 +316,13 @@ def main(results_dir) -> dict:
         ]
         ids = st.django(
             SETUP
-            % {"users": users_json, "pairs": pairs, "game": GAME, "seats": SEATS, "options": OPTIONS}
+            % {
+                "users": users_json,
+                "pairs": pairs,
+                "game": GAME,
+                "seats": SEATS,
+                "options": OPTIONS,
+            }
         )
         say(f"{len(ids)} matches and {len(users)} token users created")
         took = st.web([port], s["web_workers"])
@@ -324,7 +331,9 @@ def main(results_dir) -> dict:
 
         api = stack.Api(port)
         lat_tokens = {SEATS[0]: users["lat_a"]["token"], SEATS[1]: users["lat_b"]["token"]}
-        latency = _latency(port, [Seated(api, i, lat_tokens) for i in ids[:6]], s, lat_tokens[SEATS[0]])
+        latency = _latency(
+            port, [Seated(api, i, lat_tokens) for i in ids[:6]], s, lat_tokens[SEATS[0]]
+        )
         api.close()
         say(
             f"latency p50/p99 ms: command {latency['ms']['command']['p50']}/"

@@ -44,7 +44,7 @@ GAME = "doubting-love-letter"
 GOAL_P99_MS = 500.0
 SEATS = ["ana", "ben"]
 CONNECT_AT_ONCE = 100
-CONNECT_LIMIT_S = 120.0  # sockets not open by then count as failed
+CONNECT_LIMIT_S = 90.0  # sockets not open by then count as failed
 
 
 def say(msg: str) -> None:
