@@ -31,7 +31,7 @@ their match's last version).
 show driver of prod-check can replace it.
 
 Environment: BENCH_SHOW64_ENTRANTS (64), BENCH_SHOW64_CLIENTS (16 player
-threads), BENCH_SHOW64_LIMIT_S (180: the show's time limit), and
+threads), BENCH_SHOW64_LIMIT_S (300: the show's time limit), and
 bench/stack.py's.
 """
 
@@ -70,7 +70,7 @@ def _settings() -> dict:
     return {
         "entrants": stack.env_int("BENCH_SHOW64_ENTRANTS", 64, 4, 256),
         "clients": stack.env_int("BENCH_SHOW64_CLIENTS", 16, 1, 64),
-        "limit_s": stack.env_float("BENCH_SHOW64_LIMIT_S", 180, 10, 1200),
+        "limit_s": stack.env_float("BENCH_SHOW64_LIMIT_S", 300, 10, 1200),
     }
 
 
