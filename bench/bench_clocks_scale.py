@@ -87,13 +87,14 @@ def _django(st: stack.Stack) -> None:
     django.setup()
 
 
-def _create(n: int, stagger_s: float, creators: int, tag: str) -> list[dict]:
-    """n matches, match i created at t0 + i × stagger (back to back when 0)."""
+def _create(n: int, stagger_s: float, creators: int, tag: str, made: list | None = None) -> list:
+    """n matches, match i created at t0 + i × stagger (back to back when 0);
+    each is appended to ``made`` as it is created."""
     from django.db import connection
 
     from games import services
 
-    made: list[dict] = []
+    made = [] if made is None else made
     lock = threading.Lock()
     t0 = time.time() + 0.1
 
@@ -188,13 +189,16 @@ def _run(tag: str, st: stack.Stack, s: dict, stagger_ms: int, kill: bool = False
     )
     killer = None
     killed_at = [None]
+    made: list[dict] = []
     if kill:
-        # halfway through the deadlines: the first is ~3 s after the start, the last
-        # ~3 s after the last creation
-        half = 3.0 + (s["matches"] * stagger_ms / 1e3) / 2
 
         def kill_worker() -> None:
-            time.sleep(half)
+            # midway: once half the matches exist and the latest of their deadlines passed
+            limit = time.time() + 600
+            while len(made) < s["matches"] // 2 and time.time() < limit:
+                time.sleep(0.05)
+            half = max(m["deadline"] for m in list(made))
+            time.sleep(max(0.0, half - time.time()))
             proc = st.procs.procs["worker1"]
             os.killpg(proc.pid, signal.SIGKILL)  # the main process and its pool at once
             killed_at[0] = time.time()
@@ -202,7 +206,8 @@ def _run(tag: str, st: stack.Stack, s: dict, stagger_ms: int, kill: bool = False
 
         killer = threading.Thread(target=kill_worker, daemon=True)
         killer.start()
-    made = _create(s["matches"], stagger_ms / 1e3, s["creators"], tag)
+    _create(s["matches"], stagger_ms / 1e3, s["creators"], tag, made)
+    made.sort(key=lambda m: m["i"])
     last = max(m["deadline"] for m in made)
     got = _wait([m["stream"] for m in made], last + s["wait_s"])
     if killer:
@@ -353,6 +358,19 @@ def markdown(r: dict) -> str:
             f"| {_v(lat['p99'])} | {_v(lat['max'])} | {cell} "
             f"| {bp.get('armed', {}).get('n', 0)} / {bp.get('sweep', {}).get('n', 0)} |"
         )
+    planned = p["matches"] * p["stagger_ms"] / 1e3
+    slowest = max(x["create_ms"]["p50"] or 0 for x in r["runs"])
+    lines += [
+        "",
+        f"Creating a match (`services.create_match`, {p['creators']} threads) took p50 "
+        + ", ".join(f"{_v(x['create_ms']['p50'])} ms ({x['tag']})" for x in r["runs"])
+        + (
+            f": the planned pace (all {p['matches']} within {planned:g} s) was not reached, "
+            "so the deadlines were spread over the creation span shown, not bunched."
+            if slowest > 4 * p["stagger_ms"]
+            else "."
+        ),
+    ]
     kill = next((x for x in r["runs"] if x["tag"] == "kill"), None)
     if kill:
         sw = kill["by_path"].get("sweep")

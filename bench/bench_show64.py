@@ -141,7 +141,8 @@ class Watchers:
                     else:
                         recv.cancel()
         except Exception as exc:
-            self.errors[match_id] = f"{type(exc).__name__}: {exc}"
+            if not self.stop[match_id].is_set():  # not our own closing
+                self.errors[match_id] = f"{type(exc).__name__}: {exc}"
 
     def finish(self, match_id: int, version: int, grace_s: float = 10.0) -> bool:
         """Wait (bounded) until the socket holds ``version``, then close it."""
@@ -369,6 +370,15 @@ def run_show(ports: list[int], users: dict, *, entrants: int, clients: int, limi
         "sockets_missing_last_version": sum(
             1 for r in results.values() if not r.get("socket_has_last")
         ),
+        "sockets_missing": {
+            mid: {
+                "final_version": r["version"],
+                "seen": (watchers.seen.get(mid) or [])[-5:],
+                "error": watchers.errors.get(mid),
+            }
+            for mid, r in results.items()
+            if not r.get("socket_has_last")
+        },
     }
 
 
