@@ -297,7 +297,9 @@ def markdown(r: dict) -> str:
             "",
             "Delivery = when a socket received the table at a move's version − (the move's "
             "last event's `recorded_at` + the delay); the consumer itself waits 50 ms past "
-            "the delay. Early = a table received before its time (must be 0). Memory: the "
+            "the delay. Missing = a socket that had not received a move's table 30 s after "
+            "the last move was due (left out of the percentiles, so the true p99 is worse when "
+            "any are missing). Early = a table received before its time (must be 0). Memory: the "
             f"web workers' RSS {before:,} KiB before the sockets, {idle:,} KiB with all open "
             f"and idle ({r['connect_s']} s to open them).",
         ]
