@@ -68,6 +68,8 @@ def check_log(conn) -> list[str]:
         failures.append(
             f"command id {cid} written twice ({n} events, {seqs} seqs, {streams} streams)"
         )
+    # a timeout's command id is its deadline ("s:timeout:<deadline>"): two writes of one
+    # deadline would be two ids only if the deadlines differed, so compare by seat and time too
     twice = conn.execute(
         "SELECT stream, data->>'seat', data->>'at', count(*) FROM eventlog_storedevent "
         "WHERE type = 'timed_out' GROUP BY 1, 2, 3 HAVING count(*) > 1"
@@ -107,8 +109,9 @@ def check_logs(workdir: Path, facts: list[str]) -> list[str]:
     return failures
 
 
-def in_fault(at: float, faults) -> bool:
-    return any(s - 1 <= at <= e for _, s, e in faults)
+def in_fault(start: float, end: float, faults) -> bool:
+    """Whether [start, end] overlaps a fault's window (from a second before it)."""
+    return any(start <= e and end >= s - 1 for _, s, e in faults)
 
 
 def check_http(calls, faults, facts: list[str], ports) -> list[str]:
@@ -120,7 +123,7 @@ def check_http(calls, faults, facts: list[str], ports) -> list[str]:
         if call.status == 0:
             failures.append(f"no answer: {call.method} {call.path} :{call.port} {call.error}")
         elif call.status >= 500 and not (
-            call.status == 503 and call.clear and in_fault(call.at, faults)
+            call.status == 503 and call.clear and in_fault(call.at, call.at + call.elapsed, faults)
         ):
             failures.append(f"{call.status}: {call.method} {call.path} :{call.port} {call.error}")
     per_port = {p: sum(1 for c in calls if c.port == p) for p in ports}
@@ -133,7 +136,8 @@ def check_http(calls, faults, facts: list[str], ports) -> list[str]:
 
 
 def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> list[str]:
-    """Every socket's versions only go up; each version of its match reached it within
+    """Every socket's versions never go back (a version again answers a reconnection's
+    `since`, which the client had not yet seen the answer of); each version of its match reached it within
     SOCKET_LAG_S (spectators: after the delay), or within RECOVERY_S after the fault
     it was written in; none reached a spectator before the delay allowed; each socket
     ends at its match's last version."""
@@ -153,8 +157,8 @@ def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> li
         shown = [(at, v) for at, v, html, _ in sock.received if html]
         wait = delay_s if sock.kind == "spectator" else 0.0
         reconnects += max(0, sock.connects - 1)
-        if any(b[1] <= a[1] for a, b in zip(shown, shown[1:], strict=False)):
-            failures.append(f"{name}: versions not increasing {[v for _, v in shown][:40]}")
+        if any(b[1] < a[1] for a, b in zip(shown, shown[1:], strict=False)):
+            failures.append(f"{name}: versions went back {[v for _, v in shown][:40]}")
         rows = written.get(sock.stream) or []
         if not rows:
             continue

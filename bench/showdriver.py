@@ -20,18 +20,30 @@ Every loop is bounded in count and time (time_limit_s); loopback only.
 
 from __future__ import annotations
 
-import asyncio
-import http.client
 import json
 import random
+import sys
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from urllib.parse import urlencode, urlsplit
+from pathlib import Path
+from urllib.parse import urlsplit
 
-REQUEST_TIMEOUT_S = 15  # a request that has not answered by then has hung
-SHOW_GAMES = ["doubting-love-letter", "love-letter", "love-me-not", "higher-lower"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or imported
+from showclients import (  # noqa: E402
+    REQUEST_TIMEOUT_S,
+    Call,
+    Http,
+    Recorder,
+    Socket,
+    Sockets,
+)
+
+__all__ = ["Call", "Http", "Recorder", "ShowDriver", "people_script", "parse_people", "run_show"]
+# the quicker games (Higher-Lower's auctions and Bleven's crowns take minutes)
+SHOW_GAMES = ["doubting-love-letter", "love-letter", "love-me-not"]
 DEFAULT_OPTIONS = {
     "step_deadline_s": 0,
     "death_match_first_to": 1,
@@ -70,112 +82,6 @@ def parse_people(stderr: str) -> dict:
     if not lines:
         raise RuntimeError(f"no PEOPLE line in the script's output: {stderr[-2000:]}")
     return json.loads(lines[-1][len("PEOPLE ") :])
-
-
-# ---- HTTP ---------------------------------------------------------------------------
-@dataclass
-class Call:
-    at: float
-    method: str
-    path: str
-    port: int
-    status: int  # 0: no answer (refused, reset or timed out)
-    error: str = ""
-    elapsed: float = 0.0
-    clear: bool = False  # a 5xx that says what happened and when to retry
-
-
-class Recorder:
-    def __init__(self):
-        self.calls: list[Call] = []
-        self.lock = threading.Lock()
-
-    def add(self, call: Call) -> None:
-        with self.lock:
-            self.calls.append(call)
-
-
-class Http:
-    """One client: an API token (bots, scripts) or the session cookies a browser
-    keeps (CSRF included). Each request goes to the next server in turn."""
-
-    def __init__(self, ports: list[int], recorder: Recorder, token: str = "", first: int = 0):
-        self.ports, self.turn, self.recorder, self.token = ports, first, recorder, token
-        self.cookies: dict[str, str] = {}
-
-    def request(self, method: str, path: str, body=None, form=False, port=None):
-        if port is None:
-            port = self.ports[self.turn % len(self.ports)]
-            self.turn += 1
-        origin = f"https://127.0.0.1:{port}"
-        headers = {
-            "Host": f"127.0.0.1:{port}",
-            "X-Forwarded-Proto": "https",  # as the TLS-terminating proxy sets it
-            "Accept": "application/json",
-        }
-        if self.token:
-            headers["Authorization"] = f"Token {self.token}"
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        data = None
-        if method != "GET":
-            headers.update({"Origin": origin, "Referer": origin + "/"})
-            if self.cookies.get("csrftoken"):
-                headers["X-CSRFToken"] = self.cookies["csrftoken"]
-            if form:
-                data = urlencode(body).encode()
-                headers["Content-Type"] = "application/x-www-form-urlencoded"
-            else:
-                data = json.dumps(body).encode()
-                headers["Content-Type"] = "application/json"
-        started = time.time()
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT_S)
-        try:
-            conn.request(method, path, body=data, headers=headers)
-            resp = conn.getresponse()
-            raw = resp.read()
-            for header, value in resp.getheaders():
-                if header.lower() == "set-cookie":
-                    name, _, rest = value.partition("=")
-                    self.cookies[name.strip()] = rest.split(";", 1)[0]
-            call = Call(started, method, path, port, resp.status, elapsed=time.time() - started)
-            try:
-                payload = json.loads(raw) if raw else None
-            except ValueError:
-                payload = raw.decode(errors="replace")
-            if resp.status >= 500:
-                call.error = str(payload)[:300]
-                call.clear = (
-                    isinstance(payload, dict)
-                    and bool(payload.get("message"))
-                    and resp.getheader("Retry-After") is not None
-                )
-            return resp.status, payload
-        except (OSError, http.client.HTTPException) as exc:
-            call = Call(started, method, path, port, 0, f"{type(exc).__name__}: {exc}")
-            call.elapsed = time.time() - started
-            return 0, None
-        finally:
-            conn.close()
-            self.recorder.add(call)
-
-    def login(self, username: str, password: str) -> None:
-        """The login form, as a browser submits it: the session then opens sockets."""
-        port = self.ports[self.turn % len(self.ports)]
-        self.request("GET", "/accounts/login/", port=port)
-        status, _ = self.request(
-            "POST",
-            "/accounts/login/",
-            {
-                "username": username,
-                "password": password,
-                "csrfmiddlewaretoken": self.cookies.get("csrftoken", ""),
-            },
-            form=True,
-            port=port,
-        )
-        if status != 302:
-            raise RuntimeError(f"login of {username} answered {status}")
 
 
 # ---- deciding ------------------------------------------------------------------------
@@ -233,106 +139,6 @@ def entrant_commands(show: dict, step: str, me: str, rng: random.Random) -> list
     return []
 
 
-# ---- the sockets ----------------------------------------------------------------------
-@dataclass
-class Socket:
-    """One websocket client of one match: what it received, when."""
-
-    match_id: int
-    stream: str
-    kind: str  # "spectator" or "seat:<name>"
-    port: int
-    opened: float = 0.0
-    received: list = field(default_factory=list)  # (at, version, with_html, connection no)
-    connects: int = 0
-    closes: dict = field(default_factory=dict)  # close code -> how often
-    failures: list = field(default_factory=list)  # connection attempts refused, with why
-    stop: bool = False
-
-    @property
-    def shown(self) -> int:
-        return max((v for _, v, html, _ in self.received if html), default=0)
-
-
-async def watch(sock: Socket, cookie: str, until: float) -> None:
-    """Connect, say {"since": v} (on every connect, as live.js does), keep what comes;
-    on a close try again after a second (4404: no such match, give up)."""
-    from websockets.asyncio.client import connect
-    from websockets.exceptions import ConnectionClosed, InvalidStatus
-
-    url = f"ws://127.0.0.1:{sock.port}/ws/matches/{sock.match_id}/"
-    headers = {"Cookie": cookie} if cookie else {}
-    sock.opened = time.time()
-    for _ in range(1000):
-        if sock.stop or time.time() > until:
-            return
-        try:
-            async with connect(
-                url,
-                origin=f"https://127.0.0.1:{sock.port}",
-                additional_headers=headers,
-                open_timeout=REQUEST_TIMEOUT_S,
-                ping_interval=3,
-                ping_timeout=5,
-                close_timeout=2,
-            ) as ws:
-                sock.connects += 1
-                await ws.send(json.dumps({"since": sock.shown}))
-                while not sock.stop and time.time() < until:
-                    try:
-                        raw = await asyncio.wait_for(ws.recv(), timeout=0.5)
-                    except TimeoutError:
-                        continue
-                    msg = json.loads(raw)
-                    if isinstance(msg.get("version"), int):
-                        sock.received.append(
-                            (time.time(), msg["version"], "html" in msg, sock.connects)
-                        )
-                return
-        except ConnectionClosed as exc:
-            code = exc.rcvd.code if exc.rcvd else 1006
-            sock.closes[code] = sock.closes.get(code, 0) + 1
-            if code == 4404:
-                return
-        except InvalidStatus as exc:
-            sock.failures.append(f"refused with HTTP {exc.response.status_code}")
-        except (OSError, TimeoutError) as exc:
-            sock.failures.append(f"{type(exc).__name__}: {exc}"[:200])
-        await asyncio.sleep(1.0)
-
-
-class Sockets:
-    """An event loop in a thread of its own, holding every socket of the show."""
-
-    def __init__(self):
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.all: list[Socket] = []
-        self.futures = []
-
-    def open(self, sock: Socket, cookie: str, until: float) -> None:
-        self.all.append(sock)
-        self.futures.append(asyncio.run_coroutine_threadsafe(watch(sock, cookie, until), self.loop))
-
-    def close(self, grace_s: float) -> None:
-        end = time.time() + grace_s
-        for f in self.futures:
-            try:
-                f.result(timeout=max(0.1, end - time.time()))
-            except Exception:  # still open at the end: told to stop below
-                pass
-        for s in self.all:
-            s.stop = True
-        for f in self.futures:
-            try:
-                f.result(timeout=5)
-            except Exception:
-                pass
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=5)
-
-
 # ---- the driver ------------------------------------------------------------------------
 @dataclass
 class Tally:
@@ -379,6 +185,7 @@ class ShowDriver:
         self.matches: dict[str, dict] = {}  # stream -> {"id", "game", "seats", "opened"}
         self.matches_lock = threading.Lock()
         self.sessions: dict[str, str] = {}  # username -> its browser's cookie header
+        self.started = threading.Event()  # the show exists and its bots play
         self.done = threading.Event()
         self.show_id: int | None = None
         self.final: dict = {}
@@ -507,18 +314,23 @@ class ShowDriver:
             return
 
     def _move(self, client: Http, pk: int, me: str, rng, asleep: set, until: float) -> None:
-        """Play one match while this seat has moves (a few at most, then back to the show)."""
-        for _ in range(200):
-            if time.time() > until:
+        """Play one match until it ends (back to the show now and then)."""
+        idle = 0
+        for _ in range(300):
+            if time.time() > until or idle >= 20:
                 return
             status, view = client.request("GET", f"/api/matches/{pk}/")
             if status != 200:
                 time.sleep(0.5)
                 return
-            asked = [p for p in view.get("pending") or [] if p["seat"] == me]
-            if view.get("finished") or not asked:
-                time.sleep(0.3)
+            if view.get("finished"):
                 return
+            asked = [p for p in view.get("pending") or [] if p["seat"] == me]
+            if not asked:
+                idle += 1
+                time.sleep(0.25)  # the other seat's turn
+                continue
+            idle = 0
             deadline = asked[0].get("deadline")
             if (pk, deadline) in asleep:
                 time.sleep(0.3)  # still asleep on this decision: the clock will run out
@@ -531,7 +343,7 @@ class ShowDriver:
             if status != 200 or not legal["commands"]:
                 time.sleep(0.3)
                 continue
-            time.sleep(rng.uniform(0.05, 0.3))  # a bot thinks a little
+            time.sleep(rng.uniform(0.02, 0.15))  # a bot thinks a little
             self._send(client, pk, rng.choice(legal["commands"]), me, rng)
 
     def _send(self, client: Http, pk: int, command: dict, me: str, rng) -> None:
@@ -565,12 +377,16 @@ class ShowDriver:
         until = start + self.time_limit_s
         org = Http(self.ports, self.recorder, token=self.people["organizer"]["token"])
         if self.seat_sockets:
-            for i, p in enumerate(self.people["players"]):
+            # each seat's browser logs in (password hashing is slow on purpose: in parallel)
+            def login(i: int, p: dict) -> None:
                 browser = Http(self.ports, self.recorder, first=i)
                 browser.login(p["username"], self.password)
                 self.sessions[p["username"]] = "; ".join(
                     f"{k}={v}" for k, v in browser.cookies.items()
                 )
+
+            with ThreadPoolExecutor(4) as pool:
+                list(pool.map(login, *zip(*enumerate(self.people["players"]), strict=True)))
         created = self._create(org)
         self.show_id = created["id"]
         self.say(f"show {self.show_id} created: {len(self.people['players'])} entrants")
@@ -580,6 +396,7 @@ class ShowDriver:
         ]
         for t in bots:
             t.start()
+        self.started.set()
         try:
             self._organize(org, until, random.Random(self.seed))
         finally:

@@ -301,3 +301,35 @@ def test_a_move_from_a_thread_of_its_own_reaches_the_sockets_at_once():
     pushed, arrived = async_to_sync(body)()
     assert pushed["version"] == moved["version"]
     assert arrived - moved["at"] < 1.0
+
+
+def test_a_socket_that_lost_its_group_rejoins_and_catches_up(settings):
+    """A Redis restart empties the layer's groups while the sockets stay open:
+    each socket joins again within LIVE_REJOIN_S and gets what it missed."""
+    settings.LIVE_REJOIN_S = 0.3
+    ana, ben = users("ana_g", "ben_g")
+    match = seated(ana, ben)
+    cookie = session(ana, match)
+
+    async def body():
+        from channels.layers import get_channel_layer
+
+        from live.groups import seat_group
+
+        comm = socket(match.pk, cookie)
+        await opened(comm)
+        layer = get_channel_layer()
+        group = seat_group(match.pk, "ana")
+        channels = list(layer.groups.get(group, {}))
+        for name in channels:  # the restart: the group is gone, the socket is not
+            await layer.group_discard(group, name)
+        version = await move(match)
+        pushed = await comm.receive_json_from(timeout=5)
+        rejoined = set(layer.groups.get(group, {})) == set(channels)
+        await comm.disconnect()
+        return channels, version, pushed, rejoined
+
+    channels, version, pushed, rejoined = async_to_sync(body)()
+    assert channels and rejoined
+    assert pushed["version"] == version
+    assert without_clock(pushed["html"]) == without_clock(page_fragment(match, ana))
