@@ -374,6 +374,7 @@ def main() -> int:
             password=PASSWORD,
             options={"spectator_delay_s": SPECTATOR_DELAY_S},
             time_limit_s=PLAY_S,
+            sleep_p=0.25,  # a quarter of the decisions run out of time: timeouts during faults
             seed=7,
             say=say,
         )

@@ -157,6 +157,9 @@ def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> li
         shown = [(at, v) for at, v, html, _ in sock.received if html]
         wait = delay_s if sock.kind == "spectator" else 0.0
         reconnects += max(0, sock.connects - 1)
+        for at, code, why in sock.failures:
+            if code >= 500 and not in_fault(at, at, faults):
+                failures.append(f"{name}: handshake {why} outside a fault")
         if any(b[1] < a[1] for a, b in zip(shown, shown[1:], strict=False)):
             failures.append(f"{name}: versions went back {[v for _, v in shown][:40]}")
         rows = written.get(sock.stream) or []
@@ -174,15 +177,19 @@ def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> li
         if not shown or shown[-1][1] != last:
             failures.append(
                 f"{name}: ended at version {shown[-1][1] if shown else None}, the match at {last}"
-                f" ({sock.connects} connects, closes {sock.closes}, {sock.failures[-3:]})"
+                f" ({sock.connects} connects, closes {sock.closes}, {[why for _, _, why in sock.failures[-3:]]})"
             )
         for v, rec in rows:
             if sock.kind == "spectator" and v == 1:
                 continue  # a match is shown to spectators from its first move on
             due = max(rec + wait, sock.opened)
             got = next((at for at, w in shown if w >= v), None)
-            fault_end = max((e for _, s, e in faults if s - 1 <= due <= e), default=None)
-            limit = (fault_end + RECOVERY_S) if fault_end else due + SOCKET_LAG_S
+            # a fault during [due, due + SOCKET_LAG_S]: within RECOVERY_S after it ended
+            fault_end = max(
+                (e for _, s, e in faults if s - 1 <= due + SOCKET_LAG_S and e >= due),
+                default=None,
+            )
+            limit = max(due + SOCKET_LAG_S, (fault_end or 0) + RECOVERY_S)
             if got is None or got > limit:
                 failures.append(
                     f"{name}: version {v} (written at {rec:.1f}) shown "

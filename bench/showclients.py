@@ -134,7 +134,8 @@ class Socket:
     received: list = field(default_factory=list)  # (at, version, with_html, connection no)
     connects: int = 0
     closes: dict = field(default_factory=dict)  # close code -> how often
-    failures: list = field(default_factory=list)  # connection attempts refused, with why
+    # connection attempts that failed: (at, HTTP status or 0, why)
+    failures: list = field(default_factory=list)
     stop: bool = False
 
     @property
@@ -183,9 +184,10 @@ async def watch(sock: Socket, cookie: str, until: float) -> None:
             if code == 4404:
                 return
         except InvalidStatus as exc:
-            sock.failures.append(f"refused with HTTP {exc.response.status_code}")
+            code = exc.response.status_code
+            sock.failures.append((time.time(), code, f"refused with HTTP {code}"))
         except (OSError, TimeoutError) as exc:
-            sock.failures.append(f"{type(exc).__name__}: {exc}"[:200])
+            sock.failures.append((time.time(), 0, f"{type(exc).__name__}: {exc}"[:200]))
         await asyncio.sleep(1.0)
 
 
