@@ -42,6 +42,7 @@ from showclients import (  # noqa: E402
 )
 
 __all__ = ["Call", "Http", "Recorder", "ShowDriver", "people_script", "parse_people", "run_show"]
+
 # the quicker games (Higher-Lower's auctions and Bleven's crowns take minutes)
 SHOW_GAMES = ["doubting-love-letter", "love-letter", "love-me-not"]
 DEFAULT_OPTIONS = {
@@ -182,7 +183,7 @@ class ShowDriver:
         self.recorder = Recorder()
         self.tally = Tally()
         self.sockets = Sockets()
-        self.matches: dict[str, dict] = {}  # stream -> {"id", "game", "seats", "opened"}
+        self.matches: dict[str, dict] = {}  # stream -> {"id", "game", "seats"}
         self.matches_lock = threading.Lock()
         self.sessions: dict[str, str] = {}  # username -> its browser's cookie header
         self.started = threading.Event()  # the show exists and its bots play
@@ -351,8 +352,9 @@ class ShowDriver:
         body = {"command": command, "command_id": f"{me}:{uuid.uuid4()}"}
         for attempt in range(5):
             status, answer = client.request("POST", path, body)
-            if status in (0, 503) or status == 429:
+            if status in (0, 429, 503):
                 # no answer or a clear retry: the same command id again (written at most once)
+                self.tally.add(throttled=int(status == 429))
                 time.sleep(0.5 * (attempt + 1))
                 continue
             break
@@ -433,6 +435,7 @@ class ShowDriver:
                 "moves": t.moves,
                 "resent": t.resent,
                 "rejected": t.rejected,
+                "throttled": t.throttled,
                 "clocks_let_run": t.clocks_let_run,
             },
             "sockets": {
