@@ -240,7 +240,7 @@ def _open_match(state, holders, seats, game, first_to, kind, advantage, title, c
     items = {s: [slug for _id, slug in shows.items_for_match(state, s, kind, game)] for s in seats}
     if advantage and "dmo" in rules.items:
         items[advantage] = items.get(advantage, []) + ["dmo"]
-    options = shows.match_length(game, first_to)
+    options = {**shows.match_length(game, first_to), **shows.match_clock(state.options, game)}
     return match_services.create_match(
         game,
         list(seats),

@@ -150,6 +150,9 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-deadlines": {"task": "clocks.sweep", "schedule": 2.0},
     "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},
 }
+# live sockets join their group again this often (seconds), catching up on what a
+# Redis restart (which empties the channel layer's groups) kept from them
+LIVE_REJOIN_S = float(os.environ.get("LIVE_REJOIN_S") or 5)
 # tests give each worker its own queue, so parallel runs never share tasks
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_RESULT_BACKEND = None
