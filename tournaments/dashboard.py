@@ -290,6 +290,8 @@ def _clock(record: ShowRecord, post, acting: Acting) -> str:
     cmd: dict[str, Any] = {"type": action, "reason": reason}
     if action == "add_time":
         cmd["seconds"] = _number(post, "seconds")
+        if _text(post, "seat"):  # else every clock of the match
+            cmd["seat"] = _text(post, "seat")
     match_services.submit(match, None, cmd, actor=acting.actor, role="moderator")
     return f"{match}: {action.replace('_', ' ')} done"
 

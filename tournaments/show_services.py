@@ -334,8 +334,8 @@ def _ruling_command(ruling: str, params: Mapping[str, Any], match: Match) -> dic
         return {"type": "replay_bout"}
     if ruling == "overturn_series":
         return {"type": "overturn", "winner": params.get("winner")}
-    if ruling == "adjust_clock":
-        return {"type": "add_time", "seconds": params.get("seconds")}
+    if ruling == "adjust_clock":  # the named seat's clock only
+        return {"type": "add_time", "seat": params.get("seat"), "seconds": params.get("seconds")}
     if ruling == "disqualify" and params.get("entrant") in match.seats:
         return {"type": "forfeit", "loser": params.get("entrant")}
     return None

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 
 from eventlog.store import read
 from games import services as match_services
+from games.core.registry import series_for
 from games.models import Match
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
@@ -162,6 +163,34 @@ def test_pause_resume_and_add_time_need_a_reason(client, people):
     elsewhere = Match.objects.get(show_stream=other.stream)
     resp = act(client, show, action="pause", match=elsewhere.pk, reason="x")
     assert resp.status_code == 400 and "not a match of this show" in text(resp)
+
+
+@pytest.mark.django_db
+def test_add_time_to_one_seat_from_the_seat_picker(client, people):
+    show = make_show(people, entrants=["ana", "ben"], options={"final_first_to": 5})
+    final = Match.objects.get(show_stream=show.stream, kind="final")
+    as_user(client, people, "mia")
+    page = text(client.get(f"/shows/{show.pk}/dashboard/live"))
+    assert re.search(r'<select name="seat"[^>]*><option value="">every clock</option>', page)
+    assert '<option value="ana">ana</option><option value="ben">ben</option>' in page
+
+    def deadlines():
+        state = match_services.load(final).state
+        return {d.seat: d.deadline for d in series_for(final.game).pending(state)}
+
+    before = deadlines()
+    (deciding,) = before
+    waiting = "ben" if deciding == "ana" else "ana"
+    act(client, show, action="add_time", match=final.pk, seat=waiting, seconds="90", reason="x")
+    assert deadlines() == before  # not the waiting seat's turn: no deadline moves
+    act(client, show, action="add_time", match=final.pk, seat=deciding, seconds="45", reason="y")
+    assert deadlines()[deciding] == pytest.approx(before[deciding] + 45)
+    added = [r.data for r in read(final.stream) if r.type == "time_added"]
+    assert [(d["seat"], d["seconds"]) for d in added] == [(waiting, 90), (deciding, 45)]
+    resp = act(client, show, action="add_time", match=final.pk, seat="zed", seconds="5", reason="z")
+    assert resp.status_code == 400
+    assert "zed" in text(resp) and "not seated in this match" in text(resp)
+    assert len([r for r in read(final.stream) if r.type == "time_added"]) == 2
 
 
 @pytest.mark.django_db
