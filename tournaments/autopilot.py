@@ -65,8 +65,8 @@ def step(
     state, _, holders = load(stream)
     for d in shows.pending(state):
         if d.seat == state.organizer:
-            if not organizer:
-                continue
+            if not organizer or state.autopilot_released:
+                continue  # the person logged in as organizer makes these
             cmd = _organizer_choice(state, d.kind, rng)
             acting = Acting(state.organizer, shows.ORGANIZER)
         else:

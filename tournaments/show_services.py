@@ -28,6 +28,12 @@ from . import bracket_services, shows
 from .readmodels import show_folded
 
 MAX_RETRIES = 5
+_after_command: list = []
+
+
+def after_command(fn) -> None:
+    """Call ``fn(stream, events, now)`` after each show command is committed."""
+    _after_command.append(fn)
 
 
 @dataclass(frozen=True)
@@ -153,10 +159,13 @@ def command(
                     if e.type == "ruling_applied":
                         carry_out(e.data, acting.actor, now=ctx.now)
                 _reconcile(stream, ctx)
-            return rows
         except ConcurrencyError:
             if attempt == MAX_RETRIES - 1:
                 raise
+            continue
+        for fn in _after_command:
+            fn(stream, new, ctx.now)
+        return rows
     raise AssertionError("unreachable")
 
 

@@ -350,6 +350,24 @@ class ExtendStep(_Step):
         return cmd
 
 
+class AutopilotForm(_Step):
+    """Take over the organizer's steps from the demo's autopilot, or hand them back."""
+
+    SWITCHES = {"take_over": "release_autopilot", "hand_back": "resume_autopilot"}
+    confirm_needed = True
+    switch = forms.ChoiceField(choices=[(k, k) for k in SWITCHES], widget=forms.HiddenInput)
+    confirm = forms.BooleanField(required=False, label="Yes, switch who makes my steps")
+
+    def command(self):
+        return {"type": self.SWITCHES[self.cleaned_data["switch"]]}
+
+    def clean(self):
+        data = forms.Form.clean(self)
+        if not data.get("confirm"):
+            self.add_error("confirm", "tick the box to confirm the switch")
+        return data
+
+
 STEPS = {
     "ranking": RankingStep,
     "pick_game": PickGameStep,

@@ -432,6 +432,8 @@ _EVOLVERS = {
     "moderator_appointed": _ev_moderator_appointed,
     "moderator_removed": _ev_moderator_removed,
     "match_viewed_omnisciently": lambda s, d: s,  # for the audit log only
+    "autopilot_released": lambda s, d: replace(s, autopilot_released=True),
+    "autopilot_resumed": lambda s, d: replace(s, autopilot_released=False),
     "entrant_substituted": _ev_entrant_substituted,
     "deadline_extended": _ev_deadline_extended,
     "ranking_entered": _ev_ranking_entered,

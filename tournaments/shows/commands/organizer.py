@@ -150,6 +150,23 @@ def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
     )
 
 
+def _release_autopilot(b: _Builder, c: Mapping[str, Any]) -> None:
+    """The organizer makes their own steps from now on (no autopilot makes them)."""
+    _need_organizer(b, "release_autopilot")
+    _not_over(b.state)
+    if b.state.autopilot_released:
+        raise RuleError("you have taken over already: the autopilot makes none of your steps")
+    b.emit("autopilot_released", {})
+
+
+def _resume_autopilot(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_organizer(b, "resume_autopilot")
+    _not_over(b.state)
+    if not b.state.autopilot_released:
+        raise RuleError("the autopilot makes your steps already: take over first")
+    b.emit("autopilot_resumed", {})
+
+
 HANDLERS = {
     "add_round": _add_round,
     "reorder_rounds": _reorder_rounds,
@@ -158,4 +175,6 @@ HANDLERS = {
     "view_omnisciently": _view_omnisciently,
     "substitute": _substitute,
     "extend_deadline": _extend_deadline,
+    "release_autopilot": _release_autopilot,
+    "resume_autopilot": _resume_autopilot,
 }
