@@ -434,9 +434,53 @@ def bracket_tree(state: brackets.Bracket, series: list[dict]) -> dict:
                 }
             )
             r, slots = r + 1, slots // 2
+        if state.format == "double":
+            sections = _double_sections(state, by_id, seed, size)
+            return {"columns": columns, "sections": sections, "others": [], "table": None}
         extra = [s for s in series if not s["id"].startswith(label)]
         return {"columns": columns, "others": _by_round(extra, seed), "table": None}
     return {"columns": [], "others": _by_round(series, seed), "table": _standings_table(state)}
+
+
+def _double_sections(state, by_id: Mapping[str, dict], seed, size: int) -> list[dict]:
+    """The losers bracket and the grand final (with its reset) drawn like the
+    winners bracket: L1 (the first-round losers among themselves) feeds L2 one
+    to one (each L2 match adds a newcomer from the winners bracket); the
+    winners of an even losers round meet pairwise in the next."""
+    k = size.bit_length() - 1
+    last = 2 * (k - 1)
+    losers = []
+    for r in range(1, last + 1):
+        cells = [
+            _slot(by_id.get(f"L{r}-{i}"), seed) for i in range(1, (size >> ((r + 1) // 2 + 1)) + 1)
+        ]
+        joins = r % 2 == 0 and r < last  # two matches feed one of the next round
+        losers.append(
+            {
+                "title": "losers final" if r == last else f"losers round {r}",
+                "pairs": [cells[i : i + 2] for i in range(0, len(cells), 2)]
+                if joins
+                else [[c] for c in cells],
+            }
+        )
+    gf = _slot(by_id.get("GF"), seed)
+    if gf["future"]:  # who already waits for it
+        for i, sid in enumerate((f"W{k}-1", f"L{last}-1" if last else "W1-1")):
+            done = by_id.get(sid)
+            if done and done.get("winner"):
+                if i == 1 and not last:  # two entrants: the W1 loser is the losers' side
+                    name = done["b"] if done["winner"] == done["a"] else done["a"]
+                else:
+                    name = done["winner"]
+                gf["sides"][i] = _side(name, seed)
+    finals = [{"title": "grand final", "pairs": [[gf]]}]
+    reset_unneeded = not gf["future"] and gf["s"].get("winner") and "GF2" not in by_id
+    if state.opts.get("grand_final_reset", True) and not reset_unneeded:
+        finals.append(
+            {"title": "grand final reset (if the losers' side wins)", "pairs": [[_slot(by_id.get("GF2"), seed)]]}
+        )
+    sections = [{"title": "losers bracket", "kind": "losers", "columns": losers}] if losers else []
+    return sections + [{"title": "grand final", "kind": "final", "columns": finals}]
 
 
 def _by_round(series: list[dict], seed: Mapping[str, int]) -> list[dict]:
