@@ -477,7 +477,10 @@ def _double_sections(state, by_id: Mapping[str, dict], seed, size: int) -> list[
     reset_unneeded = not gf["future"] and gf["s"].get("winner") and "GF2" not in by_id
     if state.opts.get("grand_final_reset", True) and not reset_unneeded:
         finals.append(
-            {"title": "grand final reset (if the losers' side wins)", "pairs": [[_slot(by_id.get("GF2"), seed)]]}
+            {
+                "title": "grand final reset (if the losers' side wins)",
+                "pairs": [[_slot(by_id.get("GF2"), seed)]],
+            }
         )
     sections = [{"title": "losers bracket", "kind": "losers", "columns": losers}] if losers else []
     return sections + [{"title": "grand final", "kind": "final", "columns": finals}]

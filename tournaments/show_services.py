@@ -49,7 +49,11 @@ def load(stream: str) -> tuple[shows.ShowState, int, dict]:
     state, version = show_folded(stream)
     if state is None:
         raise RuleError("no such show")
-    return state, version, dict(state.log[0].data.get("holders") or {})
+    holders = dict(state.log[0].data.get("holders") or {})
+    for sub in state.substitutions:  # a substitute's account or bot, when it has one
+        if sub.get("holder") is not None:
+            holders[sub["in"]] = sub["holder"]
+    return state, version, holders
 
 
 def acting_for(stream: str, user, entrant: str | None = None) -> Acting:
@@ -151,6 +155,8 @@ def command(
             full["user_id"] = _account_id(full.get("username"))
         if cmd["type"] == "file_dispute":
             full["seated"] = _seated(full.get("target_stream"), acting.actor)
+        if cmd["type"] == "substitute":
+            full["holder"] = _substitute_holder(state, full)
         new = shows.decide(state, full, ctx)
         try:
             with transaction.atomic():
@@ -189,6 +195,22 @@ def _system(stream: str, cmd: Mapping[str, Any], ctx: Ctx) -> None:
     state, version, _ = load(stream)
     new = shows.decide(state, {**cmd, "actor": "platform", "role": shows.SYSTEM}, ctx)
     append(stream, version, new, actor="platform", role=shows.SYSTEM)
+
+
+def _substitute_holder(state, cmd: Mapping[str, Any]) -> Any:
+    """Who plays a substitute: ``holder`` (a username or bot:<kind>), else the
+    account named like the substitute, else nobody."""
+    given = cmd.get("holder")
+    if isinstance(given, str) and given.startswith("bot:"):
+        return given
+    if given in (None, ""):
+        return _account_id(cmd.get("in"))
+    uid = _account_id(given)
+    if uid is None:
+        raise RuleError(f"no account is named {given}: the substitute needs a player")
+    if uid == state.organizer_id or uid in state.moderator_ids.values():
+        raise RuleError(f"{given} runs or moderates this show and cannot play in it")
+    return uid
 
 
 def _seated(target_stream: Any, entrant: str) -> bool:

@@ -323,11 +323,20 @@ class SubstituteStep(_Step):
     confirm_needed = True
     out = forms.CharField(max_length=150, label="Out")
     new = forms.CharField(max_length=150, label="In")
+    holder = forms.CharField(
+        max_length=150,
+        required=False,
+        label="Played by",
+        help_text="a username or bot:heuristic; empty: the account named like In",
+    )
     reason = forms.CharField(max_length=500)
 
     def command(self):
         d = self.cleaned_data
-        return {"type": "substitute", "out": d["out"], "in": d["new"], "reason": d["reason"]}
+        cmd = {"type": "substitute", "out": d["out"], "in": d["new"], "reason": d["reason"]}
+        if d["holder"]:
+            cmd["holder"] = d["holder"].strip()
+        return cmd
 
 
 class ExtendStep(_Step):

@@ -193,7 +193,13 @@ def _ev_entrant_substituted(s, d):
         if iid in items:
             items[iid] = replace(items[iid], holder=new)
     deadlines = {(k[0], k[1], _rename(k[2], out, new)): v for k, v in s.deadlines.items()}
-    sub = {"out": out, "in": new, "reason": d.get("reason", ""), "at": d.get("at")}
+    sub = {
+        "out": out,
+        "in": new,
+        "reason": d.get("reason", ""),
+        "at": d.get("at"),
+        "holder": d.get("holder"),
+    }
     return replace(
         _status(s, **{out: SUBSTITUTED, new: ACTIVE}),
         entrants=s.entrants + (new,),

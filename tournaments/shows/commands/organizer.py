@@ -121,8 +121,17 @@ def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
                 raise RuleError(f"{out} is playing a death match: rule on that match instead")
     if s.final is not None and out in s.final.players:
         raise RuleError(f"{out} is playing the final: rule on that match instead")
+    holder = c.get("holder")
+    if not (
+        holder is None or _is_int(holder) or (isinstance(holder, str) and holder.startswith("bot:"))
+    ):
+        raise RuleError("the substitute is played by an account (its id) or a bot (bot:<kind>)")
     moved = [it.id for it in inventory(s, out)]
-    b.emit("entrant_substituted", {"out": out, "in": new, "items": moved}, reason=reason)
+    b.emit(
+        "entrant_substituted",
+        {"out": out, "in": new, "items": moved, "holder": holder},
+        reason=reason,
+    )
 
 
 def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
