@@ -394,6 +394,16 @@ def file_dispute(request, pk):
     )
 
 
+def file_dispute_for_match(request, match_pk):
+    """The table's "file a dispute" link: on to the form of the match's show."""
+    match = get_object_or_404(Match, pk=match_pk)
+    record = ShowRecord.objects.filter(stream=match.show_stream).first()
+    if record is None:
+        raise Http404("this match is not played in a show: disputes are filed in shows")
+    url = reverse("dashboard:file_dispute", args=[record.pk])
+    return redirect(f"{url}?match={match.pk}&version={_int(request.GET, 'version') or ''}")
+
+
 def _filer(record: ShowRecord, user, match: Match) -> Acting | None:
     """The user as a moderator of the show, or as the entrant they hold
     seated in ``match``; None if neither."""

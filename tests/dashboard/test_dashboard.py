@@ -194,6 +194,33 @@ def test_add_time_to_one_seat_from_the_seat_picker(client, people):
 
 
 @pytest.mark.django_db
+def test_a_player_files_a_dispute_from_the_link_on_their_table(client, people):
+    show = make_show(people, entrants=["ana", "ben"])
+    final = Match.objects.get(show_stream=show.stream, kind="final")
+    as_user(client, people, "pat")  # pat holds ana
+    page = text(client.get(f"/games/matches/{final.pk}/"))
+    link = re.search(r'<a href="(/shows/disputes/file/\d+\?version=(\d+))">Something wrong', page)
+    assert link and int(link.group(2)) == final.version
+    resp = client.get(link.group(1))
+    assert resp.status_code == 302
+    assert resp["Location"] == (
+        f"/shows/{show.pk}/disputes/file?match={final.pk}&version={final.version}"
+    )
+    form = text(client.get(resp["Location"]))
+    assert f'name="version" min="1" value="{final.version}"' in form
+    client.post(resp["Location"], {"match": final.pk, "version": 1, "text": "odd deal"})
+    d = state(show).disputes["d-1"]
+    assert (d.filed_by, d.target_stream, d.target_version) == ("ana", final.stream, 1)
+    # a match outside any show has no such link, and the address says why
+    alone = match_services.create_match(
+        "love-me-not", ["ana", "ben"], holders={"ana": people["pat"].pk}
+    )
+    assert "File a dispute" not in text(client.get(f"/games/matches/{alone.pk}/"))
+    resp = client.get(f"/shows/disputes/file/{alone.pk}")
+    assert resp.status_code == 404
+
+
+@pytest.mark.django_db
 def test_the_audit_log_filters_by_kind_and_actor(client, people):
     show = make_show(people)
     as_user(client, people, "mia")
