@@ -7,8 +7,8 @@ items and moderator clock pauses are written once.
 
 Series events: ``series_started``, ``first_player_chosen``, ``bout_scored``,
 ``series_ended``, ``clock_paused``, ``clock_resumed``, ``time_added``,
-``time_credit_used``, ``series_forfeited``, ``clock_reanchored``. Every other event belongs to the
-current bout. ``clock_reanchored`` (data ``at``, ``since``) is never decided
+``time_credit_used``, ``series_forfeited``, ``clock_reanchored``. Every
+other event belongs to the current bout. ``clock_reanchored`` (data ``at``, ``since``) is never decided
 here: a void ruling carries it, and the clocks then run as they stood at
 ``since`` from the moment ``at``.
 
