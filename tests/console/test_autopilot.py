@@ -135,6 +135,7 @@ def test_the_console_button_takes_over_and_hands_back_with_a_confirmation(
     # a stale page's second take-over is refused in the service's words
     resp = org_client.post(switch, {"switch": "take_over", "confirm": "on"})
     assert resp.status_code == 400 and "taken over already" in resp.content.decode()
+    assert 'value="hand_back"' in resp.content.decode()  # the page now offers the way back
     resp = org_client.post(switch, {"switch": "hand_back", "confirm": "on"})
     assert resp.status_code == 302 and not released(record)
     assert owed(record) == [] and Match.objects.filter(show_stream=record.stream).exists()

@@ -108,13 +108,16 @@ def _console(request, record, acting, bound=None, status=200):
     state, _, holders = show_services.load(record.stream)
     steps = {kind: cls(prefix=kind) for kind, cls in forms.STEPS.items()}
     autopilot = None
-    if demo.drives(record.stream) and state.champion is None:
+    switching = isinstance(bound, forms.AutopilotForm)
+    if demo.drives(record.stream) and (state.champion is None or switching):
         switch = "hand_back" if state.autopilot_released else "take_over"
         autopilot = {
             "released": state.autopilot_released,
             "form": forms.AutopilotForm(initial={"switch": switch}),
         }
-    if isinstance(bound, forms.AutopilotForm):
+    if switching:
+        bound.data = bound.data.copy()  # shown with its errors, it switches the right way now
+        bound.data["switch"] = switch
         autopilot["form"] = bound
     elif bound is not None:
         steps[bound.prefix] = bound
