@@ -11,7 +11,7 @@ from games.models import Match
 
 from . import shows
 from .bracket_services import bracket_output
-from .dashboard import bracket_tree
+from .bracket_tree import bracket_tree
 from .models import BracketRecord, ShowRecord
 from .readmodels import bracket_folded
 from .show_services import acting_for, command, load

@@ -21,7 +21,7 @@ from games import services as match_services
 from games.core.protocol import RuleError
 from games.models import Match
 
-from .. import bracket_services, show_services, shows
+from .. import bracket_services, demo, show_services, shows
 from ..models import BracketRecord, ShowRecord
 from . import forms
 
@@ -113,7 +113,19 @@ def _show_for_organizer(request, pk):
 def _console(request, record, acting, bound=None, status=200):
     state, _version, holders = show_services.load(record.stream)
     steps = {kind: cls(prefix=kind) for kind, cls in forms.STEPS.items()}
-    if bound is not None:
+    autopilot = None
+    switching = isinstance(bound, forms.AutopilotForm)
+    if demo.drives(record.stream) and (state.champion is None or switching):
+        switch = "hand_back" if state.autopilot_released else "take_over"
+        autopilot = {
+            "released": state.autopilot_released,
+            "form": forms.AutopilotForm(initial={"switch": switch}),
+        }
+    if switching:
+        bound.data = bound.data.copy()  # shown with its errors, it switches the right way now
+        bound.data["switch"] = switch
+        autopilot["form"] = bound
+    elif bound is not None:
         steps[bound.prefix] = bound
     matches = Match.objects.filter(show_stream=record.stream).order_by("id")
     return render(
@@ -126,6 +138,7 @@ def _console(request, record, acting, bound=None, status=200):
             "matches": match_services.summaries_for(matches, request.user),
             "holders": holders,
             "steps": steps,
+            "autopilot": autopilot,
             "log": shows.public_log(state)[-30:],
             "server_now": time.time(),
         },
@@ -154,6 +167,31 @@ def show_step(request, pk, kind):
             form.add_error(None, str(exc))
         else:
             messages.success(request, _("Done: %(step)s.") % {"step": cls.title.lower()})
+            return redirect("console:show", pk=record.pk)
+    return _console(request, record, acting, bound=form, status=400)
+
+
+@login_required
+@require_POST
+def show_autopilot(request, pk):
+    """The organizer takes over their steps from the demo's autopilot, or hands them back."""
+    record, acting = _show_for_organizer(request, pk)
+    if not demo.drives(record.stream):
+        raise PermissionDenied(f"no autopilot makes the organizer's steps of {record.name}")
+    form = forms.AutopilotForm(request.POST)
+    if form.is_valid():
+        cmd = form.command()
+        try:
+            show_services.command(record.stream, cmd, acting)
+        except RuleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(
+                request,
+                "You have taken over: the show waits for your steps."
+                if cmd["type"] == "release_autopilot"
+                else "The autopilot makes your steps again.",
+            )
             return redirect("console:show", pk=record.pk)
     return _console(request, record, acting, bound=form, status=400)
 

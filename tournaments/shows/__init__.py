@@ -23,9 +23,12 @@ defaults to the round in progress):
 
 organizer  add_round {title}; reorder_rounds {order, reason};
            appoint_moderator {username, user_id?}; remove_moderator {username, reason};
-           substitute {out, in, reason};
+           substitute {out, in, reason, holder?} (holder: who plays ``in``,
+           an account id or bot:<kind>);
            extend_deadline {round, step, seconds, reason, entrant?};
-           enter_ranking {round?, ranking}; pick_game {round?, candidate?, game}
+           enter_ranking {round?, ranking}; pick_game {round?, candidate?, game};
+           release_autopilot {reason?}; resume_autopilot {reason?} (whether an
+           autopilot, e.g. the demo's, may make the organizer's steps)
 player     give_token {round?, to}; choose_candidate {round?, candidates | candidate};
            nominate {round?, dmo}; ban_game {round?, game};
            transfer_item {from, to, item_id} (own items); file_dispute (seated)

@@ -67,6 +67,8 @@ _WHAT = {
     "appoint_moderator": "appoint a moderator",
     "remove_moderator": "remove a moderator",
     "view_omnisciently": "see every card of a match",
+    "release_autopilot": "take over from the autopilot",
+    "resume_autopilot": "hand the steps back to the autopilot",
     "substitute": "substitute an entrant",
     "extend_deadline": "extend a deadline",
     "enter_ranking": "enter a main-match ranking",

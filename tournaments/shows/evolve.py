@@ -193,7 +193,13 @@ def _ev_entrant_substituted(s, d):
         if iid in items:
             items[iid] = replace(items[iid], holder=new)
     deadlines = {(k[0], k[1], _rename(k[2], out, new)): v for k, v in s.deadlines.items()}
-    sub = {"out": out, "in": new, "reason": d.get("reason", ""), "at": d.get("at")}
+    sub = {
+        "out": out,
+        "in": new,
+        "reason": d.get("reason", ""),
+        "at": d.get("at"),
+        "holder": d.get("holder"),
+    }
     return replace(
         _status(s, **{out: SUBSTITUTED, new: ACTIVE}),
         entrants=s.entrants + (new,),
@@ -432,6 +438,8 @@ _EVOLVERS = {
     "moderator_appointed": _ev_moderator_appointed,
     "moderator_removed": _ev_moderator_removed,
     "match_viewed_omnisciently": lambda s, d: s,  # for the audit log only
+    "autopilot_released": lambda s, d: replace(s, autopilot_released=True),
+    "autopilot_resumed": lambda s, d: replace(s, autopilot_released=False),
     "entrant_substituted": _ev_entrant_substituted,
     "deadline_extended": _ev_deadline_extended,
     "ranking_entered": _ev_ranking_entered,

@@ -234,6 +234,8 @@ class ShowState:
     champion: str | None = None
     # (round id, step, entrant) -> absolute deadline
     deadlines: Mapping[tuple[str, str, str], float] = field(default_factory=dict)
+    # the organizer took over their steps from an autopilot (the demo's)
+    autopilot_released: bool = False
     version: int = 0
     log: tuple[Event, ...] = ()
     voided: frozenset[int] = frozenset()

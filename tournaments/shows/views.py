@@ -157,6 +157,8 @@ def _describe_event(ev: Event, data: Mapping[str, Any]) -> str:
             f"{g('username')} looks at {g('match_stream')} with every card shown"
         ),
         "entrant_substituted": lambda: f"{g('in')} replaces {g('out')}",
+        "autopilot_released": lambda: f"{g('actor')} takes over the organizer's steps",
+        "autopilot_resumed": lambda: f"{g('actor')} hands the organizer's steps to the autopilot",
         "deadline_extended": lambda: f"{g('step')} deadline extended by {g('seconds')} s",
         "ranking_entered": lambda: (
             f"round {g('round')}: main match won by {', '.join(g('winners') or [])}"
