@@ -447,7 +447,9 @@ class AutopilotForm(_Step):
     SWITCHES = {"take_over": "release_autopilot", "hand_back": "resume_autopilot"}
     confirm_needed = True
     switch = forms.ChoiceField(choices=[(k, k) for k in SWITCHES], widget=forms.HiddenInput)
-    confirm = forms.BooleanField(required=False, label="Yes, switch who makes my steps")
+    confirm = forms.BooleanField(
+        required=False, label=gettext_lazy("Yes, switch who makes my steps")
+    )
 
     def command(self):
         return {"type": self.SWITCHES[self.cleaned_data["switch"]]}
@@ -455,7 +457,7 @@ class AutopilotForm(_Step):
     def clean(self):
         data = forms.Form.clean(self)
         if not data.get("confirm"):
-            self.add_error("confirm", "tick the box to confirm the switch")
+            self.add_error("confirm", _("tick the box to confirm the switch"))
         return data
 
 

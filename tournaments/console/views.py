@@ -177,7 +177,9 @@ def show_autopilot(request, pk):
     """The organizer takes over their steps from the demo's autopilot, or hands them back."""
     record, acting = _show_for_organizer(request, pk)
     if not demo.drives(record.stream):
-        raise PermissionDenied(f"no autopilot makes the organizer's steps of {record.name}")
+        raise PermissionDenied(
+            _("no autopilot makes the organizer's steps of %(show)s") % {"show": record.name}
+        )
     form = forms.AutopilotForm(request.POST)
     if form.is_valid():
         cmd = form.command()
@@ -188,9 +190,9 @@ def show_autopilot(request, pk):
         else:
             messages.success(
                 request,
-                "You have taken over: the show waits for your steps."
+                _("You have taken over: the show waits for your steps.")
                 if cmd["type"] == "release_autopilot"
-                else "The autopilot makes your steps again.",
+                else _("The autopilot makes your steps again."),
             )
             return redirect("console:show", pk=record.pk)
     return _console(request, record, acting, bound=form, status=400)
