@@ -25,7 +25,8 @@ organizer  add_round {title}; reorder_rounds {order, reason};
            appoint_moderator {username, user_id?}; remove_moderator {username, reason};
            substitute {out, in, reason};
            extend_deadline {round, step, seconds, reason, entrant?};
-           enter_ranking {round?, ranking}; pick_game {round?, candidate?, game}
+           enter_ranking {round?, ranking}; pick_game {round?, candidate?, game};
+           invite {entrant}; revoke_invitation {invitation_id}
 player     give_token {round?, to}; choose_candidate {round?, candidates | candidate};
            nominate {round?, dmo}; ban_game {round?, game};
            transfer_item {from, to, item_id} (own items); file_dispute (seated)
@@ -40,7 +41,8 @@ moderator  view_omnisciently {match_stream} (recorded for the audit log);
 system     death_match_linked {round?, candidate, match_stream};
            death_match_result {round?, candidate, winner, loser, match_stream?};
            final_linked {match_stream}; final_result {winner, loser?, match_stream?};
-           item_used {entrant, item_id | item, match_stream, kind?}; timeout {}
+           item_used {entrant, item_id | item, match_stream, kind?}; timeout {};
+           accept_invitation {invitation_id, user_id, username} (the link checked)
 
 The organizer counts as a moderator of the show. Rights belong to accounts:
 ``show_created`` records the organizer's user id and ``moderator_appointed``
@@ -87,6 +89,7 @@ from .state import (
     Dispute,
     Duel,
     Final,
+    Invitation,
     Item,
     Round,
     ShowState,
@@ -140,6 +143,7 @@ __all__ = [
     "Duel",
     "Round",
     "Item",
+    "Invitation",
     "Dispute",
     "Final",
     "ShowState",
