@@ -36,6 +36,7 @@ from games.api import (
     require_login,
 )
 from games.models import Match
+from hooks import addresses as hook_addresses
 from hooks import models as hook_models
 
 from . import bracket_services, show_services, shows
@@ -612,10 +613,14 @@ class BracketView(APIView):
 
 # ---- webhooks -------------------------------------------------------------------
 class WebhookUrlField(serializers.URLField):
+    """http or https, no credentials, a host resolving to public addresses only."""
+
     def to_internal_value(self, data):
         url = super().to_internal_value(data)
-        if not url.lower().startswith(("http://", "https://")):
-            raise serializers.ValidationError("a webhook URL starts with http:// or https://")
+        try:
+            hook_addresses.check_registration(url)
+        except hook_addresses.RefusedAddress as exc:
+            raise serializers.ValidationError(str(exc)) from None
         return url
 
 
