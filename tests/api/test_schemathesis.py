@@ -171,12 +171,23 @@ schema = _live_schema()
 
 @pytest.fixture
 def world(db, settings):
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
     # every example reaches the views: no rate limit
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {"commands_burst": None, "commands_sustained": None},
     }
-    return World()
+    # the WSGI app would close the test's connection (and its transaction) around
+    # each request; Django's test client keeps it the same way
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield World()
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
 
 
 def _strategy(operation):
