@@ -18,7 +18,9 @@ $(STAMP): $(PY) pyproject.toml constraints.txt
 	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
 	@touch $(STAMP)
 
+# the translations (.po) compiled to .mo, with or without GNU gettext's msgfmt
 install: $(STAMP) var/secret_key
+	$(PY) manage.py compile_catalogs
 
 # `make run` serves without DEBUG (no debug pages), over plain http, with a
 # secret key of this machine's own, made once in var/

@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, pgettext
 
 from games.core.deal import REVEAL
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
@@ -23,6 +24,7 @@ from games.core.tables import Board, Choice, Control, Field, SeatPart
 
 from . import services
 from .deal_check import deal_check
+from .engine_words import in_words, item_name
 from .models import Match
 
 
@@ -97,8 +99,35 @@ def table_module(game: str) -> ModuleType:
     return importlib.import_module(GAME_MODULES[game].rsplit(".", 1)[0] + ".table")
 
 
+# what a seat is deciding, in words ("to play, guess")
+DECISIONS = {
+    "choose_first": gettext_noop("choose who plays first"),
+    "deck_rigging": gettext_noop("use Deck Rigging or pass"),
+    "play": gettext_noop("play"),
+    "challenge": gettext_noop("challenge or pass"),
+    "guess": gettext_noop("guess"),
+    "plus_one": gettext_noop("use Plus One or pass"),
+    "auction": gettext_noop("bid or let the auction close"),
+    "show": gettext_noop("show the opening card"),
+    "pick": gettext_noop("pick a card"),
+    "choose": gettext_noop("choose"),
+    "turn": gettext_noop("draw or declare"),
+    "draw": gettext_noop("draw"),
+    "discard": gettext_noop("discard"),
+    "review": gettext_noop("answer the bid"),
+    "confirm": gettext_noop("confirm the raise"),
+}
+
+
+def decision_words(kind: str) -> str:
+    return _(DECISIONS[kind]) if kind in DECISIONS else kind.replace("_", " ")
+
+
 def names_for(seats, you: str | None) -> dict[str, str]:
-    return {s: (_("you") if s == you else s) for s in seats}
+    """How each seat reads in sentences: the viewer's own is "you" (a
+    language may keep the seat's name in it, so its verbs agree)."""
+    yours = pgettext("the viewer's own seat in a sentence", "you")
+    return {s: (yours % {"seat": s} if s == you else s) for s in seats}
 
 
 def _holders(match: Match) -> dict[str, str]:
@@ -145,10 +174,10 @@ def table_for(match: Match, viewer: Viewer, at: int | None = None) -> Table:
                 holder=holders.get(s, _("open seat")),
                 score=view["scores"].get(s, 0),
                 status=part.status,
-                deciding=tuple(d["kind"].replace("_", " ") for d in mine),
+                deciding=tuple(decision_words(d["kind"]) for d in mine),
                 deadline=min(deadlines) if deadlines else None,
                 reserve=part.reserve,
-                items=tuple(view.get("items", {}).get(s, ())),
+                items=tuple(item_name(i) for i in view.get("items", {}).get(s, ())),
                 part=part,
             )
         )
@@ -273,11 +302,14 @@ def _describe_series(kind: str, d: dict, names: dict) -> str | None:
     if kind == "bout_scored":
         winners = ", ".join(_who(names, w) for w in d.get("winners", []))
         if not winners:
-            return _("Bout %(n)s was drawn (%(why)s).") % {"n": d.get("bout"), "why": d["reason"]}
+            return _("Bout %(n)s was drawn (%(why)s).") % {
+                "n": d.get("bout"),
+                "why": in_words(d["reason"], names),
+            }
         return _("Bout %(n)s went to %(who)s (%(why)s).") % {
             "n": d.get("bout"),
             "who": winners,
-            "why": d.get("reason", ""),
+            "why": in_words(d.get("reason", ""), names),
         }
     if kind in ("series_ended", "series_forfeited", "series_overturned"):
         winners = ", ".join(_who(names, w) for w in d.get("winners", []))

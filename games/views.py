@@ -2,6 +2,8 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from eventlog.store import ConcurrencyError
@@ -10,6 +12,7 @@ from games.core.registry import available, rules_for
 from games.core.tables import BadForm
 
 from . import services
+from .engine_words import in_words
 from .models import Match
 from .tables import find_control, table_for
 
@@ -18,12 +21,30 @@ def index(request):
     return render(request, "games/index.html", {"games": available()})
 
 
+def your_turn_badge(request):
+    """The header's "your turn" badge alone, which every page re-asks now and
+    then (one query: games.context_processors)."""
+    return render(request, "_your_turn.html")
+
+
 def rules(request, slug):
     try:
         game = rules_for(slug)
     except (RuleError, ModuleNotFoundError):
-        raise Http404("no such game") from None
-    return render(request, game.rules_template, {"game": game, "options": game.options})
+        raise Http404(_("no such game")) from None
+    return render(
+        request, rules_template(game.rules_template), {"game": game, "options": game.options}
+    )
+
+
+def rules_template(english: str) -> list[str]:
+    """The rules page in the active language first ("games/fr/bleven.html"),
+    then the English one: the first that exists is rendered."""
+    folder, name = english.rsplit("/", 1)
+    language = (get_language() or "en").split("-")[0]
+    if language == "en":
+        return [english]
+    return [f"{folder}/{language}/{name}", english]
 
 
 def match_page(request, pk):
@@ -34,7 +55,7 @@ def match_page(request, pk):
     viewer = services.viewer_for(match, request.user, record=not request.htmx)
     at = request.GET.get("at_version")
     if at is not None and not (at.isascii() and at.isdigit()):
-        return HttpResponseBadRequest("at_version must be a version number")
+        return HttpResponseBadRequest(_("at_version must be a version number"))
     seen = request.GET.get("v")
     if request.htmx and at is None and seen == str(match.version):
         return HttpResponse(status=204)  # nothing new anywhere: no fold at all
@@ -62,13 +83,14 @@ def match_command(request, pk):
     viewer = services.viewer_for(match, request.user, record=False)
     if viewer.kind != SEAT:
         return _refuse(
-            request, match, None, "only a seated player may make moves in this match", 403
+            request, match, None, _("only a seated player may make moves in this match"), 403
         )
     key = request.POST.get("control", "")
     table = table_for(match, viewer)
     control = find_control(table, key)
     if control is None:
-        return _refuse(request, match, None, "that action is not open to you now; look again", 409)
+        msg = _("that action is not open to you now; look again")
+        return _refuse(request, match, None, msg, 409)
     try:
         command = control.command(request.POST)
         services.submit(
@@ -79,9 +101,10 @@ def match_command(request, pk):
             command_id=request.POST.get("command_id") or None,
         )
     except (RuleError, BadForm) as exc:
-        return _refuse(request, match, key, str(exc), 422)
+        # the rules' own words, in the reader's language where they are fixed
+        return _refuse(request, match, key, in_words(str(exc)), 422)
     except ConcurrencyError:
-        msg = "the match moved on while you were deciding; look again"
+        msg = _("the match moved on while you were deciding; look again")
         return _refuse(request, match, key, msg, 409)
     if request.htmx:
         return _render_table(request, table_for(match, viewer))

@@ -5,6 +5,7 @@ REDIS_URL. Without them they are skipped and the run says so loudly; under
 CI=true a missing service fails the run instead."""
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,18 @@ def pytest_configure(config):
             "CI=true but DATABASE_URL (PostgreSQL) or REDIS_URL is not set: "
             "CI must test on PostgreSQL and Redis"
         )
+    if not hasattr(config, "workerinput"):  # once, before any xdist worker starts
+        _compile_stale_catalogs()
+
+
+def _compile_stale_catalogs():
+    """The tests see the site in French too: a .mo missing or older than its
+    .po (locale/, games/locale/) is compiled here, in pure Python (fast)."""
+    from config.management.commands.compile_catalogs import catalogs, compile_with_babel, stale
+
+    for po in catalogs(Path(__file__).resolve().parents[1]):
+        if stale(po):
+            compile_with_babel(po)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -69,3 +82,28 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
         options = db.setdefault("OPTIONS", {})
         flag = "-c eventlog.test_allow_truncate=on"
         options["options"] = f"{options.get('options', '')} {flag}".strip()
+
+
+@pytest.fixture
+def committed_db(transactional_db):
+    """A database whose commits other threads see (live servers, sockets) and
+    whose after-commit hooks run. pytest-django empties the tables after each
+    such test; SQLite's append-only trigger would refuse that DELETE of the
+    event log (PostgreSQL's sessions may TRUNCATE, above), so on SQLite the log
+    is emptied here first, with the trigger lifted for that statement alone."""
+    yield
+    from importlib import import_module
+
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        return
+    triggers = import_module("eventlog.migrations.0002_append_only_triggers")
+    with connection.cursor() as cursor:
+        for sql in triggers.SQLITE_DOWN:
+            cursor.execute(sql)
+        try:
+            cursor.execute("DELETE FROM eventlog_storedevent")
+        finally:
+            for sql in triggers.SQLITE_UP:
+                cursor.execute(sql)

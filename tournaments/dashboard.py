@@ -15,6 +15,8 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from eventlog.store import read
@@ -31,13 +33,13 @@ from .show_services import Acting, acting_for, command, load
 
 STAFF = (shows.ORGANIZER, shows.MODERATOR)
 RULING_WORDS = {
-    "dismiss": "dismiss the dispute",
-    "void_to": "void the match back to a version",
-    "award_bout": "award the bout in progress",
-    "replay_bout": "replay the bout from a new deal",
-    "adjust_clock": "add time to the clock",
-    "overturn_series": "overturn the series result",
-    "disqualify": "disqualify an entrant",
+    "dismiss": gettext_lazy("dismiss the dispute"),
+    "void_to": gettext_lazy("void the match back to a version"),
+    "award_bout": gettext_lazy("award the bout in progress"),
+    "replay_bout": gettext_lazy("replay the bout from a new deal"),
+    "adjust_clock": gettext_lazy("add time to the clock"),
+    "overturn_series": gettext_lazy("overturn the series result"),
+    "disqualify": gettext_lazy("disqualify an entrant"),
 }
 CLOCK_ACTIONS = ("pause", "resume", "add_time")
 
@@ -50,10 +52,10 @@ def _staff_or_refusal(request, record: ShowRecord) -> Acting | HttpResponse:
     acting = acting_for(record.stream, request.user)
     if acting.role in STAFF:
         return acting
-    message = (
-        f"You are {request.user.username}, a {acting.role} of {record.name}: only its "
+    message = _(
+        "You are %(user)s, a %(role)s of %(show)s: only its "
         "organizer and moderators may open its dashboard."
-    )
+    ) % {"user": request.user.username, "role": _(acting.role), "show": record.name}
     return render(request, "403.html", {"message": message}, status=403)
 
 
@@ -137,7 +139,7 @@ def audit_rows(record: ShowRecord, state, kind: str = "", actor: str = "") -> li
 
 
 def _context(request, record: ShowRecord, acting: Acting, **extra) -> dict:
-    state, _, _ = load(record.stream)
+    state, _version, _holders = load(record.stream)
     now = visibility.clock()
     kind, actor = request.GET.get("kind", ""), request.GET.get("actor", "")
     all_audit = shows.audit_log(state) + _match_audit(record)
@@ -276,22 +278,22 @@ def _show_command(post, acting: Acting) -> dict:
             "params": _ruling_params(post),
             "reason": reason,
         }
-    raise RuleError(f"unknown action {action!r}")
+    raise RuleError(_("unknown action %(action)r") % {"action": action})
 
 
 def _clock(record: ShowRecord, post, acting: Acting) -> str:
     match = Match.objects.filter(pk=_int(post, "match"), show_stream=record.stream).first()
     if match is None:
-        raise RuleError("that is not a match of this show")
+        raise RuleError(_("that is not a match of this show"))
     action = post.get("action")
     reason = _text(post, "reason")
     if not reason:
-        raise RuleError("give a reason: the players and the audit log see it")
+        raise RuleError(_("give a reason: the players and the audit log see it"))
     cmd: dict[str, Any] = {"type": action, "reason": reason}
     if action == "add_time":
         cmd["seconds"] = _number(post, "seconds")
     match_services.submit(match, None, cmd, actor=acting.actor, role="moderator")
-    return f"{match}: {action.replace('_', ' ')} done"
+    return _("%(match)s: %(action)s done") % {"match": match, "action": _(action.replace("_", " "))}
 
 
 @require_POST
@@ -333,9 +335,9 @@ def _done_words(cmd: Mapping[str, Any], state) -> str:
     if cmd["type"] == "rule_dispute":
         d = state.disputes[cmd["dispute_id"]]
         if d.status == shows.AWAITING:
-            return f"ruling on {d.id} proposed: waiting for a second moderator"
-        return f"ruling on {d.id} applied"
-    return f"{cmd['type'].replace('_', ' ')} done"
+            return _("ruling on %(id)s proposed: waiting for a second moderator") % {"id": d.id}
+        return _("ruling on %(id)s applied") % {"id": d.id}
+    return _("%(action)s done") % {"action": _(cmd["type"].replace("_", " "))}
 
 
 # ---- filing a dispute (reached from a player's table) ------------------------------
@@ -349,14 +351,14 @@ def file_dispute(request, pk):
     data = request.POST if request.method == "POST" else request.GET
     match = Match.objects.filter(pk=_int(data, "match")).first()
     if match is None:
-        raise Http404("no such match: name the match you dispute (?match=...)")
+        raise Http404(_("no such match: name the match you dispute (?match=...)"))
     acting = _filer(record, request.user, match)
     if acting is None:
         acting = acting_for(record.stream, request.user)
-        message = (
-            f"You are {request.user.username}, a {acting.role} of {record.name} not seated in "
+        message = _(
+            "You are %(user)s, a %(role)s of %(show)s not seated in "
             "that match: only its players and the show's moderators may file a dispute."
-        )
+        ) % {"user": request.user.username, "role": _(acting.role), "show": record.name}
         return render(request, "403.html", {"message": message}, status=403)
     version = _int(data, "version")
     error = None
@@ -449,9 +451,9 @@ def _by_round(series: list[dict], seed: Mapping[str, int]) -> list[dict]:
 
 
 def _round_title(label: str, r: int, slots: int) -> str:
-    names = {1: "final", 2: "semi-finals", 4: "quarter-finals"}
-    prefix = "winners " if label == "W" else ""
-    return f"{prefix}{names.get(slots, f'round {r}')}"
+    names = {1: _("final"), 2: _("semi-finals"), 4: _("quarter-finals")}
+    name = names.get(slots) or _("round %(n)s") % {"n": r}
+    return _("winners %(round)s") % {"round": name} if label == "W" else name
 
 
 def _side(name: str | None, seed: Mapping[str, int]) -> dict:
@@ -480,7 +482,7 @@ def _standings_table(state: brackets.Bracket) -> dict:
     if state.format == "swiss":
         rows = brackets.swiss_table(state)
         return {
-            "heads": ["series won", "Buchholz", "median Buchholz", "bout difference"],
+            "heads": [_("series won"), "Buchholz", _("median Buchholz"), _("bout difference")],
             "rows": [
                 {
                     "side": r["side"],
@@ -503,6 +505,6 @@ def _standings_table(state: brackets.Bracket) -> dict:
         diff = st.bouts_for[e] - st.bouts_against[e]
         rows.append({"side": e, "values": [wins[e], h2h, diff, st.bouts_for[e]]})
     return {
-        "heads": ["series won", "won among the tied", "bout difference", "bouts won"],
+        "heads": [_("series won"), _("won among the tied"), _("bout difference"), _("bouts won")],
         "rows": rows,
     }

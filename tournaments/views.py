@@ -1,6 +1,7 @@
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games import services as match_services
@@ -20,7 +21,7 @@ def show_as_seen(stream: str, user, now: float | None = None):
     """(state, cut): the show as ``user`` may see it, visibility.show_cut
     deciding when: live (cut None) for its staff and active entrants, else
     as of the spectator delay."""
-    state, _, holders = load(stream)
+    state, _version, holders = load(stream)
     active = {h for e, h in holders.items() if state.status.get(e) == shows.ACTIVE}
     live_for = frozenset(h for h in active if isinstance(h, int))
     cut = visibility.show_cut(stream, user, live_for=live_for, now=now)
@@ -32,7 +33,7 @@ def show_as_seen(stream: str, user, now: float | None = None):
 
 
 def _show_line(record: ShowRecord, user, now: float) -> dict:
-    seen, _ = show_as_seen(record.stream, user, now)
+    seen, _cut = show_as_seen(record.stream, user, now)
     return {
         "pk": record.pk,
         "name": record.name,
@@ -130,7 +131,7 @@ def show_decide(request, pk):
     record = get_object_or_404(ShowRecord, pk=pk)
     acting = acting_for(record.stream, request.user, request.POST.get("entrant") or None)
     if acting.role != shows.PLAYER:
-        raise PermissionDenied("only an entrant of this show may make a player's decision")
+        raise PermissionDenied(_("only an entrant of this show may make a player's decision"))
     kind = request.POST.get("type", "")
     field = PLAYER_DECISIONS.get(kind, "")
     value = request.POST.getlist(field) if field == "candidates" else request.POST.get(field, "")
@@ -144,9 +145,10 @@ def show_decide(request, pk):
         context = _show_context(request, record)
         context["refusal"] = str(exc)
         return render(request, "tournaments/show.html", context, status=400)
+    chosen = ", ".join(value) if field == "candidates" else value
     messages.success(
         request,
-        f"Done: {kind.replace('_', ' ')} ({', '.join(value) if field == 'candidates' else value}).",
+        _("Done: %(step)s (%(chosen)s).") % {"step": _(kind).replace("_", " "), "chosen": chosen},
     )
     return redirect(record.get_absolute_url())
 
@@ -154,7 +156,7 @@ def show_decide(request, pk):
 def bracket_page(request, pk):
     record = get_object_or_404(BracketRecord, pk=pk)
     out = bracket_output(record.stream)
-    (state, _, _), _ = bracket_folded(record.stream)
+    (state, _v, _h), _fresh = bracket_folded(record.stream)
     streams = {s["match_stream"] for s in out["series"] if s.get("match_stream")}
     rows = Match.objects.filter(stream__in=streams)
     matches = {m.stream: m for m in match_services.summaries_for(rows, request.user)}

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
-from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
+from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
+from games.engine_words import in_words
 
 from .rules import MAX_STONES
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+# a reviewer's answer as the engine records it
+ANSWERS = (gettext_noop("believe"), gettext_noop("disbelieve"), gettext_noop("ignore"))
 SUBSETS = [(), (1,), (2,), (3,), (1, 2), (1, 3), (2, 3), (1, 2, 3)]
 
 
@@ -17,7 +21,10 @@ def face(c: str, note: str = "") -> Card:
 
 
 def bid_words(tricks, positions, stones) -> str:
-    text = _("%(t)s tricks for %(s)s stones") % {"t": tricks, "s": stones}
+    text = ngettext("%(t)s trick for %(s)s stones", "%(t)s tricks for %(s)s stones", tricks) % {
+        "t": tricks,
+        "s": stones,
+    }
     if positions:
         text += " " + _("(positions %(p)s)") % {"p": ", ".join(str(p) for p in positions)}
     return text
@@ -49,7 +56,16 @@ def board(view: dict, you: str | None, names: dict) -> Board:
         seats[s] = SeatPart(
             facts=tuple(facts), hand=hand, piles=(Pile(_("Showroom"), room),) if room else ()
         )
-    regions = [Pile(_("Draw pile"), (), (_("%(n)s cards") % {"n": view.get("pile_count")},))]
+    regions = [
+        Pile(
+            _("Draw pile"),
+            (),
+            (
+                ngettext("%(n)s card", "%(n)s cards", view.get("pile_count") or 0)
+                % {"n": view.get("pile_count")},
+            ),
+        )
+    ]
     bid = view.get("bid")
     if bid:
         lines = [
@@ -80,7 +96,7 @@ def board(view: dict, you: str | None, names: dict) -> Board:
 
 def duel_pile(r: dict, names: dict) -> Pile:
     if "declarer" not in r:
-        return Pile(_("Round annulled"), (), (r.get("reason", ""),))
+        return Pile(_("Round annulled"), (), (in_words(r.get("reason", ""), names),))
     d, rv = r["declarer"], r["reviewer"]
     lines = []
     cards = []
@@ -116,7 +132,7 @@ def duel_pile(r: dict, names: dict) -> Pile:
                 "mr": mult.get(rv),
             }
         )
-    lines.append(r.get("reason", ""))
+    lines.append(in_words(r.get("reason", ""), names))
     return Pile(_("The duel"), tuple(cards), tuple(lines))
 
 
@@ -214,7 +230,7 @@ def controls(view: dict, seat: str) -> list[Control]:
 
 def describe(event: dict, you: str | None, names: dict) -> str | None:
     t, d = event["type"], event["data"]
-    who = names.get(d.get("seat"), d.get("seat"))
+    who = seat_name(names, d.get("seat"))
     if t == "round_dealt":
         return _("Round %(n)s dealt; %(c)s cuts.") % {
             "n": d.get("bout"),
@@ -250,9 +266,9 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
     if t == "raise_confirmed":
         return _("%(who)s confirmed: %(s)s stones.") % {"who": who, "s": d["stones"]}
     if t == "duel_fought":
-        return _("The duel: %(why)s.") % {"why": d.get("reason", "")}
+        return _("The duel: %(why)s.") % {"why": in_words(d.get("reason", ""), names)}
     if t == "round_annulled":
-        return d.get("reason", "")
+        return in_words(d.get("reason", ""), names)
     if t == "timed_out":
         return _("%(who)s ran out of time; a random move was made.") % {"who": who}
     return None

@@ -1,4 +1,4 @@
-"""The shapes a game's table is made of (pure: no Django, no I/O).
+"""The shapes a game's table is made of (no I/O; words through gettext).
 
 Each ``games/<game>/table.py`` turns what a seat may see (its ``view``) into
 cards, piles and controls; ``games/tables.py`` puts them on a page. A
@@ -13,6 +13,8 @@ import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.utils.translation import gettext as _
 
 
 @dataclass(frozen=True)
@@ -119,22 +121,31 @@ class Control:
             raw = form.get(f.name)
             # an empty value is a choice only where one is offered ("nobody")
             if raw is None or (raw == "" and not any(c.value == "" for c in f.choices)):
-                raise BadForm(f"choose {f.label.lower()}")
+                raise BadForm(_("choose %(what)s") % {"what": f.label.lower()})
             raw = str(raw).strip()
             if f.choices:
                 chosen = next((c for c in f.choices if c.value == raw), None)
                 if chosen is None:
-                    raise BadForm(f"{raw!r} is not one of the choices for {f.label.lower()}")
+                    raise BadForm(
+                        _("%(value)s is not one of the choices for %(what)s")
+                        % {"value": repr(raw), "what": f.label.lower()}
+                    )
                 out.update(_sets(f.name, chosen))
                 continue
             if not (raw.isascii() and raw.isdigit()):
-                raise BadForm(f"{f.label} must be a whole number")
+                raise BadForm(_("%(what)s must be a whole number") % {"what": f.label})
             value = int(raw)
             if value < f.lo or (f.hi is not None and value > f.hi):
-                top = f"to {f.hi}" if f.hi is not None else "or more"
-                raise BadForm(f"{f.label} must be from {f.lo} {top}")
+                if f.hi is not None:
+                    words = _("%(what)s must be from %(lo)s to %(hi)s")
+                else:
+                    words = _("%(what)s must be from %(lo)s or more")
+                raise BadForm(words % {"what": f.label, "lo": f.lo, "hi": f.hi})
             if (value - f.lo) % f.step:
-                raise BadForm(f"{f.label} goes in steps of {f.step} from {f.lo}")
+                raise BadForm(
+                    _("%(what)s goes in steps of %(step)s from %(lo)s")
+                    % {"what": f.label, "step": f.step, "lo": f.lo}
+                )
             out[f.name] = value
         return out
 
@@ -162,3 +173,17 @@ class Control:
 def one_choice_field(name: str, label: str, pairs, widget: str = "") -> Field:
     """A field from (value, label) pairs."""
     return Field(name, label, tuple(Choice(str(v), lab) for v, lab in pairs), widget=widget)
+
+
+# ---- words shared by the games' histories ---------------------------------
+def seat_name(names: Mapping[str, str], seat: Any) -> str:
+    """A seat as the viewer reads it ("you" for their own)."""
+    return names.get(seat, str(seat))
+
+
+def card_of(names: Mapping[str, str], seat: Any, you: str | None) -> str:
+    """ "your card" or "ben's card": the whole phrase, so each language puts
+    the owner where it belongs ("votre carte", "la carte de ben")."""
+    if seat == you:
+        return _("your card")
+    return _("%(who)s's card") % {"who": seat_name(names, seat)}

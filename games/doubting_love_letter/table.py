@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
-from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
+from games.core.tables import (
+    Board,
+    Card,
+    Choice,
+    Control,
+    Field,
+    Pile,
+    SeatPart,
+    card_of,
+    seat_name,
+)
 from games.deal_check import deal_check
-from games.love_letter_family.cards import NAMES, countess_forced
-
-
-def rank(r) -> str:
-    r = int(r)
-    return f"{_(NAMES[r])} ({r})"
-
-
-def face(r, note: str = "") -> Card:
-    r = int(r)
-    return Card(str(r), _(NAMES[r]), f"ll r{r}", note)
+from games.engine_words import ITEMS, in_words
+from games.love_letter_family.cards import countess_forced
+from games.love_letter_family.words import card_name, face, rank
 
 
 def _discard_card(d: dict) -> Card:
@@ -27,8 +30,8 @@ def _discard_card(d: dict) -> Card:
         note += " → " + (_("self") if d["target"] == "self" else _("opponent"))
     if "card" in d:
         note += " · " + (_("bluff") if d.get("bluff") else _("true"))
-        return Card(str(d["card"]), _(NAMES[d["card"]]), f"ll r{d['card']}", note)
-    return Card(str(d["claim"]), _(NAMES[d["claim"]]), "ll claim", note)
+        return Card(str(d["card"]), card_name(d["card"]), f"ll r{d['card']}", note)
+    return Card(str(d["claim"]), card_name(d["claim"]), "ll claim", note)
 
 
 def board(view: dict, you: str | None, names: dict) -> Board:
@@ -68,7 +71,8 @@ def board(view: dict, you: str | None, names: dict) -> Board:
             _("Deck"),
             (),
             (
-                _("%(n)s cards left") % {"n": view.get("deck_count", 0)},
+                ngettext("%(n)s card left", "%(n)s cards left", view.get("deck_count", 0))
+                % {"n": view.get("deck_count", 0)},
                 _("Deal fingerprint: %(h)s…") % {"h": (view.get("commitment") or "")[:16]},
             ),
         ),
@@ -102,7 +106,7 @@ def board(view: dict, you: str | None, names: dict) -> Board:
         regions.append(Pile(_("Deal check"), (), (deal_check(deal),)))
     notices = []
     if view.get("over") and view.get("reason"):
-        notices.append(view["reason"])
+        notices.append(in_words(view["reason"], names))
     return Board(seats, tuple(regions), tuple(notices))
 
 
@@ -215,23 +219,14 @@ def _play_controls(view: dict, seat: str) -> list[Control]:
 
 
 # ---- history in words ------------------------------------------------------
-ITEM_NAMES = {
-    "deck_rigging": "Deck Rigging",
-    "plus_one": "Plus One",
-    "insurance": "Insurance",
-    "dmo": "the DMO mulligan",
-}
+ITEM_NAMES = {**ITEMS, "dmo": gettext_noop("the DMO mulligan")}
 
 
 def describe(event: dict, you: str | None, names: dict) -> str | None:
     t, d = event["type"], event["data"]
 
     def who(key="seat"):
-        return names.get(d.get(key), d.get(key))
-
-    def poss(key="seat"):
-        seat = d.get(key)
-        return _("your") if seat == you else _("%(who)s's") % {"who": names.get(seat, seat)}
+        return seat_name(names, d.get(key))
 
     if t == "bout_started":
         return _("Bout %(n)s: %(first)s plays first; removed %(removed)s; fingerprint %(h)s…") % {
@@ -297,10 +292,15 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
     if t == "passed":
         return _("%(who)s let the claim pass.") % {"who": who()}
     if t == "life_lost":
-        return _("%(who)s lost %(n)s life (%(why)s): %(left)s left.") % {
+        words = ngettext(
+            "%(who)s lost %(n)s life (%(why)s): %(left)s left.",
+            "%(who)s lost %(n)s lives (%(why)s): %(left)s left.",
+            d.get("lost") or 0,
+        )
+        return words % {
             "who": who(),
             "n": d.get("lost"),
-            "why": d.get("reason"),
+            "why": in_words(d.get("reason", ""), names),
             "left": max(0, d.get("lives", 0)),
         }
     if t == "insurance_spent":
@@ -316,12 +316,15 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         }
     if t == "card_seen":
         if "card" in d:
-            return _("%(who)s looked at %(of)s card: %(card)s.") % {
+            return _("%(who)s looked at %(whose)s: %(card)s.") % {
                 "who": who(),
-                "of": poss("of"),
+                "whose": card_of(names, d.get("of"), you),
                 "card": rank(d["card"]),
             }
-        return _("%(who)s looked at %(of)s card.") % {"who": who(), "of": poss("of")}
+        return _("%(who)s looked at %(whose)s.") % {
+            "who": who(),
+            "whose": card_of(names, d.get("of"), you),
+        }
     if t == "cards_compared":
         cards = d.get("cards", {})
         shown = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in cards.items())
@@ -346,7 +349,7 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
     if t == "no_effect":
         return _("%(claim)s had no effect: %(why)s.") % {
             "claim": rank(d["claim"]),
-            "why": d.get("reason"),
+            "why": in_words(d.get("reason", ""), names),
         }
     if t == "card_discarded":
         return _("%(who)s discarded %(card)s.") % {"who": who(), "card": rank(d["card"])}
@@ -364,7 +367,7 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
     if t == "bout_ended":
         winners = ", ".join(names.get(w, w) for w in d.get("winners", []))
         return _("The bout ended: %(why)s%(w)s.") % {
-            "why": d.get("reason", ""),
+            "why": in_words(d.get("reason", ""), names),
             "w": (" — " + winners) if winners else "",
         }
     return None

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
-from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
+from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
+from games.engine_words import in_words
 
 from .rules import FIRST_BID_STEP, bid_step
+
+# a guess's direction as the engine records it
+DIRECTIONS = (gettext_noop("higher"), gettext_noop("lower"))
 
 
 def face(c, note: str = "") -> Card:
@@ -90,7 +95,7 @@ def board(view: dict, you: str | None, names: dict) -> Board:
         regions.append(Pile(_("Last turns"), (), lines))
     if view.get("phase") != "auction" and view.get("remaining"):
         regions.append(Pile(_("Not yet shown"), (), (" ".join(str(c) for c in view["remaining"]),)))
-    notices = (view["result"],) if view.get("result") else ()
+    notices = (in_words(view["result"], names),) if view.get("result") else ()
     return Board(seats, tuple(regions), notices)
 
 
@@ -161,7 +166,7 @@ def controls(view: dict, seat: str) -> list[Control]:
 
 def describe(event: dict, you: str | None, names: dict) -> str | None:
     t, d = event["type"], event["data"]
-    who = names.get(d.get("seat"), d.get("seat"))
+    who = seat_name(names, d.get("seat"))
     if t == "game_started":
         return _("The auction opened.")
     if t == "bid_made":

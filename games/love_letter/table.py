@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
-from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
-from games.love_letter_family.cards import NAMES, TARGETED, countess_forced
-
-
-def rank(r) -> str:
-    r = int(r)
-    return f"{_(NAMES[r])} ({r})"
-
-
-def face(r, note: str = "") -> Card:
-    r = int(r)
-    return Card(str(r), _(NAMES[r]), f"ll r{r}", note)
+from games.core.tables import (
+    Board,
+    Card,
+    Choice,
+    Control,
+    Field,
+    Pile,
+    SeatPart,
+    card_of,
+    seat_name,
+)
+from games.engine_words import in_words
+from games.love_letter_family.cards import TARGETED, countess_forced
+from games.love_letter_family.words import face, rank
 
 
 def board(view: dict, you: str | None, names: dict) -> Board:
@@ -44,7 +47,10 @@ def board(view: dict, you: str | None, names: dict) -> Board:
     regions = []
     if view.get("removed"):
         regions.append(Pile(_("Set aside, face up"), tuple(face(c) for c in view["removed"])))
-    deck_lines = [_("%(n)s cards in the deck") % {"n": view.get("deck_size", 0)}]
+    deck_lines = [
+        ngettext("%(n)s card in the deck", "%(n)s cards in the deck", view.get("deck_size", 0))
+        % {"n": view.get("deck_size", 0)}
+    ]
     hidden = view.get("hidden")
     if hidden:
         regions.append(Pile(_("The face-down card"), (face(hidden),)))
@@ -58,7 +64,7 @@ def board(view: dict, you: str | None, names: dict) -> Board:
             _("You hold the Countess with the King or a Prince: you must play the Countess.")
         )
     if view.get("finished") and view.get("reason"):
-        notices.append(view["reason"])
+        notices.append(in_words(view["reason"], names))
     sd = view.get("showdown")
     if sd:
         lines = tuple(
@@ -107,11 +113,7 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
     t, d = event["type"], event["data"]
 
     def who(key="seat"):
-        return names.get(d.get(key), d.get(key))
-
-    def poss(key="seat"):
-        seat = d.get(key)
-        return _("your") if seat == you else _("%(who)s's") % {"who": names.get(seat, seat)}
+        return seat_name(names, d.get(key))
 
     if t == "round_started":
         removed = ", ".join(rank(c) for c in d.get("removed", []))
@@ -143,12 +145,15 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         return (_("Right!") if d.get("hit") else _("Wrong guess.")) + ""
     if t == "card_seen":
         if "card" in d:
-            return _("%(who)s saw %(of)s card: %(card)s.") % {
+            return _("%(who)s saw %(whose)s: %(card)s.") % {
                 "who": who(),
-                "of": poss("target"),
+                "whose": card_of(names, d.get("target"), you),
                 "card": rank(d["card"]),
             }
-        return _("%(who)s looked at %(of)s card.") % {"who": who(), "of": poss("target")}
+        return _("%(who)s looked at %(whose)s.") % {
+            "who": who(),
+            "whose": card_of(names, d.get("target"), you),
+        }
     if t == "cards_compared":
         loser = d.get("loser")
         end = (
@@ -189,14 +194,17 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         cards = ", ".join(rank(c) for c in d.get("cards", []))
         text = _("%(who)s dropped out of the round (%(why)s)") % {
             "who": who(),
-            "why": d.get("reason"),
+            "why": in_words(d.get("reason", ""), names),
         }
         if cards:
             text += ", " + _("showing %(cards)s") % {"cards": cards}
         return text + "."
     if t == "round_ended":
         winners = ", ".join(names.get(w, w) for w in d.get("winners", []))
-        text = _("The round ended: %(why)s — %(w)s.") % {"why": d.get("reason"), "w": winners}
+        text = _("The round ended: %(why)s — %(w)s.") % {
+            "why": in_words(d.get("reason", ""), names),
+            "w": winners,
+        }
         if d.get("hidden"):
             text += " " + _("The face-down card was %(card)s.") % {"card": rank(d["hidden"])}
         return text

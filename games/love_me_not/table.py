@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
-from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart
+from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
 
-from .rules import SUIT_NAMES, SUITS
+from .rules import SUITS
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+SUIT_NAMES = {
+    "C": gettext_noop("clubs"),
+    "D": gettext_noop("diamonds"),
+    "H": gettext_noop("hearts"),
+    "S": gettext_noop("spades"),
+}
 
 
 def face(c: str | None) -> Card:
@@ -43,7 +50,16 @@ def board(view: dict, you: str | None, names: dict) -> Board:
             piles.append(Pile(_("Pile"), tuple(face(c) for c in pile)))
         else:
             piles.append(
-                Pile(_("Pile"), (), (_("%(n)s cards, face down") % {"n": view["pile_sizes"][s]},))
+                Pile(
+                    _("Pile"),
+                    (),
+                    (
+                        ngettext(
+                            "%(n)s card, face down", "%(n)s cards, face down", view["pile_sizes"][s]
+                        )
+                        % {"n": view["pile_sizes"][s]},
+                    ),
+                )
             )
         if s in scores:
             sc = scores[s]
@@ -65,7 +81,12 @@ def board(view: dict, you: str | None, names: dict) -> Board:
             (),
             (
                 _("turn %(n)s of %(m)s") % {"n": view.get("turn"), "m": view.get("turns")},
-                _("%(n)s cards left to draw") % {"n": view.get("deck_size")},
+                ngettext(
+                    "%(n)s card left to draw",
+                    "%(n)s cards left to draw",
+                    view.get("deck_size") or 0,
+                )
+                % {"n": view.get("deck_size")},
             ),
         ),
     )
@@ -100,14 +121,14 @@ def controls(view: dict, seat: str) -> list[Control]:
 
 def describe(event: dict, you: str | None, names: dict) -> str | None:
     t, d = event["type"], event["data"]
-    who = names.get(d.get("seat"), d.get("seat"))
+    who = seat_name(names, d.get("seat"))
     if t == "match_started":
         return _("Match %(n)s of the game began.") % {"n": d.get("bout")}
     if t == "turn_started":
         return _("Turn %(n)s began.") % {"n": d.get("turn")}
     if t == "cards_drawn":
         if "cards" in d:
-            return _("%(who)s drew %(cards)s.") % {"who": who, "cards": " and ".join(d["cards"])}
+            return _("%(who)s drew %(cards)s.") % {"who": who, "cards": _(" and ").join(d["cards"])}
         return _("%(who)s drew two cards.") % {"who": who}
     if t == "card_chosen":
         text = _("%(who)s kept %(k)s and discarded %(d)s") % {

@@ -12,18 +12,24 @@
     }
   }
 
+  // the page's words, in its language (base.html's body), else English
+  function words(name, fallback) {
+    return (document.body && document.body.getAttribute(name)) || fallback;
+  }
+
   function tick() {
     var now = Date.now() / 1000 + skew;
     document.querySelectorAll("[data-deadline]").forEach(function (el) {
       var left = parseFloat(el.getAttribute("data-deadline")) - now;
       if (left <= 0) {
-        el.textContent = "time is up";
+        el.textContent = words("data-time-up", "time is up");
         el.classList.add("late");
         return;
       }
       var m = Math.floor(left / 60);
       var s = Math.floor(left % 60);
-      el.textContent = (m ? m + ":" + (s < 10 ? "0" : "") + s : s + " s") + " left";
+      var time = m ? m + ":" + (s < 10 ? "0" : "") + s : s + " s";
+      el.textContent = words("data-time-left", "{time} left").replace("{time}", time);
     });
   }
 

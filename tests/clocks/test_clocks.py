@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from django.core.management.base import CommandError
 from django.db import connection
 
 from clocks.enforce import enforce_match, sweep
@@ -424,3 +425,6 @@ def test_history_command_shows_timeouts_and_their_lateness():
     assert "timed_out" in text and "ms late" in text
     with pytest.raises(Exception, match="no match"):
         call_command("history", "999999", stdout=io.StringIO())
+    for hostile in ("²", "9" * 4300, "1e308", ""):
+        with pytest.raises(CommandError, match="no match"):
+            call_command("history", hostile, stdout=io.StringIO())

@@ -3,10 +3,10 @@ downloaded browser) against the app served by pytest-django's live_server.
 
 Without /usr/bin/chromium (or the playwright package) these tests are
 skipped and the run says so loudly; under CI=true that is a failure.
-Screenshots go to var/screenshots/ (git-ignored)."""
+Screenshots go to var/screenshots/ (git-ignored); with SAVE_DOC_SCREENSHOTS=1
+the README's walkthrough pictures are written to docs/screenshots/ too."""
 
 import os
-from importlib import import_module
 from pathlib import Path
 
 import pytest
@@ -28,7 +28,10 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 IN_CI = os.environ.get("CI", "").lower() == "true"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "var" / "screenshots"
+DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
+SAVE_DOC_SCREENSHOTS = os.environ.get("SAVE_DOC_SCREENSHOTS", "") == "1"
 PASSWORD = "pw-browser-123"
 
 try:
@@ -80,31 +83,10 @@ def browser():
 
 
 @pytest.fixture
-def site(live_server, settings):
+def site(live_server, settings, committed_db):
     """The app on 127.0.0.1 over plain http, as `make run` serves it."""
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
-    yield live_server.url
-    _empty_the_event_log()
-
-
-def _empty_the_event_log():
-    """live_server's tests commit, so pytest-django empties the tables after
-    each; SQLite's append-only trigger refuses that DELETE (PostgreSQL's test
-    sessions may TRUNCATE). Empty the log here with the trigger lifted for
-    that moment alone, and put it back."""
-    from django.db import connection
-
-    if connection.vendor != "sqlite":
-        return
-    triggers = import_module("eventlog.migrations.0002_append_only_triggers")
-    with connection.cursor() as cursor:
-        for sql in triggers.SQLITE_DOWN:
-            cursor.execute(sql)
-        try:
-            cursor.execute("DELETE FROM eventlog_storedevent")
-        finally:
-            for sql in triggers.SQLITE_UP:
-                cursor.execute(sql)
+    return live_server.url
 
 
 @pytest.fixture
@@ -151,3 +133,86 @@ def shot(request):
         page.screenshot(path=str(SCREENSHOTS / f"{request.node.name}-{name}.png"), full_page=True)
 
     return take
+
+
+@pytest.fixture
+def doc_shot(shot):
+    """``doc_shot(page, name)``: as ``shot``, and with SAVE_DOC_SCREENSHOTS=1
+    also the visible part of the page as docs/screenshots/NAME.png."""
+
+    def take(page, name):
+        shot(page, name)
+        if SAVE_DOC_SCREENSHOTS:
+            DOC_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(DOC_SCREENSHOTS / f"{name}.png"))
+
+    return take
+
+
+@pytest.fixture
+def make_organizer(make_user):
+    """An account with the organizer's permission (games.add_match)."""
+    from django.contrib.auth.models import Permission
+
+    def make(name):
+        user = make_user(name)
+        user.user_permissions.add(Permission.objects.get(codename="add_match"))
+        return user
+
+    return make
+
+
+@pytest.fixture
+def run_show():
+    """``run_show(stream, people, organizer_step, rng, until=...)``: drive a show as its
+    entrants would between the organizer's steps. ``people`` maps an entrant
+    to its account (its steps go through the show service as that person's:
+    a token to the first allowed, the first DMO allowed); bots make theirs
+    (the autopilot: outside the demo's live show the platform does not make
+    them yet) and play their matches, people's seats by their clocks'
+    timeouts (a simulated clock). Each time the organizer owes a step,
+    ``organizer_step(decision, state)`` is called and must make it. Stops,
+    returning the show's state, when ``until(state)`` holds (default: a champion)."""
+    import time
+
+    from games import services as match_services
+    from games.models import Match
+    from tournaments import autopilot, show_services, shows
+
+    def person_step(stream, user, decision):
+        state, _, _ = show_services.load(stream)
+        rnd = shows.current_round(state)
+        if decision.kind == "give_token":
+            cmd = {"type": "give_token", "to": shows.gift_options(state, rnd)[0]}
+        elif decision.kind == "nominate":
+            cmd = {"type": "nominate", "dmo": shows.dmo_options(state, rnd, decision.seat)[0]}
+        elif decision.kind == "choose_candidate":
+            _forced, pool, n = shows.candidate_split(state, rnd)
+            cmd = {"type": "choose_candidate", "candidates": list(pool)[:n]}
+        else:
+            duel = next(d for d in rnd.duels if decision.seat in (d.candidate, d.dmo))
+            cmd = {"type": "ban_game", "game": shows.ban_options(state, duel)[0]}
+        show_services.command(stream, cmd, show_services.acting_for(stream, user))
+
+    def run(stream, people, organizer_step, rng, *, until=None, max_steps=200):
+        until = until or (lambda state: state.champion)
+        t = time.time()
+        for _ in range(max_steps):
+            state, _, _ = show_services.load(stream)
+            if until(state):
+                return state
+            t = max(t, time.time())
+            pending = shows.pending(state)
+            theirs = [d for d in pending if d.seat in people]
+            if any(d.seat == state.organizer for d in pending):
+                organizer_step(next(d for d in pending if d.seat == state.organizer), state)
+            elif theirs:
+                person_step(stream, people[theirs[0].seat], theirs[0])
+            elif not autopilot.step(stream, rng, organizer=False, now=t):
+                live = Match.objects.filter(show_stream=stream, status="live")
+                assert live.exists(), f"the show waits on nothing: {pending}"
+                for match in live:
+                    t = match_services.run_bots(match, start=t, rng=rng)
+        raise AssertionError(f"the show did not get there in {max_steps} steps")
+
+    return run

@@ -133,3 +133,26 @@ def test_the_waiting_notification_is_on_the_players_home_page(client):
     client.force_login(ana)
     body = client.get("/").content.decode()
     assert notes[ana.pk] in body and notes[ben.pk] not in body
+
+
+@pytest.mark.django_db
+def test_the_badge_refreshes_itself_from_a_fragment_of_its_own(client):
+    ana, ben, _ = _players()
+    match = _match(ana, ben)
+    url = f"/games/matches/{match.pk}/"
+    client.force_login(ben)
+    page = client.get("/").content.decode()
+    # every page asks the badge again now and then, so it appears without a reload
+    assert 'id="your-turn-slot" hx-get="/games/your-turn/" hx-trigger="every 15s"' in page
+    assert "Your turn (1)" in client.get("/games/your-turn/").content.decode()
+
+    _, legal = services.legal_for(match, Viewer.of_seat("ben"))
+    services.submit(match, "ben", legal[0], rng=random.Random(1))
+    fragment = client.get("/games/your-turn/").content.decode()
+    assert "Your turn" not in fragment and 'id="your-turn-slot"' in fragment  # it keeps asking
+    client.force_login(ana)
+    fragment = client.get("/games/your-turn/").content.decode()
+    assert "Your turn (1)" in fragment and f'href="{url}"' in fragment
+
+    client.logout()
+    assert client.get("/games/your-turn/").content.decode().strip() == ""

@@ -7,13 +7,15 @@ import json
 
 from django import forms
 from django.contrib.auth.models import User
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games.core.registry import available
 
 from ..items import DOUBTING_LOVE_LETTER, GAMES
 from ..shows import ENTRANT_STEPS
 
-BOT_KINDS = [("heuristic", "heuristic bot"), ("random", "random bot")]
+BOT_KINDS = [("heuristic", gettext_lazy("heuristic bot")), ("random", gettext_lazy("random bot"))]
 
 
 def _game_choices():
@@ -41,9 +43,11 @@ def parse_seats(text: str) -> tuple[list[str], dict]:
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        name, _, holder = (p.strip() for p in line.partition("="))
+        name, _eq, holder = (p.strip() for p in line.partition("="))
         if not name:
-            raise forms.ValidationError(f"line {n}: a seat needs a name before the '='")
+            raise forms.ValidationError(
+                _("line %(n)s: a seat needs a name before the '='") % {"n": n}
+            )
         seats.append(name)
         if not holder:
             continue
@@ -52,48 +56,82 @@ def parse_seats(text: str) -> tuple[list[str], dict]:
             continue
         uid = User.objects.filter(username=holder, is_active=True).values_list("pk", flat=True)
         if not uid:
-            raise forms.ValidationError(f"line {n}: no account is named {holder}")
+            raise forms.ValidationError(
+                _("line %(n)s: no account is named %(name)s") % {"n": n, "name": holder}
+            )
         holders[name] = uid[0]
     return seats, holders
 
 
 class ShowForm(forms.Form):
-    name = forms.CharField(max_length=200)
+    name = forms.CharField(max_length=200, label=gettext_lazy("Name"))
     players = forms.ModelMultipleChoiceField(
         queryset=User.objects.none(),
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="accounts that enter the show (each plays as their username)",
+        label=gettext_lazy("Players"),
+        help_text=gettext_lazy("accounts that enter the show (each plays as their username)"),
     )
     bots = forms.IntegerField(
-        initial=0, required=False, help_text="bot entrants added after the accounts"
+        initial=0,
+        required=False,
+        label=gettext_lazy("Bots"),
+        help_text=gettext_lazy("bot entrants added after the accounts"),
     )
-    bot_kind = forms.ChoiceField(choices=BOT_KINDS)
+    bot_kind = forms.ChoiceField(choices=BOT_KINDS, label=gettext_lazy("Bot kind"))
     rounds = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
-        help_text="one round title a line (empty: one round per elimination needed)",
+        label=gettext_lazy("Rounds"),
+        help_text=gettext_lazy("one round title a line (empty: one round per elimination needed)"),
     )
     game_pool = forms.MultipleChoiceField(
         choices=[(g, g) for g in GAMES],
         initial=list(GAMES),
         widget=forms.CheckboxSelectMultiple,
         required=False,
+        label=gettext_lazy("Game pool"),
     )
     game_pick = forms.ChoiceField(
-        choices=[("organizer", "the organizer picks"), ("pool_with_bans", "pool with bans")]
+        choices=[
+            ("organizer", gettext_lazy("the organizer picks")),
+            ("pool_with_bans", gettext_lazy("pool with bans")),
+        ],
+        label=gettext_lazy("Game pick"),
     )
-    death_match_first_to = forms.IntegerField(required=False, help_text="empty: game default")
-    final_game = forms.ChoiceField(choices=[(g, g) for g in GAMES])
-    final_first_to = forms.IntegerField(required=False, help_text="empty: game default")
-    candidates_per_round = forms.IntegerField(initial=1)
+    death_match_first_to = forms.IntegerField(
+        required=False,
+        label=gettext_lazy("Death match first to"),
+        help_text=gettext_lazy("empty: game default"),
+    )
+    final_game = forms.ChoiceField(
+        choices=[(g, g) for g in GAMES], label=gettext_lazy("Final game")
+    )
+    final_first_to = forms.IntegerField(
+        required=False,
+        label=gettext_lazy("Final first to"),
+        help_text=gettext_lazy("empty: game default"),
+    )
+    candidates_per_round = forms.IntegerField(initial=1, label=gettext_lazy("Candidates per round"))
     candidate_rule = forms.ChoiceField(
-        choices=[("last", "the last of the ranking"), ("winners_choose_any", "winners choose")]
+        choices=[
+            ("last", gettext_lazy("the last of the ranking")),
+            ("winners_choose_any", gettext_lazy("winners choose")),
+        ],
+        label=gettext_lazy("Candidate rule"),
     )
-    step_deadline_s = forms.IntegerField(initial=3600, help_text="seconds; 0: no deadline")
-    spectator_delay_s = forms.IntegerField(initial=300)
+    step_deadline_s = forms.IntegerField(
+        initial=3600,
+        label=gettext_lazy("Step deadline s"),
+        help_text=gettext_lazy("seconds; 0: no deadline"),
+    )
+    spectator_delay_s = forms.IntegerField(initial=300, label=gettext_lazy("Spectator delay s"))
     spectator_policy = forms.ChoiceField(
-        choices=[("public", "public information only"), ("everything", "every card")]
+        choices=[
+            ("public", gettext_lazy("public information only")),
+            ("everything", gettext_lazy("every card")),
+        ],
+        label=gettext_lazy("Spectator policy"),
     )
 
     OPTIONS = (
@@ -139,26 +177,40 @@ class ShowForm(forms.Form):
 
 
 class BracketForm(forms.Form):
-    name = forms.CharField(max_length=200)
-    game = forms.ChoiceField(choices=())
+    name = forms.CharField(max_length=200, label=gettext_lazy("Name"))
+    game = forms.ChoiceField(choices=(), label=gettext_lazy("Game"))
     format = forms.ChoiceField(
         choices=[
-            ("single", "single elimination"),
-            ("double", "double elimination"),
-            ("round_robin", "round robin"),
-            ("swiss", "Swiss"),
-        ]
+            ("single", gettext_lazy("single elimination")),
+            ("double", gettext_lazy("double elimination")),
+            ("round_robin", gettext_lazy("round robin")),
+            ("swiss", gettext_lazy("Swiss")),
+        ],
+        label=gettext_lazy("Format"),
     )
     entrants = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 8, "class": "console-seeds"}),
-        help_text="one a line, in seed order (drag to reorder): NAME, NAME = username "
-        "or NAME = bot:heuristic",
+        label=gettext_lazy("Entrants"),
+        help_text=gettext_lazy(
+            "one a line, in seed order (drag to reorder): NAME, NAME = username "
+            "or NAME = bot:heuristic"
+        ),
     )
-    first_to = forms.IntegerField(required=False, help_text="series length; empty: game default")
-    grand_final_reset = forms.BooleanField(required=False, initial=True)
-    third_place = forms.BooleanField(required=False)
-    double_round = forms.BooleanField(required=False)
-    swiss_rounds = forms.IntegerField(required=False, help_text="Swiss only; empty: log2")
+    first_to = forms.IntegerField(
+        required=False,
+        label=gettext_lazy("First to"),
+        help_text=gettext_lazy("series length; empty: game default"),
+    )
+    grand_final_reset = forms.BooleanField(
+        required=False, initial=True, label=gettext_lazy("Grand final reset")
+    )
+    third_place = forms.BooleanField(required=False, label=gettext_lazy("Third place"))
+    double_round = forms.BooleanField(required=False, label=gettext_lazy("Double round"))
+    swiss_rounds = forms.IntegerField(
+        required=False,
+        label=gettext_lazy("Swiss rounds"),
+        help_text=gettext_lazy("Swiss only; empty: log2"),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -191,18 +243,26 @@ class BracketForm(forms.Form):
 
 
 class MatchForm(forms.Form):
-    game = forms.ChoiceField(choices=())
-    title = forms.CharField(max_length=200, required=False)
+    game = forms.ChoiceField(choices=(), label=gettext_lazy("Game"))
+    title = forms.CharField(max_length=200, required=False, label=gettext_lazy("Title"))
     seats = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="one seat a line: NAME (open), NAME = username or NAME = bot:heuristic",
+        label=gettext_lazy("Seats"),
+        help_text=gettext_lazy(
+            "one seat a line: NAME (open), NAME = username or NAME = bot:heuristic"
+        ),
     )
     options = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
-        help_text='the game\'s options as JSON, clocks included, e.g. {"decision_s": 60}',
+        label=gettext_lazy("Options"),
+        help_text=gettext_lazy(
+            'the game\'s options as JSON, clocks included, e.g. {"decision_s": 60}'
+        ),
     )
-    spectator_delay_s = forms.FloatField(initial=0, min_value=0, max_value=1_000_000)
+    spectator_delay_s = forms.FloatField(
+        initial=0, min_value=0, max_value=1_000_000, label=gettext_lazy("Spectator delay s")
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -218,19 +278,25 @@ class MatchForm(forms.Form):
         try:
             value = json.loads(text)
         except ValueError:
-            raise forms.ValidationError('options must be JSON, e.g. {"first_to": 3}') from None
+            raise forms.ValidationError(_('options must be JSON, e.g. {"first_to": 3}')) from None
         if not isinstance(value, dict):
-            raise forms.ValidationError("options must be a JSON object of option: value")
+            raise forms.ValidationError(_("options must be a JSON object of option: value"))
         return value
 
 
 class InviteForm(forms.Form):
-    username = forms.CharField(max_length=150, help_text="the account the invitation creates")
+    username = forms.CharField(
+        max_length=150,
+        label=gettext_lazy("Username"),
+        help_text=gettext_lazy("the account the invitation creates"),
+    )
 
     def clean_username(self):
         name = self.cleaned_data["username"].strip()
         if User.objects.filter(username__iexact=name).exists():
-            raise forms.ValidationError(f"an account named {name} exists already")
+            raise forms.ValidationError(
+                _("an account named %(name)s exists already") % {"name": name}
+            )
         return name
 
 
@@ -239,7 +305,9 @@ class _Step(forms.Form):
     """A show command from a form: ``command()`` builds its mapping."""
 
     confirm_needed = False
-    confirm = forms.BooleanField(required=False, label="I understand this cannot be undone")
+    confirm = forms.BooleanField(
+        required=False, label=gettext_lazy("I understand this cannot be undone")
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -250,16 +318,19 @@ class _Step(forms.Form):
     def clean(self):
         data = super().clean()
         if self.confirm_needed and not data.get("confirm"):
-            self.add_error("confirm", "tick the box to confirm: this cannot be undone")
+            self.add_error("confirm", _("tick the box to confirm: this cannot be undone"))
         return data
 
 
 class RankingStep(_Step):
-    title = "Enter the main match's ranking"
+    title = gettext_lazy("Enter the main match's ranking")
     confirm_needed = True
     ranking = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 5}),
-        help_text="best first, one place a line; tied entrants on one line, comma-separated",
+        label=gettext_lazy("Ranking"),
+        help_text=gettext_lazy(
+            "best first, one place a line; tied entrants on one line, comma-separated"
+        ),
     )
 
     def command(self):
@@ -267,9 +338,13 @@ class RankingStep(_Step):
 
 
 class PickGameStep(_Step):
-    title = "Pick a death match's game"
-    candidate = forms.CharField(required=False, help_text="empty: the only death match")
-    game = forms.ChoiceField(choices=[(g, g) for g in GAMES])
+    title = gettext_lazy("Pick a death match's game")
+    candidate = forms.CharField(
+        required=False,
+        label=gettext_lazy("Candidate"),
+        help_text=gettext_lazy("empty: the only death match"),
+    )
+    game = forms.ChoiceField(choices=[(g, g) for g in GAMES], label=gettext_lazy("Game"))
 
     def command(self):
         cmd = {"type": "pick_game", "game": self.cleaned_data["game"]}
@@ -279,17 +354,20 @@ class PickGameStep(_Step):
 
 
 class AddRoundStep(_Step):
-    title = "Add a round"
-    round_title = forms.CharField(required=False, label="Title")
+    title = gettext_lazy("Add a round")
+    round_title = forms.CharField(required=False, label=gettext_lazy("Title"))
 
     def command(self):
         return {"type": "add_round", "title": self.cleaned_data["round_title"] or None}
 
 
 class ReorderStep(_Step):
-    title = "Reorder rounds not started"
-    order = forms.CharField(help_text="round ids in the new order, e.g. r3, r2")
-    reason = forms.CharField(max_length=500)
+    title = gettext_lazy("Reorder rounds not started")
+    order = forms.CharField(
+        label=gettext_lazy("Order"),
+        help_text=gettext_lazy("round ids in the new order, e.g. r3, r2"),
+    )
+    reason = forms.CharField(max_length=500, label=gettext_lazy("Reason"))
 
     def command(self):
         order = [x.strip() for x in self.cleaned_data["order"].split(",") if x.strip()]
@@ -297,18 +375,18 @@ class ReorderStep(_Step):
 
 
 class AppointStep(_Step):
-    title = "Appoint a moderator"
-    username = forms.CharField(max_length=150)
+    title = gettext_lazy("Appoint a moderator")
+    username = forms.CharField(max_length=150, label=gettext_lazy("Username"))
 
     def command(self):
         return {"type": "appoint_moderator", "username": self.cleaned_data["username"]}
 
 
 class RemoveStep(_Step):
-    title = "Remove a moderator"
+    title = gettext_lazy("Remove a moderator")
     confirm_needed = True
-    username = forms.CharField(max_length=150)
-    reason = forms.CharField(max_length=500)
+    username = forms.CharField(max_length=150, label=gettext_lazy("Username"))
+    reason = forms.CharField(max_length=500, label=gettext_lazy("Reason"))
 
     def command(self):
         return {
@@ -319,11 +397,11 @@ class RemoveStep(_Step):
 
 
 class SubstituteStep(_Step):
-    title = "Substitute an entrant"
+    title = gettext_lazy("Substitute an entrant")
     confirm_needed = True
-    out = forms.CharField(max_length=150, label="Out")
-    new = forms.CharField(max_length=150, label="In")
-    reason = forms.CharField(max_length=500)
+    out = forms.CharField(max_length=150, label=gettext_lazy("Out"))
+    new = forms.CharField(max_length=150, label=gettext_lazy("In"))
+    reason = forms.CharField(max_length=500, label=gettext_lazy("Reason"))
 
     def command(self):
         d = self.cleaned_data
@@ -331,11 +409,15 @@ class SubstituteStep(_Step):
 
 
 class ExtendStep(_Step):
-    title = "Extend a deadline"
-    step = forms.ChoiceField(choices=[(s, s.replace("_", " ")) for s in ENTRANT_STEPS])
-    seconds = forms.IntegerField()
-    entrant = forms.CharField(required=False, help_text="empty: everyone's")
-    reason = forms.CharField(max_length=500)
+    title = gettext_lazy("Extend a deadline")
+    step = forms.ChoiceField(
+        choices=[(s, s.replace("_", " ")) for s in ENTRANT_STEPS], label=gettext_lazy("Step")
+    )
+    seconds = forms.IntegerField(label=gettext_lazy("Seconds"))
+    entrant = forms.CharField(
+        required=False, label=gettext_lazy("Entrant"), help_text=gettext_lazy("empty: everyone's")
+    )
+    reason = forms.CharField(max_length=500, label=gettext_lazy("Reason"))
 
     def command(self):
         d = self.cleaned_data

@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games import services as match_services
@@ -30,8 +31,10 @@ def _organizer(request) -> None:
     """Creating shows, brackets and matches is for organizers (games.add_match)."""
     if not request.user.has_perm(PERMISSION):
         raise PermissionDenied(
-            "Only an organizer may do this: your account lacks the organizer's "
-            "permission (games.add_match)."
+            _(
+                "Only an organizer may do this: your account lacks the organizer's "
+                "permission (games.add_match)."
+            )
         )
 
 
@@ -84,7 +87,7 @@ def show_new(request):
             _place(form, exc, SHOW_FIELDS)
         else:
             record = ShowRecord.objects.get(stream=stream)
-            messages.success(request, f"{record.name} is created.")
+            messages.success(request, _("%(name)s is created.") % {"name": record.name})
             return redirect("console:show", pk=record.pk)
     status = 400 if form.errors else 200
     return render(request, "console/show_new.html", {"form": form}, status=status)
@@ -95,14 +98,17 @@ def _show_for_organizer(request, pk):
     acting = show_services.acting_for(record.stream, request.user)
     if acting.role != shows.ORGANIZER:
         raise PermissionDenied(
-            f"Only the organizer of {record.name} may run it from the console; "
-            f"you are a {acting.role} of this show."
+            _(
+                "Only the organizer of %(name)s may run it from the console; "
+                "you are a %(role)s of this show."
+            )
+            % {"name": record.name, "role": _(acting.role)}
         )
     return record, acting
 
 
 def _console(request, record, acting, bound=None, status=200):
-    state, _, holders = show_services.load(record.stream)
+    state, _version, holders = show_services.load(record.stream)
     steps = {kind: cls(prefix=kind) for kind, cls in forms.STEPS.items()}
     if bound is not None:
         steps[bound.prefix] = bound
@@ -136,7 +142,7 @@ def show_step(request, pk, kind):
     record, acting = _show_for_organizer(request, pk)
     cls = forms.STEPS.get(kind)
     if cls is None:
-        raise PermissionDenied(f"the console has no step {kind!r}")
+        raise PermissionDenied(_("the console has no step %(kind)r") % {"kind": kind})
     form = cls(request.POST, prefix=kind)
     if form.is_valid():
         try:
@@ -146,7 +152,7 @@ def show_step(request, pk, kind):
         except RuleError as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, f"Done: {cls.title.lower()}.")
+            messages.success(request, _("Done: %(step)s.") % {"step": cls.title.lower()})
             return redirect("console:show", pk=record.pk)
     return _console(request, record, acting, bound=form, status=400)
 
@@ -174,7 +180,10 @@ def bracket_new(request):
             )
         else:
             record = BracketRecord.objects.get(stream=stream)
-            messages.success(request, f"{record.name} is created and its first series are open.")
+            messages.success(
+                request,
+                _("%(name)s is created and its first series are open.") % {"name": record.name},
+            )
             return redirect("tournaments:bracket", pk=record.pk)
     status = 400 if form.errors else 200
     return render(request, "console/bracket_new.html", {"form": form}, status=status)
@@ -209,7 +218,7 @@ def match_new(request):
                 },
             )
         else:
-            messages.success(request, "The match is open.")
+            messages.success(request, _("The match is open."))
             return redirect("games:match", pk=match.pk)
     status = 400 if form.errors else 200
     return render(request, "console/match_new.html", {"form": form}, status=status)
@@ -243,14 +252,17 @@ def signup(request, token):
         return render(
             request,
             "registration/signup_invalid.html",
-            {"message": "This invitation link is not valid or has expired: ask for a new one."},
+            {"message": _("This invitation link is not valid or has expired: ask for a new one.")},
             status=400,
         )
     if User.objects.filter(username__iexact=invited).exists():
         return render(
             request,
             "registration/signup_invalid.html",
-            {"message": f"The invitation for {invited} has been accepted already: log in."},
+            {
+                "message": _("The invitation for %(name)s has been accepted already: log in.")
+                % {"name": invited}
+            },
             status=400,
         )
     data = None
@@ -261,7 +273,9 @@ def signup(request, token):
     if data is not None and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.username}: your account is ready.")
+        messages.success(
+            request, _("Welcome, %(name)s: your account is ready.") % {"name": user.username}
+        )
         return redirect("home")
     status = 400 if form.errors else 200
     return render(

@@ -1,4 +1,5 @@
 import json as jsonlib
+import re
 from datetime import UTC, datetime
 
 from django.core.management.base import BaseCommand, CommandError
@@ -19,9 +20,10 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="one JSON object per line")
 
     def handle(self, *args, match, json: bool, **options):
+        # ASCII digits only, within a bigint: "²" or a 4,300-digit id is a stream name, not an id
         found = (
             Match.objects.filter(pk=int(match)).first()
-            if match.isdigit()
+            if re.fullmatch(r"[0-9]{1,18}", match)
             else Match.objects.filter(stream=match).first()
         )
         if found is None:

@@ -1,0 +1,136 @@
+"""live.js in a real browser, against the app served over ASGI (HTTP and
+websockets, as production serves it): the table follows the other player's
+move through the socket alone, and falls back to its poll when the socket
+is refused."""
+
+import random
+import socket
+import threading
+import time
+
+import pytest
+import uvicorn
+from channels.routing import ProtocolTypeRouter
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+from django.core.asgi import get_asgi_application
+from django.db import connections
+from playwright.sync_api import expect
+
+from games import services
+
+DEAL = {"removed": ["3", "5", "7"], "deck": ["1", "4", "2", "6"], "first": "ana"}
+SERVER_START_S = 10
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def site(settings, committed_db, monkeypatch):
+    """The whole ASGI application (static files, pages and websockets) on a
+    loopback port, served by uvicorn in a thread of this process (so it sees
+    this test's database)."""
+    from config.asgi import application
+
+    # the server's threads close their connections after each request, as
+    # production's ASGI web processes do (DB_CONN_MAX_AGE=0)
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    app = ProtocolTypeRouter(
+        {
+            "http": ASGIStaticFilesHandler(get_asgi_application()),
+            "websocket": application.application_mapping["websocket"],
+        }
+    )
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + SERVER_START_S
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(SERVER_START_S)
+
+
+@pytest.fixture
+def match_of_two(make_user):
+    users = {"ana": make_user("ana"), "ben": make_user("ben")}
+    match = services.create_match(
+        "doubting-love-letter",
+        ["ana", "ben"],
+        options={"first_to": 1, "decision_s": 0},
+        holders={s: u.pk for s, u in users.items()},
+        setup=DEAL,
+        rng=random.Random(1),
+    )
+    return match, users
+
+
+def _put_down_guard(page):
+    guard = page.locator("form.control").filter(
+        has=page.get_by_text("Put down Guard (1)", exact=True)
+    )
+    guard.get_by_label("Claim").select_option(label="Guard (1)")
+    guard.get_by_role("button", name="Put down Guard (1)").click()
+
+
+def test_the_table_follows_a_move_by_socket_with_its_poll_held_back(contexts, match_of_two, shot):
+    match, users = match_of_two
+    ana, ben = contexts(users["ana"]), contexts(users["ben"])
+    polls = []
+    ben.on(
+        "request",
+        lambda r: polls.append(r.url) if r.method == "GET" and "?v=" in r.url else None,
+    )
+    with ben.expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url) as opened:
+        ben.goto(f"/games/matches/{match.pk}/")
+    ws = opened.value
+    shown = int(ben.locator("#table").get_attribute("data-version"))
+    ben.wait_for_timeout(500)  # the socket is up: the 2 s poll is held back from now on
+    polls.clear()
+
+    ana.goto(f"/games/matches/{match.pk}/")
+    with ws.expect_event("framereceived", predicate=lambda f: '"html"' in f):
+        _put_down_guard(ana)
+
+    # ben's table changed without a reload and without a poll: the socket brought it
+    expect(ben.locator(".board")).to_contain_text("ana put down a card claiming Guard (1)")
+    expect(ben.get_by_role("button", name="Let it pass")).to_be_visible()
+    assert int(ben.locator("#table").get_attribute("data-version")) > shown
+    assert polls == []
+    assert "Guard" not in ben.locator(".seat.you .hand").inner_text()  # ana's card stays hers
+    shot(ben, "socket-update")
+
+
+def test_the_table_polls_while_its_socket_is_refused(contexts, match_of_two, shot):
+    match, users = match_of_two
+    ana, ben = contexts(users["ana"]), contexts(users["ben"])
+    refused = []
+
+    def refuse(ws):
+        refused.append(ws.url)
+        ws.close(code=1011, reason="refused by the test")
+
+    ben.route_web_socket(f"**/ws/matches/{match.pk}/", refuse)
+    ben.goto(f"/games/matches/{match.pk}/")
+    for _ in range(50):  # Playwright's callbacks run while the page waits
+        if refused:
+            break
+        ben.wait_for_timeout(100)
+    assert refused, "live.js never tried its socket"
+
+    ana.goto(f"/games/matches/{match.pk}/")
+    with ben.expect_request(lambda r: r.method == "GET" and "?v=" in r.url, timeout=10_000):
+        _put_down_guard(ana)
+    expect(ben.locator(".board")).to_contain_text(
+        "ana put down a card claiming Guard (1)", timeout=10_000
+    )
+    shot(ben, "poll-fallback")
