@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from eventlog.store import read
 from games import services as match_services
 from games import visibility
-from games.core.protocol import RuleError
+from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import series_for
 from games.models import Match
 
@@ -324,6 +324,8 @@ def dashboard_action(request, pk):
                 )
             command(record.stream, cmd, acting)
             done = _done_words(cmd, load(record.stream)[0])
+    except RoleRequired as exc:
+        return render(request, "403.html", {"message": str(exc)}, status=403)
     except RuleError as exc:
         ctx = _context(request, record, acting, error=str(exc))
         return render(request, "dashboard/dashboard.html", ctx, status=400)
@@ -371,6 +373,8 @@ def file_dispute(request, pk):
         }
         try:
             command(record.stream, cmd, acting)
+        except RoleRequired as exc:
+            return render(request, "403.html", {"message": str(exc)}, status=403)
         except RuleError as exc:
             error = str(exc)
         else:

@@ -20,7 +20,7 @@ from django.db import transaction
 
 from eventlog.store import ConcurrencyError, append
 from games import services as match_services
-from games.core.protocol import Ctx, Event, RuleError
+from games.core.protocol import Ctx, Event, RoleRequired, RuleError
 from games.core.registry import series_for
 from games.models import Match
 
@@ -49,7 +49,7 @@ def load(stream: str) -> tuple[shows.ShowState, int, dict]:
     state, version = show_folded(stream)
     if state is None:
         raise RuleError("no such show")
-    holders = dict(state.log[0].data.get("holders") or {})
+    holders = {**(state.log[0].data.get("holders") or {}), **state.held}  # invitations accepted
     for sub in state.substitutions:  # a substitute's account or bot, when it has one
         if sub.get("holder") is not None:
             holders[sub["in"]] = sub["holder"]
@@ -182,7 +182,7 @@ def record_omniscient_view(
     the show with every card shown; only its organizer and moderators may."""
     acting = acting_for(show_stream, user)
     if acting.role not in (shows.ORGANIZER, shows.MODERATOR):
-        raise RuleError("only the organizer or a moderator of this show may see every card")
+        raise RoleRequired("only the organizer or a moderator of this show may see every card")
     if not Match.objects.filter(stream=match_stream, show_stream=show_stream).exists():
         raise RuleError(f"{match_stream} is not a match of this show")
     command(

@@ -6,7 +6,7 @@ from django.views.decorators.http import require_POST
 
 from games import services as match_services
 from games import visibility
-from games.core.protocol import RuleError
+from games.core.protocol import RoleRequired, RuleError
 from games.models import Match
 
 from . import shows
@@ -139,6 +139,8 @@ def show_decide(request, pk):
         if not field:
             raise RuleError("decide here one of: " + ", ".join(PLAYER_DECISIONS))
         command(record.stream, {"type": kind, field: value}, acting)
+    except RoleRequired as exc:
+        raise PermissionDenied(str(exc)) from None
     except RuleError as exc:
         context = _show_context(request, record)
         context["refusal"] = str(exc)

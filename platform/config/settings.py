@@ -146,6 +146,8 @@ else:
     CELERY_BROKER_URL = "memory://"
     # embedded mode: the clock worker runs as a thread inside the server (clocks.embedded)
     CELERY_TASK_ALWAYS_EAGER = False
+# webhooks may reach loopback and private addresses only when this is on (tests, a LAN)
+HOOKS_ALLOW_PRIVATE_ADDRESSES = env_bool("HOOKS_ALLOW_PRIVATE_ADDRESSES", False)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-deadlines": {"task": "clocks.sweep", "schedule": 2.0},
     "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},

@@ -10,7 +10,6 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
-from django.core import signing
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,16 +17,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games import services as match_services
-from games.core.protocol import RuleError
+from games.core.protocol import RoleRequired, RuleError
 from games.models import Match
 
-from .. import bracket_services, demo, show_services, shows
+from .. import bracket_services, demo, invitations, show_services, shows
 from ..models import BracketRecord, ShowRecord
 from . import forms
 
 PERMISSION = "games.add_match"
-INVITE_SALT = "console.invite"
-INVITE_MAX_AGE_S = 14 * 24 * 3600
 
 
 def _organizer(request) -> None:
@@ -163,6 +160,8 @@ def show_step(request, pk, kind):
     if form.is_valid():
         try:
             show_services.command(record.stream, form.command(), acting)
+        except RoleRequired as exc:
+            raise PermissionDenied(str(exc)) from None
         except RuleError as exc:
             form.add_error(None, str(exc))
         else:
@@ -273,9 +272,7 @@ def invite(request):
     form = forms.InviteForm(request.POST or None)
     link = None
     if request.method == "POST" and form.is_valid():
-        token = signing.dumps(
-            {"u": form.cleaned_data["username"], "by": request.user.pk}, salt=INVITE_SALT
-        )
+        token = invitations.account_token(form.cleaned_data["username"], request.user.pk)
         link = request.build_absolute_uri(reverse("console:signup", args=[token]))
     status = 400 if form.errors else 200
     return render(request, "console/invite.html", {"form": form, "link": link}, status=status)
@@ -290,8 +287,8 @@ class SignupForm(UserCreationForm):
 def signup(request, token):
     """Accept an invitation: choose a password for the invited account."""
     try:
-        invited = signing.loads(token, salt=INVITE_SALT, max_age=INVITE_MAX_AGE_S)["u"]
-    except (signing.BadSignature, KeyError, TypeError):
+        invited = invitations.invited_username(token)
+    except RuleError:
         return render(
             request,
             "registration/signup_invalid.html",

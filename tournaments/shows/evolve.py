@@ -9,6 +9,7 @@ from typing import Any
 
 from games.core.protocol import Event
 
+from .invitations import EVOLVERS as INVITATION_EVOLVERS
 from .state import (
     ACTIVE,
     AWAITING,
@@ -131,6 +132,7 @@ def _ev_show_created(s: ShowState, d: Mapping[str, Any]) -> ShowState:
         options=dict(d["options"]),
         rounds=rounds,
         round_seq=len(rounds),
+        held={e: h for e, h in (d.get("holders") or {}).items() if isinstance(h, int)},
     )
 
 
@@ -473,6 +475,7 @@ _EVOLVERS = {
     "ruling_proposed": _ev_ruling_proposed,
     "ruling_rejected": _ev_ruling_rejected,
     "ruling_applied": _ev_ruling_applied,
+    **INVITATION_EVOLVERS,
 }
 
 
