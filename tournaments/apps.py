@@ -28,6 +28,6 @@ class TournamentsConfig(AppConfig):
     def ready(self):
         from games.visibility import register_show_provider
 
-        from . import bracket_services, demo, readmodels, show_services  # noqa: F401  (listeners, projectors)
+        from . import bot_steps, bracket_services, readmodels, show_services  # noqa: F401  (listeners, projectors)
 
         register_show_provider(ShowFactsProvider())

@@ -1,8 +1,9 @@
 """Bots for the show side: the choices bot-held entrants make (token gift,
 candidate choice, nomination, bans) and, when asked to, the organizer's
 steps (a random main-match ranking, the game pick), never those of a show
-whose organizer took over (``release_autopilot``). Used by the demo, by
-`manage.py run_show` and by tests; people use the pages and the API."""
+whose organizer took over (``release_autopilot``). Used after every show
+command and match end (tournaments.bot_steps), by seed_demo and by tests;
+people use the pages and the API."""
 
 from __future__ import annotations
 

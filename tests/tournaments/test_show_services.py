@@ -16,6 +16,7 @@ from games.visibility import NotVisibleYet
 from tournaments import autopilot, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
+from tournaments.bot_steps import held
 from tournaments.models import DisputeRecord, ItemRecord, ShowEntrantRecord, ShowRecord
 from tournaments.selectors import is_show_moderator
 
@@ -585,8 +586,11 @@ def test_a_bleven_death_match_is_as_long_as_the_shows_crowns():
         }
     )
     ranking = [["ana", "ben"], ["cal"], ["dee"], ["eve"], ["fay"], ["gus"], ["hal"]]
-    ss.command(stream, {"type": "enter_ranking", "ranking": ranking}, ORG, now=T0)
-    ss.command(stream, {"type": "nominate", "dmo": "gus"}, ss.Acting("hal", shows.PLAYER), now=T0)
+    with held():  # the test makes hal's (a bot's) nomination itself
+        ss.command(stream, {"type": "enter_ranking", "ranking": ranking}, ORG, now=T0)
+        ss.command(
+            stream, {"type": "nominate", "dmo": "gus"}, ss.Acting("hal", shows.PLAYER), now=T0
+        )
     ss.command(stream, {"type": "pick_game", "game": "bleven"}, ORG, now=T0)
     match = Match.objects.get(show_stream=stream, kind="death_match")
     assert match.game == "bleven" and match.options["crowns"] == 2
@@ -600,8 +604,11 @@ def test_a_bleven_death_match_is_as_long_as_the_shows_crowns():
 def test_a_death_match_runs_on_the_shows_match_clock():
     stream = show(options={"match_clock": {"decision_s": 7, "reserve_s": 0}})
     ranking = [["ana", "ben"], ["cal"], ["dee"], ["eve"], ["fay"], ["gus"], ["hal"]]
-    ss.command(stream, {"type": "enter_ranking", "ranking": ranking}, ORG, now=T0)
-    ss.command(stream, {"type": "nominate", "dmo": "gus"}, ss.Acting("hal", shows.PLAYER), now=T0)
+    with held():  # the test makes hal's (a bot's) nomination itself
+        ss.command(stream, {"type": "enter_ranking", "ranking": ranking}, ORG, now=T0)
+        ss.command(
+            stream, {"type": "nominate", "dmo": "gus"}, ss.Acting("hal", shows.PLAYER), now=T0
+        )
     ss.command(stream, {"type": "pick_game", "game": "doubting-love-letter"}, ORG, now=T0)
     match = Match.objects.get(show_stream=stream, kind="death_match")
     assert match.options["decision_s"] == 7 and match.options["reserve_s"] == 0

@@ -12,7 +12,8 @@ from games.models import Match
 from tournaments import autopilot, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
-from tournaments.demo import LIVE_DEMO, held
+from tournaments.bot_steps import held
+from tournaments.demo import LIVE_DEMO
 from tournaments.models import ShowRecord
 
 ORGANIZER = "organizer"
