@@ -20,6 +20,7 @@ def states_cache():
 
     return caches[states.CACHE_ALIAS]
 
+
 VIEWERS = [Viewer.of_seat("ana"), Viewer.of_seat("ben"), MODERATOR_VIEW, SPECTATOR_VIEW]
 
 
