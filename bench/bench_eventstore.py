@@ -41,7 +41,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 TITLE = "Event store: append and read, one stream, one event per commit"
-DB_NAME = "gameshow_bench"
+DB_NAME = os.environ.get("BENCH_DB_PREFIX", "").strip() or "gameshow_bench"
 DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/postgres"
 GOALS = {
     # ours / raw psycopg and ours / eventsourcing, append rate, sync mode

@@ -209,7 +209,7 @@ _ROW_SQL = "(%s, %s::integer, %s, %s::jsonb, %s::jsonb, %s, %s::smallint)"
 
 
 def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
-    """PostgreSQL, one statement (one round trip): take the rebuild lock in
+    """PostgreSQL, one statement (one round trip with its BEGIN): take the rebuild lock in
     shared mode, check the version, insert. A row whose version or command
     id is taken (a concurrent writer committed it) is skipped, not an error,
     so the caller's transaction stays usable and a projector's own
@@ -237,15 +237,44 @@ def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
         "ON CONFLICT DO NOTHING "
         "RETURNING id, version, recorded_at"
     )
-    with connection.cursor() as cur:
-        cur.execute(sql, params + [rows[0].stream, expected_version])
-        returned = {version: (pk, at) for pk, version, at in cur.fetchall()}
+    returned = {
+        version: (pk, at)
+        for pk, version, at in _execute_opening(sql, params + [rows[0].stream, expected_version])
+    }
     if len(returned) != len(rows):
         raise _Conflict
     for row in rows:
         row.id, row.recorded_at = returned[row.version]
         row._state.adding = False
         row._state.db = "default"
+
+
+def _execute_opening(sql: str, params: list) -> list[tuple]:
+    """The rows ``sql`` returns, run on Django's connection. When it is the
+    transaction's first statement, psycopg would send its BEGIN alone and
+    wait for it: it goes in the same message instead (``BEGIN; <sql>``), so
+    an append outside any other transaction is one round trip and COMMIT."""
+    from psycopg.pq import TransactionStatus
+
+    raw = connection.connection
+    opening = (
+        raw.info.transaction_status == TransactionStatus.IDLE
+        and not raw.autocommit
+        and raw.isolation_level is None
+        and raw.read_only is None
+        and raw.deferrable is None
+    )
+    with connection.cursor() as cur:
+        if opening:
+            # the server's BEGIN keeps the transaction Django opened; psycopg
+            # must not send its own (it sends none in autocommit), and Django
+            # turns autocommit back on when the transaction ends, as always
+            raw.autocommit = True
+            cur.execute("BEGIN; " + sql, params)
+            cur.nextset()
+        else:
+            cur.execute(sql, params)
+        return cur.fetchall()
 
 
 def _fan_out(rows: list[StoredEvent]) -> None:
