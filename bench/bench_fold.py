@@ -123,15 +123,15 @@ def main(results_dir) -> dict:
         rows = _rows(events)
         if fold_rows(GAME, rows) != final:
             raise RuntimeError(f"seed {seed}: the fold of the rows is not the played state")
-        text = json.dumps(
-            [{"type": r.type, "data": r.data, "metadata": r.metadata} for r in rows]
-        )
+        text = json.dumps([{"type": r.type, "data": r.data, "metadata": r.metadata} for r in rows])
         for _ in range(20):  # warm-up
             fold_rows(GAME, rows)
             json.loads(text)
         loads = _time(lambda text=text: json.loads(text), repeats)
         fold = _time(lambda rows=rows: fold_rows(GAME, rows), repeats)
-        both = _time(lambda rows=rows, text=text: (json.loads(text), fold_rows(GAME, rows)), repeats)
+        both = _time(
+            lambda rows=rows, text=text: (json.loads(text), fold_rows(GAME, rows)), repeats
+        )
         matches.append(
             {
                 "seed": seed,
