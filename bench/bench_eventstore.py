@@ -102,7 +102,7 @@ def _settings() -> dict:
         "reads": _env_int("BENCH_READS", 5, 1),
         "writers": _env_int("BENCH_WRITERS", WRITERS, 0),
         "concurrent_events": _env_int("BENCH_CONCURRENT_EVENTS", 100, 1),
-        "concurrent_rounds": _env_int("BENCH_CONCURRENT_ROUNDS", 4, 1),
+        "concurrent_rounds": _env_int("BENCH_CONCURRENT_ROUNDS", 2, 1),
         "modes": modes,
         "keep_db": os.environ.get("BENCH_KEEP_DB", "") == "1",
     }
