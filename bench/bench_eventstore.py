@@ -1,5 +1,6 @@
 """Event-store benchmark: append one event per commit to one stream, then
-read the stream back, side by side in one run for
+read the stream back, side by side in one run (and, for ours and raw, the
+append from 16 concurrent writer processes on 16 streams) for
 
 - ours: ``eventlog.store.append(stream, v, [NewEvent(...)])`` / ``read(stream)``
   through Django, on the project's migrated schema;
@@ -21,8 +22,10 @@ takes the disk out of the loop and shows the client-side cost of each code
 path. The goals are judged on ``sync``.
 
 Settings (environment; bench/run.py sets them from its options):
-BENCH_EVENTS (2000), BENCH_BLOCK (10), BENCH_WARMUP (100), BENCH_READS (5),
-BENCH_MODES ("sync,async"), BENCH_PG, BENCH_KEEP_DB ("1": keep the database).
+BENCH_EVENTS (1000), BENCH_BLOCK (10), BENCH_WARMUP (100), BENCH_READS (5),
+BENCH_MODES ("sync,async"), BENCH_WRITERS (16 concurrent writers; 0: none),
+BENCH_CONCURRENT_EVENTS (100 per writer), BENCH_CONCURRENT_ROUNDS (2),
+BENCH_PG, BENCH_DB_PREFIX (the database's name), BENCH_KEEP_DB ("1": keep it).
 """
 
 from __future__ import annotations
@@ -96,7 +99,7 @@ def _settings() -> dict:
     if unknown or not modes:
         raise SystemExit(f"BENCH_MODES: unknown {unknown}; choose from {sorted(MODES)}")
     s = {
-        "events": _env_int("BENCH_EVENTS", 2000, 1),
+        "events": _env_int("BENCH_EVENTS", 1000, 1),
         "block": _env_int("BENCH_BLOCK", 10, 1),
         "warmup": _env_int("BENCH_WARMUP", 100, 0),
         "reads": _env_int("BENCH_READS", 5, 1),
