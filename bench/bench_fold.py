@@ -15,7 +15,7 @@ Goal: the fold ≤ 2 ms, judged on the longest match's best time (as
 ``timeit`` advises: the run least disturbed by other processes; the median
 is reported beside it). No
 database, no network. Settings: BENCH_FOLD_MATCHES (5), BENCH_FOLD_REPEATS
-(300).
+(200).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def main(results_dir) -> dict:
         print(f"  fold: {msg}", flush=True)
 
     n_matches = _env_int("BENCH_FOLD_MATCHES", 5)
-    repeats = _env_int("BENCH_FOLD_REPEATS", 300)
+    repeats = _env_int("BENCH_FOLD_REPEATS", 200)
     started = time.perf_counter()
     series = series_for(GAME)
     matches = []

@@ -4,16 +4,19 @@ A command here is the service call a move makes, ``games.services.submit``:
 load the match (the stream's tip and its kept state), decide, append (with
 the read models and listeners in the same transaction). Doubting Love Letter
 matches between heuristic bots (no clock, so nothing but the bots writes)
-are played through the services on PostgreSQL; the commands of each match's
-first moves (1 to W) and of its 250th on (250 to 249 + W) are timed, the bot's
-choice is not. Measured twice: with about 10^4 events in the log, then after
-the log is filled to 10^6 (``INSERT ... SELECT generate_series`` into the
-event table itself, triggers and indexes in place, then ``VACUUM ANALYZE``).
+are played through the services on PostgreSQL, in pairs: one played untimed
+to its 249th move, one new; then the new one's first moves (1 to W) and the
+old one's 250th on (250 to 249 + W) are timed alternately (the bot's choice is
+not). Two databases take turns, pair by pair: one whose log holds about 10^4
+events, one filled to 10^6 (``INSERT ... SELECT generate_series`` into the
+event table itself, triggers and indexes in place, then ``VACUUM ANALYZE``),
+so that the drift of a shared machine hits every cell alike.
 
 Goals: p50 at the 250th move ≤ 1.2 × p50 at the first moves, and p50 with
-10^6 events ≤ 1.2 × p50 with 10^4. Settings: BENCH_GROWTH_MATCHES (4 per
-log size, fewer when a log size's matches pass PHASE_BUDGET_S), BENCH_GROWTH_WINDOW (10), BENCH_GROWTH_SMALL (10000),
-BENCH_GROWTH_LARGE (1000000), BENCH_PG, BENCH_DB_PREFIX, BENCH_KEEP_DB.
+10^6 events ≤ 1.2 × p50 with 10^4. Settings: BENCH_GROWTH_PAIRS (2 per log
+size; none started after PHASE_BUDGET_S), BENCH_GROWTH_WINDOW (10),
+BENCH_GROWTH_SMALL (10000), BENCH_GROWTH_LARGE (1000000), BENCH_PG,
+BENCH_DB_PREFIX, BENCH_KEEP_DB.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ LATE = 250
 GOAL = 1.2
 FILL_CHUNK = 200_000
 FILL_TIMEOUT_S = 240
-PHASE_BUDGET_S = 100  # no new match is started after this long in one log size
+PHASE_BUDGET_S = 120  # no new pair of matches is started after this long
 FILL_DATA = '{"seat": "p1", "card": {"rank": 3, "suit": "hearts"}, "round": 1, "trick": 2}'
 FILL_META = (
     '{"actor": "fill", "role": "player", "causation": null, '
@@ -97,50 +100,76 @@ def _fill_to(total: int, log) -> dict:
     }
 
 
-def _play(n_matches: int, window: int, log) -> dict:
-    """Time the first ``window`` commands and those from the 250th on."""
+def _use(db_name: str) -> None:
+    """Point Django's connection at another bench database."""
+    from django.db import connection
+
+    connection.close()
+    connection.settings_dict["NAME"] = db_name
+    connection.ensure_connection()
+
+
+def _bot_move(series, match, rng) -> int:
+    """One heuristic bot move through the services; the nanoseconds
+    ``submit`` took (the bot's choice is not timed)."""
     from games import services
     from games.core.playout import bot_command
+
+    state = services.load(match).state
+    if state.finished:
+        raise RuntimeError(f"{match.stream} ended: raise first_to")
+    for d in series.pending(state):
+        command = bot_command(series, state, d.seat, "heuristic", rng)
+        if command is not None:
+            t = time.perf_counter_ns()
+            services.submit(match, d.seat, command, actor=f"bot:{d.seat}", rng=rng)
+            return time.perf_counter_ns() - t
+    raise RuntimeError(f"{match.stream}: no bot can move")
+
+
+def _play(dbs: dict, n_pairs: int, window: int, log) -> dict:
+    """For each log size, pairs of matches: one played untimed to its
+    249th move, one new; then their moves are timed alternately (the new
+    one's first, the old one's 250th on), one log size after the other in
+    alternating order, so that the machine's drift hits every cell alike."""
+    from games import services, states
     from games.core.registry import series_for
 
     series = series_for(GAME)
-    timed: dict[str, list[int]] = {"first": [], "late": []}
-    last = LATE + window - 1
+    timed = {label: {"first": [], "late": []} for label in dbs}
     began, played = time.perf_counter(), 0
-    for m in range(n_matches):
-        if m and time.perf_counter() - began > PHASE_BUDGET_S:
-            log(f"time budget spent after {m} matches")
+    for pair in range(n_pairs):
+        if pair and time.perf_counter() - began > PHASE_BUDGET_S:
+            log(f"time budget spent after {pair} pairs")
             break
-        rng = random.Random(1000 + m)
-        match = services.create_match(
-            GAME,
-            ["ana", "ben"],
-            options=OPTIONS,
-            holders={"ana": "bot:heuristic", "ben": "bot:heuristic"},
-            rng=rng,
-        )
-        for move in range(1, last + 1):
-            state = services.load(match).state
-            if state.finished:
-                raise RuntimeError(f"match {m} ended at move {move}: raise first_to")
-            seat, command = None, None
-            for d in series.pending(state):
-                command = bot_command(series, state, d.seat, "heuristic", rng)
-                if command is not None:
-                    seat = d.seat
-                    break
-            if command is None:
-                raise RuntimeError(f"match {m}: no bot can move at move {move}")
-            t = time.perf_counter_ns()
-            services.submit(match, seat, command, actor=f"bot:{seat}", rng=rng)
-            spent = time.perf_counter_ns() - t
-            if move <= window:
-                timed["first"].append(spent)
-            elif move >= LATE:
-                timed["late"].append(spent)
+        order = list(dbs) if pair % 2 == 0 else list(dbs)[::-1]
+        ready = {}
+        for label in order:
+            _use(dbs[label])
+            rng = random.Random(1000 + pair)
+            holders = {"ana": "bot:heuristic", "ben": "bot:heuristic"}
+            old = services.create_match(
+                GAME, ["ana", "ben"], options=OPTIONS, holders=holders, rng=rng
+            )
+            for _ in range(LATE - 1):
+                _bot_move(series, old, rng)
+            new = services.create_match(
+                GAME, ["ana", "ben"], options=OPTIONS, holders=holders, rng=rng
+            )
+            ready[label] = (old, new, rng)
+        for label in order:
+            _use(dbs[label])
+            old, new, rng = ready[label]
+            states.tip(old.stream)  # the connection is warm before the first timing
+            for _ in range(window):
+                timed[label]["first"].append(_bot_move(series, new, rng))
+                timed[label]["late"].append(_bot_move(series, old, rng))
         played += 1
-        log(f"match {m + 1}/{n_matches}: {last} moves, stream at version {match.version}")
-    return {"matches": played, **{k: _stats(v) for k, v in timed.items()}}
+        log(f"pair {pair + 1}/{n_pairs} timed in each log size")
+    return {
+        label: {"pairs": played, **{k: _stats(v) for k, v in t.items()}}
+        for label, t in timed.items()
+    }
 
 
 def _stats(ns: list[int]) -> dict:
@@ -157,7 +186,7 @@ def main(results_dir) -> dict:
     def log(msg: str) -> None:
         print(f"  growth: {msg}", flush=True)
 
-    n_matches = _env_int("BENCH_GROWTH_MATCHES", 4)
+    n_matches = _env_int("BENCH_GROWTH_PAIRS", 2)
     window = _env_int("BENCH_GROWTH_WINDOW", 10)
     small = _env_int("BENCH_GROWTH_SMALL", 10_000)
     large = _env_int("BENCH_GROWTH_LARGE", 1_000_000)
@@ -166,33 +195,39 @@ def main(results_dir) -> dict:
     db_name = f"{prefix}_growth"
     server = es._server_url()
     started = time.perf_counter()
-    log(f"creating database {db_name} on {urlsplit(server).hostname}:{urlsplit(server).port}")
-    es._admin(
-        server, f"DROP DATABASE IF EXISTS {db_name} WITH (FORCE)", f"CREATE DATABASE {db_name}"
-    )
+    log(f"creating databases {db_name}_small and _large on {urlsplit(server).hostname}")
+    dbs = {"small": f"{db_name}_small", "large": f"{db_name}_large"}
+    for name in dbs.values():
+        es._admin(server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", f"CREATE DATABASE {name}")
     phases = {}
     try:
         os.environ.pop("REDIS_URL", None)  # in-process cache, channel layer and clock
-        es._django_setup(es._with_db(server, db_name))
+        es._django_setup(es._with_db(server, dbs["small"]))
         from django.core.management import call_command
         from django.db import connection
 
-        call_command("migrate", interactive=False, verbosity=0)
+        fills = {}
+        for label, size in (("small", small), ("large", large)):
+            _use(dbs[label])
+            call_command("migrate", interactive=False, verbosity=0)
+            fills[label] = _fill_to(size, log)
         with connection.cursor() as cur:
             cur.execute("SELECT version()")
             pg_version = cur.fetchone()[0]
-        for label, size in (("small", small), ("large", large)):
-            fill = _fill_to(size, log)
-            at = _count()
-            log(f"{at:,} events in the log: playing {n_matches} matches")
-            phases[label] = {"events_in_log": at, "fill": fill, **_play(n_matches, window, log)}
+        log(f"playing {n_matches} pairs of matches in each log size")
+        played = _play(dbs, n_matches, window, log)
+        for label in dbs:
+            _use(dbs[label])
+            phases[label] = {"events_in_log": _count(), "fill": fills[label], **played[label]}
         connection.close()
     finally:
-        if keep:
-            log(f"kept database {db_name} (BENCH_KEEP_DB=1)")
-        else:
-            es._admin(server, f"DROP DATABASE IF EXISTS {db_name} WITH (FORCE)")
-            log(f"dropped database {db_name}")
+        for name in dbs.values():
+            if keep:
+                log(f"kept database {name} (BENCH_KEEP_DB=1)")
+            else:
+                es._admin(server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        if not keep:
+            log(f"dropped databases {', '.join(dbs.values())}")
 
     def ratio(a, b):
         return round(a / b, 3)
@@ -213,7 +248,7 @@ def main(results_dir) -> dict:
         "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "duration_s": round(time.perf_counter() - started, 1),
         "params": {
-            "matches_per_log_size": n_matches,
+            "pairs_per_log_size": n_matches,
             "window": window,
             "late_from": LATE,
             "game": GAME,
@@ -247,10 +282,12 @@ def markdown(result: dict) -> str:
     w, late = p["window"], p["late_from"]
     lines = [
         f"**{result['title']}** — `services.submit` (load, decide, append) timed for moves "
-        f"1–{w} and {late}–{late + w - 1} of {p['matches_per_log_size']} Doubting Love Letter "
-        f"bot matches per log size (at most; options `{p['options']}`), on PostgreSQL with the log "
-        f"holding about {p['small']:,} events, then after it was filled to {p['large']:,} "
-        f"(`generate_series` into the event table, triggers and indexes in place). "
+        f"1–{w} of a new match and {late}–{late + w - 1} of one played to move {late - 1}, "
+        f"alternately, in up to {p['pairs_per_log_size']} such pairs of Doubting Love Letter "
+        f"bot matches per log size, the log sizes taking turns (options `{p['options']}`), "
+        f"on PostgreSQL: one database whose log holds about {p['small']:,} events, one "
+        f"filled to {p['large']:,} (`generate_series` into the event table, triggers and "
+        f"indexes in place). "
         f"{result['finished_at']}, {env['postgres'].split(' on ')[0]}, {env['cpus']} CPUs, "
         f"Python {env['versions']['python']}, Django {env['versions']['Django']} (DEBUG off); "
         f"state cache: {env['state_cache']}.",
@@ -262,7 +299,7 @@ def markdown(result: dict) -> str:
     for label in ("small", "large"):
         x = ph[label]
         lines.append(
-            f"| {x['events_in_log']:,} ({x['matches']} matches) "
+            f"| {x['events_in_log']:,} ({x['pairs']} pairs) "
             f"| {x['first']['p50_ms']:.2f} / {x['first']['p90_ms']:.2f} "
             f"| {x['late']['p50_ms']:.2f} / {x['late']['p90_ms']:.2f} "
             f"| {_fmt(g[f'late_vs_first_{label}']['value'])} |"

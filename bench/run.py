@@ -185,7 +185,7 @@ def parser() -> argparse.ArgumentParser:
         epilog=(
             "Environment: BENCH_PG (default postgresql://postgres@127.0.0.1:5432/postgres), "
             "BENCH_EVENTS, BENCH_BLOCK, BENCH_WARMUP, BENCH_READS, BENCH_MODES, BENCH_KEEP_DB=1, "
-            "BENCH_DB_PREFIX (names of the databases created), BENCH_WRITERS, BENCH_GROWTH_MATCHES, "
+            "BENCH_DB_PREFIX (names of the databases created), BENCH_WRITERS, BENCH_GROWTH_PAIRS, "
             "BENCH_FOLD_MATCHES; "
             "the options below override them. `make bench` runs this with no options."
         ),
