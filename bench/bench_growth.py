@@ -14,7 +14,7 @@ so that the drift of a shared machine hits every cell alike.
 
 Goals: p50 at the 250th move ≤ 1.2 × p50 at the first moves, and p50 with
 10^6 events ≤ 1.2 × p50 with 10^4. Settings: BENCH_GROWTH_PAIRS (2 per log
-size; none started after PHASE_BUDGET_S), BENCH_GROWTH_WINDOW (10),
+size; none started after PHASE_BUDGET_S), BENCH_GROWTH_WINDOW (20),
 BENCH_GROWTH_SMALL (10000), BENCH_GROWTH_LARGE (1000000), BENCH_PG,
 BENCH_DB_PREFIX, BENCH_KEEP_DB.
 """
@@ -187,7 +187,7 @@ def main(results_dir) -> dict:
         print(f"  growth: {msg}", flush=True)
 
     n_matches = _env_int("BENCH_GROWTH_PAIRS", 2)
-    window = _env_int("BENCH_GROWTH_WINDOW", 10)
+    window = _env_int("BENCH_GROWTH_WINDOW", 20)
     small = _env_int("BENCH_GROWTH_SMALL", 10_000)
     large = _env_int("BENCH_GROWTH_LARGE", 1_000_000)
     keep = os.environ.get("BENCH_KEEP_DB", "") == "1"
