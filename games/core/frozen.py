@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 _field_names: dict[type, frozenset[str] | None] = {}
+_set = object.__setattr__  # past the frozen class's own __setattr__
 
 
 def _plain_fields(cls: type) -> frozenset[str] | None:
@@ -34,7 +35,5 @@ def replace(obj: T, /, **changes: Any) -> T:
     if names is None or not changes.keys() <= names:
         return dataclasses.replace(obj, **changes)  # its own errors for unknown fields
     new = object.__new__(cls)
-    attrs = new.__dict__
-    attrs.update(obj.__dict__)
-    attrs.update(changes)
+    _set(new, "__dict__", {**obj.__dict__, **changes})
     return new
