@@ -184,7 +184,9 @@ def parser() -> argparse.ArgumentParser:
         ),
         epilog=(
             "Environment: BENCH_PG (default postgresql://postgres@127.0.0.1:5432/postgres), "
-            "BENCH_EVENTS, BENCH_BLOCK, BENCH_WARMUP, BENCH_READS, BENCH_MODES, BENCH_KEEP_DB=1; "
+            "BENCH_EVENTS, BENCH_BLOCK, BENCH_WARMUP, BENCH_READS, BENCH_MODES, BENCH_KEEP_DB=1, "
+            "BENCH_DB_PREFIX (names of the databases created), BENCH_WRITERS, BENCH_GROWTH_PAIRS, "
+            "BENCH_FOLD_MATCHES; "
             "the options below override them. `make bench` runs this with no options."
         ),
     )
@@ -192,7 +194,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--only", action="append", metavar="NAME", help="run only this benchmark (repeatable)"
     )
-    p.add_argument("--events", type=int, help="events appended per contender (default 2000)")
+    p.add_argument("--events", type=int, help="events appended per contender (default 1000)")
     p.add_argument(
         "--block",
         type=int,

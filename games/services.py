@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -43,7 +44,7 @@ from games.core.protocol import (
 from games.core.registry import series_for
 from games.core.series import MatchState
 
-from . import visibility
+from . import states, visibility
 from .models import Match
 from .readmodels import note_waiting
 
@@ -89,8 +90,12 @@ class Loaded:
     match: Match
     state: MatchState
     version: int  # the stream's last version, voided events included
-    events: list  # every stored row of the stream
     abandoned: bool = False
+
+    @cached_property
+    def events(self) -> list:
+        """Every stored row of the stream up to ``version`` (read when asked)."""
+        return [r for r in rows_kept(self.match.stream) if r.version <= self.version]
 
 
 def is_platform(row) -> bool:
@@ -169,7 +174,7 @@ def fold_kept(game: str, rows) -> MatchState:
     with _kept_lock:
         state = _kept_folds.get(key)
     if state is None:
-        state = fold_rows(game, rows)
+        state = _state_of_rows(game, rows).state
         with _kept_lock:
             _kept_folds[key] = state
             while len(_kept_folds) > _KEPT_MAX * 4:
@@ -177,11 +182,76 @@ def fold_kept(game: str, rows) -> MatchState:
     return state
 
 
+def _abandons(rows) -> bool:
+    return any(is_platform(r) and r.type == "match_abandoned" for r in rows)
+
+
+def _fold_on(game: str, base: states.Entry, rows) -> states.Entry | None:
+    """``base`` folded on with ``rows`` (the stream's rows from ``base``'s own
+    version on), or None when it cannot be: its row is not the log's, or a
+    ruling in the new rows voids earlier events (a full fold then)."""
+    if not rows or states.tag_of(rows[0]) != base.tag:
+        return None
+    newer = rows[1:]
+    if any(is_platform(r) and r.type == "match_voided" for r in newer):
+        return None
+    series = series_for(game)
+    state = base.state
+    for r in newer:
+        if not is_platform(r):
+            state = series.evolve(state, as_game_event(r))
+    tag = states.tag_of(newer[-1]) if newer else base.tag
+    return states.Entry(tag, state, base.abandoned or _abandons(newer))
+
+
+def _full(game: str, rows) -> states.Entry:
+    return states.Entry(states.tag_of(rows[-1]), fold_rows(game, rows), _abandons(rows))
+
+
+def _state_of_rows(game: str, rows) -> states.Entry:
+    """The state of a stream's first ``rows``: a kept entry at their last
+    row, else one folded on from an older entry, else a full fold; kept for
+    the next reader when it is the newest this process knows."""
+    stream, tag = rows[-1].stream, states.tag_of(rows[-1])
+    exact, base = states.lookup(stream, tag)
+    if exact is not None:
+        return exact
+    entry = None
+    if base is not None:
+        entry = _fold_on(game, base, rows[base.version - 1 :])
+    entry = entry or _full(game, rows)
+    newest = states.local_entry(stream)
+    if newest is None or newest.version <= entry.version:
+        states.keep(stream, entry)
+    return entry
+
+
+def _current(match: Match) -> states.Entry | None:
+    """The stream's state at its tip, read as little as the kept entries
+    allow: the tip's tag, then the kept state, or the rows after it."""
+    tag = states.tip(match.stream)
+    if tag is None:
+        return None
+    exact, base = states.lookup(match.stream, tag)
+    if exact is not None:
+        return exact
+    entry = None
+    if base is not None:
+        entry = _fold_on(match.game, base, read(match.stream, after=base.version - 1))
+    if entry is None:
+        rows = read(match.stream)
+        entry = _full(match.game, rows)
+    states.keep(match.stream, entry)
+    return entry
+
+
 def load(match: Match) -> Loaded:
-    rows = read(match.stream)
-    version = rows[-1].version if rows else 0
-    abandoned = any(is_platform(r) and r.type == "match_abandoned" for r in rows)
-    return Loaded(match, fold_rows(match.game, rows), version, rows, abandoned)
+    """The match at its stream's tip: its state from the kept states
+    (``games/states.py``), folded only from what they lack."""
+    entry = _current(match)
+    if entry is None:
+        return Loaded(match, None, 0)
+    return Loaded(match, entry.state, entry.version, entry.abandoned)
 
 
 def create_match(
@@ -344,6 +414,7 @@ def submit(
                 state = loaded.state
                 for e in new:
                     state = series.evolve(state, e)
+                states.keep(match.stream, states.Entry(states.tag_of(rows[-1]), state, False))
                 _set_deadline(match, state)
                 _notify(match, new, state, t)
             return rows

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
 from games.core.fields import shown, whole
+from games.core.frozen import replace
 from games.core.protocol import MODERATOR, SEAT, Ctx, Decision, Event, Outcome, RuleError, Viewer
 from games.core.rules import FIRST_ALTERNATES, BoutRules, OptionSpec, int_option
 

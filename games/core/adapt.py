@@ -13,12 +13,17 @@ from .protocol import Event, Viewer
 
 def as_game_event(row: Any) -> Event:
     vis = row.visibility
-    return Event(
+    to = vis.get("to")
+    # a fold makes one per row: filled in directly, not through the frozen
+    # class's field-by-field __init__ (the same value)
+    event = object.__new__(Event)
+    event.__dict__.update(
         type=row.type,
         data=row.data,
-        visible_to=tuple(vis["to"]) if vis.get("to") is not None else None,
+        visible_to=tuple(to) if to is not None else None,
         public=vis.get("public"),
     )
+    return event
 
 
 def redact(row: Any, viewer: Viewer) -> dict | None:

@@ -25,8 +25,10 @@ Bout events of type ``item_used`` (data ``seat``, ``item``) consume that item.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
+
+from games.core.frozen import replace
 
 from .fields import check_fields
 from .protocol import (

@@ -33,11 +33,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.deal import commitment_of, new_salt, reveal_event
 from games.core.fields import shown
+from games.core.frozen import replace
 from games.core.protocol import (
     MODERATOR,
     SEAT,

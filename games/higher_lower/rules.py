@@ -34,10 +34,11 @@ in the event that records it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from games.core.fields import shown, whole
+from games.core.frozen import replace
 from games.core.protocol import (
     MODERATOR,
     SEAT,

@@ -28,11 +28,12 @@ redacted ``public`` form, or nothing when it is None):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
 from games.core.fields import shown
+from games.core.frozen import replace
 from games.core.protocol import (
     MODERATOR,
     SEAT,

@@ -198,17 +198,26 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Showtable <noreply@lo
 # the largest request body read (API JSON and forms alike); bodies are small
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE") or 256 * 1024)
 
-# the cache holds the API's rate-limit counters: shared through Redis when there is one
+# "default" holds the API's rate-limit counters, "states" the matches' folded
+# states (games/states.py): shared through Redis when there is one
 if REDIS_URL:
     CACHES = {
-        "default": {
+        alias: {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "showtable",
+            "KEY_PREFIX": prefix,
         }
+        for alias, prefix in (("default", "showtable"), ("states", "showtable-states"))
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "states": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "states",
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        },
+    }
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

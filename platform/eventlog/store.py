@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -205,19 +206,43 @@ def append(
 
 
 _TABLE = StoredEvent._meta.db_table
-_ROW_SQL = "(%s, %s::integer, %s, %s::jsonb, %s::jsonb, %s, %s::smallint)"
+_ROW_TYPES = ("varchar", "integer", "varchar", "jsonb", "jsonb", "varchar", "smallint")
+_PREPARE_MAX = 16  # appends of up to this many events run a prepared statement
+_prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection -> names
+
+
+def _append_sql(n: int, mark) -> str:
+    """The append of ``n`` rows; ``mark(i)`` is the i-th parameter (from 1):
+    the lock key, 7 per row, then the stream and its expected version."""
+    width = len(_ROW_TYPES)
+    values = ", ".join(
+        "(" + ", ".join(f"{mark(2 + r * width + k)}::{t}" for k, t in enumerate(_ROW_TYPES)) + ")"
+        for r in range(n)
+    )
+    last = 2 + n * width
+    return (
+        f"WITH guard AS (SELECT pg_advisory_xact_lock_shared({mark(1)}::bigint)) "
+        f"INSERT INTO {_TABLE} (stream, version, type, data, metadata, command_id, command_seq, recorded_at) "
+        "SELECT v.stream, v.version, v.type, v.data, v.metadata, v.command_id, v.command_seq, statement_timestamp() "
+        f"FROM (VALUES {values}) "
+        "AS v(stream, version, type, data, metadata, command_id, command_seq), guard "
+        f"WHERE COALESCE((SELECT MAX(version) FROM {_TABLE} WHERE stream = {mark(last)}::varchar), 0) "
+        f"= {mark(last + 1)}::integer "
+        "ON CONFLICT DO NOTHING "
+        "RETURNING id, version, recorded_at"
+    )
 
 
 def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
-    """PostgreSQL, one statement (one round trip): take the rebuild lock in
-    shared mode, check the version, insert. A row whose version or command
-    id is taken (a concurrent writer committed it) is skipped, not an error,
-    so the caller's transaction stays usable and a projector's own
-    IntegrityError is never mistaken for a lost race; fewer rows back than
-    sent means the append lost, and raising undoes any row it did insert."""
-    values, params = [], [REBUILD_LOCK]
+    """PostgreSQL, one statement (one round trip with its BEGIN): take the
+    rebuild lock in shared mode, check the version, insert. A row whose
+    version or command id is taken (a concurrent writer committed it) is
+    skipped, not an error, so the caller's transaction stays usable and a
+    projector's own IntegrityError is never mistaken for a lost race; fewer
+    rows back than sent means the append lost, and raising undoes any row it
+    did insert."""
+    params = [REBUILD_LOCK]
     for r in rows:
-        values.append(_ROW_SQL)
         params += [
             r.stream,
             r.version,
@@ -227,25 +252,68 @@ def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
             r.command_id,
             r.command_seq,
         ]
-    sql = (
-        "WITH guard AS (SELECT pg_advisory_xact_lock_shared(%s)) "
-        f"INSERT INTO {_TABLE} (stream, version, type, data, metadata, command_id, command_seq, recorded_at) "
-        "SELECT v.stream, v.version, v.type, v.data, v.metadata, v.command_id, v.command_seq, statement_timestamp() "
-        f"FROM (VALUES {', '.join(values)}) "
-        "AS v(stream, version, type, data, metadata, command_id, command_seq), guard "
-        f"WHERE COALESCE((SELECT MAX(version) FROM {_TABLE} WHERE stream = %s), 0) = %s "
-        "ON CONFLICT DO NOTHING "
-        "RETURNING id, version, recorded_at"
-    )
-    with connection.cursor() as cur:
-        cur.execute(sql, params + [rows[0].stream, expected_version])
-        returned = {version: (pk, at) for pk, version, at in cur.fetchall()}
+    params += [rows[0].stream, expected_version]
+    returned = {version: (pk, at) for pk, version, at in _run_append(len(rows), params)}
     if len(returned) != len(rows):
         raise _Conflict
     for row in rows:
         row.id, row.recorded_at = returned[row.version]
         row._state.adding = False
         row._state.db = "default"
+
+
+def _run_append(n: int, params: list) -> list[tuple]:
+    """The append statement, prepared once per connection (the server plans
+    it once, not on every append: planning cost as much as running it), its
+    PREPARE sent with its first use; over ``_PREPARE_MAX`` rows, as text."""
+    if n > _PREPARE_MAX:
+        return _execute_opening(_append_sql(n, lambda i: "%s"), params)
+    raw = connection.connection
+    names = _prepared.get(raw)
+    if names is None:  # a new connection: what it has prepared already
+        with connection.cursor() as cur:
+            cur.execute("SELECT name FROM pg_prepared_statements")
+            names = _prepared[raw] = {name for (name,) in cur.fetchall()}
+    name = f"eventlog_append_{n}"
+    before = [] if name in names else [f"PREPARE {name} AS {_append_sql(n, lambda i: f'${i}')}"]
+    try:
+        out = _execute_opening(
+            f"EXECUTE {name} ({', '.join(['%s'] * len(params))})", params, before
+        )
+    except Exception:
+        _prepared.pop(raw, None)  # look again: the PREPARE may or may not have stood
+        raise
+    names.add(name)
+    return out
+
+
+def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tuple]:
+    """The rows ``sql`` returns, run on Django's connection after the
+    statements ``before`` (no parameters), all in one message. When it is
+    the transaction's first statement, psycopg would send its BEGIN alone
+    and wait for it: it goes in the same message instead, so an append
+    outside any other transaction is one round trip and its COMMIT."""
+    from psycopg.pq import TransactionStatus
+
+    raw = connection.connection
+    opening = (
+        raw.info.transaction_status == TransactionStatus.IDLE
+        and not raw.autocommit
+        and raw.isolation_level is None
+        and raw.read_only is None
+        and raw.deferrable is None
+    )
+    head = [*before, "BEGIN"] if opening else list(before)
+    with connection.cursor() as cur:
+        if opening:
+            # the server's BEGIN keeps the transaction Django opened; psycopg
+            # must not send its own (it sends none in autocommit), and Django
+            # turns autocommit back on when the transaction ends, as always
+            raw.autocommit = True
+        cur.execute("".join(f"{h}; " for h in head) + sql, params)
+        for _ in head:
+            cur.nextset()
+        return cur.fetchall()
 
 
 def _fan_out(rows: list[StoredEvent]) -> None:

@@ -2,6 +2,7 @@
 rebuilt from the log; commands, rejections and redaction end to end."""
 
 import json
+import pickle
 import random
 import time
 
@@ -11,7 +12,7 @@ from django.core.management import call_command
 
 from eventlog.models import StoredEvent
 from eventlog.store import NewEvent, append, read
-from games import services
+from games import services, states
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, RuleError, Viewer
 from games.core.registry import series_for
 from games.models import Match, SeatHolder
@@ -67,6 +68,12 @@ def test_full_bot_match_through_services_then_rebuilt(game, seats, options):
     versions = [r.version for r in read(match.stream)]
     assert versions == list(range(1, len(versions) + 1))
     assert services.fold_rows(game, read(match.stream)) == state
+    # rebuild equals snapshot: the state kept by version (games/states.py),
+    # as this process holds it and as it goes through the shared cache
+    kept = states.local_entry(match.stream)
+    assert kept.tag == states.tip(match.stream)
+    assert kept.state == services.fold_rows(game, read(match.stream))
+    assert pickle.loads(pickle.dumps(kept)).state == services.fold_rows(game, read(match.stream))
     before = read_models()
     call_command("rebuild_read_models", stdout=open("/dev/null", "w"))
     assert read_models() == before

@@ -1,17 +1,25 @@
 """A poll or a push never rereads nor refolds the whole stream: the rows and
-the folds of a version are kept per process and shared by every viewer."""
+the folds of a version are kept and shared by every viewer, and the state a
+command leaves is the one its viewers are shown (games/states.py)."""
 
 import random
 
 import pytest
 
 from eventlog.store import read
-from games import services
+from games import services, states
 from games.core.playout import bot_command
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, Viewer
 from games.core.registry import series_for
 
 pytestmark = pytest.mark.django_db
+
+
+def states_cache():
+    from django.core.cache import caches
+
+    return caches[states.CACHE_ALIAS]
+
 
 VIEWERS = [Viewer.of_seat("ana"), Viewer.of_seat("ben"), MODERATOR_VIEW, SPECTATOR_VIEW]
 
@@ -54,7 +62,7 @@ def test_every_viewer_of_a_version_shares_one_read_and_one_fold(counted):
     views = [services.view_for(match, v) for v in VIEWERS]
     assert counted["rows"][0] <= total  # the first read of this process's copy
     assert all(n <= 1 for n in counted["rows"][1:])  # then the last kept row only
-    assert counted["folds"] == 1  # one fold of this version for all four viewers
+    assert counted["folds"] == 0  # the last command's state serves all four viewers
     # and what they see is what a fresh fold gives each of them
     state = services.fold_rows(match.game, read(match.stream))
     for viewer, view in zip(VIEWERS[:3], views, strict=False):
@@ -67,6 +75,13 @@ def test_every_viewer_of_a_version_shares_one_read_and_one_fold(counted):
         services.view_for(match, v)
     new = len(read(match.stream)) - total
     assert counted["rows"][0] == 1 + new and all(n <= 1 for n in counted["rows"][1:])
+    assert counted["folds"] == 0
+    # a process that kept nothing folds this version once for every viewer
+    services._kept_folds.clear()
+    states.forget_local()
+    states_cache().clear()
+    for v in VIEWERS:
+        services.view_for(match, v)
     assert counted["folds"] == 1
 
 

@@ -1,0 +1,163 @@
+"""The states kept by stream version (games/states.py): a command or a view
+reads the stream's tip and the kept state, never a stale one; an older entry
+is folded on, anything unusable is folded again from the log."""
+
+import logging
+import random
+
+import pytest
+from django.core.cache import caches
+
+from eventlog.store import read
+from games import services, states
+from games.core.playout import bot_command
+from games.core.registry import series_for
+
+pytestmark = pytest.mark.django_db
+
+
+def bot_moves(match, rng, n):
+    series = series_for(match.game)
+    for _ in range(n):
+        state = services.load(match).state
+        seat = series.pending(state)[0].seat
+        services.submit(match, seat, bot_command(series, state, seat, "random", rng), actor=seat)
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The rows each read fetched and the full folds made, in services."""
+    seen = {"rows": [], "folds": 0}
+    real_read, real_fold = services.read, services.fold_rows
+
+    def read_(stream, after=0):
+        rows = real_read(stream, after)
+        seen["rows"].append(len(rows))
+        return rows
+
+    def fold_(game, rows):
+        seen["folds"] += 1
+        return real_fold(game, rows)
+
+    monkeypatch.setattr(services, "read", read_)
+    monkeypatch.setattr(services, "fold_rows", fold_)
+    return seen
+
+
+def another_process(entry_or_none=None, stream=None):
+    """What a process that kept nothing (or only ``entry``) starts from."""
+    states.forget_local()
+    caches[states.CACHE_ALIAS].clear()
+    if entry_or_none is not None:
+        states._keep_local(stream, entry_or_none)
+
+
+def full_fold(match):
+    return services.fold_rows(match.game, read(match.stream))
+
+
+def test_an_older_entry_is_folded_on_never_served(counted):
+    rng = random.Random(11)
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
+    bot_moves(match, rng, 2)
+    old = states.local_entry(match.stream)
+    bot_moves(match, rng, 3)
+    tip = states.tip(match.stream)
+    assert old.version < tip[0]
+
+    another_process(old, match.stream)
+    counted["rows"].clear()
+    counted["folds"] = 0
+    loaded = services.load(match)
+    assert loaded.version == tip[0] and loaded.state != old.state
+    assert loaded.state == full_fold(match)
+    # folded on from the old entry: its own row and the newer ones, no full fold
+    assert counted["rows"][0] == 1 + tip[0] - old.version
+    assert counted["folds"] == 1  # the one full_fold above, for the comparison
+
+
+def test_an_entry_that_is_not_the_logs_is_never_served(counted):
+    rng = random.Random(12)
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
+    bot_moves(match, rng, 3)
+    truth = full_fold(match)
+    tip = states.tip(match.stream)
+    kept = states.local_entry(match.stream)
+    wrong = services.fold_rows(match.game, read(match.stream)[:-2])
+    assert wrong != truth
+    impostors = [
+        # the tip's version, another row (a rolled-back append's)
+        states.Entry((tip[0], -1, tip[2]), wrong, False),
+        # an older version whose row is not the log's
+        states.Entry((tip[0] - 2, -1, tip[2]), wrong, False),
+        # a version the log does not have yet
+        states.Entry((tip[0] + 5, tip[1], tip[2]), wrong, False),
+    ]
+    for impostor in impostors:
+        another_process(impostor, match.stream)
+        counted["folds"] = 0
+        assert services.load(match).state == truth
+        assert counted["folds"] == 1, impostor.tag  # refolded from the log
+    assert kept.state == truth
+
+
+class Unpicklable:
+    """Pickles fine, fails when read back (another release's class, a torn write)."""
+
+    def __reduce__(self):
+        return (_refuse, ())
+
+
+def _refuse():
+    raise ValueError("not readable")
+
+
+@pytest.mark.parametrize("bad", [Unpicklable(), "garbage", states.Entry("no tag", None, False)])
+def test_an_unreadable_shared_entry_falls_back_to_a_full_fold(counted, caplog, bad):
+    rng = random.Random(13)
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
+    bot_moves(match, rng, 2)
+    truth = full_fold(match)
+    another_process()
+    caches[states.CACHE_ALIAS].set(states._key(match.stream), bad)
+    counted["folds"] = 0
+    with caplog.at_level(logging.WARNING, logger="games.states"):
+        loaded = services.load(match)
+    assert loaded.state == truth and counted["folds"] == 1
+    if isinstance(bad, Unpicklable):
+        assert "unreadable" in caplog.text
+
+
+def test_a_committed_state_is_shared_with_every_process(
+    counted, django_capture_on_commit_callbacks
+):
+    rng = random.Random(14)
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
+    another_process()
+    with django_capture_on_commit_callbacks(execute=True):
+        bot_moves(match, rng, 3)
+    truth = full_fold(match)
+    states.forget_local()  # another process: only the shared tier
+    counted["rows"].clear()
+    counted["folds"] = 0
+    loaded = services.load(match)
+    assert loaded.state == truth and loaded.version == states.tip(match.stream)[0]
+    assert counted == {"rows": [], "folds": 0}  # nothing read but the tip
+
+
+def test_an_append_that_rolls_back_shares_nothing(counted, django_capture_on_commit_callbacks):
+    rng = random.Random(15)
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
+    another_process()
+    with django_capture_on_commit_callbacks(execute=False) as published:
+        bot_moves(match, rng, 1)
+    # the test's transaction never commits: the state waits for a commit that
+    # never comes, and the shared tier stays empty
+    assert published and caches[states.CACHE_ALIAS].get(states._key(match.stream)) is None
+
+
+@pytest.mark.redis
+def test_the_shared_tier_is_redis_when_there_is_one():
+    from django.core.cache.backends.redis import RedisCache
+
+    assert isinstance(caches[states.CACHE_ALIAS], RedisCache)
