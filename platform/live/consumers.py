@@ -9,6 +9,8 @@ and the delay, so holding a version back costs no query."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import random
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -24,6 +26,8 @@ from games.visibility import recorded
 from . import publisher
 from .groups import group_for
 from .render import fragment, spectator_tables
+
+log = logging.getLogger(__name__)
 
 # close codes (4000-4999 are the application's)
 NO_SUCH_MATCH = 4404
@@ -47,17 +51,21 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         if found is None:
             await self.close(code=NO_SUCH_MATCH, reason="no such match")
             return
-        self.viewer, self.group, visible, newest, self.policy = found
+        self.viewer, self.group, visible, newest, self.policy, self.delay = found
         if not visible:
             # the page answers 404 with the wait; the client polls until then
             await self.close(code=NOT_VISIBLE_YET, reason="not visible yet: too recent")
             return
         publisher.serving_on(asyncio.get_running_loop())
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        try:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        except Exception as exc:  # the layer away (Redis restarting): joined again later
+            log.warning("socket of match %s could not join its group: %s", self.pk, exc)
         self.groups.append(self.group)  # discarded on disconnect
         await self.accept()
         if newest is not None:
             self._hold(*newest)
+        self.keeping = asyncio.ensure_future(self._keep_joined())
 
     def _resolve(self):
         match = Match.objects.filter(pk=self.pk).first()
@@ -66,10 +74,10 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         # an omniscient opening is recorded once, here; every push after it is not
         viewer = services.viewer_for(match, user, record=True)
-        visible, newest, policy = True, None, ""
+        visible, newest, policy, delay = True, None, "", 0.0
         if viewer.kind == SPECTATOR_VIEW.kind:
             facts = visibility.match_facts(match)
-            policy = facts.spectator_policy
+            policy, delay = facts.spectator_policy, facts.spectator_delay_s
             try:
                 self.released = services.view_for(match, viewer)["version"]
             except visibility.NotVisibleYet:
@@ -77,12 +85,40 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             # what was appended before this socket joined is released on time too
             last = read(match.stream, after=match.version - 1)[-1:]
             if last and last[0].version > self.released:
-                newest = (last[0].version, recorded(last[0]) + facts.spectator_delay_s)
-        return viewer, group_for(match.pk, viewer), visible, newest, policy
+                newest = (last[0].version, recorded(last[0]) + delay)
+        return viewer, group_for(match.pk, viewer), visible, newest, policy, delay
 
     async def disconnect(self, code):
         if self.release is not None:
             self.release.cancel()
+        keeping = getattr(self, "keeping", None)
+        if keeping is not None:
+            keeping.cancel()
+
+    async def _keep_joined(self):
+        """A Redis restart empties the channel layer's groups while this socket stays
+        open: join again now and then, and catch up on what was announced meanwhile."""
+        period = settings.LIVE_REJOIN_S
+        await asyncio.sleep(random.uniform(0, period))  # sockets opened together spread out
+        while True:
+            try:
+                await self.channel_layer.group_add(self.group, self.channel_name)
+                newest = await database_sync_to_async(self._newer)()
+                if newest is not None:
+                    await self.table_update({"version": newest[0], "at": newest[1]})
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the layer or the database away: next time
+                log.warning("socket of match %s could not rejoin: %s", self.pk, exc)
+            await asyncio.sleep(period)
+
+    def _newer(self) -> tuple[int, float] | None:
+        """The stream's newest version and when it was written, if newer than shown."""
+        found = Match.objects.filter(pk=self.pk).values_list("stream", "version").first()
+        if found is None or found[1] <= self.shown:
+            return None
+        row = read(found[0], after=found[1] - 1)[-1:]
+        return (row[0].version, recorded(row[0])) if row else None
 
     @classmethod
     async def decode_json(cls, text_data):
@@ -104,12 +140,10 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             await self.push()
             return
         # a spectator gets version v once its recorded time is older than the delay
-        if "delay" in event:
-            delay = float(event["delay"])
+        if "delay" in event:  # else (a rejoin's catch-up) the delay known so far
+            self.delay = float(event["delay"])
             self.policy = event.get("policy", self.policy)
-        else:  # a message from a publisher that did not say it
-            delay = await database_sync_to_async(self._delay)()
-        self._hold(int(event["version"]), float(event.get("at", 0)) + delay)
+        self._hold(int(event["version"]), float(event.get("at", 0)) + self.delay)
 
     def _hold(self, version: int, due: float):
         if version <= self.released or any(v >= version for v, _ in self.held):
@@ -135,10 +169,6 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             self.held = [(v, d) for v, d in self.held if v > self.released]
             await self.push()
         self._schedule()  # the next version held, if any
-
-    def _delay(self) -> float:
-        match = Match.objects.get(pk=self.pk)
-        return visibility.match_facts(match).spectator_delay_s
 
     async def push(self, *, answer: bool = False):
         try:
