@@ -101,10 +101,10 @@ def match_facts(match) -> MatchFacts:
                 facts.spectator_policy,
             )
     # not a show's (a bracket's, or none): what its creation record says
-    from eventlog.store import read
+    from eventlog.store import first
 
-    created = read(match.stream)[:1]
-    data = created[0].data if created else {}
+    created = first(match.stream)
+    data = created.data if created is not None else {}
     return MatchFacts(
         "",
         frozenset(int(u) for u in data.get("moderators") or () if isinstance(u, int)),

@@ -328,6 +328,11 @@ def read(stream: str, after: int = 0) -> list[StoredEvent]:
     return list(StoredEvent.objects.filter(stream=stream, version__gt=after).order_by("version"))
 
 
+def first(stream: str) -> StoredEvent | None:
+    """A stream's first event (its creation record), without reading the rest."""
+    return StoredEvent.objects.filter(stream=stream).order_by("version").first()
+
+
 def read_upto(row: StoredEvent) -> list[StoredEvent]:
     """The stream of ``row`` up to and including it: what a projector folds
     so that a live update and a rebuild see the same history."""

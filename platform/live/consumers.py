@@ -1,5 +1,10 @@
 """One socket per viewer of a match: it joins its viewer's group only and
-forwards its own viewer's rendered table. Moves stay HTTP."""
+forwards its own viewer's rendered table. Moves stay HTTP.
+
+Spectators of a match all see the same table at the same cut: their
+consumers share one render per process and released version
+(render.spectator_tables), and the group message carries the recorded time
+and the delay, so holding a version back costs no query."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import random
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.utils import translation
 
 from eventlog.store import read
 from games import services, visibility
@@ -19,7 +25,7 @@ from games.visibility import recorded
 
 from . import publisher
 from .groups import group_for
-from .render import fragment
+from .render import fragment, spectator_tables
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +43,15 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         self.pk = self.scope["url_route"]["kwargs"]["pk"]
         self.shown = 0  # the newest version this socket has sent
         self.release: asyncio.TimerHandle | None = None
-        self.due = 0.0  # a spectator's: when the newest announced version may be shown
+        # a spectator's: versions announced and when each may be shown, in
+        # version order; the newest version already shown to spectators
+        self.held: list[tuple[int, float]] = []
+        self.released = 0
         found = await database_sync_to_async(self._resolve)()
         if found is None:
             await self.close(code=NO_SUCH_MATCH, reason="no such match")
             return
-        self.viewer, self.group, visible, self.due = found
+        self.viewer, self.group, visible, newest, self.policy, self.delay = found
         if not visible:
             # the page answers 404 with the wait; the client polls until then
             await self.close(code=NOT_VISIBLE_YET, reason="not visible yet: too recent")
@@ -54,8 +63,8 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             log.warning("socket of match %s could not join its group: %s", self.pk, exc)
         self.groups.append(self.group)  # discarded on disconnect
         await self.accept()
-        if self.due:
-            self._schedule()
+        if newest is not None:
+            self._hold(*newest)
         self.keeping = asyncio.ensure_future(self._keep_joined())
 
     def _resolve(self):
@@ -65,17 +74,19 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         # an omniscient opening is recorded once, here; every push after it is not
         viewer = services.viewer_for(match, user, record=True)
-        visible, due = True, 0.0
+        visible, newest, policy, delay = True, None, "", 0.0
         if viewer.kind == SPECTATOR_VIEW.kind:
+            facts = visibility.match_facts(match)
+            policy, delay = facts.spectator_policy, facts.spectator_delay_s
             try:
-                services.view_for(match, viewer)
+                self.released = services.view_for(match, viewer)["version"]
             except visibility.NotVisibleYet:
                 visible = False
             # what was appended before this socket joined is released on time too
-            newest = read(match.stream, after=match.version - 1)[-1:]
-            if newest:
-                due = recorded(newest[0]) + visibility.match_facts(match).spectator_delay_s
-        return viewer, group_for(match.pk, viewer), visible, due
+            last = read(match.stream, after=match.version - 1)[-1:]
+            if last and last[0].version > self.released:
+                newest = (last[0].version, recorded(last[0]) + delay)
+        return viewer, group_for(match.pk, viewer), visible, newest, policy, delay
 
     async def disconnect(self, code):
         if self.release is not None:
@@ -129,13 +140,21 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             await self.push()
             return
         # a spectator gets version v once its recorded time is older than the delay
-        delay = await database_sync_to_async(self._delay)()
-        self.due = max(self.due, float(event.get("at", 0)) + delay)
+        if "delay" in event:  # else (a rejoin's catch-up) the delay known so far
+            self.delay = float(event["delay"])
+            self.policy = event.get("policy", self.policy)
+        self._hold(int(event["version"]), float(event.get("at", 0)) + self.delay)
+
+    def _hold(self, version: int, due: float):
+        if version <= self.released or any(v >= version for v, _ in self.held):
+            return
+        self.held.append((version, due))
         self._schedule()
 
     def _schedule(self):
-        if self.release is None:
-            wait = max(0.0, self.due - visibility.clock()) + _MARGIN_S
+        if self.release is None and self.held:
+            due = min(d for _, d in self.held)
+            wait = max(0.0, due - visibility.clock()) + _MARGIN_S
             self.release = asyncio.get_running_loop().call_later(wait, self._release)
 
     def _release(self):
@@ -143,17 +162,20 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         self.releasing = asyncio.ensure_future(self._released())  # kept: not collected mid-run
 
     async def _released(self):
-        await self.push()
-        if self.due > visibility.clock():  # a newer version was announced meanwhile
-            self._schedule()
-
-    def _delay(self) -> float:
-        match = Match.objects.get(pk=self.pk)
-        return visibility.match_facts(match).spectator_delay_s
+        now = visibility.clock()
+        due = [v for v, d in self.held if d <= now]
+        if due:
+            self.released = max(self.released, *due)
+            self.held = [(v, d) for v, d in self.held if v > self.released]
+            await self.push()
+        self._schedule()  # the next version held, if any
 
     async def push(self, *, answer: bool = False):
         try:
-            version, html = await database_sync_to_async(self._render)()
+            if self.viewer.kind == SPECTATOR_VIEW.kind:
+                version, html = await self._spectators_table()
+            else:
+                version, html = await database_sync_to_async(self._render)()
         except visibility.NotVisibleYet:
             return
         if version > self.shown:
@@ -162,10 +184,25 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         elif answer:
             await self.send_json({"version": version})
 
+    async def _spectators_table(self) -> tuple[int, str]:
+        """The table every spectator of this match sees once ``released`` is
+        out: rendered as of now - delay (so never newer than the delay
+        allows, and at least ``released``), once for all of them."""
+        language = translation.get_language()
+        key = (self.pk, self.policy, self.released, language)
+        return await spectator_tables.get(key, lambda: _spectator_fragment(self.pk, language))
+
     def _render(self):
         match = Match.objects.get(pk=self.pk)
         cookies = self.scope.get("cookies") or {}
         return fragment(match, self.viewer, csrf_token=cookies.get(settings.CSRF_COOKIE_NAME, ""))
+
+
+@database_sync_to_async
+def _spectator_fragment(pk: int, language: str | None) -> tuple[int, str]:
+    # shared by many sockets: no one's CSRF token (spectators have no forms)
+    with translation.override(language):
+        return fragment(Match.objects.get(pk=pk), SPECTATOR_VIEW)
 
 
 # the cut is taken a little after the release time, so the version is surely behind it

@@ -1,6 +1,12 @@
-"""One viewer's table fragment: the page's own template and table code."""
+"""One viewer's table fragment: the page's own template and table code; and
+the spectators' shared one, rendered once per process and release."""
 
 from __future__ import annotations
+
+import asyncio
+import functools
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
 
 from django.template.loader import render_to_string
 
@@ -13,3 +19,58 @@ def fragment(match, viewer, *, csrf_token: str = "") -> tuple[int, str]:
     table = table_for(match, viewer)
     context = {"table": table, "match": match, "csrf_token": csrf_token}
     return table.version, render_to_string("games/tables/_table.html", context)
+
+
+class SharedRenders:
+    """Renders shared by every consumer of this process's loop asking for the
+    same key: the first starts it, the others await the same task. A finished
+    render is served for ``keep_s`` more (the consumers woken by one release
+    arrive within it), and at most ``size`` keys are kept."""
+
+    def __init__(self, size: int = 128, keep_s: float = 2.0):
+        self.size, self.keep_s = size, keep_s
+        self._tasks: OrderedDict[Hashable, asyncio.Task] = OrderedDict()
+        self._done_at: dict[Hashable, float] = {}
+        self.started = 0  # renders started, for the tests and the curious
+
+    async def get(self, key: Hashable, render: Callable[[], Awaitable]):
+        loop = asyncio.get_running_loop()
+        task = self._tasks.get(key)
+        if task is not None and (task.get_loop() is not loop or self._expired(key, loop)):
+            self._forget(key, task)
+            task = None
+        if task is None:
+            task = loop.create_task(render())
+            self.started += 1
+            self._tasks[key] = task
+            task.add_done_callback(functools.partial(self._finished, key))
+            while len(self._tasks) > self.size:  # waiters of an evicted render still get it
+                oldest = next(iter(self._tasks))
+                self._forget(oldest, self._tasks[oldest])
+        else:
+            self._tasks.move_to_end(key)
+        # one waiter going away (a socket closing) does not cancel the others' render
+        return await asyncio.shield(task)
+
+    def _expired(self, key, loop) -> bool:
+        done = self._done_at.get(key)
+        return done is not None and loop.time() - done > self.keep_s
+
+    def _finished(self, key, task: asyncio.Task) -> None:
+        if task.cancelled() or task.exception() is not None:
+            self._forget(key, task)  # a failure is not kept: the next one tries again
+        elif self._tasks.get(key) is task:
+            self._done_at[key] = task.get_loop().time()
+
+    def _forget(self, key, task: asyncio.Task) -> None:
+        if self._tasks.get(key) is task:
+            del self._tasks[key]
+            self._done_at.pop(key, None)
+
+    def clear(self) -> None:
+        self._tasks.clear()
+        self._done_at.clear()
+
+
+# the spectators' tables of this process: keyed by match, policy, released version, language
+spectator_tables = SharedRenders()

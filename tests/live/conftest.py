@@ -10,6 +10,9 @@ from channels.layers import get_channel_layer
 def _empty_channel_layer():
     """Each test starts with an empty in-process channel layer (group names
     repeat across tests: match ids restart with the database)."""
+    from live.render import spectator_tables
+
+    spectator_tables.clear()  # match ids restart with the database: so would the keys
     layer = get_channel_layer()
     if not hasattr(layer, "flush"):
         return

@@ -2,6 +2,7 @@
 viewer's table only, spectators never ahead of the delay, a reconnect
 catches up, and a socket with nothing to see is closed with a reason."""
 
+import asyncio
 import os
 import random
 import re
@@ -11,6 +12,7 @@ import time
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
@@ -19,10 +21,13 @@ from config.asgi import application
 from eventlog.store import read
 from games import services
 from games.core.playout import bot_command
-from games.core.protocol import Viewer
+from games.core.protocol import SPECTATOR_VIEW, Viewer
 from games.core.registry import series_for
 from games.love_me_not.table import face
+from live import consumers as live_consumers
+from live import publisher
 from live.consumers import NO_SUCH_MATCH, NOT_VISIBLE_YET
+from live.groups import groups_of
 
 pytestmark = pytest.mark.usefixtures("live_db")
 
@@ -301,6 +306,123 @@ def test_a_move_from_a_thread_of_its_own_reaches_the_sockets_at_once():
     pushed, arrived = async_to_sync(body)()
     assert pushed["version"] == moved["version"]
     assert arrived - moved["at"] < 1.0
+
+
+# ---- spectators share one render; the publisher sends once per append ------
+def counting_spectator_renders(monkeypatch) -> list:
+    """Every spectator table the consumers render (thread-safe: list.append)."""
+    counted = []
+    real = live_consumers.fragment
+
+    def fragment(match, viewer, **kw):
+        if viewer == SPECTATOR_VIEW:
+            counted.append(match.pk)
+        return real(match, viewer, **kw)
+
+    monkeypatch.setattr(live_consumers, "fragment", fragment)
+    return counted
+
+
+def test_spectators_at_the_same_cut_get_one_table_rendered_once(monkeypatch):
+    ana, ben = users("ana_n", "ben_n")
+    delay, watching = 0.8, 6
+    match = seated(ana, ben, spectator_delay_s=delay)
+    time.sleep(delay + 0.1)
+    renders = counting_spectator_renders(monkeypatch)
+
+    async def body():
+        sockets = [socket(match.pk) for _ in range(watching)]
+        first = [await opened(comm) for comm in sockets]
+        renders.clear()
+        version = await move(match)
+        assert await sockets[0].receive_nothing(timeout=delay / 2)
+        pushed = [await comm.receive_json_from(timeout=5) for comm in sockets]
+        received = time.time()
+        for comm in sockets:
+            assert await comm.receive_nothing(timeout=0.1)  # one push per move
+            await comm.disconnect()
+        return first, version, pushed, received
+
+    first, version, pushed, received = async_to_sync(body)()
+    assert {f["version"] for f in first} == {version - 1}
+    assert [p["version"] for p in pushed] == [version] * watching
+    assert len({p["html"] for p in pushed}) == 1  # the very same table
+    assert renders == [match.pk]  # rendered once for all six sockets
+    recorded_at = {r.version: r.recorded_at.timestamp() for r in read(match.stream)}
+    assert recorded_at[version] <= received - delay
+    hands = hand_of(match, "ana") + hand_of(match, "ben")
+    assert not any(spelled(c) in pushed[0]["html"] for c in hands)
+    assert "csrfmiddlewaretoken" not in pushed[0]["html"]
+
+
+def test_a_spectator_gets_each_version_when_its_delay_has_passed():
+    """Moves closer together than the delay: each is released at its own
+    time, none skipped for the newest, none early."""
+    ana, ben = users("ana_e", "ben_e")
+    delay, spacing = 1.5, 0.4
+    match = seated(ana, ben, spectator_delay_s=delay)
+    time.sleep(delay + 0.1)
+
+    async def body():
+        comm = socket(match.pk)
+        await opened(comm)
+        versions = []
+        for seed in (1, 2, 3):
+            versions.append(await move(match, seed=seed))
+            await asyncio.sleep(spacing)
+        pushed = []
+        while not pushed or pushed[-1][0]["version"] < versions[-1]:
+            pushed.append((await comm.receive_json_from(timeout=5), time.time()))
+        await comm.disconnect()
+        return versions, pushed
+
+    versions, pushed = async_to_sync(body)()
+    assert [p["version"] for p, _ in pushed] == versions
+    recorded_at = {r.version: r.recorded_at.timestamp() for r in read(match.stream)}
+    for p, received in pushed:
+        assert recorded_at[p["version"]] <= received - delay
+
+
+def test_one_append_is_announced_to_every_group_from_one_loop(monkeypatch):
+    """One coroutine per append (not one event loop per group), and the
+    message carries what a spectator's consumer needs: time and delay."""
+    ana, ben = users("ana_p", "ben_p")
+    match = seated(ana, ben, spectator_delay_s=7)
+    monkeypatch.setattr(publisher, "_sockets_loop", None)  # no socket in this process
+    layer = get_channel_layer()
+    sent = []
+
+    async def group_send(group, message):
+        sent.append((group, message, id(asyncio.get_running_loop())))
+
+    monkeypatch.setattr(layer, "group_send", group_send)
+    version = move_now(match)
+    assert sorted(g for g, _, _ in sent) == sorted(groups_of(match))
+    assert len({loop for _, _, loop in sent}) == 1
+    recorded_at = {r.version: r.recorded_at.timestamp() for r in read(match.stream)}
+    for _, message, _ in sent:
+        assert message["version"] == version
+        assert message["at"] == recorded_at[version]
+        assert message["delay"] == 7 and message["policy"] == "public"
+
+
+def test_a_thread_running_another_loop_still_publishes(caplog, monkeypatch):
+    """A browser test's driver runs its own loop in the thread that moves:
+    the message goes out from a short-lived thread, with no error logged."""
+    layer = get_channel_layer()
+    monkeypatch.setattr(publisher, "_sockets_loop", None)
+
+    async def body():
+        channel = await layer.new_channel()
+        await layer.group_add("match-1.spectators", channel)
+        message = {"type": "table.update", "version": 5, "at": 0.0, "delay": 0.0}
+        publisher.send(layer, [("match-1.spectators", message)])  # sync, in a running loop
+        return await asyncio.wait_for(layer.receive(channel), timeout=5)
+
+    with caplog.at_level("WARNING"):
+        received = asyncio.run(body())
+    assert received["version"] == 5
+    assert not [r for r in caplog.records if r.levelno >= 30]
 
 
 def test_a_socket_that_lost_its_group_rejoins_and_catches_up(settings, monkeypatch):
