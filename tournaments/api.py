@@ -54,6 +54,7 @@ ROLE_REFUSALS = (
     "only the organizer or a moderator",
     "only a moderator of this show may",
     "only an entrant of this show may",
+    "only a player seated in that match",
     "only the system may",
     "spectators may only watch",
 )

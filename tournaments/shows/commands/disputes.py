@@ -45,6 +45,11 @@ def _dispute(s: ShowState, c: Mapping[str, Any]) -> Dispute:
 def _file_dispute(b: _Builder, c: Mapping[str, Any]) -> None:
     s = b.state
     mod = b.role in (ORGANIZER, MODERATOR) and is_moderator(s, b.actor)
+    if c.get("foreign") is True:
+        raise RuleError(
+            "only a player seated in that match or a moderator of its show may file a "
+            "dispute: it is not a match of this show or of a bracket"
+        )
     if not mod and not (b.role == PLAYER and c.get("seated") is True):
         raise RuleError(
             "only a player seated in that match or a moderator of this show may file a dispute"
