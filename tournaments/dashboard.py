@@ -27,7 +27,7 @@ from games.core.registry import series_for
 from games.models import Match
 
 from . import brackets, shows
-from .dispute_filing import filer
+from .dispute_filing import filer, takes_disputes_about
 from .items import SCOPE_WORDS, SCOPES, known_items
 from .models import ShowRecord
 from .ruling_words import ruling_params_words
@@ -355,6 +355,12 @@ def file_dispute(request, pk):
     if match is None:
         raise Http404(_("no such match: name the match you dispute (?match=...)"))
     acting = filer(record, request.user, match)
+    if acting is None and not takes_disputes_about(record, match):
+        message = _(
+            "%(match)s is not a match of %(show)s or of a bracket: "
+            "%(show)s takes no dispute about it."
+        ) % {"match": match, "show": record.name}
+        return render(request, "403.html", {"message": message}, status=403)
     if acting is None:
         acting = acting_for(record.stream, request.user)
         message = _(
