@@ -59,7 +59,7 @@ bench: install var/secret_key
 clean:
 	rm -rf $(VENV) var/*.sqlite3 .pytest_cache
 
-# the production processes (docker/entrypoint.sh) under bot play and faults, on this
+# the production processes (docker/entrypoint.sh) under a bot show and faults, on this
 # machine's PostgreSQL (PROD_CHECK_PG) and a private Redis: see bench/prod_check.py
 prod-check: install
 	$(PY) bench/prod_check.py

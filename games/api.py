@@ -289,6 +289,20 @@ class ModerateSerializer(serializers.Serializer):
     seconds = serializers.FloatField(
         required=False, min_value=0.001, max_value=MAX_ADD_TIME_S, help_text="for add_time"
     )
+    seat = serializers.CharField(
+        required=False,
+        max_length=100,
+        trim_whitespace=False,  # a seat's name exactly as the match has it
+        help_text="for add_time: the seat whose clock gets the time (none: every clock)",
+    )
+
+    def validate_seat(self, seat):
+        seats = self.context["match"].seats
+        if seat not in seats:
+            raise serializers.ValidationError(
+                f"{seat} is not seated in this match: add time to one of {', '.join(seats)}"
+            )
+        return seat
 
 
 class AppendedSerializer(serializers.Serializer):
@@ -534,7 +548,8 @@ class MatchModerate(APIView):
         responses={201: AppendedSerializer, **refusals(400, 401, 403, 404, 409, 413, 422, 429)},
     )
     def post(self, request, pk):
-        """Moderators pause or resume a match's clocks, or add time, with a reason."""
+        """Moderators pause or resume a match's clocks, or add time (to one seat's
+        clock with ``seat``, else to every clock), with a reason."""
         match = get_match(pk)
         require_login(request, "moderate")
         if not services.moderates(match, request.user):
@@ -542,7 +557,7 @@ class MatchModerate(APIView):
                 "only a moderator of this match may do that (its show's organizer "
                 "or moderators, or those named when it was created)"
             )
-        body = ModerateSerializer(data=request.data)
+        body = ModerateSerializer(data=request.data, context={"match": match})
         body.is_valid(raise_exception=True)
         rows = services.submit(
             match, None, dict(body.validated_data), actor=request.user.username, role=MODERATOR

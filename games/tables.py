@@ -326,7 +326,17 @@ def _describe_series(kind: str, d: dict, names: dict) -> str | None:
     if kind == "clock_resumed":
         return _("A moderator resumed the clocks.")
     if kind == "time_added":
+        if d.get("seat") is not None:
+            return _("A moderator added %(s)s seconds to %(who)s's clock.") % {
+                "s": d.get("seconds"),
+                "who": _who(names, d["seat"]),
+            }
         return _("A moderator added %(s)s seconds.") % {"s": d.get("seconds")}
+    if kind == "time_credit_used":
+        return _("%(who)s used %(s)s seconds of added time.") % {
+            "who": ", ".join(_who(names, s) for s in d.get("seats", {})),
+            "s": f"{d.get('seconds', 0):.0f}",
+        }
     if kind == "bout_replayed":
         return _("A ruling replays bout %(n)s.") % {"n": d.get("bout")}
     if kind == "match_voided":

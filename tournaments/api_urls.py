@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api
+from . import api, api_people
 
 urlpatterns = [
     path("shows/", api.ShowList.as_view(), name="api-shows"),
@@ -17,6 +17,16 @@ urlpatterns = [
         api.ShowWebhook.as_view(),
         name="api-show-webhook",
     ),
+    path(
+        "shows/<int:pk>/invitations", api_people.ShowInvitations.as_view(), name="api-invitations"
+    ),
+    path(
+        "shows/<int:pk>/invitations/<str:invitation_id>",
+        api_people.ShowInvitation.as_view(),
+        name="api-invitation",
+    ),
+    path("invitations/accept", api_people.AcceptInvitation.as_view(), name="api-accept"),
+    path("shows/<int:pk>/audit", api_people.ShowAudit.as_view(), name="api-show-audit"),
     path("matches/<int:pk>/export", api.MatchExport.as_view(), name="api-match-export"),
     path("brackets/", api.BracketList.as_view(), name="api-brackets"),
     path("brackets/<int:pk>/", api.BracketView.as_view(), name="api-bracket"),

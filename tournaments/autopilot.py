@@ -1,6 +1,7 @@
 """Bots for the show side: the choices bot-held entrants make (token gift,
 candidate choice, nomination, bans) and, when asked to, the organizer's
-steps (a random main-match ranking, the game pick). Used by the demo, by
+steps (a random main-match ranking, the game pick), never those of a show
+whose organizer took over (``release_autopilot``). Used by the demo, by
 `manage.py run_show` and by tests; people use the pages and the API."""
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ def step(
     state, _, holders = load(stream)
     for d in shows.pending(state):
         if d.seat == state.organizer:
-            if not organizer:
-                continue
+            if not organizer or state.autopilot_released:
+                continue  # the person logged in as organizer makes these
             cmd = _organizer_choice(state, d.kind, rng)
             acting = Acting(state.organizer, shows.ORGANIZER)
         else:

@@ -1,5 +1,5 @@
 """The moderator's dashboard of a show (one page, polled live), the dispute
-form players reach from their table, and the bracket drawn as a bracket.
+form players reach from their table (bracket_tree.py draws the brackets).
 
 Only the show's organizer and moderators open the dashboard (is_staff grants
 nothing). Every write goes through show_services.command or services.submit;
@@ -22,11 +22,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 from eventlog.store import read
 from games import services as match_services
 from games import visibility
-from games.core.protocol import RuleError
+from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import series_for
 from games.models import Match
 
-from . import brackets, shows
+from . import shows
 from .dispute_filing import filer, takes_disputes_about
 from .items import SCOPE_WORDS, SCOPES, known_items
 from .models import ShowRecord
@@ -296,6 +296,8 @@ def _clock(record: ShowRecord, post, acting: Acting) -> str:
     cmd: dict[str, Any] = {"type": action, "reason": reason}
     if action == "add_time":
         cmd["seconds"] = _number(post, "seconds")
+        if _text(post, "seat"):  # else every clock of the match
+            cmd["seat"] = _text(post, "seat")
     match_services.submit(match, None, cmd, actor=acting.actor, role="moderator")
     return _("%(match)s: %(action)s done") % {"match": match, "action": _(action.replace("_", " "))}
 
@@ -326,6 +328,8 @@ def dashboard_action(request, pk):
                 )
             command(record.stream, cmd, acting)
             done = _done_words(cmd, load(record.stream)[0])
+    except RoleRequired as exc:
+        return render(request, "403.html", {"message": str(exc)}, status=403)
     except RuleError as exc:
         ctx = _context(request, record, acting, error=str(exc))
         return render(request, "dashboard/dashboard.html", ctx, status=400)
@@ -379,6 +383,8 @@ def file_dispute(request, pk):
         }
         try:
             command(record.stream, cmd, acting)
+        except RoleRequired as exc:
+            return render(request, "403.html", {"message": str(exc)}, status=403)
         except RuleError as exc:
             error = str(exc)
         else:
@@ -404,100 +410,11 @@ def file_dispute(request, pk):
     )
 
 
-# ---- the bracket drawn as a bracket ------------------------------------------------
-def bracket_tree(state: brackets.Bracket, series: list[dict]) -> dict:
-    """Columns of slots for an elimination bracket (every future slot drawn),
-    or the standings table with its tie-breakers for round robin and Swiss."""
-    seed = {e: i for i, e in enumerate(state.entrants, 1)}
-    by_id = {s["id"]: s for s in series}
-    if state.format in ("single", "double"):
-        label = "R" if state.format == "single" else "W"
-        size = 2
-        while size < len(state.entrants):
-            size *= 2
-        columns = []
-        r, slots = 1, size // 2
-        winners: list = []
-        while slots >= 1:
-            cells = [_slot(by_id.get(f"{label}{r}-{i}"), seed) for i in range(1, slots + 1)]
-            for i, cell in enumerate(cells):
-                if cell["future"] and winners:  # who already waits in this slot
-                    cell["sides"] = [_side(w, seed) for w in winners[2 * i : 2 * i + 2]]
-            winners = [c["s"]["winner"] if not c["future"] else None for c in cells]
-            columns.append(
-                {
-                    "title": _round_title(label, r, slots),
-                    "pairs": [cells[i : i + 2] for i in range(0, len(cells), 2)],
-                }
-            )
-            r, slots = r + 1, slots // 2
-        extra = [s for s in series if not s["id"].startswith(label)]
-        return {"columns": columns, "others": _by_round(extra, seed), "table": None}
-    return {"columns": [], "others": _by_round(series, seed), "table": _standings_table(state)}
-
-
-def _by_round(series: list[dict], seed: Mapping[str, int]) -> list[dict]:
-    groups: dict[str, list] = {}
-    for s in series:
-        groups.setdefault(s["round"], []).append(_slot(s, seed))
-    return [{"title": k, "slots": v} for k, v in groups.items()]
-
-
-def _round_title(label: str, r: int, slots: int) -> str:
-    names = {1: _("final"), 2: _("semi-finals"), 4: _("quarter-finals")}
-    name = names.get(slots) or _("round %(n)s") % {"n": r}
-    return _("winners %(round)s") % {"round": name} if label == "W" else name
-
-
-def _side(name: str | None, seed: Mapping[str, int]) -> dict:
-    return {"name": name, "seed": seed.get(name), "won": False, "score": None}
-
-
-def _slot(s: Mapping | None, seed: Mapping[str, int]) -> dict:
-    if s is None:
-        return {"future": True, "sides": [_side(None, seed), _side(None, seed)]}
-    sides = []
-    match = s.get("match")
-    for key in ("a", "b"):
-        name = s.get(key)
-        sides.append(
-            {
-                "name": name,
-                "seed": seed.get(name),
-                "won": name is not None and s.get("winner") == name and s.get("b") is not None,
-                "score": match.scores.get(name) if match is not None and name else None,
-            }
-        )
-    return {"future": False, "s": s, "sides": sides, "bye": s.get("b") is None, "match": match}
-
-
-def _standings_table(state: brackets.Bracket) -> dict:
-    if state.format == "swiss":
-        rows = brackets.swiss_table(state)
-        return {
-            "heads": [_("series won"), "Buchholz", _("median Buchholz"), _("bout difference")],
-            "rows": [
-                {
-                    "side": r["side"],
-                    "values": [
-                        r["series_won"],
-                        r["buchholz"],
-                        r["median_buchholz"],
-                        r["bout_difference"],
-                    ],
-                }
-                for r in rows
-            ],
-        }
-    st = brackets._stats(state.entrants, state.series)
-    wins = st.wins
-    rows = []
-    for e in state.standings:
-        tied = [o for o in state.entrants if wins[o] == wins[e] and o != e]
-        h2h = sum(st.beat.get((e, o), 0) for o in tied)
-        diff = st.bouts_for[e] - st.bouts_against[e]
-        rows.append({"side": e, "values": [wins[e], h2h, diff, st.bouts_for[e]]})
-    return {
-        "heads": [_("series won"), _("won among the tied"), _("bout difference"), _("bouts won")],
-        "rows": rows,
-    }
+def file_dispute_for_match(request, match_pk):
+    """The table's "file a dispute" link: on to the form of the match's show."""
+    match = get_object_or_404(Match, pk=match_pk)
+    record = ShowRecord.objects.filter(stream=match.show_stream).first()
+    if record is None:
+        raise Http404("this match is not played in a show: disputes are filed in shows")
+    url = reverse("dashboard:file_dispute", args=[record.pk])
+    return redirect(f"{url}?match={match.pk}&version={_int(request.GET, 'version') or ''}")

@@ -20,7 +20,7 @@ from django.db import transaction
 
 from eventlog.store import ConcurrencyError, append
 from games import services as match_services
-from games.core.protocol import Ctx, Event, RuleError
+from games.core.protocol import Ctx, Event, RoleRequired, RuleError
 from games.core.registry import series_for
 from games.models import Match
 
@@ -28,6 +28,12 @@ from . import bracket_services, shows
 from .readmodels import show_folded
 
 MAX_RETRIES = 5
+_after_command: list = []
+
+
+def after_command(fn) -> None:
+    """Call ``fn(stream, events, now)`` after each show command is committed."""
+    _after_command.append(fn)
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,11 @@ def load(stream: str) -> tuple[shows.ShowState, int, dict]:
     state, version = show_folded(stream)
     if state is None:
         raise RuleError("no such show")
-    return state, version, dict(state.log[0].data.get("holders") or {})
+    holders = {**(state.log[0].data.get("holders") or {}), **state.held}  # invitations accepted
+    for sub in state.substitutions:  # a substitute's account or bot, when it has one
+        if sub.get("holder") is not None:
+            holders[sub["in"]] = sub["holder"]
+    return state, version, holders
 
 
 def acting_for(stream: str, user, entrant: str | None = None) -> Acting:
@@ -145,6 +155,8 @@ def command(
             full["user_id"] = _account_id(full.get("username"))
         if cmd["type"] == "file_dispute":
             full.update(dispute_target(stream, holders, full.get("target_stream"), acting.actor))
+        if cmd["type"] == "substitute":
+            full["holder"] = _substitute_holder(state, full)
         new = shows.decide(state, full, ctx)
         try:
             with transaction.atomic():
@@ -153,10 +165,13 @@ def command(
                     if e.type == "ruling_applied":
                         carry_out(e.data, acting.actor, now=ctx.now)
                 _reconcile(stream, ctx)
-            return rows
         except ConcurrencyError:
             if attempt == MAX_RETRIES - 1:
                 raise
+            continue
+        for fn in _after_command:
+            fn(stream, new, ctx.now)
+        return rows
     raise AssertionError("unreachable")
 
 
@@ -167,7 +182,7 @@ def record_omniscient_view(
     the show with every card shown; only its organizer and moderators may."""
     acting = acting_for(show_stream, user)
     if acting.role not in (shows.ORGANIZER, shows.MODERATOR):
-        raise RuleError("only the organizer or a moderator of this show may see every card")
+        raise RoleRequired("only the organizer or a moderator of this show may see every card")
     if not Match.objects.filter(stream=match_stream, show_stream=show_stream).exists():
         raise RuleError(f"{match_stream} is not a match of this show")
     command(
@@ -180,6 +195,22 @@ def _system(stream: str, cmd: Mapping[str, Any], ctx: Ctx) -> None:
     state, version, _ = load(stream)
     new = shows.decide(state, {**cmd, "actor": "platform", "role": shows.SYSTEM}, ctx)
     append(stream, version, new, actor="platform", role=shows.SYSTEM)
+
+
+def _substitute_holder(state, cmd: Mapping[str, Any]) -> Any:
+    """Who plays a substitute: ``holder`` (a username or bot:<kind>), else the
+    account named like the substitute, else nobody."""
+    given = cmd.get("holder")
+    if isinstance(given, str) and given.startswith("bot:"):
+        return given
+    if given in (None, ""):
+        return _account_id(cmd.get("in"))
+    uid = _account_id(given)
+    if uid is None:
+        raise RuleError(f"no account is named {given}: the substitute needs a player")
+    if uid == state.organizer_id or uid in state.moderator_ids.values():
+        raise RuleError(f"{given} runs or moderates this show and cannot play in it")
+    return uid
 
 
 def dispute_target(
@@ -253,7 +284,7 @@ def _open_match(state, holders, seats, game, first_to, kind, advantage, title, c
     items = {s: [slug for _id, slug in shows.items_for_match(state, s, kind, game)] for s in seats}
     if advantage and "dmo" in rules.items:
         items[advantage] = items.get(advantage, []) + ["dmo"]
-    options = shows.match_length(game, first_to)
+    options = {**shows.match_length(game, first_to), **shows.match_clock(state.options, game)}
     return match_services.create_match(
         game,
         list(seats),
@@ -347,8 +378,8 @@ def _ruling_command(ruling: str, params: Mapping[str, Any], match: Match) -> dic
         return {"type": "replay_bout"}
     if ruling == "overturn_series":
         return {"type": "overturn", "winner": params.get("winner")}
-    if ruling == "adjust_clock":
-        return {"type": "add_time", "seconds": params.get("seconds")}
+    if ruling == "adjust_clock":  # the named seat's clock only
+        return {"type": "add_time", "seat": params.get("seat"), "seconds": params.get("seconds")}
     if ruling == "disqualify" and params.get("entrant") in match.seats:
         return {"type": "forfeit", "loser": params.get("entrant")}
     return None

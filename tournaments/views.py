@@ -6,12 +6,12 @@ from django.views.decorators.http import require_POST
 
 from games import services as match_services
 from games import visibility
-from games.core.protocol import RuleError
+from games.core.protocol import RoleRequired, RuleError
 from games.models import Match
 
 from . import shows
 from .bracket_services import bracket_output
-from .dashboard import bracket_tree
+from .bracket_tree import bracket_tree
 from .models import BracketRecord, ShowRecord
 from .readmodels import bracket_folded
 from .show_services import acting_for, command, load
@@ -139,6 +139,8 @@ def show_decide(request, pk):
         if not field:
             raise RuleError("decide here one of: " + ", ".join(PLAYER_DECISIONS))
         command(record.stream, {"type": kind, field: value}, acting)
+    except RoleRequired as exc:
+        raise PermissionDenied(str(exc)) from None
     except RuleError as exc:
         context = _show_context(request, record)
         context["refusal"] = str(exc)

@@ -21,6 +21,12 @@ class RuleError(Exception):
     """A command the rules refuse; the message is shown to the player as is."""
 
 
+class RoleRequired(RuleError):
+    """A command refused because the caller lacks the role it needs (the
+    message names it): the API answers 403 and the pages their 403 page,
+    where any other RuleError is a 422 or a form error."""
+
+
 @dataclass(frozen=True)
 class Event:
     """One fact. ``data`` is JSON-able and never mutated.

@@ -7,10 +7,18 @@ items and moderator clock pauses are written once.
 
 Series events: ``series_started``, ``first_player_chosen``, ``bout_scored``,
 ``series_ended``, ``clock_paused``, ``clock_resumed``, ``time_added``,
-``series_forfeited``, ``clock_reanchored``. Every other event belongs to the
-current bout. ``clock_reanchored`` (data ``at``, ``since``) is never decided
+``time_credit_used``, ``series_forfeited``, ``clock_reanchored``. Every
+other event belongs to the current bout. ``clock_reanchored`` (data ``at``, ``since``) is never decided
 here: a void ruling carries it, and the clocks then run as they stood at
 ``since`` from the moment ``at``.
+
+Time added to ONE seat (``add_time`` with ``seat``) is that seat's credit:
+its deadlines lie that much later on the wall clock, and nobody else's move.
+The credit is spent only by a decision of that seat taken (or timed out)
+after the game's own deadline: ``time_credit_used`` then shifts the game
+clock by what was spent, so the game sees the decision in time and the next
+decision's clock starts when it really was taken. Seats deciding at the same
+moment pay the same seconds from their credit, so their deadlines stay put.
 Bout events of type ``item_used`` (data ``seat``, ``item``) consume that item.
 """
 
@@ -42,6 +50,7 @@ SERIES_EVENTS = frozenset(
         "clock_paused",
         "clock_resumed",
         "time_added",
+        "time_credit_used",
         "series_forfeited",
         "series_overturned",
         "bout_replayed",
@@ -51,6 +60,7 @@ SERIES_EVENTS = frozenset(
 )
 
 MAX_ADD_TIME_S = 24 * 3600  # a moderator adds at most a day at once
+CREDIT_MARGIN_S = 0.001  # a late decision lives on credit: the game sees it this much in time
 
 
 # what a moderator (or a ruling carried out by one) may do to a match
@@ -79,7 +89,7 @@ class MatchState:
     # clocks: game time = wall time - paused_total; paused_since set while paused
     paused_total: float = 0.0
     paused_since: float | None = None
-    extra_time: Mapping[str, float] = field(default_factory=dict)
+    extra_time: Mapping[str, float] = field(default_factory=dict)  # seat -> credit (add_time)
     started_at: float = 0.0
     # items declared while bout 1's first player is chosen (rules.early_items)
     declared: tuple[tuple[str, str], ...] = ()
@@ -256,7 +266,14 @@ class Series:
                 paused_since=None,
             )
         if t == "time_added":
+            if d.get("seat") is not None:
+                extra = {**state.extra_time}
+                extra[d["seat"]] = extra.get(d["seat"], 0.0) + d["seconds"]
+                return replace(state, extra_time=extra)
             return replace(state, paused_total=state.paused_total + d["seconds"])
+        if t == "time_credit_used":
+            extra = {s: max(0.0, v - d["seats"].get(s, 0.0)) for s, v in state.extra_time.items()}
+            return replace(state, paused_total=state.paused_total + d["seconds"], extra_time=extra)
         if t == "clock_reanchored":
             # the game clock skips the voided span; a paused clock stood still anyway
             if state.paused_since is not None:
@@ -300,8 +317,12 @@ class Series:
         else:
             if state.bout is None:
                 raise RuleError("no bout is in progress")
-            new = self.rules.decide(
-                state.bout, command, replace(ctx, now=self.game_time(state, ctx.now))
+            spent = self._spend_credit(state, ctx.seat, ctx.now, late_move=True)
+            paid = state
+            for e in spent:
+                paid = self.evolve(paid, e)
+            new = spent + self.rules.decide(
+                paid.bout, command, replace(ctx, now=self.game_time(paid, ctx.now))
             )
         return events + self._after(state, new, ctx)
 
@@ -424,8 +445,17 @@ class Series:
             raise RuleError(
                 f"add a number of seconds above 0 and at most {MAX_ADD_TIME_S} (24 hours)"
             )
+        data = {"seconds": seconds, "reason": reason, "at": ctx.now}
+        seat = command.get("seat")
+        if seat is not None:
+            if seat not in state.seats:
+                raise RuleError(
+                    f"{seat!r} is not seated in this match: add time to one of "
+                    f"{', '.join(state.seats)}"
+                )
+            data = {"seat": seat, **data}
         events = self.fire_due(state, ctx)
-        return events + [Event("time_added", {"seconds": seconds, "reason": reason, "at": ctx.now})]
+        return events + [Event("time_added", data)]
 
     # ---- clocks ----------------------------------------------------------
     def pending(self, state: MatchState) -> list[Decision]:
@@ -440,9 +470,38 @@ class Series:
         if state.paused_since is not None:
             return [replace(d, deadline=None) for d in self.rules.pending(state.bout)]
         return [
-            d if d.deadline is None else replace(d, deadline=self.wall_time(state, d.deadline))
+            d
+            if d.deadline is None
+            else replace(d, deadline=self.wall_time(state, d.deadline) + self.credit(state, d.seat))
             for d in self.rules.pending(state.bout)
         ]
+
+    def credit(self, state: MatchState, seat: str) -> float:
+        """Seconds a moderator added to this seat alone, not yet spent."""
+        return max(0.0, state.extra_time.get(seat, 0.0))
+
+    def _spend_credit(
+        self, state: MatchState, seat: str | None, now: float, late_move: bool
+    ) -> list[Event]:
+        """The credit ``seat`` spends on the decision it takes (or times out) at
+        ``now``: what it is late by its game deadline (all of it at a timeout)."""
+        if state.bout is None or seat is None or self.credit(state, seat) <= 0:
+            return []
+        pending = [d for d in self.rules.pending(state.bout) if d.deadline is not None]
+        own = [d.deadline for d in pending if d.seat == seat]
+        if not own:
+            return []
+        late = self.game_time(state, now) - min(own)
+        if late < 0:
+            return []
+        seconds = self.credit(state, seat)
+        if late_move:
+            seconds = min(seconds, late + CREDIT_MARGIN_S)
+        shares = {seat: seconds}
+        for d in pending:  # others deciding now keep their deadlines where they were
+            if d.seat != seat and self.credit(state, d.seat) > 0:
+                shares[d.seat] = min(seconds, self.credit(state, d.seat))
+        return [Event("time_credit_used", {"seconds": seconds, "seats": shares, "at": now})]
 
     def next_deadline(self, state: MatchState) -> float | None:
         ds = [d.deadline for d in self.pending(state) if d.deadline is not None]
@@ -462,6 +521,10 @@ class Series:
                 break
             first = min(due, key=lambda d: d.deadline)
             at = first.deadline
+            spent = self._spend_credit(state, first.seat, at, late_move=False)
+            for e in spent:
+                state = self.evolve(state, e)
+            events += spent
             game_decision = replace(first, deadline=self.game_time(state, at))
             sys_ctx = Ctx(now=at, rng=ctx.rng, seat=None, role="system")
             new = self.rules.timeout(

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from eventlog.store import ConcurrencyError, stream_version
-from games.core.protocol import RuleError
+from games.core.protocol import RoleRequired, RuleError
 
 from .parsers import TooLarge, max_body_bytes
 
@@ -50,6 +50,8 @@ def _first_problem(detail, path: str = "") -> str:
 
 
 def handle(exc, context):
+    if isinstance(exc, RoleRequired):  # the caller's role, in the rules' own words
+        return error("permission_denied", str(exc), status.HTTP_403_FORBIDDEN)
     if isinstance(exc, RuleError):
         return error("rule", str(exc), 422)
     if isinstance(exc, ConcurrencyError):

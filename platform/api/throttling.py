@@ -1,13 +1,20 @@
 """Rate limits on command submission, per token (bots) and per user (pages,
 scripts), kept in Django's cache (Redis in production, so every process
-shares the counts). Rates come from settings, read on each request."""
+shares the counts). Rates come from settings, read on each request.
+While Redis is away (restarting) commands go on unthrottled: the limits
+guard the service, the log's guarantees never depend on them."""
 
 from __future__ import annotations
 
+import logging
+
+from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from .models import ApiToken
+
+log = logging.getLogger(__name__)
 
 
 class CommandThrottle(SimpleRateThrottle):
@@ -15,6 +22,13 @@ class CommandThrottle(SimpleRateThrottle):
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def allow_request(self, request, view):
+        try:
+            return super().allow_request(request, view)
+        except RedisError as exc:
+            log.warning("rate limit %s not counted, the cache is away: %s", self.scope, exc)
+            return True
 
     def get_cache_key(self, request, view):
         if isinstance(request.auth, ApiToken):

@@ -146,10 +146,15 @@ else:
     CELERY_BROKER_URL = "memory://"
     # embedded mode: the clock worker runs as a thread inside the server (clocks.embedded)
     CELERY_TASK_ALWAYS_EAGER = False
+# webhooks may reach loopback and private addresses only when this is on (tests, a LAN)
+HOOKS_ALLOW_PRIVATE_ADDRESSES = env_bool("HOOKS_ALLOW_PRIVATE_ADDRESSES", False)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-deadlines": {"task": "clocks.sweep", "schedule": 2.0},
     "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},
 }
+# live sockets join their group again this often (seconds), catching up on what a
+# Redis restart (which empties the channel layer's groups) kept from them
+LIVE_REJOIN_S = float(os.environ.get("LIVE_REJOIN_S") or 5)
 # tests give each worker its own queue, so parallel runs never share tasks
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_RESULT_BACKEND = None

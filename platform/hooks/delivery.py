@@ -1,17 +1,19 @@
 """One attempt at a delivery: POST the signed body, record the outcome,
 say when to retry (exponential backoff), disable an endpoint that keeps
-failing."""
+failing. The receiver's address is checked (hooks.addresses) and connected
+to as checked; a redirect is an answer, never followed."""
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
+import http.client
+import socket
+import ssl
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from . import signing
+from . import addresses, signing
 from .models import WebhookDelivery, WebhookEndpoint
 
 
@@ -32,14 +34,40 @@ def backoff_s(attempts: int) -> float:
     return _setting("HOOKS_BACKOFF_S", 10) * 2 ** (attempts - 1)
 
 
+class _PinnedHTTP(http.client.HTTPConnection):
+    """HTTP to the address checked, whatever the name resolves to by now."""
+
+    def __init__(self, target: addresses.Target, timeout: float):
+        super().__init__(target.host, target.port, timeout=timeout)
+        self.ip = target.ip
+
+    def connect(self):
+        self.sock = socket.create_connection((self.ip, self.port), self.timeout)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    def __init__(self, target: addresses.Target, timeout: float):
+        super().__init__(
+            target.host, target.port, timeout=timeout, context=ssl.create_default_context()
+        )
+        self.ip = target.ip
+
+    def connect(self):
+        sock = socket.create_connection((self.ip, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+
+
 def send(url: str, body: bytes, headers: dict, timeout: float) -> int:
-    """POST and return the status code (raises OSError when unreachable)."""
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    """POST and return the status code (3xx included: redirects are not
+    followed). Raises RefusedAddress for an internal address, OSError when
+    unreachable."""
+    target = addresses.target(url)
+    connection = (_PinnedHTTPS if target.scheme == "https" else _PinnedHTTP)(target, timeout)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-            return response.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
+        connection.request("POST", target.path, body=body, headers=headers)
+        return connection.getresponse().status
+    finally:
+        connection.close()
 
 
 def attempt(delivery_id: int, now: float | None = None) -> float | None:
@@ -60,12 +88,16 @@ def attempt(delivery_id: int, now: float | None = None) -> float | None:
         "X-Showtable-Event": delivery.kind,
         "X-Showtable-Delivery": str(delivery.pk),
     }
-    code, error = None, ""
+    code, error, refused = None, "", False
     try:
         code = send(endpoint.url, body, headers, _setting("HOOKS_TIMEOUT_S", 5))
         if not 200 <= code < 300:
             error = f"the receiver answered {code}"
-    except (OSError, ValueError) as exc:
+            if 300 <= code < 400:
+                error += " (a redirect: not followed)"
+    except addresses.RefusedAddress as exc:
+        error, refused = f"refused: {exc}"[:300], True  # no retry: it would be refused again
+    except (OSError, ValueError, http.client.HTTPException) as exc:
         error = f"could not deliver: {exc}"[:300]
     delivery.attempts += 1
     delivery.status_code, delivery.error = code, error
@@ -74,7 +106,7 @@ def attempt(delivery_id: int, now: float | None = None) -> float | None:
         if not error:
             delivery.status = WebhookDelivery.DELIVERED
             WebhookEndpoint.objects.filter(pk=endpoint.pk).update(consecutive_failures=0)
-        elif delivery.attempts >= max_attempts():
+        elif refused or delivery.attempts >= max_attempts():
             delivery.status = WebhookDelivery.FAILED
             _failed(endpoint)
         delivery.save()

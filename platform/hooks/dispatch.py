@@ -163,7 +163,10 @@ def dispatch_after_append(rows) -> None:
 
 def enqueue(delivery_id: int) -> None:
     if settings.CELERY_BROKER_URL.startswith("memory://"):
-        return  # no worker: the delivery stays pending (see README)
+        from . import embedded
+
+        embedded.wake()  # no Celery worker: the embedded thread sends it (make run)
+        return
     from .tasks import deliver
 
     try:

@@ -4,6 +4,8 @@ forwards its own viewer's rendered table. Moves stay HTTP."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import random
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -18,6 +20,8 @@ from games.visibility import recorded
 from . import publisher
 from .groups import group_for
 from .render import fragment
+
+log = logging.getLogger(__name__)
 
 # close codes (4000-4999 are the application's)
 NO_SUCH_MATCH = 4404
@@ -44,11 +48,15 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=NOT_VISIBLE_YET, reason="not visible yet: too recent")
             return
         publisher.serving_on(asyncio.get_running_loop())
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        try:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        except Exception as exc:  # the layer away (Redis restarting): joined again later
+            log.warning("socket of match %s could not join its group: %s", self.pk, exc)
         self.groups.append(self.group)  # discarded on disconnect
         await self.accept()
         if self.due:
             self._schedule()
+        self.keeping = asyncio.ensure_future(self._keep_joined())
 
     def _resolve(self):
         match = Match.objects.filter(pk=self.pk).first()
@@ -72,6 +80,34 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code):
         if self.release is not None:
             self.release.cancel()
+        keeping = getattr(self, "keeping", None)
+        if keeping is not None:
+            keeping.cancel()
+
+    async def _keep_joined(self):
+        """A Redis restart empties the channel layer's groups while this socket stays
+        open: join again now and then, and catch up on what was announced meanwhile."""
+        period = settings.LIVE_REJOIN_S
+        await asyncio.sleep(random.uniform(0, period))  # sockets opened together spread out
+        while True:
+            try:
+                await self.channel_layer.group_add(self.group, self.channel_name)
+                newest = await database_sync_to_async(self._newer)()
+                if newest is not None:
+                    await self.table_update({"version": newest[0], "at": newest[1]})
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the layer or the database away: next time
+                log.warning("socket of match %s could not rejoin: %s", self.pk, exc)
+            await asyncio.sleep(period)
+
+    def _newer(self) -> tuple[int, float] | None:
+        """The stream's newest version and when it was written, if newer than shown."""
+        found = Match.objects.filter(pk=self.pk).values_list("stream", "version").first()
+        if found is None or found[1] <= self.shown:
+            return None
+        row = read(found[0], after=found[1] - 1)[-1:]
+        return (row[0].version, recorded(row[0])) if row else None
 
     @classmethod
     async def decode_json(cls, text_data):

@@ -83,3 +83,38 @@ def post():
         return client.post(url, data, content_type="application/json")
 
     return send
+
+
+@pytest.fixture
+def show_people(db):
+    """The roles of ``staffed_show``: its organizer, a moderator, ana's player,
+    an account with no role, staff with no role."""
+    return {
+        "anonymous": None,
+        "organizer": User.objects.create_user("olga"),
+        "moderator": User.objects.create_user("mia"),
+        "player": User.objects.create_user("ana_user"),
+        "other": User.objects.create_user("olaf"),
+        "staff": User.objects.create_user("stan", is_staff=True, is_superuser=True),
+    }
+
+
+@pytest.fixture
+def staffed_show(show_people):
+    """olga's show of four: ana held by a person, ben by a bot, cal and dee by
+    nobody; mia moderates."""
+    from tournaments import show_services as ss
+    from tournaments.models import ShowRecord
+
+    stream = ss.create_show(
+        name="Invitational",
+        organizer="olga",
+        entrants=["ana", "ben", "cal", "dee"],
+        options={"step_deadline_s": 0},
+        holders={"ana": show_people["player"].pk, "ben": "bot:random"},
+        rng=random.Random(2),
+    )
+    ss.command(
+        stream, {"type": "appoint_moderator", "username": "mia"}, ss.Acting("olga", "organizer")
+    )
+    return ShowRecord.objects.get(stream=stream)

@@ -63,6 +63,19 @@ def test_the_default_rates_let_a_player_play(as_user, post, match, ana):
     assert [post(client, url, NOT_A_MOVE).status_code for _ in range(5)] == [422] * 5
 
 
+@pytest.mark.django_db
+@override_settings(REST_FRAMEWORK=TIGHT)
+def test_while_the_cache_is_away_commands_go_on_unthrottled(as_user, post, match, ana, monkeypatch):
+    from django.core.cache.backends.redis import RedisCache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    # Redis restarting: nothing listens on its port (port 1 of loopback refuses)
+    away = RedisCache("redis://127.0.0.1:1/0", {})
+    monkeypatch.setattr(SimpleRateThrottle, "cache", away)
+    url = f"/api/matches/{match.pk}/commands"
+    assert [post(as_user(ana), url, NOT_A_MOVE).status_code for _ in range(4)] == [422] * 4
+
+
 @pytest.mark.redis
 @pytest.mark.django_db
 @override_settings(REST_FRAMEWORK=TIGHT)

@@ -270,3 +270,47 @@ def test_the_console_shows_who_is_waited_on_and_extends_their_deadline(org_clien
         org_client, record, "extend", {"step": "nominate", "seconds": 60, "reason": "x"}
     )
     assert resp.status_code == 400 and b"no deadline for nominate is running" in resp.content
+
+
+def test_a_substitute_is_played_by_the_account_or_bot_the_organizer_names(
+    org_client, organizer, alice
+):
+    record = _created(org_client, alice)
+    zed = User.objects.create_user("zed")
+    before = Event.objects.count()
+    for holder, words in (("nobody", "no account is named nobody"), ("olga", "runs or moderates")):
+        resp = _post_step(
+            org_client,
+            record,
+            "substitute",
+            {"out": "bot-3", "new": "zed", "holder": holder, "reason": "r", "confirm": "on"},
+        )
+        assert resp.status_code == 400 and words in resp.content.decode()
+    assert Event.objects.count() == before
+    resp = _post_step(
+        org_client,
+        record,
+        "substitute",
+        {"out": "bot-3", "new": "zed", "reason": "no show", "confirm": "on"},
+    )
+    assert resp.status_code == 302
+    # zed's account plays the substitute: a player of the show, as zed
+    acting = show_services.acting_for(record.stream, zed)
+    assert (acting.role, acting.actor) == (shows.PLAYER, "zed")
+    resp = _post_step(
+        org_client,
+        record,
+        "substitute",
+        {"out": "bot-2", "new": "robo", "holder": "bot:random", "reason": "r", "confirm": "on"},
+    )
+    assert resp.status_code == 302
+    holders = show_services.load(record.stream)[2]
+    assert holders["zed"] == zed.pk and holders["robo"] == "bot:random"
+    # zed wins alone and gives the token from his account; robo, last, nominates as a bot
+    ranking = "zed\nalice\nbot-1\nrobo"
+    resp = _post_step(org_client, record, "ranking", {"ranking": ranking, "confirm": "on"})
+    assert resp.status_code == 302
+    show_services.command(record.stream, {"type": "give_token", "to": "alice"}, acting)
+    assert autopilot.step(record.stream, random.Random(2), organizer=False) is True
+    state = show_services.load(record.stream)[0]
+    assert shows.current_round(state).duel("robo").dmo == "bot-1"

@@ -114,3 +114,49 @@ def test_round_robin_and_swiss_show_standings_with_tie_breakers(client, fmt, hea
         and any(s["b"] is None and s["a"] == out["standings"][0] for s in out["series"])
         else 0
     )
+
+
+def section_columns(html, kind):
+    """The html of each column of one section (losers, final) of a double elimination."""
+    part = html.split(f'class="bracket-tree bracket-{kind}"')[1].split("</section>")[0]
+    part = part.split('class="bracket-tree bracket-')[0]
+    return part.split('<div class="bracket-round')[1:]
+
+
+@pytest.mark.django_db
+def test_a_double_elimination_draws_its_losers_rounds_and_grand_final_with_lines(client):
+    names = [f"p{i}" for i in range(1, 9)]
+    stream, record = bracket(names, fmt="double", first_to=1)
+    html = client.get(f"/shows/brackets/{record.pk}/").content.decode()
+    assert columns(html.split("bracket-section-title")[0]) == [4, 2, 1]  # the winners bracket
+    losers = section_columns(html, "losers")
+    assert [len(re.findall(r'<div class="bracket-match', c)) for c in losers] == [2, 2, 1, 1]
+    assert [re.search(r"<h3>(.*?)</h3>", c).group(1) for c in losers] == [
+        "losers round 1",
+        "losers round 2",
+        "losers round 3",
+        "losers final",
+    ]
+    # lines: out of every losers match but the final's, into every one but round 1's;
+    # L1 runs straight into L2 (a newcomer joins each), L2's winners meet pairwise in L3
+    lines = [
+        (c.count("bracket-line bracket-in"), c.count("bracket-out"), c.count("bracket-join"))
+        for c in losers
+    ]
+    assert lines == [(0, 2, 0), (2, 2, 1), (1, 1, 0), (1, 0, 0)]
+    final = section_columns(html, "final")
+    assert [re.search(r"<h3>(.*?)</h3>", c).group(1) for c in final] == [
+        "grand final",
+        "grand final reset (if the losers&#x27; side wins)",
+    ]
+    assert "bracket-out" in final[0] and "bracket-in" in final[1]
+    # the first round played: its losers stand in losers round 1, by bracket slot
+    for m in Match.objects.filter(show_stream=stream, status="live").order_by("id"):
+        match_services.run_bots(m, start=1_000_000.0, rng=random.Random(m.pk))
+    lost = {
+        s for m in Match.objects.filter(show_stream=stream, status="finished") for s in m.seats
+    } - {w for m in Match.objects.filter(show_stream=stream, status="finished") for w in m.winners}
+    html = client.get(f"/shows/brackets/{record.pk}/").content.decode()
+    first = section_columns(html, "losers")[0]
+    assert set(re.findall(r'<span class="bracket-seed">\d+</span> (p\d)', first)) == lost
+    assert len(lost) == 4 and "bracket-live" in first

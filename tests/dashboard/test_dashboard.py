@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 
 from eventlog.store import read
 from games import services as match_services
+from games.core.registry import series_for
 from games.models import Match
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
@@ -162,6 +163,61 @@ def test_pause_resume_and_add_time_need_a_reason(client, people):
     elsewhere = Match.objects.get(show_stream=other.stream)
     resp = act(client, show, action="pause", match=elsewhere.pk, reason="x")
     assert resp.status_code == 400 and "not a match of this show" in text(resp)
+
+
+@pytest.mark.django_db
+def test_add_time_to_one_seat_from_the_seat_picker(client, people):
+    show = make_show(people, entrants=["ana", "ben"], options={"final_first_to": 5})
+    final = Match.objects.get(show_stream=show.stream, kind="final")
+    as_user(client, people, "mia")
+    page = text(client.get(f"/shows/{show.pk}/dashboard/live"))
+    assert re.search(r'<select name="seat"[^>]*><option value="">every clock</option>', page)
+    assert '<option value="ana">ana</option><option value="ben">ben</option>' in page
+
+    def deadlines():
+        state = match_services.load(final).state
+        return {d.seat: d.deadline for d in series_for(final.game).pending(state)}
+
+    before = deadlines()
+    (deciding,) = before
+    waiting = "ben" if deciding == "ana" else "ana"
+    act(client, show, action="add_time", match=final.pk, seat=waiting, seconds="90", reason="x")
+    assert deadlines() == before  # not the waiting seat's turn: no deadline moves
+    act(client, show, action="add_time", match=final.pk, seat=deciding, seconds="45", reason="y")
+    assert deadlines()[deciding] == pytest.approx(before[deciding] + 45)
+    added = [r.data for r in read(final.stream) if r.type == "time_added"]
+    assert [(d["seat"], d["seconds"]) for d in added] == [(waiting, 90), (deciding, 45)]
+    resp = act(client, show, action="add_time", match=final.pk, seat="zed", seconds="5", reason="z")
+    assert resp.status_code == 400
+    assert "zed" in text(resp) and "not seated in this match" in text(resp)
+    assert len([r for r in read(final.stream) if r.type == "time_added"]) == 2
+
+
+@pytest.mark.django_db
+def test_a_player_files_a_dispute_from_the_link_on_their_table(client, people):
+    show = make_show(people, entrants=["ana", "ben"])
+    final = Match.objects.get(show_stream=show.stream, kind="final")
+    as_user(client, people, "pat")  # pat holds ana
+    page = text(client.get(f"/games/matches/{final.pk}/"))
+    link = re.search(r'<a href="(/shows/disputes/file/\d+\?version=(\d+))">Something wrong', page)
+    assert link and int(link.group(2)) == final.version
+    resp = client.get(link.group(1))
+    assert resp.status_code == 302
+    assert resp["Location"] == (
+        f"/shows/{show.pk}/disputes/file?match={final.pk}&version={final.version}"
+    )
+    form = text(client.get(resp["Location"]))
+    assert f'name="version" min="1" value="{final.version}"' in form
+    client.post(resp["Location"], {"match": final.pk, "version": 1, "text": "odd deal"})
+    d = state(show).disputes["d-1"]
+    assert (d.filed_by, d.target_stream, d.target_version) == ("ana", final.stream, 1)
+    # a match outside any show has no such link, and the address says why
+    alone = match_services.create_match(
+        "love-me-not", ["ana", "ben"], holders={"ana": people["pat"].pk}
+    )
+    assert "File a dispute" not in text(client.get(f"/games/matches/{alone.pk}/"))
+    resp = client.get(f"/shows/disputes/file/{alone.pk}")
+    assert resp.status_code == 404
 
 
 @pytest.mark.django_db

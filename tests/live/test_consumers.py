@@ -301,3 +301,71 @@ def test_a_move_from_a_thread_of_its_own_reaches_the_sockets_at_once():
     pushed, arrived = async_to_sync(body)()
     assert pushed["version"] == moved["version"]
     assert arrived - moved["at"] < 1.0
+
+
+def test_a_socket_that_lost_its_group_rejoins_and_catches_up(settings, monkeypatch):
+    """A Redis restart empties the layer's groups while the sockets stay open:
+    each socket joins again within LIVE_REJOIN_S and gets what it missed."""
+    settings.LIVE_REJOIN_S = 0.3
+    ana, ben = users("ana_g", "ben_g")
+    match = seated(ana, ben)
+    cookie = session(ana, match)
+
+    async def body():
+        from channels.layers import get_channel_layer
+
+        layer = get_channel_layer()
+        joins = []
+        join = layer.group_add
+
+        async def group_add(group, channel):
+            joins.append((group, channel))
+            await join(group, channel)
+
+        monkeypatch.setattr(layer, "group_add", group_add)
+        comm = socket(match.pk, cookie)
+        await opened(comm)
+        group, channel = joins[0]
+        await layer.group_discard(group, channel)  # the restart: the group is gone, not the socket
+        before = len(joins)
+        version = await move(match)
+        pushed = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return version, pushed, joins[before:]
+
+    version, pushed, rejoined = async_to_sync(body)()
+    assert rejoined and len(set(rejoined)) == 1
+    assert pushed["version"] == version
+    assert without_clock(pushed["html"]) == without_clock(page_fragment(match, ana))
+
+
+def test_a_socket_opened_while_the_layer_is_away_joins_once_it_is_back(settings, monkeypatch):
+    settings.LIVE_REJOIN_S = 0.3
+    ana, ben = users("ana_w", "ben_w")
+    match = seated(ana, ben)
+    cookie = session(ana, match)
+
+    async def body():
+        from channels.layers import get_channel_layer
+
+        layer = get_channel_layer()
+        join = layer.group_add
+        away = True
+
+        async def group_add(group, channel):
+            if away:
+                raise ConnectionError("Redis is restarting")
+            await join(group, channel)
+
+        monkeypatch.setattr(layer, "group_add", group_add)
+        comm = socket(match.pk, cookie)
+        first = await opened(comm)  # accepted, with the table, not refused with a 500
+        away = False
+        version = await move(match)
+        pushed = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return first, version, pushed
+
+    first, version, pushed = async_to_sync(body)()
+    assert first["version"] == version - 1 and "html" in first
+    assert pushed["version"] == version

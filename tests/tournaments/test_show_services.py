@@ -594,3 +594,18 @@ def test_a_bleven_death_match_is_as_long_as_the_shows_crowns():
     assert match_services.load(match).state.target == 600
     duel = shows.view(state_of(stream), shows.SPECTATOR)["rounds"][0]["duels"][0]
     assert duel["first_to"] == 2 and duel["length_option"] == "crowns"
+
+
+@pytest.mark.django_db
+def test_a_death_match_runs_on_the_shows_match_clock():
+    stream = show(options={"match_clock": {"decision_s": 7, "reserve_s": 0}})
+    ranking = [["ana", "ben"], ["cal"], ["dee"], ["eve"], ["fay"], ["gus"], ["hal"]]
+    ss.command(stream, {"type": "enter_ranking", "ranking": ranking}, ORG, now=T0)
+    ss.command(stream, {"type": "nominate", "dmo": "gus"}, ss.Acting("hal", shows.PLAYER), now=T0)
+    ss.command(stream, {"type": "pick_game", "game": "doubting-love-letter"}, ORG, now=T0)
+    match = Match.objects.get(show_stream=stream, kind="death_match")
+    assert match.options["decision_s"] == 7 and match.options["reserve_s"] == 0
+    # gus (the death-match opponent) starts; the first decision is due seven seconds on
+    match_services.submit(match, "gus", {"type": "choose_first", "seat": "gus"}, now=T0)
+    match.refresh_from_db()
+    assert match.next_deadline.timestamp() == T0 + 7

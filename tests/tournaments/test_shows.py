@@ -165,6 +165,10 @@ def test_defaults_and_creation():
         (EIGHT, {"candidates_per_round": 0}, "candidates_per_round"),
         (EIGHT, {"spectator_policy": "secret"}, "spectator_policy"),
         (EIGHT, {"final_game": "go"}, "final_game"),
+        (EIGHT, {"match_clock": {"move_s": 5}}, "unknown time control"),
+        (EIGHT, {"match_clock": {"decision_s": "5"}}, "whole number of seconds"),
+        (EIGHT, {"match_clock": {"decision_s": 5000}}, "does not fit Doubting Love Letter"),
+        (EIGHT, {"match_clock": []}, "maps time controls"),
     ],
 )
 def test_creation_refused(entrants, options, match):
@@ -183,6 +187,13 @@ def test_each_game_declares_how_a_show_sets_its_match_length():
     assert S.death_match_first_to(show.state, "bleven") == 2
     assert S.death_match_first_to(show.state, DLL) == 7
     assert S.death_match_first_to(show.state, "love-me-not") is None
+
+
+def test_a_shows_match_clock_goes_to_each_game_that_has_the_control():
+    show = Show(options={"match_clock": {"decision_s": 5, "reserve_s": 0}})
+    assert S.match_clock(show.state.options, DLL) == {"decision_s": 5, "reserve_s": 0}
+    assert S.match_clock(show.state.options, "love-me-not") == {"decision_s": 5}
+    assert S.match_clock(Show().state.options, DLL) == {}  # the games' own clocks
 
 
 @pytest.mark.parametrize(

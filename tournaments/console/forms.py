@@ -401,11 +401,20 @@ class SubstituteStep(_Step):
     confirm_needed = True
     out = forms.CharField(max_length=150, label=gettext_lazy("Out"))
     new = forms.CharField(max_length=150, label=gettext_lazy("In"))
+    holder = forms.CharField(
+        max_length=150,
+        required=False,
+        label=gettext_lazy("Played by"),
+        help_text=gettext_lazy("a username or bot:heuristic; empty: the account named like In"),
+    )
     reason = forms.CharField(max_length=500, label=gettext_lazy("Reason"))
 
     def command(self):
         d = self.cleaned_data
-        return {"type": "substitute", "out": d["out"], "in": d["new"], "reason": d["reason"]}
+        cmd = {"type": "substitute", "out": d["out"], "in": d["new"], "reason": d["reason"]}
+        if d["holder"]:
+            cmd["holder"] = d["holder"].strip()
+        return cmd
 
 
 class ExtendStep(_Step):
@@ -430,6 +439,26 @@ class ExtendStep(_Step):
         if d["entrant"]:
             cmd["entrant"] = d["entrant"]
         return cmd
+
+
+class AutopilotForm(_Step):
+    """Take over the organizer's steps from the demo's autopilot, or hand them back."""
+
+    SWITCHES = {"take_over": "release_autopilot", "hand_back": "resume_autopilot"}
+    confirm_needed = True
+    switch = forms.ChoiceField(choices=[(k, k) for k in SWITCHES], widget=forms.HiddenInput)
+    confirm = forms.BooleanField(
+        required=False, label=gettext_lazy("Yes, switch who makes my steps")
+    )
+
+    def command(self):
+        return {"type": self.SWITCHES[self.cleaned_data["switch"]]}
+
+    def clean(self):
+        data = forms.Form.clean(self)
+        if not data.get("confirm"):
+            self.add_error("confirm", _("tick the box to confirm the switch"))
+        return data
 
 
 STEPS = {

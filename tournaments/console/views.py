@@ -10,7 +10,6 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
-from django.core import signing
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,16 +17,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games import services as match_services
-from games.core.protocol import RuleError
+from games.core.protocol import RoleRequired, RuleError
 from games.models import Match
 
-from .. import bracket_services, show_services, shows
+from .. import bracket_services, demo, invitations, show_services, shows
 from ..models import BracketRecord, ShowRecord
 from . import forms
 
 PERMISSION = "games.add_match"
-INVITE_SALT = "console.invite"
-INVITE_MAX_AGE_S = 14 * 24 * 3600
 
 
 def _organizer(request) -> None:
@@ -113,7 +110,19 @@ def _show_for_organizer(request, pk):
 def _console(request, record, acting, bound=None, status=200):
     state, _version, holders = show_services.load(record.stream)
     steps = {kind: cls(prefix=kind) for kind, cls in forms.STEPS.items()}
-    if bound is not None:
+    autopilot = None
+    switching = isinstance(bound, forms.AutopilotForm)
+    if demo.drives(record.stream) and (state.champion is None or switching):
+        switch = "hand_back" if state.autopilot_released else "take_over"
+        autopilot = {
+            "released": state.autopilot_released,
+            "form": forms.AutopilotForm(initial={"switch": switch}),
+        }
+    if switching:
+        bound.data = bound.data.copy()  # shown with its errors, it switches the right way now
+        bound.data["switch"] = switch
+        autopilot["form"] = bound
+    elif bound is not None:
         steps[bound.prefix] = bound
     matches = Match.objects.filter(show_stream=record.stream).order_by("id")
     return render(
@@ -126,6 +135,7 @@ def _console(request, record, acting, bound=None, status=200):
             "matches": match_services.summaries_for(matches, request.user),
             "holders": holders,
             "steps": steps,
+            "autopilot": autopilot,
             "log": shows.public_log(state)[-30:],
             "server_now": time.time(),
         },
@@ -150,10 +160,39 @@ def show_step(request, pk, kind):
     if form.is_valid():
         try:
             show_services.command(record.stream, form.command(), acting)
+        except RoleRequired as exc:
+            raise PermissionDenied(str(exc)) from None
         except RuleError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, _("Done: %(step)s.") % {"step": cls.title.lower()})
+            return redirect("console:show", pk=record.pk)
+    return _console(request, record, acting, bound=form, status=400)
+
+
+@login_required
+@require_POST
+def show_autopilot(request, pk):
+    """The organizer takes over their steps from the demo's autopilot, or hands them back."""
+    record, acting = _show_for_organizer(request, pk)
+    if not demo.drives(record.stream):
+        raise PermissionDenied(
+            _("no autopilot makes the organizer's steps of %(show)s") % {"show": record.name}
+        )
+    form = forms.AutopilotForm(request.POST)
+    if form.is_valid():
+        cmd = form.command()
+        try:
+            show_services.command(record.stream, cmd, acting)
+        except RuleError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(
+                request,
+                _("You have taken over: the show waits for your steps.")
+                if cmd["type"] == "release_autopilot"
+                else _("The autopilot makes your steps again."),
+            )
             return redirect("console:show", pk=record.pk)
     return _console(request, record, acting, bound=form, status=400)
 
@@ -233,9 +272,7 @@ def invite(request):
     form = forms.InviteForm(request.POST or None)
     link = None
     if request.method == "POST" and form.is_valid():
-        token = signing.dumps(
-            {"u": form.cleaned_data["username"], "by": request.user.pk}, salt=INVITE_SALT
-        )
+        token = invitations.account_token(form.cleaned_data["username"], request.user.pk)
         link = request.build_absolute_uri(reverse("console:signup", args=[token]))
     status = 400 if form.errors else 200
     return render(request, "console/invite.html", {"form": form, "link": link}, status=status)
@@ -250,8 +287,8 @@ class SignupForm(UserCreationForm):
 def signup(request, token):
     """Accept an invitation: choose a password for the invited account."""
     try:
-        invited = signing.loads(token, salt=INVITE_SALT, max_age=INVITE_MAX_AGE_S)["u"]
-    except (signing.BadSignature, KeyError, TypeError):
+        invited = invitations.invited_username(token)
+    except RuleError:
         return render(
             request,
             "registration/signup_invalid.html",

@@ -23,9 +23,13 @@ defaults to the round in progress):
 
 organizer  add_round {title}; reorder_rounds {order, reason};
            appoint_moderator {username, user_id?}; remove_moderator {username, reason};
-           substitute {out, in, reason};
+           substitute {out, in, reason, holder?} (holder: who plays ``in``,
+           an account id or bot:<kind>);
            extend_deadline {round, step, seconds, reason, entrant?};
-           enter_ranking {round?, ranking}; pick_game {round?, candidate?, game}
+           enter_ranking {round?, ranking}; pick_game {round?, candidate?, game};
+           release_autopilot {reason?}; resume_autopilot {reason?} (whether an
+           autopilot, e.g. the demo's, may make the organizer's steps)
+           invite {entrant}; revoke_invitation {invitation_id}
 player     give_token {round?, to}; choose_candidate {round?, candidates | candidate};
            nominate {round?, dmo}; ban_game {round?, game};
            transfer_item {from, to, item_id} (own items); file_dispute (seated)
@@ -40,7 +44,8 @@ moderator  view_omnisciently {match_stream} (recorded for the audit log);
 system     death_match_linked {round?, candidate, match_stream};
            death_match_result {round?, candidate, winner, loser, match_stream?};
            final_linked {match_stream}; final_result {winner, loser?, match_stream?};
-           item_used {entrant, item_id | item, match_stream, kind?}; timeout {}
+           item_used {entrant, item_id | item, match_stream, kind?}; timeout {};
+           accept_invitation {invitation_id, user_id, username} (the link checked)
 
 The organizer counts as a moderator of the show. Rights belong to accounts:
 ``show_created`` records the organizer's user id and ``moderator_appointed``
@@ -57,6 +62,7 @@ from .options import (
     DEFAULT_OPTIONS,
     FINAL_FIRST_TO_DLL,
     death_match_first_to,
+    match_clock,
     match_length,
     match_length_option,
     resolve_options,
@@ -87,6 +93,7 @@ from .state import (
     Dispute,
     Duel,
     Final,
+    Invitation,
     Item,
     Round,
     ShowState,
@@ -140,6 +147,7 @@ __all__ = [
     "Duel",
     "Round",
     "Item",
+    "Invitation",
     "Dispute",
     "Final",
     "ShowState",
@@ -167,6 +175,7 @@ __all__ = [
     "DEFAULT_OPTIONS",
     "resolve_options",
     "death_match_first_to",
+    "match_clock",
     "match_length",
     "match_length_option",
     "create_show",

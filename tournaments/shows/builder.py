@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.core.protocol import Ctx, Event, RuleError
+from games.core.protocol import Ctx, Event, RoleRequired, RuleError
 
 from .evolve import evolve
 from .options import _name_ok
@@ -67,6 +67,8 @@ _WHAT = {
     "appoint_moderator": "appoint a moderator",
     "remove_moderator": "remove a moderator",
     "view_omnisciently": "see every card of a match",
+    "release_autopilot": "take over from the autopilot",
+    "resume_autopilot": "hand the steps back to the autopilot",
     "substitute": "substitute an entrant",
     "extend_deadline": "extend a deadline",
     "enter_ranking": "enter a main-match ranking",
@@ -90,22 +92,25 @@ _WHAT = {
     "approve_ruling": "approve a ruling",
     "reject_ruling": "reject a ruling",
     "timeout": "time out a step",
+    "invite": "invite a person to hold an entrant",
+    "accept_invitation": "record an accepted invitation",
+    "revoke_invitation": "revoke an invitation",
 }
 
 
 def _need_organizer(b: _Builder, kind: str) -> None:
     if b.actor != b.state.organizer or b.role not in (ORGANIZER, MODERATOR):
-        raise RuleError(f"only the organizer may {_WHAT[kind]}")
+        raise RoleRequired(f"only the organizer may {_WHAT[kind]}")
 
 
 def _need_moderator(b: _Builder, kind: str) -> None:
     if b.role not in (ORGANIZER, MODERATOR) or not is_moderator(b.state, b.actor):
-        raise RuleError(f"only a moderator of this show may {_WHAT[kind]}")
+        raise RoleRequired(f"only a moderator of this show may {_WHAT[kind]}")
 
 
 def _need_system(b: _Builder, kind: str) -> None:
     if b.role != SYSTEM:
-        raise RuleError(f"only the system may {_WHAT[kind]}: it is recorded from the match")
+        raise RoleRequired(f"only the system may {_WHAT[kind]}: it is recorded from the match")
 
 
 def _player(b: _Builder, kind: str) -> str:
@@ -113,7 +118,7 @@ def _player(b: _Builder, kind: str) -> str:
     if b.on_behalf is not None:
         return b.on_behalf
     if b.role != PLAYER or b.actor not in b.state.entrants:
-        raise RuleError(f"only an entrant of this show may {_WHAT[kind]}")
+        raise RoleRequired(f"only an entrant of this show may {_WHAT[kind]}")
     if b.state.status.get(b.actor) != ACTIVE:
         raise RuleError(f"{b.actor} is no longer in the show")
     return b.actor

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.core.protocol import Ctx, Event, RuleError
+from games.core.protocol import Ctx, Event, RoleRequired, RuleError
 
 from .builder import _WHAT, _Builder
-from .commands import disputes, items, organizer, results, rounds, timeouts
+from .commands import disputes, invitations, items, organizer, results, rounds, timeouts
 from .options import _name_ok
 from .state import ROLES, SPECTATOR, ShowState
 
@@ -20,6 +20,7 @@ _HANDLERS = {
     **items.HANDLERS,
     **disputes.HANDLERS,
     **timeouts.HANDLERS,
+    **invitations.HANDLERS,
 }
 
 COMMANDS = tuple(_HANDLERS)
@@ -42,7 +43,7 @@ def decide(state: ShowState, command: Mapping[str, Any], ctx: Ctx) -> list[Event
     if reason is not None and not isinstance(reason, str):
         raise RuleError("reason must be text")
     if command["role"] == SPECTATOR:
-        raise RuleError(f"spectators may only watch: {_WHAT.get(kind, kind)} is not for them")
+        raise RoleRequired(f"spectators may only watch: {_WHAT.get(kind, kind)} is not for them")
     b = _Builder(state, command, ctx)
     handler(b, command)
     return b.events

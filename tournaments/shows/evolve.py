@@ -9,6 +9,7 @@ from typing import Any
 
 from games.core.protocol import Event
 
+from .invitations import EVOLVERS as INVITATION_EVOLVERS
 from .state import (
     ACTIVE,
     AWAITING,
@@ -131,6 +132,7 @@ def _ev_show_created(s: ShowState, d: Mapping[str, Any]) -> ShowState:
         options=dict(d["options"]),
         rounds=rounds,
         round_seq=len(rounds),
+        held={e: h for e, h in (d.get("holders") or {}).items() if isinstance(h, int)},
     )
 
 
@@ -193,7 +195,13 @@ def _ev_entrant_substituted(s, d):
         if iid in items:
             items[iid] = replace(items[iid], holder=new)
     deadlines = {(k[0], k[1], _rename(k[2], out, new)): v for k, v in s.deadlines.items()}
-    sub = {"out": out, "in": new, "reason": d.get("reason", ""), "at": d.get("at")}
+    sub = {
+        "out": out,
+        "in": new,
+        "reason": d.get("reason", ""),
+        "at": d.get("at"),
+        "holder": d.get("holder"),
+    }
     return replace(
         _status(s, **{out: SUBSTITUTED, new: ACTIVE}),
         entrants=s.entrants + (new,),
@@ -432,6 +440,8 @@ _EVOLVERS = {
     "moderator_appointed": _ev_moderator_appointed,
     "moderator_removed": _ev_moderator_removed,
     "match_viewed_omnisciently": lambda s, d: s,  # for the audit log only
+    "autopilot_released": lambda s, d: replace(s, autopilot_released=True),
+    "autopilot_resumed": lambda s, d: replace(s, autopilot_released=False),
     "entrant_substituted": _ev_entrant_substituted,
     "deadline_extended": _ev_deadline_extended,
     "ranking_entered": _ev_ranking_entered,
@@ -465,6 +475,7 @@ _EVOLVERS = {
     "ruling_proposed": _ev_ruling_proposed,
     "ruling_rejected": _ev_ruling_rejected,
     "ruling_applied": _ev_ruling_applied,
+    **INVITATION_EVOLVERS,
 }
 
 

@@ -30,7 +30,12 @@ DEFAULT_OPTIONS: Mapping[str, Any] = {
     "candidates_per_round": 1,
     "candidate_rule": "last",  # or "winners_choose_any"
     "step_deadline_s": 3600,  # each entrant decision of a round; 0 = no deadline
+    # time controls of every match of the show, e.g. {"decision_s": 20, "reserve_s": 0};
+    # each game takes those it has. None: each game's own defaults
+    "match_clock": None,
 }
+# the match options a show's match_clock may set
+CLOCK_OPTIONS = ("decision_s", "reserve_s")
 
 
 def _is_int(v: Any) -> bool:
@@ -102,7 +107,43 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
         raise RuleError(
             "step_deadline_s must be a whole number of seconds, 0 or more (0: no deadline)"
         )
+    o["match_clock"] = _checked_clock(o["match_clock"], {o["final_game"], *pool})
     return o
+
+
+def _checked_clock(clock: Any, games: set[str]) -> dict[str, int] | None:
+    if clock is None:
+        return None
+    if not isinstance(clock, Mapping) or not clock:
+        raise RuleError(
+            'match_clock maps time controls to seconds, e.g. {"decision_s": 20, "reserve_s": 0}'
+        )
+    unknown = sorted(str(k) for k in clock if k not in CLOCK_OPTIONS)
+    if unknown:
+        raise RuleError(
+            f"match_clock: unknown time control(s) {', '.join(unknown)}; "
+            f"time controls: {', '.join(CLOCK_OPTIONS)}"
+        )
+    bad = sorted(k for k, v in clock.items() if not _is_int(v) or v < 0)
+    if bad:
+        raise RuleError(f"match_clock: {', '.join(bad)} must be a whole number of seconds")
+    for game in sorted(games):
+        rules = rules_for(game)
+        for opt, value in clock.items():
+            spec = rules.options.get(opt)
+            if spec is None:
+                continue  # a game without this control ignores it
+            try:
+                spec.check(opt, value)
+            except RuleError as exc:
+                raise RuleError(f"match_clock {opt} does not fit {rules.name}: {exc}") from None
+    return dict(clock)
+
+
+def match_clock(options: Mapping[str, Any], game: str) -> dict[str, int]:
+    """The time controls of the show's options that ``game`` has ({}: its defaults)."""
+    clock = options.get("match_clock") or {}
+    return {k: v for k, v in clock.items() if k in rules_for(game).options}
 
 
 def _death_match_length(options: Mapping[str, Any], game: str) -> int | None:

@@ -187,6 +187,17 @@ class Item:
 
 
 @dataclass(frozen=True)
+class Invitation:
+    """An invitation to hold an entrant (a signed link; the id is in the link)."""
+
+    id: str
+    entrant: str
+    invited_by: str
+    status: str = "open"  # open, accepted, revoked
+    username: str | None = None  # the account that accepted it
+
+
+@dataclass(frozen=True)
 class Dispute:
     id: str
     target_stream: str
@@ -234,6 +245,11 @@ class ShowState:
     champion: str | None = None
     # (round id, step, entrant) -> absolute deadline
     deadlines: Mapping[tuple[str, str, str], float] = field(default_factory=dict)
+    # the organizer took over their steps from an autopilot (the demo's)
+    autopilot_released: bool = False
+    invitations: Mapping[str, Invitation] = field(default_factory=dict)
+    invitation_seq: int = 0
+    held: Mapping[str, int] = field(default_factory=dict)  # entrant -> the account holding it
     version: int = 0
     log: tuple[Event, ...] = ()
     voided: frozenset[int] = frozenset()

@@ -157,6 +157,15 @@ def _describe_event(ev: Event, data: Mapping[str, Any]) -> str:
             f"{g('username')} looks at {g('match_stream')} with every card shown"
         ),
         "entrant_substituted": lambda: f"{g('in')} replaces {g('out')}",
+        "autopilot_released": lambda: f"{g('actor')} takes over the organizer's steps",
+        "autopilot_resumed": lambda: f"{g('actor')} hands the organizer's steps to the autopilot",
+        "invitation_created": lambda: f"a person is invited to hold {g('entrant')}",
+        "invitation_accepted": lambda: (
+            f"{g('username')} now holds {g('entrant')}"
+            if g("username")
+            else f"a person now holds {g('entrant')}"
+        ),
+        "invitation_revoked": lambda: f"the invitation to hold {g('entrant')} is revoked",
         "deadline_extended": lambda: f"{g('step')} deadline extended by {g('seconds')} s",
         "ranking_entered": lambda: (
             f"round {g('round')}: main match won by {', '.join(g('winners') or [])}"

@@ -315,3 +315,63 @@ def test_a_reanchor_restarts_the_clocks_as_they_stood_at_its_since():
     assert s.next_deadline(resumed) == 2008.0  # 8 s were left when it paused at 6
     # a ruling time before the anchor (clock skew) takes no time away
     assert s.next_deadline(s.evolve(state, Event("clock_reanchored", {"at": 1, "since": 4}))) == 14
+
+
+# ---- time added to one seat -------------------------------------------------------
+def deadlines(s, state):
+    return {d.seat: d.deadline for d in s.pending(state)}
+
+
+def test_time_added_to_a_seat_waiting_moves_no_deadline_until_its_turn():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"}, options={"decision_s": 10})
+    state, _ = mod_do(s, state, {"type": "add_time", "seat": "ben", "seconds": 30}, now=2.0)
+    assert deadlines(s, state) == {"ana": 10.0}  # ana's clock is not ben's
+    state, _ = play(s, state, "ana", {"type": "name", "n": 2}, now=4.0)
+    assert deadlines(s, state) == {"ben": 44.0}  # his 10 s from 4, and his 30 s
+    # ben decides 26 s past his own 10 s: the credit pays for it, the game sees him in time
+    state, events = play(s, state, "ben", {"type": "name", "n": 1}, now=40.0)
+    assert [e.type for e in events][:2] == ["time_credit_used", "named"]
+    assert events[0].data["seconds"] == pytest.approx(26.001)
+    assert events[1].data["at"] < 14.0
+    assert s.credit(state, "ben") == pytest.approx(3.999)
+    # bout 2 (ben first) starts when ben really decided, at 40; his credit left still his
+    assert state.first == "ben"
+    assert deadlines(s, state) == {"ben": pytest.approx(50.0 + 3.999)}
+
+
+def test_time_added_to_the_seat_deciding_moves_its_deadline_and_is_spent_at_its_timeout():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"}, options={"decision_s": 10})
+    state, _ = mod_do(s, state, {"type": "add_time", "seat": "ana", "seconds": 30}, now=5.0)
+    assert s.next_deadline(state) == 40.0
+    assert s.fire_due(state, Ctx(39.9, random.Random(0), None, "system")) == []
+    fired = s.fire_due(state, Ctx(40.0, random.Random(0), None, "system"))
+    assert [e.type for e in fired] == ["time_credit_used", "timed_out"]
+    assert fired[1].data["at"] == 10.0  # the game's own deadline
+    for e in fired:
+        state = s.evolve(state, e)
+    assert s.credit(state, "ana") == 0.0
+    assert deadlines(s, state) == {"ben": 50.0}  # ben's 10 s start at 40, when ana timed out
+
+
+def test_an_early_decision_keeps_the_credit_for_later():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"}, options={"decision_s": 10})
+    state, _ = mod_do(s, state, {"type": "add_time", "seat": "ana", "seconds": 30}, now=1.0)
+    state, events = play(s, state, "ana", {"type": "name", "n": 2}, now=3.0)
+    assert "time_credit_used" not in [e.type for e in events]
+    assert s.credit(state, "ana") == 30.0
+    assert deadlines(s, state) == {"ben": 13.0}
+
+
+def test_time_for_a_seat_not_in_the_match_is_refused_in_words():
+    s = make()
+    state, _ = start(s, setup={"first": "ana"}, options={"decision_s": 10})
+    for bad in ("cal", "", 3, ["ana"]):
+        with pytest.raises(
+            RuleError, match="not seated in this match: add time to one of ana, ben"
+        ):
+            mod_do(s, state, {"type": "add_time", "seat": bad, "seconds": 5})
+    with pytest.raises(RuleError, match="at most 86400"):
+        mod_do(s, state, {"type": "add_time", "seat": "ana", "seconds": 86_401})

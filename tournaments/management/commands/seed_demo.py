@@ -12,7 +12,7 @@ from games.models import Match
 from tournaments import autopilot, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
-from tournaments.demo import LIVE_DEMO
+from tournaments.demo import LIVE_DEMO, held
 from tournaments.models import ShowRecord
 
 ORGANIZER = "organizer"
@@ -48,7 +48,8 @@ class Command(BaseCommand):
             return
         rng = random.SystemRandom()
         self._finished_show(org, mods, rng)
-        self._live_show(org, mods, player, rng)
+        with held():  # the scene is set step by step; the autopilot takes over after
+            self._live_show(org, mods, player, rng)
         self._bracket(player2, rng)
         self._game_matches(player, player2, rng)
         self.stdout.write(self.style.SUCCESS("demo seeded: open http://127.0.0.1:8000/"))

@@ -121,8 +121,17 @@ def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
                 raise RuleError(f"{out} is playing a death match: rule on that match instead")
     if s.final is not None and out in s.final.players:
         raise RuleError(f"{out} is playing the final: rule on that match instead")
+    holder = c.get("holder")
+    if not (
+        holder is None or _is_int(holder) or (isinstance(holder, str) and holder.startswith("bot:"))
+    ):
+        raise RuleError("the substitute is played by an account (its id) or a bot (bot:<kind>)")
     moved = [it.id for it in inventory(s, out)]
-    b.emit("entrant_substituted", {"out": out, "in": new, "items": moved}, reason=reason)
+    b.emit(
+        "entrant_substituted",
+        {"out": out, "in": new, "items": moved, "holder": holder},
+        reason=reason,
+    )
 
 
 def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
@@ -150,6 +159,23 @@ def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
     )
 
 
+def _release_autopilot(b: _Builder, c: Mapping[str, Any]) -> None:
+    """The organizer makes their own steps from now on (no autopilot makes them)."""
+    _need_organizer(b, "release_autopilot")
+    _not_over(b.state)
+    if b.state.autopilot_released:
+        raise RuleError("you have taken over already: the autopilot makes none of your steps")
+    b.emit("autopilot_released", {})
+
+
+def _resume_autopilot(b: _Builder, c: Mapping[str, Any]) -> None:
+    _need_organizer(b, "resume_autopilot")
+    _not_over(b.state)
+    if not b.state.autopilot_released:
+        raise RuleError("the autopilot makes your steps already: take over first")
+    b.emit("autopilot_resumed", {})
+
+
 HANDLERS = {
     "add_round": _add_round,
     "reorder_rounds": _reorder_rounds,
@@ -158,4 +184,6 @@ HANDLERS = {
     "view_omnisciently": _view_omnisciently,
     "substitute": _substitute,
     "extend_deadline": _extend_deadline,
+    "release_autopilot": _release_autopilot,
+    "resume_autopilot": _resume_autopilot,
 }

@@ -1,12 +1,19 @@
 from daphne.management.commands.runserver import Command as RunserverCommand
+from django.conf import settings
 
 from clocks import embedded
+from hooks import embedded as embedded_hooks
 
 
 class Command(RunserverCommand):
-    help = "runserver plus the in-process clock worker (embedded mode, `make run`)."
+    help = (
+        "runserver plus the in-process clock worker and webhook sender (embedded mode, `make run`)."
+    )
 
     def inner_run(self, *args, **options):
         embedded.start()
         self.stdout.write("clock worker running in-process (deadlines enforced)")
+        if settings.CELERY_BROKER_URL.startswith("memory://"):  # else Celery workers send them
+            embedded_hooks.start()
+            self.stdout.write("webhook sender running in-process (deliveries sent)")
         return super().inner_run(*args, **options)

@@ -1,0 +1,238 @@
+"""The checks `make prod-check` makes after its show (bench/prod_check.py):
+the log, the read models, the HTTP answers, the sockets, the app role, the logs."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+RECOVERY_S = 10  # the show goes on within this long after a fault
+# a socket that has not shown a version this long after it was written has lost it
+# (the 2 cores are shared by every process of the run)
+SOCKET_LAG_S = 5
+SPECTATOR_SLACK_S = 0.01  # timestamps of the same clock, rounded differently
+
+REBUILD_CHECK = r"""
+import json
+import django
+django.setup()
+from django.apps import apps
+from django.db import models, transaction
+from eventlog.readmodels import rebuild_all
+
+def snapshot():
+    out = {}
+    for label in ("games", "tournaments"):
+        for model in apps.get_app_config(label).get_models():
+            names = [
+                f.attname for f in model._meta.concrete_fields
+                if not f.primary_key and not isinstance(f, models.ForeignKey)
+                and not getattr(f, "auto_now", False) and not getattr(f, "auto_now_add", False)
+                and f.editable  # not the fold caches (folded, fold_token): no read model
+            ]
+            rows = sorted(json.dumps(r, sort_keys=True, default=str) for r in model.objects.values(*names))
+            out[model._meta.label] = rows
+    return out
+
+before = snapshot()
+with transaction.atomic():
+    n = rebuild_all()
+    after = snapshot()
+    transaction.set_rollback(True)
+diff = [k for k in before if before[k] != after.get(k)]
+print(json.dumps({"events": n, "equal": not diff, "differ": diff,
+                  "rows": {k: len(v) for k, v in before.items()}}))
+"""
+
+
+def check_log(conn) -> list[str]:
+    failures = []
+    gaps = conn.execute(
+        "SELECT stream, count(*), min(version), max(version), count(DISTINCT version) "
+        "FROM eventlog_storedevent GROUP BY stream "
+        "HAVING min(version) <> 1 OR max(version) <> count(*) OR count(DISTINCT version) <> count(*)"
+    ).fetchall()
+    for stream, n, lo, hi, distinct in gaps:
+        failures.append(
+            f"{stream}: versions not gapless ({n} events, {lo}..{hi}, {distinct} distinct)"
+        )
+    doubled = conn.execute(
+        "SELECT command_id, count(DISTINCT stream), count(*), count(DISTINCT command_seq) "
+        "FROM eventlog_storedevent WHERE command_id IS NOT NULL GROUP BY command_id "
+        "HAVING count(DISTINCT stream) > 1 OR count(*) <> count(DISTINCT command_seq)"
+    ).fetchall()
+    for cid, streams, n, seqs in doubled:
+        failures.append(
+            f"command id {cid} written twice ({n} events, {seqs} seqs, {streams} streams)"
+        )
+    # a timeout's command id is its deadline ("s:timeout:<deadline>"): two writes of one
+    # deadline would be two ids only if the deadlines differed, so compare by seat and time too
+    twice = conn.execute(
+        "SELECT stream, data->>'seat', data->>'at', count(*) FROM eventlog_storedevent "
+        "WHERE type = 'timed_out' GROUP BY 1, 2, 3 HAVING count(*) > 1"
+    ).fetchall()
+    for stream, seat, at, n in twice:
+        failures.append(f"{stream}: the timeout of {seat} at {at} written {n} times")
+    return failures
+
+
+CELERY_SHUTDOWN = re.compile(r"^worker: \w+ shutdown \(MainProcess\)$")
+
+
+def check_logs(workdir: Path, facts: list[str]) -> list[str]:
+    """Every line a Django process wrote is one JSON object; the clock's carry the stream."""
+    failures = []
+    lines = with_stream = 0
+    for name in ("web1", "web2", "worker1", "worker2", "beat"):
+        path = workdir / f"{name}.log"
+        if not path.exists():
+            continue
+        for raw in path.read_text(errors="replace").splitlines():
+            if not raw.strip() or CELERY_SHUTDOWN.match(raw):
+                continue  # Celery's last words on shutdown are printed, not logged
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                failures.append(f"{name}.log: not JSON: {raw[:200]}")
+                continue
+            lines += 1
+            if record.get("logger", "").startswith("clocks") and record.get("stream"):
+                with_stream += 1
+    if len(failures) > 10:
+        failures = failures[:10] + [f"... and {len(failures) - 10} more lines not JSON"]
+    facts.append(f"logs: {lines} JSON lines, {with_stream} clock lines carrying their stream")
+    if not with_stream:
+        failures.append("no clock log line carried its match's stream")
+    return failures
+
+
+def in_fault(start: float, end: float, faults) -> bool:
+    """Whether [start, end] overlaps a fault's window (from a second before it)."""
+    return any(start <= e and end >= s - 1 for _, s, e in faults)
+
+
+def check_http(calls, faults, facts: list[str], ports) -> list[str]:
+    """No 5xx but a clear 503 during a fault; every request answered."""
+    failures = []
+    statuses: dict[int, int] = {}
+    for call in calls:
+        statuses[call.status] = statuses.get(call.status, 0) + 1
+        if call.status == 0:
+            failures.append(f"no answer: {call.method} {call.path} :{call.port} {call.error}")
+        elif call.status >= 500 and not (
+            call.status == 503 and call.clear and in_fault(call.at, call.at + call.elapsed, faults)
+        ):
+            failures.append(f"{call.status}: {call.method} {call.path} :{call.port} {call.error}")
+    per_port = {p: sum(1 for c in calls if c.port == p) for p in ports}
+    slowest = max((c.elapsed for c in calls), default=0)
+    facts.append(
+        f"HTTP: {len(calls)} requests {per_port} by port, statuses "
+        f"{dict(sorted(statuses.items()))}, slowest {slowest:.2f} s"
+    )
+    return failures
+
+
+def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> list[str]:
+    """Every socket's versions never go back (a version again answers a reconnection's
+    `since`, which the client had not yet seen the answer of); each version of its match reached it within
+    SOCKET_LAG_S (spectators: after the delay), or within RECOVERY_S after the fault
+    it was written in; none reached a spectator before the delay allowed; each socket
+    ends at its match's last version."""
+    failures = []
+    streams = sorted({s.stream for s in sockets})
+    written: dict[str, list[tuple[int, float]]] = {s: [] for s in streams}
+    for stream, version, at in conn.execute(
+        "SELECT stream, version, extract(epoch FROM recorded_at)::float "
+        "FROM eventlog_storedevent WHERE stream = ANY(%s) ORDER BY stream, version",
+        [streams],
+    ):
+        written[stream].append((version, at))
+    lags: list[float] = []
+    early = reconnects = 0
+    for sock in sockets:
+        name = f"{sock.kind} socket of match {sock.match_id} on :{sock.port}"
+        shown = [(at, v) for at, v, html, _ in sock.received if html]
+        wait = delay_s if sock.kind == "spectator" else 0.0
+        reconnects += max(0, sock.connects - 1)
+        for at, code, why in sock.failures:
+            if code >= 500 and not in_fault(at, at, faults):
+                failures.append(f"{name}: handshake {why} outside a fault")
+        if any(b[1] < a[1] for a, b in zip(shown, shown[1:], strict=False)):
+            failures.append(f"{name}: versions went back {[v for _, v in shown][:40]}")
+        rows = written.get(sock.stream) or []
+        if not rows:
+            continue
+        recorded = dict(rows)
+        for at, v in shown:
+            if sock.kind == "spectator" and at + SPECTATOR_SLACK_S < recorded[v] + delay_s:
+                early += 1
+                failures.append(
+                    f"{name}: version {v} shown {recorded[v] + delay_s - at:.2f} s "
+                    "before the spectator delay allowed"
+                )
+        last = rows[-1][0]
+        if not shown or shown[-1][1] != last:
+            failures.append(
+                f"{name}: ended at version {shown[-1][1] if shown else None}, the match at {last}"
+                f" ({sock.connects} connects, closes {sock.closes}, {[why for _, _, why in sock.failures[-3:]]})"
+            )
+        for v, rec in rows:
+            if sock.kind == "spectator" and v == 1:
+                continue  # a match is shown to spectators from its first move on
+            due = max(rec + wait, sock.opened)
+            got = next((at for at, w in shown if w >= v), None)
+            # a fault during [due, due + SOCKET_LAG_S]: within RECOVERY_S after it ended
+            fault_end = max(
+                (e for _, s, e in faults if s - 1 <= due + SOCKET_LAG_S and e >= due),
+                default=None,
+            )
+            limit = max(due + SOCKET_LAG_S, (fault_end or 0) + RECOVERY_S)
+            if got is None or got > limit:
+                failures.append(
+                    f"{name}: version {v} (written at {rec:.1f}) shown "
+                    + (f"{got - due:.1f} s after it was due" if got else "never")
+                )
+                break  # one per socket says enough
+            lags.append(got - due)
+    lags.sort()
+
+    def q(p):
+        return lags[min(len(lags) - 1, int(p * len(lags)))] if lags else 0
+
+    facts.append(
+        f"websockets: {len(sockets)} clients ({sum(s.kind == 'spectator' for s in sockets)} "
+        f"spectators), {sum(len(s.received) for s in sockets)} messages, {reconnects} "
+        f"reconnections; each version shown {q(0.5) * 1000:.0f} ms (p50), {q(0.99) * 1000:.0f} ms "
+        f"(p99), {q(1.0):.1f} s (max) after it was due; {early} shown to a spectator too early"
+    )
+    return failures
+
+
+def check_app_role(app_url: str, facts: list[str]) -> list[str]:
+    """The app role writes events but can neither change nor remove one (psql, as
+    an operator would try it)."""
+    psql = shutil.which("psql")
+    if psql is None:
+        return ["psql is not on PATH: the app role's privileges were not checked"]
+    failures = []
+    refused = []
+    for verb, sql in (
+        ("UPDATE", "UPDATE eventlog_storedevent SET type = type WHERE version = 1"),
+        ("DELETE", "DELETE FROM eventlog_storedevent WHERE version = 1"),
+        ("TRUNCATE", "TRUNCATE eventlog_storedevent"),
+    ):
+        out = subprocess.run(
+            [psql, app_url, "-v", "ON_ERROR_STOP=1", "-qc", sql],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        if out.returncode == 0 or "permission denied" not in out.stderr:
+            failures.append(f"the app role's {verb} of events was not refused: {out.stderr[:200]}")
+        else:
+            refused.append(verb)
+    facts.append(f"app role: {', '.join(refused) or 'nothing'} of events refused (psql)")
+    return failures
