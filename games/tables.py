@@ -71,6 +71,7 @@ class Table:
     replay_open: bool
     at: int | None = None
     errors: dict[str, str] = field(default_factory=dict)
+    dispute_places: list = field(default_factory=list)  # where "you" may dispute a line
     server_now: float = field(default_factory=time.time)
 
     @property

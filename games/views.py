@@ -12,6 +12,7 @@ from games.core.registry import available, rules_for
 from games.core.tables import BadForm
 
 from . import services
+from .disputes import dispute_places
 from .engine_words import in_words
 from .models import Match
 from .tables import find_control, table_for
@@ -69,6 +70,8 @@ def match_page(request, pk):
 
 
 def _render_table(request, table, status=200):
+    if table.you is not None:
+        table.dispute_places = dispute_places(table.match, request.user)
     template = "games/tables/_table.html" if request.htmx else "games/match.html"
     return render(request, template, {"table": table, "match": table.match}, status=status)
 

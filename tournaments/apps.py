@@ -26,8 +26,11 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from games.disputes import register_dispute_provider
         from games.visibility import register_show_provider
 
         from . import bot_steps, bracket_services, readmodels, show_services  # noqa: F401  (listeners, projectors)
+        from .dispute_filing import DisputePlaces
 
         register_show_provider(ShowFactsProvider())
+        register_dispute_provider(DisputePlaces())

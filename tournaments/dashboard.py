@@ -27,8 +27,10 @@ from games.core.registry import series_for
 from games.models import Match
 
 from . import shows
+from .dispute_filing import filer, takes_disputes_about
 from .items import SCOPE_WORDS, SCOPES, known_items
 from .models import ShowRecord
+from .ruling_words import ruling_params_words
 from .show_services import Acting, acting_for, command, load
 
 STAFF = (shows.ORGANIZER, shows.MODERATOR)
@@ -94,7 +96,9 @@ def _disputes(state: shows.ShowState) -> list[dict]:
                 "match": match,
                 "seats": list(match.seats) if match else [],
                 "proposal": dict(d.proposal) if d.proposal else None,
+                "proposal_words": ruling_params_words((d.proposal or {}).get("params")),
                 "ruling": dict(d.ruling) if d.ruling else None,
+                "ruling_words": ruling_params_words((d.ruling or {}).get("params")),
                 # void_to goes back to a version before the disputed event
                 "versions": [(v, t) for v, t in events if v < d.target_version],
             }
@@ -354,7 +358,13 @@ def file_dispute(request, pk):
     match = Match.objects.filter(pk=_int(data, "match")).first()
     if match is None:
         raise Http404(_("no such match: name the match you dispute (?match=...)"))
-    acting = _filer(record, request.user, match)
+    acting = filer(record, request.user, match)
+    if acting is None and not takes_disputes_about(record, match):
+        message = _(
+            "%(match)s is not a match of %(show)s or of a bracket: "
+            "%(show)s takes no dispute about it."
+        ) % {"match": match, "show": record.name}
+        return render(request, "403.html", {"message": message}, status=403)
     if acting is None:
         acting = acting_for(record.stream, request.user)
         message = _(
@@ -408,16 +418,3 @@ def file_dispute_for_match(request, match_pk):
         raise Http404("this match is not played in a show: disputes are filed in shows")
     url = reverse("dashboard:file_dispute", args=[record.pk])
     return redirect(f"{url}?match={match.pk}&version={_int(request.GET, 'version') or ''}")
-
-
-def _filer(record: ShowRecord, user, match: Match) -> Acting | None:
-    """The user as a moderator of the show, or as the entrant they hold
-    seated in ``match``; None if neither."""
-    acting = acting_for(record.stream, user)
-    if acting.role in STAFF:
-        return acting
-    for seat in match.seats:
-        acting = acting_for(record.stream, user, entrant=seat)
-        if acting.role == shows.PLAYER and acting.actor == seat:
-            return acting
-    return None

@@ -142,7 +142,7 @@ def command(
     if not isinstance(cmd, Mapping) or not isinstance(cmd.get("type"), str):
         raise RuleError("a command needs a type")
     for attempt in range(MAX_RETRIES):
-        state, version, _ = load(stream)
+        state, version, holders = load(stream)
         ctx = Ctx(
             now=time.time() if now is None else now,
             rng=rng or match_services.secure_rng(),
@@ -154,7 +154,7 @@ def command(
         if cmd["type"] == "appoint_moderator":
             full["user_id"] = _account_id(full.get("username"))
         if cmd["type"] == "file_dispute":
-            full["seated"] = _seated(full.get("target_stream"), acting.actor)
+            full.update(dispute_target(stream, holders, full.get("target_stream"), acting.actor))
         if cmd["type"] == "substitute":
             full["holder"] = _substitute_holder(state, full)
         new = shows.decide(state, full, ctx)
@@ -213,13 +213,26 @@ def _substitute_holder(state, cmd: Mapping[str, Any]) -> Any:
     return uid
 
 
-def _seated(target_stream: Any, entrant: str) -> bool:
+def dispute_target(
+    show_stream: str, holders: Mapping[str, Any], target_stream: Any, entrant: str
+) -> dict[str, bool]:
+    """What the show's rules need to know of a disputed match: ``seated``, the
+    account holding ``entrant`` in this show holds that seat in that very match
+    (by account, never by name alone); ``foreign``, it is neither this show's
+    stream nor a match of this show or of a bracket (another show's, a one-off)."""
+    if target_stream == show_stream:
+        return {"seated": False, "foreign": False}
     match = (
         Match.objects.filter(stream=target_stream).first()
         if isinstance(target_stream, str)
         else None
     )
-    return bool(match and entrant in match.seats)
+    if match is None:
+        return {"seated": False, "foreign": True}
+    ours = match.show_stream == show_stream or match.show_stream.startswith("bracket-")
+    uid = holders.get(entrant)
+    seated = isinstance(uid, int) and match.holders.filter(seat=entrant, user_id=uid).exists()
+    return {"seated": bool(seated), "foreign": not ours}
 
 
 # ---- matches opened by the show -------------------------------------------------

@@ -237,6 +237,13 @@ def test_the_audit_log_filters_by_kind_and_actor(client, people):
     assert "mia moderates the show" in audit and "bounty" not in audit
 
 
+def seat_account(cup, seat, user):
+    """``user``'s account takes ``seat`` in every match of the bracket (the bots
+    played it out; the account is what a dispute is filed by)."""
+    for m in Match.objects.filter(show_stream=cup):
+        m.holders.filter(seat=seat).update(user=user, bot="")
+
+
 def play_bracket(cup, rng):
     t = time.time()
     for _ in range(20):
@@ -261,6 +268,7 @@ def test_a_player_files_a_dispute_and_an_overturn_waits_for_a_second_moderator(c
         rng=rng,
     )
     play_bracket(cup, rng)
+    seat_account(cup, "ana", people["pat"])
     out = bs.bracket_output(cup)
     r1 = next(s for s in out["series"] if s["id"] == "R1-1")  # ana's series
     old_final = next(s for s in out["series"] if s["round"] == "R2")
@@ -293,7 +301,10 @@ def test_a_player_files_a_dispute_and_an_overturn_waits_for_a_second_moderator(c
     assert state(show).disputes["d-1"].status == "claimed"  # nothing submitted yet
     resp = act(client, show, **ruling, confirmed="yes")
     assert state(show).disputes["d-1"].status == "awaiting_approval"
-    assert "waiting for a second moderator" in text(client.get(resp["Location"]))
+    page = text(client.get(resp["Location"]))
+    assert "waiting for a second moderator" in page
+    # the ruling's parameters in words, never as a Python dict
+    assert f"the winner: {loser}" in page and "{&#x27;winner" not in page
     assert Match.objects.get(pk=target.pk).winners == [r1["winner"]]
     resp = act(client, show, action="approve_ruling", dispute_id="d-1")
     assert resp.status_code == 400 and "cannot approve your own ruling" in text(resp)

@@ -94,7 +94,7 @@ def test_a_moderator_grants_an_item_and_the_player_uses_it_at_the_table(
     player.get_by_role("link", name="Shows").click()
     player.get_by_role("link", name="Saturday Show").click()
     player.get_by_role("link", name="Saturday Show: the final").click()
-    expect(player.locator(".seat.you .items")).to_contain_text(re.compile("insurance", re.I))
+    expect(player.locator(".seat.you .items")).to_contain_text("Insurance")  # by its name
     player.get_by_role("button", name="Declare Insurance").click()
     expect(player.get_by_role("button", name="Declare Insurance")).to_have_count(0)
     expect(player.locator(".history")).to_contain_text("Insurance")
@@ -144,11 +144,11 @@ def test_an_overturn_ruled_by_one_moderator_and_approved_by_another_resets_the_b
     ana_series = player.locator(".bracket-first .bracket-match").filter(has_text="ana")
     ana_series.get_by_role("link").click()
     expect(player.locator(".result")).to_be_visible()
-    event = player.locator(".history li").last.get_attribute("value")
-    # the table's address names the match the dispute is against
-    match_pk = re.search(r"/games/matches/(\d+)/", player.url).group(1)
-    record_pk = ShowRecord.objects.get(name="Saturday Show").pk
-    player.goto(f"/shows/{record_pk}/disputes/file?match={match_pk}&version={event}")
+    last = player.locator(".history li").last
+    event = last.get_attribute("value")
+    # the last history line's Dispute link opens the form filled with that event
+    last.get_by_role("link", name="Dispute").click()
+    expect(player.get_by_role("heading", level=1)).to_have_text("File a dispute")
     expect(player.get_by_label("event (version)")).to_have_value(event)
     player.get_by_label("what went wrong").fill("the other seat's bot played out of turn")
     player.get_by_role("button", name="file the dispute").click()
@@ -170,6 +170,7 @@ def test_an_overturn_ruled_by_one_moderator_and_approved_by_another_resets_the_b
     one.get_by_role("button", name="Submit the ruling").click()
     expect(one.locator(".messages")).to_contain_text("waiting for a second moderator")
     expect(dispute).to_contain_text("Waiting for a second moderator: moderator1 proposes")
+    expect(dispute).to_contain_text(f"the winner: {loser}")  # in words, not a dict
     expect(dispute.get_by_role("button", name="approve")).to_have_count(0)  # not their own
     doc_shot(one, "3-dashboard-ruling-waits")
     assert Match.objects.get(stream=first["match_stream"]).winners == [first["winner"]]

@@ -227,17 +227,17 @@ def test_dispute_void_back_to_a_version_and_play_on():
     match_services.run_bots(dm, start=T0 + 100, rng=rng, max_moves=2)
     assert read(dm.stream)[-1].version > v
     seat = dm.seats[0]
-    ss.command(
-        stream,
-        {
-            "type": "file_dispute",
-            "target_stream": dm.stream,
-            "target_version": v + 1,
-            "text": "my move was misread",
-        },
-        ss.Acting(seat, shows.PLAYER),
-        now=T0,
-    )
+    dispute = {
+        "type": "file_dispute",
+        "target_stream": dm.stream,
+        "target_version": v + 1,
+        "text": "my move was misread",
+    }
+    # a bot holds that seat: an entrant's name alone files nothing
+    with pytest.raises(RuleError, match="only a player seated in that match"):
+        ss.command(stream, dispute, ss.Acting(seat, shows.PLAYER), now=T0)
+    assert not state_of(stream).disputes
+    ss.command(stream, dispute, MOD1, now=T0)
     st = state_of(stream)
     did = next(iter(st.disputes))
     with pytest.raises(RuleError):

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from games.core.protocol import RuleError
+from games.core.protocol import RoleRequired, RuleError
 
 from ..builder import _Builder, _need_moderator, _reason, _text
 from ..commands.rounds import _advance, _maybe_open_final
@@ -45,8 +45,13 @@ def _dispute(s: ShowState, c: Mapping[str, Any]) -> Dispute:
 def _file_dispute(b: _Builder, c: Mapping[str, Any]) -> None:
     s = b.state
     mod = b.role in (ORGANIZER, MODERATOR) and is_moderator(s, b.actor)
+    if c.get("foreign") is True:
+        raise RoleRequired(
+            "only a player seated in that match or a moderator of its show may file a "
+            "dispute: it is not a match of this show or of a bracket"
+        )
     if not mod and not (b.role == PLAYER and c.get("seated") is True):
-        raise RuleError(
+        raise RoleRequired(
             "only a player seated in that match or a moderator of this show may file a dispute"
         )
     stream = _text(c, "target_stream", "target_stream (the stream of the disputed event)")
