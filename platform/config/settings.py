@@ -136,7 +136,10 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # redis-py 8 reads with a 5 s socket timeout by default, which races the
+            # layer's 5 s blocking pop and tears idle sockets' consumers down
+            # (django/channels_redis#422): wait longer than the pop, still finite
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
         }
     }
     CELERY_BROKER_URL = REDIS_URL
