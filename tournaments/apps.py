@@ -26,11 +26,14 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from clocks.enforce import also_sweep
         from games.disputes import register_dispute_provider
         from games.visibility import register_show_provider
 
         from . import bot_steps, bracket_services, readmodels, show_services  # noqa: F401  (listeners, projectors)
         from .dispute_filing import DisputePlaces
+        from .show_clock import sweep_shows
 
         register_show_provider(ShowFactsProvider())
+        also_sweep(sweep_shows)
         register_dispute_provider(DisputePlaces())

@@ -83,6 +83,21 @@ def due_matches(now: float | None = None) -> list[int]:
     )
 
 
+_sweepers: list = []
+
+
+def also_sweep(fn) -> None:
+    """Have every sweep call ``fn(now) -> events written`` too (e.g. the
+    shows' step deadlines: the clocks know no show)."""
+    _sweepers.append(fn)
+
+
 def sweep(now: float | None = None) -> int:
-    """Enforce every overdue deadline of every match."""
-    return sum(enforce_match(pk, now) for pk in due_matches(now))
+    """Enforce every overdue deadline of every match, then the registered sweepers'."""
+    n = sum(enforce_match(pk, now) for pk in due_matches(now))
+    for fn in _sweepers:
+        try:
+            n += fn(now)
+        except Exception:  # one failing sweeper must not stop the clocks
+            log.exception("a sweeper failed; the next sweep tries again")
+    return n

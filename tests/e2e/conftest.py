@@ -168,8 +168,8 @@ def run_show():
     entrants would between the organizer's steps. ``people`` maps an entrant
     to its account (its steps go through the show service as that person's:
     a token to the first allowed, the first DMO allowed); bots make theirs
-    (the autopilot: outside the demo's live show the platform does not make
-    them yet) and play their matches, people's seats by their clocks'
+    (at once, tournaments.bot_steps; the autopilot here too, which finds
+    nothing left) and play their matches, people's seats by their clocks'
     timeouts (a simulated clock). Each time the organizer owes a step,
     ``organizer_step(decision, state)`` is called and must make it. Stops,
     returning the show's state, when ``until(state)`` holds (default: a champion)."""
