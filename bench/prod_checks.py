@@ -138,8 +138,8 @@ def check_http(calls, faults, facts: list[str], ports) -> list[str]:
 def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> list[str]:
     """Every socket's versions never go back (a version again answers a reconnection's
     `since`, which the client had not yet seen the answer of); each version of its match reached it within
-    SOCKET_LAG_S (spectators: after the delay), or within RECOVERY_S after the fault
-    it was written in; none reached a spectator before the delay allowed; each socket
+    SOCKET_LAG_S (spectators: after the delay), or within RECOVERY_S after a fault
+    it was written in or shortly after; none reached a spectator before the delay allowed; each socket
     ends at its match's last version."""
     failures = []
     streams = sorted({s.stream for s in sockets})
@@ -184,9 +184,11 @@ def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> li
                 continue  # a match is shown to spectators from its first move on
             due = max(rec + wait, sock.opened)
             got = next((at for at, w in shown if w >= v), None)
-            # a fault during [due, due + SOCKET_LAG_S]: within RECOVERY_S after it ended
+            # a fault during [due, due + SOCKET_LAG_S], or one that ended less than
+            # RECOVERY_S before it (sockets rejoin their groups after a Redis restart
+            # every LIVE_REJOIN_S): within RECOVERY_S after that fault ended
             fault_end = max(
-                (e for _, s, e in faults if s - 1 <= due + SOCKET_LAG_S and e >= due),
+                (e for _, s, e in faults if s - 1 <= due + SOCKET_LAG_S and e >= due - RECOVERY_S),
                 default=None,
             )
             limit = max(due + SOCKET_LAG_S, (fault_end or 0) + RECOVERY_S)
