@@ -10,6 +10,8 @@ from django.test import Client
 from api.models import ApiToken
 from games import services
 
+from .receiver import Receiver
+
 
 @pytest.fixture
 def ana(db):
@@ -118,3 +120,11 @@ def staffed_show(show_people):
         stream, {"type": "appoint_moderator", "username": "mia"}, ss.Acting("olga", "organizer")
     )
     return ShowRecord.objects.get(stream=stream)
+
+
+@pytest.fixture
+def receiver():
+    """A webhook receiver on 127.0.0.1 answering 200 (``.status`` may change)."""
+    r = Receiver()
+    yield r
+    r.close()

@@ -3,9 +3,7 @@ the server's own thread sends webhook deliveries: a hook fired by a show
 event reaches a receiver on loopback, signed, and a failed try waits its
 backoff."""
 
-import http.server
 import json
-import threading
 import time
 
 import pytest
@@ -16,36 +14,7 @@ from hooks import embedded, signing
 from hooks.models import WebhookDelivery, WebhookEndpoint
 from tournaments import show_services as ss
 
-
-class Receiver:
-    def __init__(self, status=200):
-        self.got, self.status = [], status
-        receiver = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.got.append((dict(self.headers), body))
-                self.send_response(receiver.status)
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def receiver():
-    r = Receiver()
-    yield r
-    r.close()
+from .receiver import Receiver
 
 
 def _wait_for(pred, timeout=10.0, step=0.05):

@@ -1,10 +1,8 @@
 """Webhooks of show hosts: registered by the organizer, delivered signed to a
 receiver on loopback, retried with backoff, disabled after repeated failures."""
 
-import http.server
 import json
 import random
-import threading
 import time
 
 import pytest
@@ -20,6 +18,8 @@ from tournaments import autopilot
 from tournaments import show_services as ss
 from tournaments.models import ShowRecord
 
+from .receiver import Receiver
+
 ENTRANTS = ["ana", "ben", "cal", "dee"]
 
 
@@ -28,39 +28,6 @@ def organizer(name, *perms):
     user = User.objects.create_user(name)
     user.user_permissions.add(*Permission.objects.filter(codename__in=perms))
     return User.objects.get(pk=user.pk)  # a fresh instance: no stale permission cache
-
-
-class Receiver:
-    """An HTTP server on 127.0.0.1 that records what it gets and answers ``status``."""
-
-    def __init__(self, status=200):
-        self.status, self.got = status, []
-        receiver = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.got.append((dict(self.headers), body))
-                self.send_response(receiver.status)
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def receiver():
-    r = Receiver()
-    yield r
-    r.close()
 
 
 @pytest.fixture
