@@ -459,9 +459,10 @@ def main() -> int:
             )
 
         if FAULTS:
-            fault("SIGKILL of Celery worker 1", 15, kill_worker)
-            fault("Redis restart", 35, restart_redis)
-            fault("PostgreSQL away (restart)", 55, database_away)
+            # early and one after the other: a show of 8 can end within a minute
+            fault("SIGKILL of Celery worker 1", 10, kill_worker)
+            fault("Redis restart", 20, restart_redis)
+            fault("PostgreSQL away (restart)", 30, database_away)
         play.join(timeout=PLAY_S + 60)
         if play.is_alive() or not summary:
             raise RuntimeError("the show driver did not return")

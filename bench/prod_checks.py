@@ -151,6 +151,7 @@ def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> li
     ):
         written[stream].append((version, at))
     lags: list[float] = []
+    calm: list[tuple[float, str, int]] = []  # the lags of versions no fault was near
     early = reconnects = 0
     for sock in sockets:
         name = f"{sock.kind} socket of match {sock.match_id} on :{sock.port}"
@@ -199,7 +200,10 @@ def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> li
                 )
                 break  # one per socket says enough
             lags.append(got - due)
+            if fault_end is None:
+                calm.append((got - due, name, v))
     lags.sort()
+    calm.sort(reverse=True)
 
     def q(p):
         return lags[min(len(lags) - 1, int(p * len(lags)))] if lags else 0
@@ -210,6 +214,11 @@ def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> li
         f"reconnections; each version shown {q(0.5) * 1000:.0f} ms (p50), {q(0.99) * 1000:.0f} ms "
         f"(p99), {q(1.0):.1f} s (max) after it was due; {early} shown to a spectator too early"
     )
+    if calm:
+        facts.append(
+            f"websockets, versions no fault was near: {len(calm)}, slowest "
+            + ", ".join(f"{lag:.1f} s (v{v}, {name})" for lag, name, v in calm[:3])
+        )
     return failures
 
 

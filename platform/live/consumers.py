@@ -47,6 +47,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         # version order; the newest version already shown to spectators
         self.held: list[tuple[int, float]] = []
         self.released = 0
+        self.failures = 0  # releases in a row that could not render
         found = await database_sync_to_async(self._resolve)()
         if found is None:
             await self.close(code=NO_SUCH_MATCH, reason="no such match")
@@ -165,32 +166,55 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         now = visibility.clock()
         due = [v for v, d in self.held if d <= now]
         if due:
-            self.released = max(self.released, *due)
+            target = max(due)
+            try:
+                version = await self.push(releasing=target)
+            except Exception as exc:  # the database away (a restart): try again shortly
+                log.warning("spectator socket of match %s could not render v%s: %s", self.pk, target, exc)
+                version = None
+            if version is None or version < target:
+                # not shown yet: held, so a retry (or a rejoin's catch-up) shows it
+                self.failures += 1
+                wait = min(_RETRY_S * 2 ** (self.failures - 1), settings.LIVE_REJOIN_S)
+                self.release = asyncio.get_running_loop().call_later(wait, self._release)
+                return
+            self.failures = 0
+            self.released = max(self.released, target)
             self.held = [(v, d) for v, d in self.held if v > self.released]
-            await self.push()
         self._schedule()  # the next version held, if any
 
-    async def push(self, *, answer: bool = False):
+    async def push(self, *, answer: bool = False, releasing: int | None = None) -> int | None:
+        """Send this viewer's table if newer than what the client shows; the
+        version rendered (None when nothing is visible yet). A spectator's is
+        the table as of ``releasing`` (by default the version last released)."""
         try:
             if self.viewer.kind == SPECTATOR_VIEW.kind:
-                version, html = await self._spectators_table()
+                version, html = await self._spectators_table(
+                    self.released if releasing is None else releasing
+                )
             else:
                 version, html = await database_sync_to_async(self._render)()
         except visibility.NotVisibleYet:
-            return
+            return None
         if version > self.shown:
             self.shown = version
             await self.send_json({"version": version, "html": html})
         elif answer:
             await self.send_json({"version": version})
+        return version
 
-    async def _spectators_table(self) -> tuple[int, str]:
+    async def _spectators_table(self, released: int) -> tuple[int, str]:
         """The table every spectator of this match sees once ``released`` is
         out: rendered as of now - delay (so never newer than the delay
         allows, and at least ``released``), once for all of them."""
         language = translation.get_language()
-        key = (self.pk, self.policy, self.released, language)
-        return await spectator_tables.get(key, lambda: _spectator_fragment(self.pk, language))
+        key = (self.pk, self.policy, released, language)
+        version, html = await spectator_tables.get(
+            key, lambda: _spectator_fragment(self.pk, language)
+        )
+        if version < released:  # cut a hair before it was recorded: not kept for the retry
+            spectator_tables.discard(key)
+        return version, html
 
     def _render(self):
         match = Match.objects.get(pk=self.pk)
@@ -207,3 +231,5 @@ def _spectator_fragment(pk: int, language: str | None) -> tuple[int, str]:
 
 # the cut is taken a little after the release time, so the version is surely behind it
 _MARGIN_S = 0.05
+# the first retry of a release that could not render; each next one waits twice as long
+_RETRY_S = 0.5

@@ -67,6 +67,12 @@ class SharedRenders:
             del self._tasks[key]
             self._done_at.pop(key, None)
 
+    def discard(self, key: Hashable) -> None:
+        """Render ``key`` afresh next time (a result found stale)."""
+        task = self._tasks.get(key)
+        if task is not None:
+            self._forget(key, task)
+
     def clear(self) -> None:
         self._tasks.clear()
         self._done_at.clear()

@@ -15,11 +15,12 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
+from django.db import OperationalError
 from django.test import Client
 
 from config.asgi import application
 from eventlog.store import read
-from games import services
+from games import services, visibility
 from games.core.playout import bot_command
 from games.core.protocol import SPECTATOR_VIEW, Viewer
 from games.core.registry import series_for
@@ -513,3 +514,70 @@ def test_the_configured_redis_layer_keeps_an_idle_receiver_past_redis_py_8s_read
         return await asyncio.wait_for(waiting, 5)
 
     assert async_to_sync(body)() == {"type": "still.here"}
+
+
+# ---- a release that cannot render is tried again ---------------------------
+def test_a_spectator_whose_release_could_not_render_gets_it_on_the_retry(monkeypatch):
+    """The database away when a version is due (a restart): the socket keeps
+    the version held and shows it once a render works, never skipping it."""
+    ana, ben = users("ana_f", "ben_f")
+    delay = 0.6
+    match = seated(ana, ben, spectator_delay_s=delay)
+    time.sleep(delay + 0.1)
+    real = live_consumers.fragment
+    failed = []
+
+    def fragment(match, viewer, **kw):
+        if viewer == SPECTATOR_VIEW and len(failed) < 2 and match.version > 1:
+            failed.append(match.version)
+            raise OperationalError("the connection was closed")
+        return real(match, viewer, **kw)
+
+    async def body():
+        comm = socket(match.pk)
+        await opened(comm)
+        monkeypatch.setattr(live_consumers, "fragment", fragment)
+        version = await move(match)
+        pushed = await comm.receive_json_from(timeout=10)
+        await comm.disconnect()
+        return version, pushed
+
+    version, pushed = async_to_sync(body)()
+    assert failed == [version, version]  # the first two renders failed
+    assert pushed["version"] == version
+    hands = hand_of(match, "ana") + hand_of(match, "ben")
+    assert not any(spelled(c) in pushed["html"] for c in hands)
+
+
+def test_a_spectator_render_cut_before_the_released_version_is_tried_again(monkeypatch):
+    """A render whose cut fell just before the released version was recorded
+    (clocks a hair apart) is not the end: the version comes on the retry."""
+    ana, ben = users("ana_c", "ben_c")
+    delay = 0.6
+    match = seated(ana, ben, spectator_delay_s=delay)
+    time.sleep(delay + 0.1)
+    real_fragment, real_clock = live_consumers.fragment, visibility.clock
+    behind = []
+
+    def fragment(match, viewer, **kw):
+        if viewer == SPECTATOR_VIEW and match.version > 1 and not behind:
+            behind.append(match.version)  # this render's clock is a second behind
+            monkeypatch.setattr(visibility, "clock", lambda: real_clock() - 1.0)
+            try:
+                return real_fragment(match, viewer, **kw)
+            finally:
+                monkeypatch.setattr(visibility, "clock", real_clock)
+        return real_fragment(match, viewer, **kw)
+
+    async def body():
+        comm = socket(match.pk)
+        await opened(comm)
+        monkeypatch.setattr(live_consumers, "fragment", fragment)
+        version = await move(match)
+        pushed = await comm.receive_json_from(timeout=10)
+        await comm.disconnect()
+        return version, pushed
+
+    version, pushed = async_to_sync(body)()
+    assert behind == [version]
+    assert pushed["version"] == version
