@@ -170,7 +170,9 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             try:
                 version = await self.push(releasing=target)
             except Exception as exc:  # the database away (a restart): try again shortly
-                log.warning("spectator socket of match %s could not render v%s: %s", self.pk, target, exc)
+                log.warning(
+                    "spectator socket of match %s could not render v%s: %s", self.pk, target, exc
+                )
                 version = None
             if version is None or version < target:
                 # not shown yet: held, so a retry (or a rejoin's catch-up) shows it
