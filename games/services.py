@@ -559,14 +559,15 @@ def abandon(match: Match, *, reason: str, actor: str = "platform") -> None:
 
 def _set_deadline(match: Match, state: MatchState) -> None:
     """The clock index: when this match next needs a timeout."""
-    match.refresh_from_db(fields=["status"])
+    match.refresh_from_db()  # the read model as this append's projectors left it
     series = series_for(match.game)
     live = match.status not in ("void", "finished")
     nd = series.next_deadline(state) if live else None
     pending = series.pending(state) if live else []
-    waiting = sorted({d.seat for d in pending})
-    Match.objects.filter(pk=match.pk).update(next_deadline=to_datetime(nd), waiting_on=waiting)
-    match.refresh_from_db()
+    match.next_deadline, match.waiting_on = to_datetime(nd), sorted({d.seat for d in pending})
+    Match.objects.filter(pk=match.pk).update(
+        next_deadline=match.next_deadline, waiting_on=match.waiting_on
+    )
     note_waiting(match, pending, state.bout_no + 1 if state.bout is not None else 0)
 
 

@@ -9,10 +9,12 @@ a query. One coroutine sends every group of every match of an append."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
+import os
 import threading
+import weakref
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from .groups import groups_of
@@ -21,9 +23,16 @@ log = logging.getLogger(__name__)
 
 # the event loop this process's sockets live on (the server's), once one connected
 _sockets_loop: asyncio.AbstractEventLoop | None = None
-# sends started on the sockets' own loop, kept so they are not collected mid-run
-_on_loop: set[asyncio.Task] = set()
-_WAIT_S = 5.0
+# this process's own publishing loop, on a thread of its own, when no socket's runs:
+# (pid, loop), so a forked child (a Celery prefork worker) starts its own
+_own: tuple[int, asyncio.AbstractEventLoop] | None = None
+_own_lock = threading.Lock()
+# sends not yet done, kept so they are not collected mid-run (and for flush)
+_in_flight: set = set()
+# sends one loop has in flight, one after the other: a match's versions in order
+_order: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# with the layer away (Redis restarting), sends wait on it: beyond this many, drop
+MAX_IN_FLIGHT = 1000
 
 
 def serving_on(loop: asyncio.AbstractEventLoop) -> None:
@@ -32,10 +41,15 @@ def serving_on(loop: asyncio.AbstractEventLoop) -> None:
 
 
 async def _send_all(layer, sends: list[tuple[str, dict]]) -> None:
-    results = await asyncio.gather(
-        *(layer.group_send(group, message) for group, message in sends),
-        return_exceptions=True,
-    )
+    loop = asyncio.get_running_loop()
+    order = _order.get(loop)
+    if order is None:
+        order = _order[loop] = asyncio.Lock()
+    async with order:
+        results = await asyncio.gather(
+            *(layer.group_send(group, message) for group, message in sends),
+            return_exceptions=True,
+        )
     for (group, message), result in zip(sends, results, strict=True):
         if isinstance(result, BaseException):  # a lost message costs nothing: clients catch up
             log.warning("could not tell %s about version %s: %r", group, message["version"], result)
@@ -48,32 +62,47 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+def _own_loop() -> asyncio.AbstractEventLoop:
+    global _own
+    with _own_lock:
+        if _own is None or _own[0] != os.getpid() or _own[1].is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="live-publish", daemon=True).start()
+            _own = (os.getpid(), loop)
+        return _own[1]
+
+
+def _keep(task) -> None:
+    _in_flight.add(task)
+    task.add_done_callback(_in_flight.discard)
+
+
 def send(layer, sends: list[tuple[str, dict]]) -> None:
-    """Every (group, message) in one coroutine. On the sockets' loop when one
-    runs: a write from a thread of its own (the embedded clock, a bot) would
-    otherwise queue the message from another loop, and the in-memory layer
-    would not wake the socket that waits."""
+    """Every (group, message) in one coroutine, sent without waiting: the
+    writer (a request, a clock, a bot) goes on at once. On the sockets' loop
+    when one runs in this process (the in-memory layer wakes only a socket
+    waiting on the loop it was sent from), else on this process's own
+    publishing loop, where the layer's connections stay open between sends."""
     if not sends:
         return
-    loop, here = _sockets_loop, _running_loop()
-    if loop is not None and loop.is_running():
-        if here is loop:  # on the sockets' own thread: it cannot wait for itself
-            task = loop.create_task(_send_all(layer, sends))
-            _on_loop.add(task)
-            task.add_done_callback(_on_loop.discard)
-            return
-        asyncio.run_coroutine_threadsafe(_send_all(layer, sends), loop).result(timeout=_WAIT_S)
+    if len(_in_flight) >= MAX_IN_FLIGHT:
+        log.warning("dropped %d version messages: %d sends in flight", len(sends), len(_in_flight))
         return
-    if here is not None:
-        # another loop runs in this thread (a browser test's driver):
-        # AsyncToSync refuses to run here, so send from a short-lived thread
-        thread = threading.Thread(
-            target=asyncio.run, args=(_send_all(layer, sends),), name="live-publish"
-        )
-        thread.start()
-        thread.join(timeout=_WAIT_S)
-        return
-    async_to_sync(_send_all)(layer, sends)
+    loop = _sockets_loop
+    if loop is None or not loop.is_running():
+        loop = _own_loop()
+    if _running_loop() is loop:  # on the loop's own thread: it cannot wait for itself
+        _keep(loop.create_task(_send_all(layer, sends)))
+    else:
+        _keep(asyncio.run_coroutine_threadsafe(_send_all(layer, sends), loop))
+
+
+def flush(timeout: float = 5.0) -> bool:
+    """Wait until every send started from another thread is done (tests, and
+    a process about to exit); True if none is left."""
+    waiting = [f for f in list(_in_flight) if isinstance(f, concurrent.futures.Future)]
+    done, left = concurrent.futures.wait(waiting, timeout=timeout)
+    return not left
 
 
 def announce_after_append(rows) -> None:

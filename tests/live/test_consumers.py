@@ -390,6 +390,7 @@ def test_one_append_is_announced_to_every_group_from_one_loop(monkeypatch):
     ana, ben = users("ana_p", "ben_p")
     match = seated(ana, ben, spectator_delay_s=7)
     monkeypatch.setattr(publisher, "_sockets_loop", None)  # no socket in this process
+    assert publisher.flush()  # the match's creation told before counting
     layer = get_channel_layer()
     sent = []
 
@@ -398,6 +399,7 @@ def test_one_append_is_announced_to_every_group_from_one_loop(monkeypatch):
 
     monkeypatch.setattr(layer, "group_send", group_send)
     version = move_now(match)
+    assert publisher.flush()  # sent without the writer waiting: done soon after
     assert sorted(g for g, _, _ in sent) == sorted(groups_of(match))
     assert len({loop for _, _, loop in sent}) == 1
     recorded_at = {r.version: r.recorded_at.timestamp() for r in read(match.stream)}
@@ -418,6 +420,7 @@ def test_a_thread_running_another_loop_still_publishes(caplog, monkeypatch):
         await layer.group_add("match-1.spectators", channel)
         message = {"type": "table.update", "version": 5, "at": 0.0, "delay": 0.0}
         publisher.send(layer, [("match-1.spectators", message)])  # sync, in a running loop
+        assert publisher.flush()
         return await asyncio.wait_for(layer.receive(channel), timeout=5)
 
     with caplog.at_level("WARNING"):
@@ -581,3 +584,30 @@ def test_a_spectator_render_cut_before_the_released_version_is_tried_again(monke
     version, pushed = async_to_sync(body)()
     assert behind == [version]
     assert pushed["version"] == version
+
+
+def test_a_writer_does_not_wait_for_the_channel_layer(monkeypatch):
+    """A layer that hangs (Redis restarting) never holds a move back: the
+    message goes out on the publishing loop once the layer answers."""
+    ana, ben = users("ana_h", "ben_h")
+    match = seated(ana, ben)
+    monkeypatch.setattr(publisher, "_sockets_loop", None)
+    assert publisher.flush()
+    layer = get_channel_layer()
+    answer = threading.Event()
+    delivered = []
+
+    async def group_send(group, message):
+        for _ in range(300):  # the layer away until the test says (3 s at most)
+            if answer.is_set():
+                delivered.append((group, message["version"]))
+                return
+            await asyncio.sleep(0.01)
+        raise TimeoutError("the layer never answered")
+
+    monkeypatch.setattr(layer, "group_send", group_send)
+    version = move_now(match)
+    assert delivered == []  # the move is written and returned; its message waits
+    answer.set()
+    assert publisher.flush()
+    assert sorted(delivered) == sorted((g, version) for g in groups_of(match))
