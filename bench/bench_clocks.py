@@ -96,13 +96,35 @@ SWEEP_S = 2.0  # CELERY_BEAT_SCHEDULE["sweep-overdue-deadlines"]
 READY_S = 45.0  # the worker must say "ready" within this
 STOP_S = 10.0  # warm shutdown, then SIGKILL
 
-# "[2026-11-29 14:11:00,123: INFO/MainProcess] Task clocks.x[id] succeeded in 0.01s: 4"
-LOG_LINE = re.compile(
-    r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): \w+/[^\]]+\] "
-    r"Task (?P<task>clocks\.\w+)\[(?P<id>[0-9a-f-]+)\] "
+# the worker's log lines: JSON with LOG_FORMAT=json ({"time": ISO 8601, "message": ...}),
+# the project's plain "2026-11-29 14:11:00,123 INFO celery.app.trace: <message>",
+# or Celery's own "[2026-11-29 14:11:00,123: INFO/MainProcess] <message>"
+PLAIN_LINE = re.compile(
+    r"^\[?(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})"
+    r"(?:: \w+/[^\]]+\]| \w+ [\w.]+:) (?P<message>.*)$"
+)
+# "Task clocks.x[id] succeeded in 0.01s: 4"
+TASK_MESSAGE = re.compile(
+    r"^Task (?P<task>clocks\.\w+)\[(?P<id>[0-9a-f-]+)\] "
     r"(?:(?P<received>received)|succeeded in (?P<runtime>[0-9.e-]+)s: (?P<ret>\S+)"
     r"|(?P<failed>raised|retry|rejected|revoked))"
 )
+
+
+def _timed_message(line: str) -> tuple[float, str] | None:
+    """(when, message) of one worker log line, either format; None for others."""
+    if line.startswith("{"):
+        try:
+            rec = json.loads(line)
+            return datetime.fromisoformat(rec["time"]).timestamp(), str(rec["message"])
+        except (ValueError, KeyError, TypeError):
+            return None
+    m = PLAIN_LINE.match(line)
+    if not m:
+        return None
+    # the plain formats give local wall-clock time to the millisecond
+    at = datetime.strptime(m["ts"], "%Y-%m-%d %H:%M:%S,%f").astimezone().timestamp()
+    return at, m["message"]
 
 
 def log(msg: str) -> None:
@@ -257,12 +279,12 @@ def _parse_worker_log(text: str) -> dict[str, dict]:
     """task id -> {task, received_at, done_at, runtime_s, ret | failed} from the INFO log."""
     tasks: dict[str, dict] = {}
     for line in text.splitlines():
-        m = LOG_LINE.match(line)
+        timed = _timed_message(line)
+        m = TASK_MESSAGE.match(timed[1]) if timed else None
         if not m:
             continue
         t = tasks.setdefault(m["id"], {"task": m["task"]})
-        # the worker logs local wall-clock time to the millisecond
-        at = datetime.strptime(m["ts"], "%Y-%m-%d %H:%M:%S,%f").astimezone().timestamp()
+        at = timed[0]
         if m["received"]:
             t["received_at"] = at
         elif m["failed"]:
