@@ -444,6 +444,15 @@ def main() -> int:
             # as a restart of PostgreSQL looks to the app (the shared server itself is
             # not restarted): every connection cut, and none accepted for a few seconds
             with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+                # at a moment the app holds connections (most are short-lived): 5 s at most
+                for _ in range(100):
+                    held = conn.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND usename = %s",
+                        [DB, app],
+                    ).fetchone()[0]
+                    if held:
+                        break
+                    time.sleep(0.05)
                 conn.execute(f'ALTER DATABASE "{DB}" ALLOW_CONNECTIONS false')
                 try:
                     n = conn.execute(
