@@ -520,6 +520,22 @@ def test_the_configured_redis_layer_keeps_an_idle_receiver_past_redis_py_8s_read
 
 
 # ---- a release that cannot render is tried again ---------------------------
+def spectator_sees_a_move_rendered_by(match, fragment, monkeypatch):
+    """A spectator socket opened, then a move, its table rendered by ``fragment``:
+    the version moved to and the first table pushed after it."""
+
+    async def body():
+        comm = socket(match.pk)
+        await opened(comm)
+        monkeypatch.setattr(live_consumers, "fragment", fragment)
+        version = await move(match)
+        pushed = await comm.receive_json_from(timeout=10)
+        await comm.disconnect()
+        return version, pushed
+
+    return async_to_sync(body)()
+
+
 def test_a_spectator_whose_release_could_not_render_gets_it_on_the_retry(monkeypatch):
     """The database away when a version is due (a restart): the socket keeps
     the version held and shows it once a render works, never skipping it."""
@@ -536,16 +552,7 @@ def test_a_spectator_whose_release_could_not_render_gets_it_on_the_retry(monkeyp
             raise OperationalError("the connection was closed")
         return real(match, viewer, **kw)
 
-    async def body():
-        comm = socket(match.pk)
-        await opened(comm)
-        monkeypatch.setattr(live_consumers, "fragment", fragment)
-        version = await move(match)
-        pushed = await comm.receive_json_from(timeout=10)
-        await comm.disconnect()
-        return version, pushed
-
-    version, pushed = async_to_sync(body)()
+    version, pushed = spectator_sees_a_move_rendered_by(match, fragment, monkeypatch)
     assert failed == [version, version]  # the first two renders failed
     assert pushed["version"] == version
     hands = hand_of(match, "ana") + hand_of(match, "ben")
@@ -572,16 +579,7 @@ def test_a_spectator_render_cut_before_the_released_version_is_tried_again(monke
                 monkeypatch.setattr(visibility, "clock", real_clock)
         return real_fragment(match, viewer, **kw)
 
-    async def body():
-        comm = socket(match.pk)
-        await opened(comm)
-        monkeypatch.setattr(live_consumers, "fragment", fragment)
-        version = await move(match)
-        pushed = await comm.receive_json_from(timeout=10)
-        await comm.disconnect()
-        return version, pushed
-
-    version, pushed = async_to_sync(body)()
+    version, pushed = spectator_sees_a_move_rendered_by(match, fragment, monkeypatch)
     assert behind == [version]
     assert pushed["version"] == version
 
