@@ -5,20 +5,14 @@ wakes it) and enforces what is due. Production runs Celery instead."""
 from __future__ import annotations
 
 import logging
-import threading
 import time
+
+from config.background import Background
 
 log = logging.getLogger(__name__)
 
-_wakeup = threading.Event()
-_started = threading.Lock()
-_thread: threading.Thread | None = None
 SWEEP_S = 2.0  # look at least this often, as the beat sweep would
 BOT_TICK_S = 0.5  # how often to look while bots have moves to make
-
-
-def wake() -> None:
-    _wakeup.set()
 
 
 def _next_wait() -> float:
@@ -41,34 +35,18 @@ def _bots_waiting() -> bool:
     return Match.objects.filter(status="live", holders__bot__gt="").exclude(waiting_on=[]).exists()
 
 
-def _loop(stop: threading.Event) -> None:
-    from django.db import close_old_connections
-
+def _step() -> float:
+    """Enforce what is due and move the bots; the seconds until the next look."""
     from games.services import move_bots_due
 
     from .enforce import sweep
 
-    while not stop.is_set():
-        try:
-            close_old_connections()
-            n = sweep()
-            if n:
-                log.info("clock: %d timeout event(s) written", n)
-            moved = move_bots_due()
-            wait = min(_next_wait(), BOT_TICK_S) if moved or _bots_waiting() else _next_wait()
-        except Exception:
-            log.exception("clock loop failed; retrying")
-            wait = SWEEP_S
-        _wakeup.wait(wait)
-        _wakeup.clear()
+    n = sweep()
+    if n:
+        log.info("clock: %d timeout event(s) written", n)
+    moved = move_bots_due()
+    return min(_next_wait(), BOT_TICK_S) if moved or _bots_waiting() else _next_wait()
 
 
-def start() -> threading.Event:
-    """Start the clock thread once; returns its stop flag."""
-    global _thread
-    stop = threading.Event()
-    with _started:
-        if _thread is None or not _thread.is_alive():
-            _thread = threading.Thread(target=_loop, args=(stop,), name="clock", daemon=True)
-            _thread.start()
-    return stop
+_background = Background("clock", _step, retry_s=SWEEP_S)
+wake, start = _background.wake, _background.start

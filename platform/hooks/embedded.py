@@ -6,22 +6,12 @@ never holds up the clocks."""
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
 
-log = logging.getLogger(__name__)
+from config.background import Background
 
 IDLE_S = 5.0  # look at least this often (a delivery written by another process)
 BATCH = 50  # deliveries tried per pass
-
-_wakeup = threading.Event()
-_started = threading.Lock()
-_thread: threading.Thread | None = None
-
-
-def wake() -> None:
-    _wakeup.set()
 
 
 def deliver_due(now: float | None = None) -> float:
@@ -50,26 +40,5 @@ def deliver_due(now: float | None = None) -> float:
     return max(0.0, wait)
 
 
-def _loop(stop: threading.Event) -> None:
-    from django.db import close_old_connections
-
-    while not stop.is_set():
-        try:
-            close_old_connections()
-            wait = deliver_due()
-        except Exception:
-            log.exception("webhook delivery loop failed; retrying")
-            wait = IDLE_S
-        _wakeup.wait(wait)
-        _wakeup.clear()
-
-
-def start() -> threading.Event:
-    """Start the delivery thread once; returns its stop flag."""
-    global _thread
-    stop = threading.Event()
-    with _started:
-        if _thread is None or not _thread.is_alive():
-            _thread = threading.Thread(target=_loop, args=(stop,), name="hooks", daemon=True)
-            _thread.start()
-    return stop
+_background = Background("hooks", deliver_due, retry_s=IDLE_S)
+wake, start = _background.wake, _background.start
