@@ -107,3 +107,26 @@ def committed_db(transactional_db):
         finally:
             for sql in triggers.SQLITE_UP:
                 cursor.execute(sql)
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The rows each read of games.services fetched and the full folds it
+    made: proof that a poll, a push or a command did not reread the stream."""
+    from games import services
+
+    seen = {"rows": [], "folds": 0}
+    real_read, real_fold = services.read, services.fold_rows
+
+    def read_(stream, after=0):
+        rows = real_read(stream, after)
+        seen["rows"].append(len(rows))
+        return rows
+
+    def fold_(game, rows):
+        seen["folds"] += 1
+        return real_fold(game, rows)
+
+    monkeypatch.setattr(services, "read", read_)
+    monkeypatch.setattr(services, "fold_rows", fold_)
+    return seen

@@ -24,26 +24,6 @@ def bot_moves(match, rng, n):
         services.submit(match, seat, bot_command(series, state, seat, "random", rng), actor=seat)
 
 
-@pytest.fixture
-def counted(monkeypatch):
-    """The rows each read fetched and the full folds made, in services."""
-    seen = {"rows": [], "folds": 0}
-    real_read, real_fold = services.read, services.fold_rows
-
-    def read_(stream, after=0):
-        rows = real_read(stream, after)
-        seen["rows"].append(len(rows))
-        return rows
-
-    def fold_(game, rows):
-        seen["folds"] += 1
-        return real_fold(game, rows)
-
-    monkeypatch.setattr(services, "read", read_)
-    monkeypatch.setattr(services, "fold_rows", fold_)
-    return seen
-
-
 def another_process(entry_or_none=None, stream=None):
     """What a process that kept nothing (or only ``entry``) starts from."""
     states.forget_local()

@@ -31,26 +31,6 @@ def bot_move(match, rng):
     services.submit(match, seat, bot_command(series, state, seat, "random", rng), actor=seat)
 
 
-@pytest.fixture
-def counted(monkeypatch):
-    """How many rows each read fetched, and how many folds were made."""
-    seen = {"rows": [], "folds": 0}
-    real_read, real_fold = services.read, services.fold_rows
-
-    def read_(stream, after=0):
-        rows = real_read(stream, after)
-        seen["rows"].append(len(rows))
-        return rows
-
-    def fold_(game, rows):
-        seen["folds"] += 1
-        return real_fold(game, rows)
-
-    monkeypatch.setattr(services, "read", read_)
-    monkeypatch.setattr(services, "fold_rows", fold_)
-    return seen
-
-
 def test_every_viewer_of_a_version_shares_one_read_and_one_fold(counted):
     rng = random.Random(4)
     match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
