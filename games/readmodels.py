@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 from django.contrib.auth import get_user_model
 
 from eventlog.readmodels import read_model
+from eventlog.store import followed_in_append
 
 from .models import Match, Notification, SeatHolder
 
@@ -126,4 +127,6 @@ def project_match(row):
         SeatHolder.objects.filter(match__stream=row.stream, seat=d["seat"]).update(
             user_id=user if user in _existing_users([user]) else None, bot=d.get("bot", "")
         )
+    elif followed_in_append(row):
+        return  # only the version and time, which the append's last row writes
     Match.objects.filter(stream=row.stream).update(**fields)

@@ -99,6 +99,14 @@ _projectors: list[Callable[[StoredEvent], None]] = []
 _after_commit: list[Callable[[list[StoredEvent]], None]] = []
 
 
+# A row that another row of the same append follows carries
+# ``followed_in_append = True`` while it is projected: a projector may leave what
+# only the newest row decides (the stream's version, its time) to the last one.
+# Rows of a rebuild or a read never carry it.
+def followed_in_append(row: StoredEvent) -> bool:
+    return getattr(row, "followed_in_append", False)
+
+
 def register_projector(fn: Callable[[StoredEvent], None]) -> Callable:
     if fn not in _projectors:
         _projectors.append(fn)
@@ -190,7 +198,8 @@ def append(
                     raise _Conflict
                 for row in rows:
                     row.save(force_insert=True)
-            for row in rows:
+            for i, row in enumerate(rows):
+                row.followed_in_append = i < len(rows) - 1  # see FOLLOWED below
                 for project in _projectors:
                     project(row)
             transaction.on_commit(lambda: _fan_out(rows))
