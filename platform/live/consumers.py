@@ -110,7 +110,8 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the layer or the database away: next time
-                log.warning("socket of match %s could not rejoin: %s", self.pk, exc)
+                # the kind of error only: a rendering error's text could name a card
+                log.warning("socket of match %s could not rejoin (%s)", self.pk, type(exc).__name__)
             await asyncio.sleep(period)
 
     def _newer(self) -> tuple[int, float] | None:
@@ -170,8 +171,12 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             try:
                 version = await self.push(releasing=target)
             except Exception as exc:  # the database away (a restart): try again shortly
+                # the kind of error only: a rendering error's text could name a card
                 log.warning(
-                    "spectator socket of match %s could not render v%s: %s", self.pk, target, exc
+                    "spectator socket of match %s could not render v%s (%s); retrying",
+                    self.pk,
+                    target,
+                    type(exc).__name__,
                 )
                 version = None
             if version is None or version < target:

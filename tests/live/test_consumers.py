@@ -536,7 +536,7 @@ def spectator_sees_a_move_rendered_by(match, fragment, monkeypatch):
     return async_to_sync(body)()
 
 
-def test_a_spectator_whose_release_could_not_render_gets_it_on_the_retry(monkeypatch):
+def test_a_spectator_whose_release_could_not_render_gets_it_on_the_retry(monkeypatch, caplog):
     """The database away when a version is due (a restart): the socket keeps
     the version held and shows it once a render works, never skipping it."""
     ana, ben = users("ana_f", "ben_f")
@@ -549,11 +549,14 @@ def test_a_spectator_whose_release_could_not_render_gets_it_on_the_retry(monkeyp
     def fragment(match, viewer, **kw):
         if viewer == SPECTATOR_VIEW and len(failed) < 2 and match.version > 1:
             failed.append(match.version)
-            raise OperationalError("the connection was closed")
+            raise OperationalError("the connection was closed while dealing a Princess")
         return real(match, viewer, **kw)
 
     version, pushed = spectator_sees_a_move_rendered_by(match, fragment, monkeypatch)
     assert failed == [version, version]  # the first two renders failed
+    retries = [r.getMessage() for r in caplog.records if "could not render" in r.getMessage()]
+    assert len(retries) == 2 and "OperationalError" in retries[0]
+    assert "Princess" not in caplog.text  # the error's kind is logged, never its text
     assert pushed["version"] == version
     hands = hand_of(match, "ana") + hand_of(match, "ben")
     assert not any(spelled(c) in pushed["html"] for c in hands)
