@@ -442,24 +442,23 @@ def main() -> int:
 
         def database_away():
             # as a restart of PostgreSQL looks to the app (the shared server itself is
-            # not restarted): every connection cut, and none accepted for a few seconds
+            # not restarted): its connections cut, and none accepted for a few seconds
+            cut = (
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = %s AND usename = %s"
+            )
             with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
-                # at a moment the app holds connections (most are short-lived): 5 s at most
-                for _ in range(100):
-                    held = conn.execute(
-                        "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND usename = %s",
-                        [DB, app],
-                    ).fetchone()[0]
-                    if held:
+                # most of the app's connections live one request or task: cut the
+                # first ones seen (for 5 s at most), then refuse and cut what opened since
+                n = 0
+                for _ in range(250):
+                    n += conn.execute(cut, [DB, app]).fetchone()[0]
+                    if n:
                         break
-                    time.sleep(0.05)
+                    time.sleep(0.02)
                 conn.execute(f'ALTER DATABASE "{DB}" ALLOW_CONNECTIONS false')
                 try:
-                    n = conn.execute(
-                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                        "WHERE datname = %s AND pid <> pg_backend_pid()",
-                        [DB],
-                    ).fetchone()[0]
+                    n += conn.execute(cut, [DB, app]).fetchone()[0]
                     time.sleep(DB_AWAY_S)
                 finally:
                     conn.execute(f'ALTER DATABASE "{DB}" ALLOW_CONNECTIONS true')
