@@ -43,7 +43,7 @@ def everything():
     return {
         "matches": rows(Match, ["id"], drop=()),
         "holders": rows(SeatHolder, ["match_id", "seat"]),
-        "notes": rows(Notification, ["match_id", "user_id"]),
+        "notes": rows(Notification, ["match_id", "user_id", "text"]),
         # the kept fold and its token are a cache of the log, not a read of it
         "brackets": rows(BracketRecord, ["id"], drop=("folded", "fold_token")),
         "series": rows(BracketSeriesRecord, ["bracket_id", "position"]),
