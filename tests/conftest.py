@@ -130,3 +130,35 @@ def counted(monkeypatch):
     monkeypatch.setattr(services, "read", read_)
     monkeypatch.setattr(services, "fold_rows", fold_)
     return seen
+
+
+@pytest.fixture
+def wait_for():
+    """``wait_for(pred, timeout)``: polls ``pred`` (every 50 ms) until it holds
+    or ``timeout`` seconds pass; whether it held. For real threads and workers."""
+    import time
+
+    def wait(pred, timeout: float = 10.0) -> bool:
+        end = time.time() + timeout
+        while time.time() < end:
+            if pred():
+                return True
+            time.sleep(0.05)
+        return False
+
+    return wait
+
+
+@pytest.fixture
+def olgas_show(db):
+    """olga's account and the record of a show she organizes (ana, ben, cal)."""
+    from django.contrib.auth.models import User
+
+    from tournaments import show_services
+    from tournaments.models import ShowRecord
+
+    olga = User.objects.create_user("olga")
+    stream = show_services.create_show(
+        name="Olga's show", organizer="olga", entrants=["ana", "ben", "cal"], organizer_id=olga.pk
+    )
+    return olga, ShowRecord.objects.get(stream=stream)

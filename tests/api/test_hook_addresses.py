@@ -6,13 +6,10 @@ import http.server
 import threading
 
 import pytest
-from django.contrib.auth.models import User
 
 from hooks import addresses
 from hooks.delivery import attempt
 from hooks.models import WebhookDelivery, WebhookEndpoint
-from tournaments import show_services as ss
-from tournaments.models import ShowRecord
 
 
 class Receiver:
@@ -50,15 +47,6 @@ def receiver():
 
 
 @pytest.fixture
-def show(db):
-    olga = User.objects.create_user("olga")
-    stream = ss.create_show(
-        name="Hooked", organizer="olga", entrants=["ana", "ben", "cal"], organizer_id=olga.pk
-    )
-    return olga, ShowRecord.objects.get(stream=stream)
-
-
-@pytest.fixture
 def private_refused(settings):
     settings.HOOKS_ALLOW_PRIVATE_ADDRESSES = False
 
@@ -79,8 +67,10 @@ INTERNAL = [
 
 
 @pytest.mark.parametrize("url, kind", INTERNAL)
-def test_registration_refuses_an_internal_address(private_refused, show, as_user, post, url, kind):
-    olga, record = show
+def test_registration_refuses_an_internal_address(
+    private_refused, olgas_show, as_user, post, url, kind
+):
+    olga, record = olgas_show
     resp = post(as_user(olga), f"/api/shows/{record.pk}/webhooks", {"url": url})
     assert resp.status_code == 400, resp.content
     body = resp.json()
@@ -97,16 +87,16 @@ def test_registration_refuses_an_internal_address(private_refused, show, as_user
     ],
 )
 def test_registration_refuses_credentials_and_other_schemes(
-    private_refused, show, as_user, post, url, words
+    private_refused, olgas_show, as_user, post, url, words
 ):
-    olga, record = show
+    olga, record = olgas_show
     resp = post(as_user(olga), f"/api/shows/{record.pk}/webhooks", {"url": url})
     assert resp.status_code == 400 and words in resp.json()["message"]
     assert not WebhookEndpoint.objects.exists()
 
 
-def test_a_public_address_is_registered(private_refused, show, as_user, post):
-    olga, record = show
+def test_a_public_address_is_registered(private_refused, olgas_show, as_user, post):
+    olga, record = olgas_show
     url = "https://93.184.215.14/api/webhooks/1/abc"  # an address literal: no DNS needed
     resp = post(as_user(olga), f"/api/shows/{record.pk}/webhooks", {"url": url})
     assert resp.status_code == 201 and WebhookEndpoint.objects.get().url == url
@@ -123,10 +113,10 @@ def _delivery(record, url):
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "[::ffff:127.0.0.1]"])
 def test_delivery_refuses_an_internal_address_and_sends_nothing(
-    private_refused, show, receiver, host
+    private_refused, olgas_show, receiver, host
 ):
     """A hook registered before the rule (or whose name now resolves inward)."""
-    _, record = show
+    _, record = olgas_show
     row = _delivery(record, f"http://{host}:{receiver.port}/hook")
     assert attempt(row.pk) is None  # no retry: it would be refused again
     row.refresh_from_db()
@@ -135,16 +125,16 @@ def test_delivery_refuses_an_internal_address_and_sends_nothing(
     assert receiver.got == []
 
 
-def test_with_private_addresses_allowed_the_loopback_receiver_gets_it(show, receiver):
-    _, record = show
+def test_with_private_addresses_allowed_the_loopback_receiver_gets_it(olgas_show, receiver):
+    _, record = olgas_show
     row = _delivery(record, f"http://localhost:{receiver.port}/hook")
     assert attempt(row.pk) is None
     row.refresh_from_db()
     assert (row.status, row.status_code) == ("delivered", 200) and len(receiver.got) == 1
 
 
-def test_a_redirect_is_not_followed(show, receiver):
-    _, record = show
+def test_a_redirect_is_not_followed(olgas_show, receiver):
+    _, record = olgas_show
     redirecting = Receiver(status=302, location=f"http://127.0.0.1:{receiver.port}/internal")
     try:
         row = _delivery(record, f"http://127.0.0.1:{redirecting.port}/hook")

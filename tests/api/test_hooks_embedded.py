@@ -17,15 +17,6 @@ from tournaments import show_services as ss
 from .receiver import Receiver
 
 
-def _wait_for(pred, timeout=10.0, step=0.05):
-    end = time.time() + timeout
-    while time.time() < end:
-        if pred():
-            return True
-        time.sleep(step)
-    return False
-
-
 def _disqualify_one(stream):
     """A ruling on the show itself, proposed by olga and approved by mia: an
     elimination and a ruling event."""
@@ -89,14 +80,14 @@ def test_under_the_memory_broker_a_delivery_wakes_the_embedded_sender(
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_hook_fired_under_make_run_reaches_a_loopback_receiver(settings, receiver):
+def test_a_hook_fired_under_make_run_reaches_a_loopback_receiver(settings, receiver, wait_for):
     """The thread itself, as `make run` starts it (transactional: PostgreSQL)."""
     settings.CELERY_BROKER_URL = "memory://"
     stream, hook = _hooked_show(receiver)
     stop = embedded.start()
     try:
         _disqualify_one(stream)  # commits: dispatch writes the rows and wakes the thread
-        assert _wait_for(
+        assert wait_for(
             lambda: (
                 len(receiver.got) >= 2
                 and not WebhookDelivery.objects.filter(endpoint=hook, status="pending").exists()

@@ -107,18 +107,9 @@ def test_a_move_after_its_deadline_is_refused_and_the_timeout_wins():
 
 
 # ---- real time: the embedded thread and a real Celery worker -----------------
-def _wait_for(pred, timeout=20.0, step=0.1):
-    end = time.time() + timeout
-    while time.time() < end:
-        if pred():
-            return True
-        time.sleep(step)
-    return False
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_embedded_clock_thread_times_out_a_match_left_alone(settings):
+def test_embedded_clock_thread_times_out_a_match_left_alone(settings, wait_for):
     from clocks import embedded
 
     settings.CELERY_BROKER_URL = "memory://"
@@ -126,7 +117,7 @@ def test_embedded_clock_thread_times_out_a_match_left_alone(settings):
     try:
         match = dll_match()
         deadline = match.next_deadline.timestamp()
-        assert _wait_for(lambda: "timed_out" in types(match), timeout=15)
+        assert wait_for(lambda: "timed_out" in types(match), timeout=15)
         row = [r for r in read(match.stream) if r.type == "timed_out"][0]
         lateness = row.recorded_at.timestamp() - deadline
         assert 0 <= lateness < 3.0
@@ -196,11 +187,11 @@ def celery_worker_proc(settings, tmp_path):
 @pytest.mark.postgres
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
-def test_celery_worker_enforces_armed_deadline(celery_worker_proc):
+def test_celery_worker_enforces_armed_deadline(celery_worker_proc, wait_for):
     celery_worker_proc(beat=False)  # only the armed task can do it
     match = dll_match()
     deadline = match.next_deadline.timestamp()
-    assert _wait_for(lambda: "timed_out" in types(match), timeout=20)
+    assert wait_for(lambda: "timed_out" in types(match), timeout=20)
     row = [r for r in read(match.stream) if r.type == "timed_out"][0]
     assert row.data["at"] == pytest.approx(deadline, abs=0.01)
     assert row.recorded_at.timestamp() - deadline < 2.0
@@ -209,7 +200,7 @@ def test_celery_worker_enforces_armed_deadline(celery_worker_proc):
 @pytest.mark.postgres
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
-def test_worker_killed_between_arming_and_firing_the_sweep_enforces(celery_worker_proc):
+def test_worker_killed_between_arming_and_firing_the_sweep_enforces(celery_worker_proc, wait_for):
     worker = celery_worker_proc(beat=False)
     match = dll_match(options={**FAST_DLL, "reserve_s": 4})
     worker.send_signal(signal.SIGKILL)  # armed, never fired
@@ -217,7 +208,7 @@ def test_worker_killed_between_arming_and_firing_the_sweep_enforces(celery_worke
     time.sleep(max(0.0, match.next_deadline.timestamp() - time.time()) + 0.5)
     assert "timed_out" not in types(match)
     celery_worker_proc(beat=True)  # restart: the beat sweep finds it
-    assert _wait_for(lambda: "timed_out" in types(match), timeout=20)
+    assert wait_for(lambda: "timed_out" in types(match), timeout=20)
     assert types(match).count("timed_out") == 1
 
 

@@ -5,13 +5,11 @@ RuleError for every existing caller: the API answers 403, the pages their
 import random
 
 import pytest
-from django.contrib.auth.models import User
 from django.urls import reverse
 
 from games.core.protocol import Ctx, RoleRequired, RuleError
 from tournaments import dashboard, shows
 from tournaments import show_services as ss
-from tournaments.models import ShowRecord
 
 
 def test_the_engine_raises_role_required_for_a_missing_role_only():
@@ -41,21 +39,12 @@ def test_the_engine_raises_role_required_for_a_missing_role_only():
     assert not isinstance(refused.value, RoleRequired)
 
 
-@pytest.fixture
-def show(db):
-    olga = User.objects.create_user("olga")
-    stream = ss.create_show(
-        name="S", organizer="olga", entrants=["ana", "ben", "cal"], organizer_id=olga.pk
-    )
-    return olga, ShowRecord.objects.get(stream=stream)
-
-
 def _refuse_role(*args, **kwargs):
     raise RoleRequired("only the organizer may do this")
 
 
-def test_the_console_answers_a_role_refusal_with_its_403_page(client, show, monkeypatch):
-    olga, record = show
+def test_the_console_answers_a_role_refusal_with_its_403_page(client, olgas_show, monkeypatch):
+    olga, record = olgas_show
     client.force_login(olga)
     monkeypatch.setattr(ss, "command", _refuse_role)
     resp = client.post(
@@ -64,8 +53,8 @@ def test_the_console_answers_a_role_refusal_with_its_403_page(client, show, monk
     assert resp.status_code == 403 and "only the organizer may do this" in resp.content.decode()
 
 
-def test_the_dashboard_answers_a_role_refusal_with_its_403_page(client, show, monkeypatch):
-    olga, record = show
+def test_the_dashboard_answers_a_role_refusal_with_its_403_page(client, olgas_show, monkeypatch):
+    olga, record = olgas_show
     client.force_login(olga)
     monkeypatch.setattr(dashboard, "command", _refuse_role)
     resp = client.post(
