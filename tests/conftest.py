@@ -162,3 +162,33 @@ def olgas_show(db):
         name="Olga's show", organizer="olga", entrants=["ana", "ben", "cal"], organizer_id=olga.pk
     )
     return olga, ShowRecord.objects.get(stream=stream)
+
+
+@pytest.fixture
+def next_bot_move():
+    """``next_bot_move(match, rng)``: the seat whose decision comes first and a
+    random bot's command for it, as of the match's current state."""
+    from games import services
+    from games.core.playout import bot_command
+    from games.core.registry import series_for
+
+    def next_move(match, rng):
+        series = series_for(match.game)
+        state = services.load(match).state
+        seat = series.pending(state)[0].seat
+        return seat, bot_command(series, state, seat, "random", rng)
+
+    return next_move
+
+
+@pytest.fixture
+def bot_moves(next_bot_move):
+    """``bot_moves(match, rng, n=1)``: n random bot moves, each by the seat it is up to."""
+    from games import services
+
+    def moves(match, rng, n: int = 1) -> None:
+        for _ in range(n):
+            seat, command = next_bot_move(match, rng)
+            services.submit(match, seat, command, actor=seat)
+
+    return moves

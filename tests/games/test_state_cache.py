@@ -10,18 +10,8 @@ from django.core.cache import caches
 
 from eventlog.store import read
 from games import services, states
-from games.core.playout import bot_command
-from games.core.registry import series_for
 
 pytestmark = pytest.mark.django_db
-
-
-def bot_moves(match, rng, n):
-    series = series_for(match.game)
-    for _ in range(n):
-        state = services.load(match).state
-        seat = series.pending(state)[0].seat
-        services.submit(match, seat, bot_command(series, state, seat, "random", rng), actor=seat)
 
 
 def another_process(entry_or_none=None, stream=None):
@@ -36,7 +26,7 @@ def full_fold(match):
     return services.fold_rows(match.game, read(match.stream))
 
 
-def test_an_older_entry_is_folded_on_never_served(counted):
+def test_an_older_entry_is_folded_on_never_served(counted, bot_moves):
     rng = random.Random(11)
     match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
     bot_moves(match, rng, 2)
@@ -56,7 +46,7 @@ def test_an_older_entry_is_folded_on_never_served(counted):
     assert counted["folds"] == 1  # the one full_fold above, for the comparison
 
 
-def test_an_entry_that_is_not_the_logs_is_never_served(counted):
+def test_an_entry_that_is_not_the_logs_is_never_served(counted, bot_moves):
     rng = random.Random(12)
     match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
     bot_moves(match, rng, 3)
@@ -93,7 +83,7 @@ def _refuse():
 
 
 @pytest.mark.parametrize("bad", [Unpicklable(), "garbage", states.Entry("no tag", None, False)])
-def test_an_unreadable_shared_entry_falls_back_to_a_full_fold(counted, caplog, bad):
+def test_an_unreadable_shared_entry_falls_back_to_a_full_fold(counted, bot_moves, caplog, bad):
     rng = random.Random(13)
     match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
     bot_moves(match, rng, 2)
@@ -109,7 +99,7 @@ def test_an_unreadable_shared_entry_falls_back_to_a_full_fold(counted, caplog, b
 
 
 def test_a_committed_state_is_shared_with_every_process(
-    counted, django_capture_on_commit_callbacks
+    counted, django_capture_on_commit_callbacks, bot_moves
 ):
     rng = random.Random(14)
     match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
@@ -125,7 +115,9 @@ def test_a_committed_state_is_shared_with_every_process(
     assert counted == {"rows": [], "folds": 0}  # nothing read but the tip
 
 
-def test_an_append_that_rolls_back_shares_nothing(counted, django_capture_on_commit_callbacks):
+def test_an_append_that_rolls_back_shares_nothing(
+    counted, bot_moves, django_capture_on_commit_callbacks
+):
     rng = random.Random(15)
     match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
     another_process()

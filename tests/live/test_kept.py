@@ -8,7 +8,6 @@ import pytest
 
 from eventlog.store import read
 from games import services, states
-from games.core.playout import bot_command
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, Viewer
 from games.core.registry import series_for
 
@@ -24,18 +23,11 @@ def states_cache():
 VIEWERS = [Viewer.of_seat("ana"), Viewer.of_seat("ben"), MODERATOR_VIEW, SPECTATOR_VIEW]
 
 
-def bot_move(match, rng):
-    series = series_for(match.game)
-    state = services.load(match).state
-    seat = series.pending(state)[0].seat
-    services.submit(match, seat, bot_command(series, state, seat, "random", rng), actor=seat)
-
-
-def test_every_viewer_of_a_version_shares_one_read_and_one_fold(counted):
+def test_every_viewer_of_a_version_shares_one_read_and_one_fold(counted, bot_moves):
     rng = random.Random(4)
     match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
     for _ in range(6):
-        bot_move(match, rng)
+        bot_moves(match, rng)
     total = len(read(match.stream))
     counted["rows"].clear()
     counted["folds"] = 0
@@ -48,7 +40,7 @@ def test_every_viewer_of_a_version_shares_one_read_and_one_fold(counted):
     for viewer, view in zip(VIEWERS[:3], views, strict=False):
         assert view["bout"] == series_for(match.game).view(state, viewer)["bout"]
     # the next move: only its rows are read, and its version folded once
-    bot_move(match, rng)
+    bot_moves(match, rng)
     counted["rows"].clear()
     counted["folds"] = 0
     for v in VIEWERS:
