@@ -160,11 +160,14 @@ class Processes:
         )
 
     def stop(self, name: str, sig=signal.SIGTERM, wait_s: float = 20) -> None:
+        """As an operator (or `docker stop`) stops a process: the signal goes to its
+        main process alone, which shuts its own pool or workers down; whatever
+        of its group is still there after `wait_s` is killed."""
         proc = self.procs.get(name)
         if proc is None:
             return
         try:
-            os.killpg(proc.pid, sig)
+            os.kill(proc.pid, sig)
         except ProcessLookupError:
             pass
         try:

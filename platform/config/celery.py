@@ -1,9 +1,10 @@
 """The Celery app. With REDIS_URL: a real broker, separate worker and beat.
 Without: a memory broker; the embedded server runs the clock loop itself."""
 
+import logging.config
 import os
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -36,3 +37,32 @@ def _survive_redis_restart() -> None:
 
 
 _survive_redis_restart()
+
+
+@signals.setup_logging.connect
+def _log_through_django_settings(**_kwargs) -> None:
+    """Worker and beat log through the project's LOGGING and nothing else: with a
+    receiver on this signal Celery adds no handler or format of its own (its
+    root, task and pool loggers included), so a shutdown in any order writes
+    JSON under LOG_FORMAT=json."""
+    from billiard.util import get_logger as pool_logger
+    from django.conf import settings
+
+    pool_logger()  # created now, so the configuration below reaches it
+    logging.config.dictConfig(settings.LOGGING)
+    _say_through_logging()
+
+
+def _say_through_logging() -> None:
+    """Celery writes a few lines straight to the terminal, bypassing logging
+    (``worker: Warm shutdown (MainProcess)`` from its SIGTERM handler): they
+    become records of the ``celery.worker`` logger. The handler runs in the main
+    thread, where the logging locks are reentrant."""
+    from celery.apps import worker as worker_program
+
+    say = logging.getLogger("celery.worker")
+
+    def safe_say(msg, f=None):
+        say.info(str(msg).strip())
+
+    worker_program.safe_say = safe_say

@@ -78,7 +78,12 @@ def logging_config(fmt: str, level: str) -> dict:
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": formatter}},
         "root": {"handlers": ["console"], "level": level},
         "loggers": {
-            name: through_root
-            for name in ("gunicorn.error", "gunicorn.access", "uvicorn", "uvicorn.access")
+            **{
+                name: through_root
+                for name in ("gunicorn.error", "gunicorn.access", "uvicorn", "uvicorn.access")
+            },
+            # billiard's pool logger never propagates (it reports pool children that
+            # exit, e.g. on a SIGTERM from outside): it gets the console handler itself
+            "multiprocessing": {"handlers": ["console"], "propagate": False, "level": "WARNING"},
         },
     }
