@@ -112,7 +112,8 @@ def merge(results: list[dict]) -> dict:
         for r in results:
             req.update(r.get("requests", {}))
         out["requests"] = dict(req)
-        out["requests_per_move"] = round(sum(req.values()) / moves, 2) if moves else None
+        every = sum(r.get("moves_all", r["moves"]) for r in results)  # requests count warm-up too
+        out["requests_per_move"] = round(sum(req.values()) / every, 2) if every else None
     return out
 
 
@@ -384,8 +385,13 @@ LEAF_BUCKETS = [
     ("opening a PostgreSQL connection", r"\bconnect \([^)]*(psycopg|django/db/backends)"),
     ("waiting on PostgreSQL (psycopg)", r"psycopg[/\\]"),
     ("Redis (rate limits, Celery publish, channel layer)", r"redis[/\\]|kombu[/\\]"),
-    ("Django ORM: query compilation", r"django/db/models/sql/compiler\.py"),
 ]
+# the ORM turning querysets into SQL (not running them): anywhere in the stack
+ORM_COMPILE = re.compile(
+    r"\b(as_sql|compile|pre_sql_setup|setup_query|get_select|get_order_by|get_from_clause"
+    r"|get_related_selections) \([^)]*django/db/models/"
+)
+ORM_LABEL = "Django ORM: compiling queries to SQL"
 # project frames that wrap every request: not worth a row of their own
 WRAPPERS = re.compile(r"config/middleware\.py")
 
@@ -408,6 +414,8 @@ def profile_table(raw: str, moves: int, rate: int) -> dict:
         for label, pattern in PROFILE_BUCKETS:
             if re.search(pattern, stack_s):
                 totals[label] += n
+        if ORM_COMPILE.search(stack_s):
+            totals[ORM_LABEL] += n
         frames = stack_s.split(";")
         for label, pattern in LEAF_BUCKETS:
             if any(re.search(pattern, f) for f in frames[-8:]):
@@ -438,7 +446,7 @@ def profile_table(raw: str, moves: int, rate: int) -> dict:
                 "ms_per_move": ms(totals[k]),
                 "share": round(totals[k] / n_request, 3) if n_request else None,
             }
-            for k, _ in PROFILE_BUCKETS
+            for k in [*(label for label, _ in PROFILE_BUCKETS), ORM_LABEL]
         ],
         "leaves": [
             {
@@ -520,7 +528,18 @@ def _pg_checks(st: stack.Stack, peer: PeerServer) -> tuple[dict, dict]:
         "SELECT count(*) FILTER (WHERE type = 'card_played'), count(*), "
         "count(DISTINCT stream) FROM eventlog_storedevent WHERE command_id LIKE 'c:peer-%'"
     )[0]
-    ours = {"card_played_rows": moves, "event_rows": events, "matches": matches}
+    (per_match,) = st.sql(
+        "SELECT round(avg(n), 1)::float FROM (SELECT stream, count(*) AS n "
+        "FROM eventlog_storedevent WHERE type = 'card_played' AND stream IN "
+        "(SELECT stream FROM eventlog_storedevent WHERE type = 'series_ended') "
+        "GROUP BY stream) AS finished"
+    )[0]
+    ours = {
+        "card_played_rows": moves,
+        "event_rows": events,
+        "matches": matches,
+        "moves_per_finished_match": per_match,
+    }
     (logged, games) = peer.sql(
         'SELECT count(*), count(DISTINCT g.id) FROM "Games" g, json_array_elements(g.log) e '
         "WHERE e->'action'->>'type' = 'MAKE_MOVE'"
@@ -529,7 +548,14 @@ def _pg_checks(st: stack.Stack, peer: PeerServer) -> tuple[dict, dict]:
         "SELECT avg(pg_column_size(state))::int, avg(pg_column_size(log))::int, "
         'max(json_array_length(log)) FROM "Games" WHERE json_array_length(log) > 0'
     )[0]
+    (per_match,) = peer.sql(
+        "SELECT round(avg(n), 1)::float FROM (SELECT g.id, count(*) AS n "
+        'FROM "Games" g, json_array_elements(g.log) e '
+        "WHERE g.gameover IS NOT NULL AND e->'action'->>'type' = 'MAKE_MOVE' "
+        "GROUP BY g.id) AS finished"
+    )[0]
     bgio = {
+        "moves_per_finished_match": per_match,
         "make_move_entries": logged,
         "matches": games,
         "state_bytes_avg": state_b,
@@ -804,6 +830,9 @@ def markdown(r: dict) -> str:
         f"row holds its state ({_v(pp['state_bytes_avg'], '{:,}')} bytes) and its whole log "
         f"({_v(pp['log_bytes_avg'], '{:,}')} bytes, up to {pp['log_entries_max']} entries), "
         "rewritten at every move.",
+        f"- the same game on both sides: a finished match took "
+        f"{_v(po.get('moves_per_finished_match'))} moves on average on ours, "
+        f"{_v(pp.get('moves_per_finished_match'))} on boardgame.io.",
     ]
     prof = r.get("profile") or {}
     if prof.get("buckets"):

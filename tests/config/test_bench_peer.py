@@ -91,6 +91,10 @@ RAW = "\n".join(
         "inner (django/core/handlers/exception.py:55);post (games/api.py:520);"
         "submit (games/services.py:360);run_and_clear_commit_hooks "
         "(django/db/backends/base/base.py:760);send_command (redis/connection.py:500) 20",
+        # the ORM compiling a query (inclusive: under get_match)
+        "inner (django/core/handlers/exception.py:55);get_match (games/api.py:40);"
+        "as_sql (django/db/models/sql/compiler.py:700);compile "
+        "(django/db/models/sql/compiler.py:550) 10",
         # the GET: the view, and opening its database connection
         "inner (django/core/handlers/exception.py:55);get (games/api.py:480);"
         "view_for (games/services.py:610);connect (psycopg/connection.py:100) 40",
@@ -100,19 +104,20 @@ RAW = "\n".join(
 
 def test_a_profile_counts_only_request_samples_in_ms_per_move(peer):
     table = peer.profile_table(RAW, moves=10, rate=100)
-    assert table["request_samples"] == 100
-    assert table["request_ms_per_move"] == 100.0  # 100 samples at 100 Hz over 10 moves
+    assert table["request_samples"] == 110
+    assert table["request_ms_per_move"] == 110.0  # 110 samples at 100 Hz over 10 moves
     buckets = {b["what"]: b["ms_per_move"] for b in table["buckets"]}
     assert buckets["services.submit: load, decide, append, hooks"] == 60.0
     assert buckets["of which, the event store's append"] == 40.0
     assert buckets["of which, after-commit hooks (publish, webhooks, clocks)"] == 20.0
     assert buckets["the seat's view (services.view_for)"] == 40.0
+    assert buckets["Django ORM: compiling queries to SQL"] == 10.0  # not the execute below it
     leaves = {b["what"]: b["ms_per_move"] for b in table["leaves"]}
     assert leaves["waiting on PostgreSQL (psycopg)"] == 40.0
     assert leaves["opening a PostgreSQL connection"] == 40.0  # not also counted as waiting
     assert leaves["Redis (rate limits, Celery publish, channel layer)"] == 20.0
     top = {f["function"]: f["share"] for f in table["top_functions"]}
-    assert top["games/services.py:submit"] == 0.6
+    assert top["games/services.py:submit"] == round(60 / 110, 3)
 
 
 def _result(peer):

@@ -335,6 +335,7 @@ async function runPhase(phase, pool, totals) {
     matches: phase.matches,
     warmup: phase.warmup,
     moves: stats.measured,
+    moves_all: stats.moves, // warm-up included
     seconds: Math.round(elapsed * 1000) / 1000,
     latency_ms: stats.latency.map((x) => Math.round(x * 1000) / 1000),
     fetch_ms: stats.fetch.map((x) => Math.round(x * 1000) / 1000),
