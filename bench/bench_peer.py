@@ -386,12 +386,11 @@ LEAF_BUCKETS = [
     ("waiting on PostgreSQL (psycopg)", r"psycopg[/\\]"),
     ("Redis (rate limits, Celery publish, channel layer)", r"redis[/\\]|kombu[/\\]"),
 ]
-# the ORM turning querysets into SQL (not running them): anywhere in the stack
-ORM_COMPILE = re.compile(
-    r"\b(as_sql|compile|pre_sql_setup|setup_query|get_select|get_order_by|get_from_clause"
-    r"|get_related_selections) \([^)]*django/db/models/"
-)
-ORM_LABEL = "Django ORM: compiling queries to SQL"
+# the ORM's own CPU: a sample inside django/db/models/ whose thread is not
+# waiting on PostgreSQL or Redis (building and compiling queries, making rows
+# into objects)
+ORM = re.compile(r"django/db/models/")
+ORM_LABEL = "Django ORM, not waiting (building, compiling, making objects)"
 # project frames that wrap every request: not worth a row of their own
 WRAPPERS = re.compile(r"config/middleware\.py")
 
@@ -414,13 +413,14 @@ def profile_table(raw: str, moves: int, rate: int) -> dict:
         for label, pattern in PROFILE_BUCKETS:
             if re.search(pattern, stack_s):
                 totals[label] += n
-        if ORM_COMPILE.search(stack_s):
-            totals[ORM_LABEL] += n
         frames = stack_s.split(";")
         for label, pattern in LEAF_BUCKETS:
             if any(re.search(pattern, f) for f in frames[-8:]):
                 leaf[label] += n
                 break
+        else:
+            if ORM.search(stack_s):
+                totals[ORM_LABEL] += n
         seen = set()
         for f in frames:
             m = re.match(

@@ -86,12 +86,13 @@ RAW = "\n".join(
         # the POST: submit -> append -> waiting on PostgreSQL
         "inner (django/core/handlers/exception.py:55);post (games/api.py:520);"
         "submit (games/services.py:360);append (platform/eventlog/store.py:170);"
+        "execute_sql (django/db/models/sql/compiler.py:1600);"
         "execute (psycopg/cursor.py:97);wait (psycopg/waiting.py:300) 40",
         # the POST: after-commit hooks talking to Redis
         "inner (django/core/handlers/exception.py:55);post (games/api.py:520);"
         "submit (games/services.py:360);run_and_clear_commit_hooks "
         "(django/db/backends/base/base.py:760);send_command (redis/connection.py:500) 20",
-        # the ORM compiling a query (inclusive: under get_match)
+        # the ORM building a query (its CPU, not waiting: under get_match)
         "inner (django/core/handlers/exception.py:55);get_match (games/api.py:40);"
         "as_sql (django/db/models/sql/compiler.py:700);compile "
         "(django/db/models/sql/compiler.py:550) 10",
@@ -111,7 +112,8 @@ def test_a_profile_counts_only_request_samples_in_ms_per_move(peer):
     assert buckets["of which, the event store's append"] == 40.0
     assert buckets["of which, after-commit hooks (publish, webhooks, clocks)"] == 20.0
     assert buckets["the seat's view (services.view_for)"] == 40.0
-    assert buckets["Django ORM: compiling queries to SQL"] == 10.0  # not the execute below it
+    orm = "Django ORM, not waiting (building, compiling, making objects)"
+    assert buckets[orm] == 10.0  # the ORM's samples waiting on PostgreSQL are not counted
     leaves = {b["what"]: b["ms_per_move"] for b in table["leaves"]}
     assert leaves["waiting on PostgreSQL (psycopg)"] == 40.0
     assert leaves["opening a PostgreSQL connection"] == 40.0  # not also counted as waiting

@@ -37,6 +37,7 @@ const http = require('http');
 const { legalPlays, pick, rng } = require('./bot');
 
 const REQUEST_TIMEOUT_MS = 15000;
+const SYNC_TIMEOUT_MS = 90000; // preparing, not timed: the machine may be busy migrating
 const SEATS = ['ana', 'ben'];
 
 function now() {
@@ -207,11 +208,11 @@ class BgioSeat {
   }
 
   // resolves with the first state at or past stateID (bounded in time)
-  until(stateID, what) {
+  until(stateID, what, ms = REQUEST_TIMEOUT_MS) {
     const s = this.client.getState();
     if (s && (s._stateID >= stateID || s.ctx.gameover)) return Promise.resolve(s);
     const p = new Promise((resolve) => this.waiters.push({ stateID, resolve }));
-    return withTimeout(p, REQUEST_TIMEOUT_MS, what);
+    return withTimeout(p, ms, what);
   }
 }
 
@@ -248,7 +249,7 @@ class BgioMatch {
     const m = new BgioMatch(matchID, seats, random);
     // synced: both clients hold the match's state
     const synced = await Promise.all(
-      Object.values(seats).map((s) => s.until(0, `sync ${matchID}`)),
+      Object.values(seats).map((s) => s.until(0, `sync ${matchID}`, SYNC_TIMEOUT_MS)),
     );
     m.last = synced[0];
     return m;
