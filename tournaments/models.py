@@ -51,8 +51,12 @@ class ShowRecord(models.Model):
     moderator_ids = models.JSONField(default=list)  # the moderators' accounts
     spectator_delay_s = models.FloatField(default=0)
     spectator_policy = models.CharField(max_length=20, default="public")
-    status = models.CharField(max_length=20, default="running")  # running | finished
+    # scheduled (waiting for its start) | running | finished | cancelled
+    status = models.CharField(max_length=20, default="running")
     champion = models.CharField(max_length=150, blank=True)
+    starts_at = models.DateTimeField(null=True, blank=True)  # a scheduled show's start
+    # when the clock must next look at a scheduled show (check-in, start)
+    next_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
     round_no = models.PositiveIntegerField(default=0)
     version = models.PositiveIntegerField(default=0)
     folded = models.BinaryField(null=True, editable=False)  # pickled fold (readmodels.py)

@@ -13,7 +13,7 @@ from . import shows
 from .bracket_services import bracket_output
 from .bracket_tree import bracket_tree
 from .models import BracketRecord, ShowRecord
-from .readmodels import bracket_folded
+from .readmodels import bracket_folded, show_status
 from .show_services import acting_for, command, load
 
 
@@ -38,7 +38,7 @@ def _show_line(record: ShowRecord, user, now: float) -> dict:
         "pk": record.pk,
         "name": record.name,
         "url": record.get_absolute_url(),
-        "status": "finished" if seen.champion else "running",
+        "status": show_status(seen),
         "champion": seen.champion,
     }
 
