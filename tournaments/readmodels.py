@@ -185,9 +185,7 @@ def show_status(state) -> str:
 
     if state.champion:
         return "finished"
-    return {shows.SCHEDULED: "scheduled", shows.CANCELLED: "cancelled"}.get(
-        state.phase, "running"
-    )
+    return {shows.SCHEDULED: "scheduled", shows.CANCELLED: "cancelled"}.get(state.phase, "running")
 
 
 def _when(t: float | None) -> datetime | None:

@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tournaments', '0004_show_roles_by_account'),
+        ("tournaments", "0004_show_roles_by_account"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='showrecord',
-            name='next_due_at',
+            model_name="showrecord",
+            name="next_due_at",
             field=models.DateTimeField(blank=True, db_index=True, null=True),
         ),
         migrations.AddField(
-            model_name='showrecord',
-            name='starts_at',
+            model_name="showrecord",
+            name="starts_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]
