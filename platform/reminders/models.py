@@ -14,6 +14,10 @@ CHANNELS = (SITE, EMAIL, PUSH)
 DEFAULT_CHANNELS = {kind: [SITE] for kind in KINDS}
 
 
+def new_nonce() -> str:
+    return secrets.token_hex(16)
+
+
 class ReminderSettings(models.Model):
     """What a player chose: the channels of each kind of reminder, the time
     zone pages show times in (empty: the browser's), and the nonce their
@@ -24,7 +28,7 @@ class ReminderSettings(models.Model):
     )
     channels = models.JSONField(default=dict)  # kind -> [channel, ...]
     time_zone = models.CharField(max_length=64, blank=True)
-    calendar_nonce = models.CharField(max_length=32, default=secrets.token_hex)
+    calendar_nonce = models.CharField(max_length=32, default=new_nonce)
 
     def wants(self, kind: str) -> list[str]:
         return list(self.channels.get(kind, DEFAULT_CHANNELS[kind]))

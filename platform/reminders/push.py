@@ -67,7 +67,7 @@ def public_key() -> str:
 
 class _Response:
     def __init__(self, status_code: int):
-        self.status_code, self.reason, self.text = status_code, "", ""
+        self.status_code, self.reason, self.text, self.headers = status_code, "", "", {}
 
 
 class _PinnedPoster:
