@@ -14,6 +14,7 @@ from .bracket_services import bracket_output
 from .bracket_tree import bracket_tree
 from .models import BracketRecord, ShowRecord
 from .readmodels import bracket_folded, show_status
+from .schedule_views import schedule_context
 from .show_services import acting_for, command, load
 
 
@@ -107,6 +108,7 @@ def _show_context(request, record) -> dict:
     matches = Match.objects.filter(show_stream=record.stream).order_by("id")
     return {
         "show": record,
+        "schedule": schedule_context(record, request.user),
         "acting": acting,
         "view": shows.view(seen, acting.role, acting.actor),
         "log": shows.public_log(seen)[-60:],
