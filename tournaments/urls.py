@@ -9,5 +9,8 @@ urlpatterns = [
     path("<int:pk>/decide/", views.show_decide, name="decide"),
     path("brackets/<int:pk>/", views.bracket_page, name="bracket"),
     path("<int:pk>/calendar.ics", schedule_views.show_calendar, name="calendar"),
-    path("<int:pk>/<slug:kind>/", schedule_views.show_act, name="act"),
+    *(
+        path(f"<int:pk>/{kind}/", schedule_views.show_act, {"kind": kind}, name=f"act_{kind}")
+        for kind in schedule_views.ACTIONS
+    ),
 ]

@@ -6,7 +6,10 @@
     var lang = document.documentElement.lang || undefined;
     var fmt;
     try {
-      fmt = new Intl.DateTimeFormat(lang, { dateStyle: "full", timeStyle: "short", timeZoneName: "short" });
+      fmt = new Intl.DateTimeFormat(lang, {
+        weekday: "long", year: "numeric", month: "long", day: "numeric",
+        hour: "2-digit", minute: "2-digit", timeZoneName: "short",
+      });
     } catch (e) {
       return;
     }
