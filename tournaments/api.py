@@ -216,6 +216,13 @@ class CreateShowSerializer(serializers.Serializer):
         "until then (options registration, cap, check_in_s, absentees...) and it starts by itself",
     )
 
+    def validate(self, data):
+        if len(data["entrants"]) < 2 and not data.get("starts_at"):
+            raise serializers.ValidationError(
+                {"entrants": "at least two, unless the show has a start time to register for"}
+            )
+        return data
+
 
 class ShowPendingSerializer(serializers.Serializer):
     who = serializers.CharField(help_text="an entrant, or the organizer")

@@ -97,8 +97,8 @@ class ScheduleFields(forms.Form):
         return {k: d[k] for k in self.SCHEDULE_OPTIONS if d.get(k) is not None}
 
 
-class ScheduledShowForm(ShowForm, ScheduleFields):
-    """A new show with a start time: entrants register (accounts may be entered too)."""
+class StartFields(forms.Form):
+    """A start: a date and time in a time zone."""
 
     starts_at = forms.DateTimeField(
         label=gettext_lazy("Starts at"),
@@ -107,11 +107,15 @@ class ScheduledShowForm(ShowForm, ScheduleFields):
     )
     time_zone = zone_field()
 
-    field_order = ["name", "starts_at", "time_zone", *ScheduleFields.SCHEDULE_OPTIONS]
-
     def start_timestamp(self) -> float:
         naive = self.cleaned_data["starts_at"].replace(tzinfo=None)
         return naive.replace(tzinfo=zoneinfo.ZoneInfo(self.cleaned_data["time_zone"])).timestamp()
+
+
+class ScheduledShowForm(ShowForm, ScheduleFields, StartFields):
+    """A new show with a start time: entrants register (accounts may be entered too)."""
+
+    field_order = ["name", "starts_at", "time_zone", *ScheduleFields.SCHEDULE_OPTIONS]
 
     def service_args(self) -> dict:
         args = super().service_args()
@@ -148,17 +152,8 @@ class TemplateForm(ShowForm, ScheduleFields):
         }
 
 
-class FromTemplateForm(forms.Form):
-    starts_at = forms.DateTimeField(
-        label=gettext_lazy("Starts at"),
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
-        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
-    )
-    time_zone = zone_field()
-
-    def start_timestamp(self) -> float:
-        naive = self.cleaned_data["starts_at"].replace(tzinfo=None)
-        return naive.replace(tzinfo=zoneinfo.ZoneInfo(self.cleaned_data["time_zone"])).timestamp()
+class FromTemplateForm(StartFields):
+    """A show from a template: its start."""
 
 
 class RecurrenceForm(forms.Form):

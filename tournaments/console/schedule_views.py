@@ -12,10 +12,10 @@ from django.views.decorators.http import require_POST
 
 from games.core.protocol import RoleRequired, RuleError
 
-from .. import show_services, show_templates
+from .. import show_templates
 from ..models import ShowRecord, ShowTemplate
 from . import schedule_forms
-from .views import SHOW_FIELDS, _organizer, _place
+from .views import SHOW_FIELDS, _organizer, _place, create_show_from
 
 SCHEDULE_FIELDS = {
     **SHOW_FIELDS,
@@ -29,16 +29,8 @@ def scheduled_show_new(request):
     _organizer(request)
     form = schedule_forms.ScheduledShowForm(request.POST or None, organizer=request.user)
     if request.method == "POST" and form.is_valid():
-        try:
-            stream = show_services.create_show(
-                organizer=request.user.username,
-                organizer_id=request.user.pk,
-                **form.service_args(),
-            )
-        except RuleError as exc:
-            _place(form, exc, SCHEDULE_FIELDS)
-        else:
-            record = ShowRecord.objects.get(stream=stream)
+        record = create_show_from(request, form, SCHEDULE_FIELDS)
+        if record is not None:
             messages.success(request, _("%(name)s is scheduled.") % {"name": record.name})
             return redirect(record.get_absolute_url())
     return render(
