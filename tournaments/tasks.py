@@ -3,9 +3,9 @@ django-celery-beat's database scheduler; under `make run` by tournaments.recurri
 
 from celery import shared_task
 
-from .show_templates import TASK, run_recurrence
 
-
-@shared_task(name=TASK, ignore_result=True)
+@shared_task(name="tournaments.create_from_template", ignore_result=True)
 def create_from_template(template_id: int) -> str | None:
+    from .show_templates import run_recurrence
+
     return run_recurrence(template_id)
