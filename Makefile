@@ -18,9 +18,11 @@ $(STAMP): $(PY) pyproject.toml constraints.txt
 	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
 	@touch $(STAMP)
 
-# the translations (.po) compiled to .mo, with or without GNU gettext's msgfmt
+# the translations (.po) compiled to .mo, with or without GNU gettext's msgfmt; the
+# site's VAPID keys for web push made once in var/ (like the secret key)
 install: $(STAMP) var/secret_key
 	$(PY) manage.py compile_catalogs
+	DJANGO_SECRET_KEY="$$(cat var/secret_key)" $(PY) manage.py make_vapid_keys -v0
 
 # `make run` serves without DEBUG (no debug pages), over plain http, with a
 # secret key of this machine's own, made once in var/

@@ -28,6 +28,8 @@ case "$1" in
     # -------------------------------------------------------------------------------
     # the image has them already (Dockerfile); on a host this fills VAR_DIR/static
     "$PYTHON" manage.py collectstatic --noinput --verbosity 0
+    # web push: the site's VAPID keys, made once (VAPID_PRIVATE_KEY_FILE, default VAR_DIR)
+    "$PYTHON" manage.py make_vapid_keys --verbosity 0
     ;;
   web)
     # one connection per request under ASGI (see DB_CONN_MAX_AGE in settings)
@@ -53,8 +55,9 @@ case "$1" in
       --loglevel INFO --without-mingle --without-gossip
     ;;
   beat)
+    # django-celery-beat's database scheduler: the sweeps, and recurring shows from templates
     exec "$PYTHON" -m celery -A config --quiet beat --loglevel INFO \
-      --schedule "${BEAT_SCHEDULE:-${VAR_DIR:-$ROOT/var}/celerybeat-schedule}"
+      --scheduler django_celery_beat.schedulers:DatabaseScheduler
     ;;
   *)
     exec "$@"

@@ -10,6 +10,7 @@ import time
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -131,6 +132,21 @@ class ShowOptionsField(serializers.DictField):
         return options
 
 
+class StartField(serializers.DateTimeField):
+    """An ISO 8601 moment with its offset, e.g. 2027-01-15T20:30:00+01:00."""
+
+    def to_internal_value(self, value):
+        if not isinstance(value, str) or len(value) > 40:
+            raise serializers.ValidationError("a date and time, e.g. 2027-01-15T20:30:00+01:00")
+        try:
+            parsed = parse_datetime(value)
+        except ValueError:
+            raise serializers.ValidationError("not a date and time that exists") from None
+        if parsed is not None and parsed.tzinfo is None:
+            raise serializers.ValidationError("give the time zone offset, e.g. +01:00 or Z")
+        return super().to_internal_value(value)
+
+
 class ShowCommandSerializer(serializers.Serializer):
     command = ShowCommandField(help_text='e.g. {"type": "give_token", "to": "ben"}')
     entrant = serializers.CharField(
@@ -153,7 +169,17 @@ class ActingSerializer(serializers.Serializer):
 class ShowSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = ShowRecord
-        fields = ["id", "stream", "name", "organizer", "status", "champion", "round_no", "version"]
+        fields = [
+            "id",
+            "stream",
+            "name",
+            "organizer",
+            "status",
+            "champion",
+            "round_no",
+            "version",
+            "starts_at",
+        ]
 
 
 class ShowViewSerializer(serializers.Serializer):
@@ -168,7 +194,9 @@ class ShowViewSerializer(serializers.Serializer):
 class CreateShowSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     entrants = serializers.ListField(
-        child=serializers.CharField(max_length=MAX_NAME), min_length=2, max_length=MAX_ENTRANTS
+        child=serializers.CharField(max_length=MAX_NAME),
+        max_length=MAX_ENTRANTS,
+        help_text="at least two, unless the show has a start time to register for",
     )
     options = ShowOptionsField(
         required=False, help_text='show options, e.g. {"step_deadline_s": 600, "game_pool": [...]}'
@@ -182,6 +210,18 @@ class CreateShowSerializer(serializers.Serializer):
         max_length=MAX_ENTRANTS,
         help_text="round titles, planned in this order",
     )
+    starts_at = StartField(
+        required=False,
+        help_text="a scheduled show's start (ISO 8601 with its offset): people register "
+        "until then (options registration, cap, check_in_s, absentees...) and it starts by itself",
+    )
+
+    def validate(self, data):
+        if len(data["entrants"]) < 2 and not data.get("starts_at"):
+            raise serializers.ValidationError(
+                {"entrants": "at least two, unless the show has a start time to register for"}
+            )
+        return data
 
 
 class ShowPendingSerializer(serializers.Serializer):
@@ -390,6 +430,7 @@ class ShowList(APIView):
             options=data.get("options"),
             holders=data.get("holders"),
             rounds=data.get("rounds"),
+            starts_at=data["starts_at"].timestamp() if data.get("starts_at") else None,
         )
         record = ShowRecord.objects.get(stream=stream)
         return Response(ShowSummarySerializer(record).data, status=status.HTTP_201_CREATED)

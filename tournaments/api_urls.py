@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, api_people
+from . import api, api_people, api_schedule
 
 urlpatterns = [
     path("shows/", api.ShowList.as_view(), name="api-shows"),
@@ -28,6 +28,20 @@ urlpatterns = [
     path("invitations/accept", api_people.AcceptInvitation.as_view(), name="api-accept"),
     path("shows/<int:pk>/audit", api_people.ShowAudit.as_view(), name="api-show-audit"),
     path("matches/<int:pk>/export", api.MatchExport.as_view(), name="api-match-export"),
+    path("shows/<int:pk>/register", api_schedule.ShowRegister.as_view(), name="api-register"),
+    path(
+        "shows/<int:pk>/template", api_schedule.ShowSaveTemplate.as_view(), name="api-save-template"
+    ),
+    path("templates/", api_schedule.TemplateList.as_view(), name="api-templates"),
+    path("templates/<int:pk>/", api_schedule.TemplateView.as_view(), name="api-template"),
+    path(
+        "templates/<int:pk>/shows", api_schedule.TemplateShows.as_view(), name="api-template-shows"
+    ),
+    path(
+        "templates/<int:pk>/recurrence",
+        api_schedule.TemplateRecurrence.as_view(),
+        name="api-template-recurrence",
+    ),
     path("brackets/", api.BracketList.as_view(), name="api-brackets"),
     path("brackets/<int:pk>/", api.BracketView.as_view(), name="api-bracket"),
 ]

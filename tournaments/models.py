@@ -51,8 +51,12 @@ class ShowRecord(models.Model):
     moderator_ids = models.JSONField(default=list)  # the moderators' accounts
     spectator_delay_s = models.FloatField(default=0)
     spectator_policy = models.CharField(max_length=20, default="public")
-    status = models.CharField(max_length=20, default="running")  # running | finished
+    # scheduled (waiting for its start) | running | finished | cancelled
+    status = models.CharField(max_length=20, default="running")
     champion = models.CharField(max_length=150, blank=True)
+    starts_at = models.DateTimeField(null=True, blank=True)  # a scheduled show's start
+    # when the clock must next look at a scheduled show (check-in, start)
+    next_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
     round_no = models.PositiveIntegerField(default=0)
     version = models.PositiveIntegerField(default=0)
     folded = models.BinaryField(null=True, editable=False)  # pickled fold (readmodels.py)
@@ -111,3 +115,45 @@ class DisputeRecord(models.Model):
     class Meta:
         ordering = ["show", "dispute_id"]
         unique_together = [("show", "dispute_id")]
+
+
+class ShowTemplate(models.Model):
+    """A show's options, game pool, rounds and moderators, saved to create shows
+    from (the console, the API), and optionally a weekly recurrence: a show is
+    created ``announce_days`` before each start, by django-celery-beat's
+    database scheduler (``periodic_task``)."""
+
+    organizer = models.ForeignKey(
+        "auth.User", on_delete=models.CASCADE, related_name="show_templates"
+    )
+    name = models.CharField(max_length=200)
+    options = models.JSONField(default=dict)
+    rounds = models.JSONField(default=list)  # round titles (empty: one per elimination)
+    moderator_ids = models.JSONField(default=list)  # accounts appointed to each show
+    weekday = models.PositiveSmallIntegerField(
+        null=True, blank=True
+    )  # 0 Monday; None: no recurrence
+    start_time = models.TimeField(null=True, blank=True)
+    time_zone = models.CharField(max_length=64, default="UTC")
+    announce_days = models.PositiveSmallIntegerField(default=2)
+    periodic_task = models.OneToOneField(
+        "django_celery_beat.PeriodicTask", null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self):
+        return self.name
+
+
+class TemplateShow(models.Model):
+    """A show a template's recurrence created (at most one per start time)."""
+
+    template = models.ForeignKey(ShowTemplate, on_delete=models.CASCADE, related_name="shows")
+    starts_at = models.DateTimeField()
+    stream = models.CharField(max_length=200)
+
+    class Meta:
+        unique_together = [("template", "starts_at")]

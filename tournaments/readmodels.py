@@ -14,6 +14,7 @@ import pickle
 import uuid
 from collections import OrderedDict
 from dataclasses import fields
+from datetime import UTC, datetime
 
 from eventlog.models import StoredEvent
 from eventlog.readmodels import first_event_id, read_model
@@ -178,12 +179,27 @@ def project_bracket(row):
     )
 
 
+def show_status(state) -> str:
+    """scheduled, running, finished or cancelled (ShowRecord.status)."""
+    from . import shows
+
+    if state.champion:
+        return "finished"
+    return {shows.SCHEDULED: "scheduled", shows.CANCELLED: "cancelled"}.get(state.phase, "running")
+
+
+def _when(t: float | None) -> datetime | None:
+    return None if t is None else datetime.fromtimestamp(t, tz=UTC)
+
+
 def _reset_shows():
     ShowRecord.objects.all().delete()
 
 
 @read_model(_reset_shows)
 def project_show(row):
+    from . import shows
+
     if not row.stream.startswith("show-"):
         return
     before, _ = _folded(ShowRecord, row.stream, row.version - 1, _fold_show_rows)
@@ -198,8 +214,10 @@ def project_show(row):
         "moderator_ids": [i for i in state.moderator_ids.values() if i is not None],
         "spectator_delay_s": state.options.get("spectator_delay_s", 0),
         "spectator_policy": state.options.get("spectator_policy", "public"),
-        "status": "finished" if state.champion else "running",
+        "status": show_status(state),
         "champion": state.champion or "",
+        "starts_at": _when(state.starts_at),
+        "next_due_at": _when(shows.next_due(state)),
         "round_no": len(started),
         "version": row.version,
     }

@@ -49,7 +49,9 @@ def load(stream: str) -> tuple[shows.ShowState, int, dict]:
     state, version = show_folded(stream)
     if state is None:
         raise RuleError("no such show")
-    holders = {**(state.log[0].data.get("holders") or {}), **state.held}  # invitations accepted
+    # accounts (invitations accepted, registrations, substitutes) and bots (at the
+    # creation, substitutes, replacements of absentees) holding entrants
+    holders = {**state.bots, **state.held}
     for sub in state.substitutions:  # a substitute's account or bot, when it has one
         if sub.get("holder") is not None:
             holders[sub["in"]] = sub["holder"]
@@ -93,10 +95,12 @@ def create_show(
     now: float | None = None,
     rng: random.Random | None = None,
     organizer_id: int | None = None,
+    starts_at: float | None = None,
 ) -> str:
     """Create a show; ``holders`` maps an entrant to a user id or ``bot:<kind>``.
     The organizer's rights go to ``organizer_id`` (default: the account named
-    ``organizer`` now)."""
+    ``organizer`` now). With ``starts_at`` (Unix time) people register until
+    then and the clock's sweep starts it (tournaments.show_clock)."""
     holders = dict(holders or {})
     for e in holders:
         if e not in entrants:
@@ -118,6 +122,7 @@ def create_show(
         rounds=rounds,
         stream=stream,
         organizer_id=organizer_id,
+        starts_at=starts_at,
     )
     first = events[0]
     events[0] = Event(
@@ -173,6 +178,19 @@ def command(
             fn(stream, new, ctx.now)
         return rows
     raise AssertionError("unreachable")
+
+
+def register(stream: str, user, *, now: float | None = None) -> list:
+    """``user`` registers for a scheduled show (the platform vouches for the
+    account: its id and name go into the show's log)."""
+    if user is None or not user.is_authenticated:
+        raise RoleRequired("log in to register for a show")
+    return command(
+        stream,
+        {"type": "register", "user_id": user.pk, "username": user.username},
+        Acting(user.username, shows.SYSTEM),
+        now=now,
+    )
 
 
 def record_omniscient_view(
@@ -241,6 +259,8 @@ def _reconcile(stream: str, ctx: Ctx) -> None:
     state, _, holders = load(stream)
     for rnd in state.rounds:
         for duel in rnd.duels:
+            if duel.awaiting_ready:
+                continue  # opens once everyone confirmed they are there
             if duel.opened and duel.match_stream is None and duel.winner is None:
                 match = _open_match(
                     state,
@@ -264,7 +284,7 @@ def _reconcile(stream: str, ctx: Ctx) -> None:
                     ctx,
                 )
     f = state.final
-    if f is not None and f.match_stream is None and f.winner is None:
+    if f is not None and f.match_stream is None and f.winner is None and not f.awaiting_ready:
         match = _open_match(
             state,
             holders,

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import schedule_views, views
 
 app_name = "tournaments"
 urlpatterns = [
@@ -8,4 +8,9 @@ urlpatterns = [
     path("<int:pk>/", views.show_page, name="show"),
     path("<int:pk>/decide/", views.show_decide, name="decide"),
     path("brackets/<int:pk>/", views.bracket_page, name="bracket"),
+    path("<int:pk>/calendar.ics", schedule_views.show_calendar, name="calendar"),
+    *(
+        path(f"<int:pk>/{kind}/", schedule_views.show_act, {"kind": kind}, name=f"act_{kind}")
+        for kind in schedule_views.ACTIONS
+    ),
 ]

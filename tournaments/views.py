@@ -13,7 +13,8 @@ from . import shows
 from .bracket_services import bracket_output
 from .bracket_tree import bracket_tree
 from .models import BracketRecord, ShowRecord
-from .readmodels import bracket_folded
+from .readmodels import bracket_folded, show_status
+from .schedule_views import schedule_context
 from .show_services import acting_for, command, load
 
 
@@ -38,7 +39,7 @@ def _show_line(record: ShowRecord, user, now: float) -> dict:
         "pk": record.pk,
         "name": record.name,
         "url": record.get_absolute_url(),
-        "status": "finished" if seen.champion else "running",
+        "status": show_status(seen),
         "champion": seen.champion,
     }
 
@@ -107,6 +108,7 @@ def _show_context(request, record) -> dict:
     matches = Match.objects.filter(show_stream=record.stream).order_by("id")
     return {
         "show": record,
+        "schedule": schedule_context(record, request.user),
         "acting": acting,
         "view": shows.view(seen, acting.role, acting.actor),
         "log": shows.public_log(seen)[-60:],

@@ -22,6 +22,13 @@ STATUS_WORDS = (
     _("used"),
     _("revoked"),
     _("void"),
+    _("scheduled"),
+    _("cancelled"),
+    _("waiting"),
+    _("applied"),
+    _("withdrawn"),
+    _("declined"),
+    _("dropped"),
 )
 ROLE_WORDS = (_("organizer"), _("moderator"), _("player"), _("spectator"), _("system"))
 KIND_WORDS = (
@@ -37,6 +44,7 @@ KIND_WORDS = (
     _("enter_ranking"),
     _("pick_game"),
     _("add_round"),
+    _("ready"),
 )
 FORMAT_WORDS = (_("single"), _("double"), _("round_robin"), _("swiss"))
 # items.SCOPE_WORDS (pure data, no Django there): the same words, marked here

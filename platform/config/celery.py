@@ -10,7 +10,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("gameshow")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["clocks"])
+app.autodiscover_tasks(["clocks", "hooks", "reminders", "tournaments"])
 
 
 def _survive_redis_restart() -> None:

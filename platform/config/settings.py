@@ -70,6 +70,8 @@ INSTALLED_APPS = [
     "tournaments",
     "api",
     "hooks",
+    "reminders",
+    "django_celery_beat",
     "config",  # its management commands (compile_catalogs)
 ]
 
@@ -105,6 +107,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "games.context_processors.your_turn",
+                "reminders.context_processors.reminders",
             ],
         },
     },
@@ -151,6 +154,9 @@ else:
     CELERY_TASK_ALWAYS_EAGER = False
 # webhooks may reach loopback and private addresses only when this is on (tests, a LAN)
 HOOKS_ALLOW_PRIVATE_ADDRESSES = env_bool("HOOKS_ALLOW_PRIVATE_ADDRESSES", False)
+# recurring shows (templates) are periodic tasks in the database: django-celery-beat's
+# scheduler runs them (beat in production; the embedded thread under `make run`)
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-deadlines": {"task": "clocks.sweep", "schedule": 2.0},
     "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},
@@ -197,6 +203,14 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Showtable <noreply@localhost>")
+
+# web push: this site's VAPID key pair (made at install, like the secret key) and
+# the contact the push services are given; SITE_URL makes the links in e-mail and push
+VAPID_PRIVATE_KEY_FILE = os.environ.get("VAPID_PRIVATE_KEY_FILE") or str(
+    VAR_DIR / "vapid_private.pem"
+)
+VAPID_CLAIM_SUB = os.environ.get("VAPID_CLAIM_SUB") or "mailto:noreply@localhost"
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 
 # the largest request body read (API JSON and forms alike); bodies are small
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE") or 256 * 1024)

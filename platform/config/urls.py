@@ -6,6 +6,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import views as api_views
+from reminders import views as reminder_views
 
 from . import views
 
@@ -26,6 +27,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("games.api_urls")),
     path("account/tokens/", api_views.tokens, name="api-tokens"),
+    path("account/reminders/", include("reminders.urls")),
+    path("sw.js", reminder_views.service_worker, name="service-worker"),
     path("account/tokens/<int:pk>/revoke", api_views.revoke, name="api-token-revoke"),
 ]
 

@@ -39,6 +39,13 @@ OPERATIONS = {
     ("/api/brackets/", "get"),
     ("/api/brackets/", "post"),
     ("/api/brackets/{id}/", "get"),
+    ("/api/shows/{id}/register", "post"),
+    ("/api/shows/{id}/template", "post"),
+    ("/api/templates/", "get"),
+    ("/api/templates/", "post"),
+    ("/api/templates/{id}/", "get"),
+    ("/api/templates/{id}/shows", "post"),
+    ("/api/templates/{id}/recurrence", "put"),
 }
 
 

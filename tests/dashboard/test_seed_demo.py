@@ -82,3 +82,23 @@ def test_seed_demo_prints_one_working_login_per_role_and_the_live_show_moves(cli
     assert Match.objects.filter(show_stream=live.stream, status="live").exists() or owed == {
         "player"
     }, owed
+
+
+@pytest.mark.django_db
+def test_seed_demo_has_a_scheduled_show_to_register_for_and_a_weekly_template(client):
+    from django_celery_beat.models import PeriodicTask
+
+    from tournaments.demo import SCHEDULED_DEMO, drives
+    from tournaments.models import ShowTemplate
+
+    logins = seed()
+    show = ShowRecord.objects.get(name__startswith=SCHEDULED_DEMO, status="scheduled")
+    assert drives(show.stream)  # once it starts, the autopilot runs the organizer's steps
+    template = ShowTemplate.objects.get(name=SCHEDULED_DEMO)
+    assert PeriodicTask.objects.filter(pk=template.periodic_task_id, enabled=True).exists()
+    client.login(username="player2", password=logins["player2"])
+    page = client.get(show.get_absolute_url()).content.decode()
+    assert ">Register<" in page
+    assert client.post(f"/shows/{show.pk}/register/").status_code == 302
+    state = load(show.stream)[0]
+    assert state.status["player2"] == shows.ACTIVE and len(shows.active(state)) == 6

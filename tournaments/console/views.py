@@ -72,21 +72,28 @@ def index(request):
     )
 
 
+def create_show_from(request, form, fields: dict[str, str]) -> ShowRecord | None:
+    """The show a valid new-show form describes, organized by the caller; None
+    (the refusal beside its field) when the show service refuses it."""
+    try:
+        stream = show_services.create_show(
+            organizer=request.user.username,
+            organizer_id=request.user.pk,
+            **form.service_args(),
+        )
+    except RuleError as exc:
+        _place(form, exc, fields)
+        return None
+    return ShowRecord.objects.get(stream=stream)
+
+
 @login_required
 def show_new(request):
     _organizer(request)
     form = forms.ShowForm(request.POST or None, organizer=request.user)
     if request.method == "POST" and form.is_valid():
-        try:
-            stream = show_services.create_show(
-                organizer=request.user.username,
-                organizer_id=request.user.pk,
-                **form.service_args(),
-            )
-        except RuleError as exc:
-            _place(form, exc, SHOW_FIELDS)
-        else:
-            record = ShowRecord.objects.get(stream=stream)
+        record = create_show_from(request, form, SHOW_FIELDS)
+        if record is not None:
             messages.success(request, _("%(name)s is created.") % {"name": record.name})
             return redirect("console:show", pk=record.pk)
     status = 400 if form.errors else 200

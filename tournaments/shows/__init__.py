@@ -54,6 +54,7 @@ each moderator's; the services map a user to a role by id, never by name
 """
 
 # The engine lives in the modules below; this package re-exports its public names.
+from .commands.schedule import check_in_opens_at, due, next_due
 from .creation import create_show
 from .decide import COMMANDS, decide
 from .evolve import EVENT_TYPES, as_of, evolve, fold, replay
@@ -69,10 +70,14 @@ from .options import (
 )
 from .state import (
     ACTIVE,
+    APPLIED,
     AWAITING,
+    CANCELLED,
     CHAMPION,
     CLAIMED,
     DECIDING_EVENTS,
+    DECLINED,
+    DROPPED,
     ELIMINATED,
     ENTRANT_STEPS,
     FINISHED,
@@ -82,14 +87,20 @@ from .state import (
     ORGANIZER,
     PLANNED,
     PLAYER,
+    READY,
     ROLES,
     RULED,
     RULINGS,
+    RUNNING,
+    SCHEDULED,
     SPECTATOR,
     STARTED,
     STEP_EVENTS,
     SUBSTITUTED,
     SYSTEM,
+    TIMED_STEPS,
+    WAITING,
+    WITHDRAWN,
     Dispute,
     Duel,
     Final,
@@ -112,6 +123,7 @@ from .state import (
     match_kind,
     next_deadline,
     next_round,
+    not_ready,
     overdue,
     pending,
     round_by_id,
@@ -122,6 +134,20 @@ from .views import audit_log, events_for, public_log, view
 
 __all__ = [
     "audit_log",
+    "APPLIED",
+    "CANCELLED",
+    "DECLINED",
+    "DROPPED",
+    "READY",
+    "RUNNING",
+    "SCHEDULED",
+    "TIMED_STEPS",
+    "WAITING",
+    "WITHDRAWN",
+    "check_in_opens_at",
+    "due",
+    "next_due",
+    "not_ready",
     "ORGANIZER",
     "MODERATOR",
     "PLAYER",

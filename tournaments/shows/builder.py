@@ -12,9 +12,11 @@ from .evolve import evolve
 from .options import _name_ok
 from .state import (
     ACTIVE,
+    CANCELLED,
     MODERATOR,
     ORGANIZER,
     PLAYER,
+    SCHEDULED,
     SYSTEM,
     Round,
     ShowState,
@@ -95,6 +97,14 @@ _WHAT = {
     "invite": "invite a person to hold an entrant",
     "accept_invitation": "record an accepted invitation",
     "revoke_invitation": "revoke an invitation",
+    "register": "record a registration",
+    "withdraw": "withdraw",
+    "approve_registration": "approve a registration",
+    "decline_registration": "decline a registration",
+    "open_check_in": "open the check-in",
+    "check_in": "check in",
+    "start": "start the show",
+    "ready": "confirm being there for a match",
 }
 
 
@@ -132,6 +142,15 @@ def _self_field(b: _Builder, c: Mapping[str, Any], key: str, who: str) -> None:
 def _not_over(s: ShowState) -> None:
     if s.champion is not None:
         raise RuleError(f"the show is over: {s.champion} is the champion")
+    if s.phase == CANCELLED:
+        raise RuleError("the show was cancelled: fewer than two entrants were there at its start")
+
+
+def _started(s: ShowState) -> None:
+    """Refused before a scheduled show starts (it starts by itself at its time)."""
+    _not_over(s)
+    if s.phase == SCHEDULED:
+        raise RuleError("the show has not started yet: it starts by itself at its start time")
 
 
 def _text(c: Mapping[str, Any], key: str, what: str) -> str:

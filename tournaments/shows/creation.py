@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -9,8 +10,10 @@ from games.core.protocol import Ctx, Event, RuleError
 
 from .builder import _Builder
 from .commands.rounds import _maybe_open_final
-from .options import _is_int, _name_ok, resolve_options
+from .options import MAX_ENTRANTS, _is_int, _name_ok, default_round_titles, resolve_options
 from .state import ORGANIZER, ShowState
+
+MAX_AHEAD_S = 366 * 24 * 3600  # how far ahead a show may be scheduled
 
 
 def create_show(
@@ -23,11 +26,24 @@ def create_show(
     rounds: Sequence[str | Mapping[str, Any]] | None = None,
     stream: str | None = None,
     organizer_id: int | None = None,
+    starts_at: float | None = None,
 ) -> list[Event]:
     """The initial events of a show. ``rounds``: titles of the planned rounds
     (default: enough for one elimination each round); ``stream``: the show's
     own stream id, so that disputes can name show events; ``organizer_id``:
-    the organizer's account, which holds the organizer's rights."""
+    the organizer's account, which holds the organizer's rights;
+    ``starts_at``: a scheduled show's start (Unix time, after ``ctx.now``):
+    until then people register (any number of entrants listed now, fewer
+    than two included) and it starts by itself (commands/schedule.py)."""
+    scheduled = starts_at is not None
+    if scheduled and (
+        not isinstance(starts_at, (int, float))
+        or isinstance(starts_at, bool)
+        or not math.isfinite(starts_at)
+        or starts_at <= ctx.now
+        or starts_at > ctx.now + MAX_AHEAD_S
+    ):
+        raise RuleError("starts_at must be a time in the future, within a year")
     if not _name_ok(name):
         raise RuleError("a show needs a name")
     if not _name_ok(organizer):
@@ -38,15 +54,19 @@ def create_show(
     if len(set(entrants)) != len(entrants):
         dup = sorted({e for e in entrants if entrants.count(e) > 1})
         raise RuleError(f"entrant(s) listed twice: {', '.join(dup)}")
-    if len(entrants) < 2:
-        raise RuleError("a show needs at least two entrants")
+    if len(entrants) < 2 and not scheduled:
+        raise RuleError("a show needs at least two entrants (or a start time to register for)")
+    if len(entrants) > MAX_ENTRANTS:
+        raise RuleError(f"a show has at most {MAX_ENTRANTS} entrants")
     if organizer in entrants:
         raise RuleError(f"the organizer {organizer} cannot also be an entrant")
     opts = resolve_options(options, len(entrants))
-    if rounds is None:
-        k = opts["candidates_per_round"]
-        count = -(-max(len(entrants) - 2, 0) // k)
-        titles = [f"Round {i}" for i in range(1, count + 1)]
+    if scheduled and opts["cap"] is not None and len(entrants) > opts["cap"]:
+        raise RuleError(f"{len(entrants)} entrants are more than the cap of {opts['cap']}")
+    if rounds is None and scheduled:
+        titles = []  # planned at the start, for the entrants there (commands/schedule.py)
+    elif rounds is None:
+        titles = default_round_titles(len(entrants), opts["candidates_per_round"])
     else:
         if not isinstance(rounds, (list, tuple)):
             raise RuleError("rounds must be a list of round titles")
@@ -71,7 +91,9 @@ def create_show(
             "entrants": entrants,
             "options": opts,
             "rounds": [{"id": f"r{i}", "title": t} for i, t in enumerate(titles, 1)],
+            **({"starts_at": float(starts_at)} if scheduled else {}),
         },
     )
-    _maybe_open_final(b)
+    if not scheduled:
+        _maybe_open_final(b)
     return b.events

@@ -9,7 +9,17 @@ from typing import Any
 from games.core.protocol import Ctx, Event, RoleRequired, RuleError
 
 from .builder import _WHAT, _Builder
-from .commands import disputes, invitations, items, organizer, results, rounds, timeouts
+from .commands import (
+    disputes,
+    invitations,
+    items,
+    organizer,
+    ready,
+    results,
+    rounds,
+    schedule,
+    timeouts,
+)
 from .options import _name_ok
 from .state import ROLES, SPECTATOR, ShowState
 
@@ -21,6 +31,8 @@ _HANDLERS = {
     **disputes.HANDLERS,
     **timeouts.HANDLERS,
     **invitations.HANDLERS,
+    **schedule.HANDLERS,
+    **ready.HANDLERS,
 }
 
 COMMANDS = tuple(_HANDLERS)

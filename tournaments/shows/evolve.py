@@ -10,6 +10,8 @@ from typing import Any
 from games.core.protocol import Event
 
 from .invitations import EVOLVERS as INVITATION_EVOLVERS
+from .options import _is_int
+from .schedule import EVOLVERS as SCHEDULE_EVOLVERS
 from .state import (
     ACTIVE,
     AWAITING,
@@ -17,8 +19,12 @@ from .state import (
     CLAIMED,
     ELIMINATED,
     ENTRANT_STEPS,
+    FINAL_KEY,
     FINISHED,
+    READY,
     RULED,
+    RUNNING,
+    SCHEDULED,
     STARTED,
     SUBSTITUTED,
     Dispute,
@@ -27,8 +33,10 @@ from .state import (
     Item,
     Round,
     ShowState,
+    _duel_of,
     _item_no,
     current_round,
+    final_decisions,
     round_by_id,
     round_decisions,
 )
@@ -84,20 +92,27 @@ def _apply(state: ShowState, event: Event) -> ShowState:
 
 
 def _sync_deadlines(s: ShowState, at: Any) -> ShowState:
-    """Open a deadline for every entrant step that became due, drop the rest."""
-    rnd = current_round(s)
-    want = []
-    if rnd is not None:
-        want = [
-            (rnd.id, step, who) for step, who in round_decisions(s, rnd) if step in ENTRANT_STEPS
-        ]
+    """Open a deadline for every entrant step that became due, drop the rest:
+    a round's steps get ``step_deadline_s`` from now, a ready-check the
+    deadline its match was opened with."""
     secs = s.options.get("step_deadline_s") or 0
+    want: dict[tuple[str, str, str], float | None] = {}
+    rnd = current_round(s)
+    if rnd is not None:
+        for step, who in round_decisions(s, rnd):
+            if step == READY:
+                want[(rnd.id, step, who)] = _duel_of(rnd, who).ready_by
+            elif step in ENTRANT_STEPS:
+                timed = secs and isinstance(at, (int, float))
+                want[(rnd.id, step, who)] = at + secs if timed else None
+    for step, who in final_decisions(s):
+        want[(FINAL_KEY, step, who)] = s.final.ready_by
     new = {}
-    for k in want:
+    for k, due in want.items():
         if k in s.deadlines:
             new[k] = s.deadlines[k]
-        elif secs and isinstance(at, (int, float)):
-            new[k] = at + secs
+        elif due is not None:
+            new[k] = due
     if new == dict(s.deadlines):
         return s
     return replace(s, deadlines=new)
@@ -133,7 +148,14 @@ def _ev_show_created(s: ShowState, d: Mapping[str, Any]) -> ShowState:
         rounds=rounds,
         round_seq=len(rounds),
         held={e: h for e, h in (d.get("holders") or {}).items() if isinstance(h, int)},
+        bots={e: h for e, h in (d.get("holders") or {}).items() if _is_bot(h)},
+        phase=SCHEDULED if d.get("starts_at") is not None else RUNNING,
+        starts_at=d.get("starts_at"),
     )
+
+
+def _is_bot(holder: Any) -> bool:
+    return isinstance(holder, str) and holder.startswith("bot:")
 
 
 def _ev_round_added(s, d):
@@ -202,8 +224,11 @@ def _ev_entrant_substituted(s, d):
         "at": d.get("at"),
         "holder": d.get("holder"),
     }
+    holder = d.get("holder")
     return replace(
         _status(s, **{out: SUBSTITUTED, new: ACTIVE}),
+        held={**s.held, new: holder} if _is_int(holder) else s.held,
+        bots={**s.bots, new: holder} if _is_bot(holder) else s.bots,
         entrants=s.entrants + (new,),
         rounds=tuple(rounds),
         items=items,
@@ -263,7 +288,13 @@ def _ev_game_picked(s, d):
 
 def _ev_death_match_opened(s, d):
     return _set_duel(
-        s, d["round"], d["candidate"], game=d["game"], first_to=d.get("first_to"), opened=True
+        s,
+        d["round"],
+        d["candidate"],
+        game=d["game"],
+        first_to=d.get("first_to"),
+        opened=True,
+        ready_by=d.get("ready_by"),
     )
 
 
@@ -295,7 +326,8 @@ def _ev_round_finished(s, d):
 
 
 def _ev_final_opened(s, d):
-    return replace(s, final=Final(tuple(d["players"]), d["game"], d.get("first_to")))
+    final = Final(tuple(d["players"]), d["game"], d.get("first_to"), ready_by=d.get("ready_by"))
+    return replace(s, final=final)
 
 
 def _ev_final_linked(s, d):
@@ -476,6 +508,7 @@ _EVOLVERS = {
     "ruling_rejected": _ev_ruling_rejected,
     "ruling_applied": _ev_ruling_applied,
     **INVITATION_EVOLVERS,
+    **SCHEDULE_EVOLVERS,
 }
 
 

@@ -33,9 +33,32 @@ DEFAULT_OPTIONS: Mapping[str, Any] = {
     # time controls of every match of the show, e.g. {"decision_s": 20, "reserve_s": 0};
     # each game takes those it has. None: each game's own defaults
     "match_clock": None,
+    # a scheduled show (one with a start time): who may enter and how
+    "registration": "invitation",  # or "open": any account registers itself
+    "cap": None,  # the most entrants an open registration takes (None: MAX_ENTRANTS)
+    "waiting_list": True,  # past the cap, registrations wait for a seat
+    "approval": False,  # the organizer approves each registration
+    "check_in_s": 0,  # check-in opens this long before the start; 0 = no check-in
+    # who takes the seat of an entrant absent at the close of check-in
+    "absentees": "drop",  # or "waiting_list", "bot", "waiting_list_then_bot"
+    "replacement_bot": "heuristic",  # the kind of bot that replaces an absentee
+    # before each death match and the final: seconds to confirm one is there; 0 = none
+    "ready_check_s": 0,
 }
+# bounds of the fields that size a show's work (plain for now: see the limits module)
+MAX_ENTRANTS = 64
+MAX_CHECK_IN_S = 7 * 24 * 3600
+MAX_READY_CHECK_S = 24 * 3600
+ABSENTEE_RULES = ("drop", "waiting_list", "bot", "waiting_list_then_bot")
+BOT_KINDS = ("heuristic", "random")
 # the match options a show's match_clock may set
 CLOCK_OPTIONS = ("decision_s", "reserve_s")
+
+
+def default_round_titles(entrants: int, per_round: int, first: int = 1) -> list[str]:
+    """Enough rounds for ``entrants`` to come down to the final's two."""
+    count = -(-max(entrants - 2, 0) // per_round)
+    return [f"Round {i}" for i in range(first, first + count)]
 
 
 def _is_int(v: Any) -> bool:
@@ -108,7 +131,30 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
             "step_deadline_s must be a whole number of seconds, 0 or more (0: no deadline)"
         )
     o["match_clock"] = _checked_clock(o["match_clock"], {o["final_game"], *pool})
+    _check_schedule_options(o)
     return o
+
+
+def _whole(o: Mapping[str, Any], key: str, low: int, high: int, what: str) -> None:
+    v = o[key]
+    if not _is_int(v) or not low <= v <= high:
+        raise RuleError(f"{key} must be a whole number from {low} to {high} {what}")
+
+
+def _check_schedule_options(o: dict[str, Any]) -> None:
+    if o["registration"] not in ("open", "invitation"):
+        raise RuleError('registration must be "open" or "invitation"')
+    if o["cap"] is not None:
+        _whole(o, "cap", 2, MAX_ENTRANTS, "(entrants), or none")
+    for key in ("waiting_list", "approval"):
+        if not isinstance(o[key], bool):
+            raise RuleError(f"{key} must be true or false")
+    _whole(o, "check_in_s", 0, MAX_CHECK_IN_S, "(seconds; 0: no check-in)")
+    if o["absentees"] not in ABSENTEE_RULES:
+        raise RuleError(f"absentees must be one of {', '.join(ABSENTEE_RULES)}")
+    if o["replacement_bot"] not in BOT_KINDS:
+        raise RuleError(f"replacement_bot must be one of {', '.join(BOT_KINDS)}")
+    _whole(o, "ready_check_s", 0, MAX_READY_CHECK_S, "(seconds; 0: no ready-check)")
 
 
 def _checked_clock(clock: Any, games: set[str]) -> dict[str, int] | None:

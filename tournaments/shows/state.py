@@ -41,6 +41,32 @@ CHAMPION = "champion"
 SUBSTITUTED = "substituted"  # replaced by a substitute; never returns
 
 
+# before a scheduled show starts (registration, check-in): see commands/schedule.py
+WAITING = "waiting"  # on the waiting list
+
+
+APPLIED = "applied"  # registered, waiting for the organizer's approval
+
+
+WITHDRAWN = "withdrawn"  # withdrew before the start
+
+
+DECLINED = "declined"  # the organizer declined the registration
+
+
+DROPPED = "dropped"  # absent at the close of check-in
+
+
+# show phases (ShowState.phase)
+SCHEDULED = "scheduled"  # registration open, not started yet
+
+
+RUNNING = "running"  # started (every show without a start time from its creation)
+
+
+CANCELLED = "cancelled"  # fewer than two entrants were there at the start
+
+
 PLANNED = "planned"
 
 
@@ -79,6 +105,19 @@ MATCH_ONLY_RULINGS = ("award_bout", "adjust_clock", "replay_bout", "overturn_ser
 
 # decisions entrants take during a round (they have deadlines; timeouts pick at random)
 ENTRANT_STEPS = ("give_token", "choose_candidate", "nominate", "ban_game")
+
+
+# an entrant confirms they are there before their match opens (a ready-check);
+# a missed ready-check forfeits the match (commands/ready.py)
+READY = "ready"
+
+
+# steps with a deadline per entrant (state.deadlines)
+TIMED_STEPS = ENTRANT_STEPS + (READY,)
+
+
+# the key of the final's ready-check deadlines in place of a round id
+FINAL_KEY = "final"
 
 
 # show progress: what a void ruling on the show's own stream takes back
@@ -136,10 +175,18 @@ class Duel:
     match_stream: str | None = None
     winner: str | None = None
     loser: str | None = None
+    ready_by: float | None = None  # the ready-check's deadline (None: no ready-check)
+    ready: tuple[str, ...] = ()  # who confirmed they are there
+    ready_passed: bool = False
 
     @property
     def seats(self) -> tuple[str, ...]:
         return (self.candidate,) + ((self.dmo,) if self.dmo else ())
+
+    @property
+    def awaiting_ready(self) -> bool:
+        """Opened, and its ready-check neither passed nor forfeited yet."""
+        return self.ready_by is not None and not self.ready_passed and self.winner is None
 
     @property
     def decided(self) -> bool:
@@ -220,6 +267,17 @@ class Final:
     match_stream: str | None = None
     winner: str | None = None
     loser: str | None = None
+    ready_by: float | None = None
+    ready: tuple[str, ...] = ()
+    ready_passed: bool = False
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return self.players
+
+    @property
+    def awaiting_ready(self) -> bool:
+        return self.ready_by is not None and not self.ready_passed and self.winner is None
 
 
 @dataclass(frozen=True)
@@ -250,6 +308,15 @@ class ShowState:
     invitations: Mapping[str, Invitation] = field(default_factory=dict)
     invitation_seq: int = 0
     held: Mapping[str, int] = field(default_factory=dict)  # entrant -> the account holding it
+    bots: Mapping[str, str] = field(default_factory=dict)  # entrant -> "bot:<kind>" playing it
+    # a scheduled show: its start time, whether check-in is open, who checked in,
+    # the waiting list in order; shows without a start time run from their creation
+    phase: str = RUNNING
+    starts_at: float | None = None
+    check_in_open: bool = False
+    checked_in: frozenset[str] = frozenset()
+    waiting: tuple[str, ...] = ()
+    registered_by: Mapping[str, int] = field(default_factory=dict)  # entrant -> account
     version: int = 0
     log: tuple[Event, ...] = ()
     voided: frozenset[int] = frozenset()
@@ -349,7 +416,23 @@ def round_decisions(state: ShowState, rnd: Round) -> list[tuple[str, str]]:
             out.extend(("ban_game", w) for w in waiting)
             if not waiting:
                 out.append(("pick_game", state.organizer))
+        elif d.awaiting_ready:
+            out.extend((READY, w) for w in not_ready(state, d))
     return out
+
+
+def not_ready(state: ShowState, match: Duel | Final) -> tuple[str, ...]:
+    """The seats of a death match or the final that a person holds and that
+    have not confirmed they are there (bots are always there)."""
+    return tuple(w for w in match.seats if w in state.held and w not in match.ready)
+
+
+def final_decisions(state: ShowState) -> list[tuple[str, str]]:
+    """(step, who) the final waits on before it opens: its ready-check."""
+    f = state.final
+    if f is None or not f.awaiting_ready:
+        return []
+    return [(READY, w) for w in not_ready(state, f)]
 
 
 def candidate_split(state: ShowState, rnd: Round) -> tuple[tuple[str, ...], tuple[str, ...], int]:
@@ -381,13 +464,16 @@ def candidate_split(state: ShowState, rnd: Round) -> tuple[tuple[str, ...], tupl
 def pending(state: ShowState) -> list[Decision]:
     """Who must decide what, by when (organizer steps have no deadline)."""
     out: list[Decision] = []
-    if not state.created or state.champion is not None:
+    if not state.created or state.champion is not None or state.phase != RUNNING:
         return out
     rnd = current_round(state)
     if rnd is not None:
         for step, who in round_decisions(state, rnd):
             out.append(Decision(who, step, state.deadlines.get((rnd.id, step, who))))
-    elif state.final is None and len(active(state)) > 2:
+    elif state.final is not None:
+        for step, who in final_decisions(state):
+            out.append(Decision(who, step, state.deadlines.get((FINAL_KEY, step, who))))
+    elif len(active(state)) > 2:
         out.append(Decision(state.organizer, "enter_ranking" if next_round(state) else "add_round"))
     return out
 

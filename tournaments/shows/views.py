@@ -8,6 +8,7 @@ from typing import Any
 from games.core.protocol import SPECTATOR_VIEW, Event, Viewer
 
 from ..items import CATALOGUE, SCOPE_WORDS, describe
+from .commands.schedule import check_in_opens_at
 from .evolve import as_of
 from .options import match_length_option
 from .state import (
@@ -87,6 +88,24 @@ def _dispute_view(d: Dispute, full: bool) -> dict[str, Any]:
     return out
 
 
+def _schedule_view(s: ShowState) -> dict[str, Any] | None:
+    """A scheduled show's start, registration and check-in (None: not scheduled)."""
+    if s.starts_at is None:
+        return None
+    o = s.options
+    return {
+        "starts_at": s.starts_at,
+        "check_in_opens_at": check_in_opens_at(s),
+        "check_in_open": s.check_in_open,
+        "checked_in": sorted(s.checked_in),
+        "waiting_list": list(s.waiting),
+        "registration": o.get("registration"),
+        "cap": o.get("cap"),
+        "approval": o.get("approval"),
+        "absentees": o.get("absentees"),
+    }
+
+
 def view(
     state: ShowState,
     viewer_role: str,
@@ -111,6 +130,8 @@ def view(
     )
     return {
         "name": s.name,
+        "phase": s.phase,
+        "schedule": _schedule_view(s),
         "organizer": s.organizer,
         "moderators": list(s.moderators),
         "options": dict(s.options),
@@ -209,6 +230,25 @@ def _describe_event(ev: Event, data: Mapping[str, Any]) -> str:
         ),
         "champion_corrected": lambda: f"ruling: {g('champion')} is the champion",
         "entrant_disqualified": lambda: f"{g('entrant')} is disqualified",
+        "entrant_registered": lambda: (
+            f"{g('entrant')} registers"
+            + {"waiting": " (waiting list)", "applied": " (awaiting approval)"}.get(g("status"), "")
+        ),
+        "entrant_withdrew": lambda: f"{g('entrant')} withdraws",
+        "registration_approved": lambda: f"the registration of {g('entrant')} is approved",
+        "registration_declined": lambda: f"the registration of {g('entrant')} is declined",
+        "entrant_promoted": lambda: f"{g('entrant')} takes a seat from the waiting list",
+        "check_in_opened": lambda: "check-in is open",
+        "entrant_checked_in": lambda: f"{g('entrant')} checks in",
+        "entrant_dropped": lambda: f"{g('entrant')} is dropped: {g('reason')}",
+        "entrant_replaced": lambda: f"{g('in')} takes the seat of {g('out')}",
+        "show_started": lambda: f"the show starts with {len(g('entrants') or [])} entrants",
+        "show_cancelled": lambda: f"the show is cancelled: {g('reason')}",
+        "player_ready": lambda: f"{g('entrant')} is ready",
+        "ready_check_passed": lambda: "ready-check passed: the match opens",
+        "no_show_forfeited": lambda: (
+            f"{', '.join(g('entrants') or [])} did not show: {g('loser')} forfeits to {g('winner')}"
+        ),
     }
     fn = texts.get(t)
     return fn() if fn else t.replace("_", " ")

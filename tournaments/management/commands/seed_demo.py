@@ -1,3 +1,4 @@
+import datetime as dt
 import random
 import secrets
 import time
@@ -9,11 +10,11 @@ from games import services as match_services
 from games.core.protocol import RuleError
 from games.core.registry import available
 from games.models import Match
-from tournaments import autopilot, shows
+from tournaments import autopilot, show_templates, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
 from tournaments.bot_steps import held
-from tournaments.demo import LIVE_DEMO
+from tournaments.demo import LIVE_DEMO, SCHEDULED_DEMO
 from tournaments.models import ShowRecord
 
 ORGANIZER = "organizer"
@@ -53,6 +54,7 @@ class Command(BaseCommand):
             self._live_show(org, mods, player, rng)
         self._bracket(player2, rng)
         self._game_matches(player, player2, rng)
+        self._scheduled_show(org, mods)
         self.stdout.write(self.style.SUCCESS("demo seeded: open http://127.0.0.1:8000/"))
 
     def _user(self, name, role, superuser=False):
@@ -153,6 +155,50 @@ class Command(BaseCommand):
             self.stdout.write(f"seeded a live show: {live} is being played by bots now")
         else:
             self.stdout.write("seeded a live show (waiting for its next step)")
+
+    def _scheduled_show(self, org, mods):
+        """A weekly template, and its next show open for registration now: check-in
+        opens five minutes from now, it starts itself in thirty, bots hold five of
+        its eight seats (absentees' seats go to the waiting list, else a bot)."""
+        template = show_templates.create(
+            org,
+            name=SCHEDULED_DEMO,
+            options={
+                "registration": "open",
+                "cap": 8,
+                "check_in_s": 25 * 60,
+                "absentees": "waiting_list_then_bot",
+                "ready_check_s": 180,
+                "step_deadline_s": 600,
+                "spectator_delay_s": 30,
+                "death_match_first_to": 1,
+                "final_first_to": 1,
+                "final_game": "love-letter",
+                "game_pool": ["higher-lower", "love-letter", "love-me-not"],
+            },
+            moderators=[m.username for m in mods],
+        )
+        show_templates.set_recurrence(
+            template, weekday=4, start_time=dt.time(20, 0), time_zone="Europe/Paris"
+        )
+        now = time.time()
+        bots = [f"bot-{i}" for i in range(1, 6)]
+        stream = ss.create_show(
+            name=f"{SCHEDULED_DEMO} (this week)",
+            organizer=ORGANIZER,
+            organizer_id=org.pk,
+            entrants=bots,
+            holders={b: "bot:heuristic" for b in bots},
+            options=template.options,
+            now=now,
+            starts_at=now + 30 * 60,
+        )
+        self._appoint(stream, mods, now)
+        record = ShowRecord.objects.get(stream=stream)
+        self.stdout.write(
+            f"seeded a scheduled show to register for: {record.name} (/shows/{record.pk}/), "
+            "check-in opens in 5 minutes, it starts in 30"
+        )
 
     def _bracket(self, player2, rng):
         """A single elimination of eight, running: bots play it out in `make

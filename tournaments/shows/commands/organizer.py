@@ -14,10 +14,21 @@ from ..builder import (
     _not_over,
     _reason,
     _round_in_progress,
+    _started,
     _text,
 )
 from ..options import _is_int, _name_ok
-from ..state import ACTIVE, CHAMPION, ENTRANT_STEPS, PLANNED, current_round, inventory, is_moderator
+from ..state import (
+    ACTIVE,
+    CHAMPION,
+    FINAL_KEY,
+    PLANNED,
+    READY,
+    TIMED_STEPS,
+    current_round,
+    inventory,
+    is_moderator,
+)
 
 
 def _add_round(b: _Builder, c: Mapping[str, Any]) -> None:
@@ -103,7 +114,7 @@ def _view_omnisciently(b: _Builder, c: Mapping[str, Any]) -> None:
 def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
     _need_organizer(b, "substitute")
     s = b.state
-    _not_over(s)
+    _started(s)  # before the start, entrants withdraw and registrations are declined
     reason = _reason(c, "a substitution")
     out, new = c.get("out"), c.get("in")
     if not _name_ok(out) or not _name_ok(new):
@@ -136,11 +147,16 @@ def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
 
 def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
     _need_organizer(b, "extend_deadline")
-    rnd = _round_in_progress(b, c)
-    reason = _reason(c, "extending a deadline")
     step = c.get("step")
-    if step not in ENTRANT_STEPS:
-        raise RuleError(f"step must be one of {', '.join(ENTRANT_STEPS)}")
+    final = b.state.final
+    if step == READY and final is not None and final.awaiting_ready:
+        _not_over(b.state)
+        rid = FINAL_KEY  # the final's ready-check
+    else:
+        rid = _round_in_progress(b, c).id
+    reason = _reason(c, "extending a deadline")
+    if step not in TIMED_STEPS:
+        raise RuleError(f"step must be one of {', '.join(TIMED_STEPS)}")
     secs = c.get("seconds")
     if not isinstance(secs, (int, float)) or isinstance(secs, bool) or secs <= 0:
         raise RuleError("seconds must be a positive number")
@@ -148,13 +164,14 @@ def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
     keys = [
         k
         for k in b.state.deadlines
-        if k[0] == rnd.id and k[1] == step and (who is None or k[2] == who)
+        if k[0] == rid and k[1] == step and (who is None or k[2] == who)
     ]
     if not keys:
-        raise RuleError(f"no deadline for {step} is running in round {rnd.id}")
+        where = "for the final" if rid == FINAL_KEY else f"in round {rid}"
+        raise RuleError(f"no deadline for {step} is running {where}")
     b.emit(
         "deadline_extended",
-        {"round": rnd.id, "step": step, "seconds": secs, "entrants": sorted(k[2] for k in keys)},
+        {"round": rid, "step": step, "seconds": secs, "entrants": sorted(k[2] for k in keys)},
         reason=reason,
     )
 

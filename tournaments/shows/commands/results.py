@@ -60,6 +60,12 @@ def _death_match_result(b: _Builder, c: Mapping[str, Any]) -> None:
     stream = c.get("match_stream")
     if stream is not None and duel.match_stream is not None and stream != duel.match_stream:
         raise RuleError(f"that death match is {duel.match_stream}, not {stream}")
+    record_duel_result(b, rnd, duel, winner, loser, duel.match_stream or stream)
+
+
+def record_duel_result(b, rnd, duel, winner, loser, stream, forfeit: str | None = None) -> None:
+    """A death match's result: its loser eliminated, the round moving on."""
+    extra = {"forfeit": forfeit} if forfeit else {}
     b.emit(
         "death_match_result",
         {
@@ -67,13 +73,16 @@ def _death_match_result(b: _Builder, c: Mapping[str, Any]) -> None:
             "candidate": duel.candidate,
             "winner": winner,
             "loser": loser,
-            "match_stream": duel.match_stream or stream,
+            "match_stream": stream,
+            **extra,
         },
     )
     b.emit(
         "entrant_eliminated",
-        {"entrant": loser, "round": rnd.id, "cause": "death_match"},
-        reason=f"lost the death match to {winner}",
+        {"entrant": loser, "round": rnd.id, "cause": forfeit or "death_match"},
+        reason=f"forfeited the death match to {winner}: a no-show"
+        if forfeit
+        else f"lost the death match to {winner}",
     )
     _advance(b)
 
@@ -108,13 +117,18 @@ def _final_result(b: _Builder, c: Mapping[str, Any]) -> None:
     stream = c.get("match_stream")
     if stream is not None and f.match_stream is not None and stream != f.match_stream:
         raise RuleError(f"the final is {f.match_stream}, not {stream}")
-    b.emit(
-        "final_result", {"winner": winner, "loser": loser, "match_stream": f.match_stream or stream}
-    )
+    record_final_result(b, winner, loser, f.match_stream or stream)
+
+
+def record_final_result(b, winner, loser, stream, forfeit: str | None = None) -> None:
+    extra = {"forfeit": forfeit} if forfeit else {}
+    b.emit("final_result", {"winner": winner, "loser": loser, "match_stream": stream, **extra})
     b.emit(
         "entrant_eliminated",
-        {"entrant": loser, "round": None, "cause": "final"},
-        reason=f"lost the final to {winner}",
+        {"entrant": loser, "round": None, "cause": forfeit or "final"},
+        reason=f"forfeited the final to {winner}: a no-show"
+        if forfeit
+        else f"lost the final to {winner}",
     )
     b.emit("champion_crowned", {"champion": winner}, reason="won the final")
 

@@ -8,7 +8,14 @@ from typing import Any
 from games.core.protocol import RuleError
 
 from ...items import game_knows
-from ..builder import _Builder, _need_organizer, _not_over, _player, _round_in_progress, _self_field
+from ..builder import (
+    _Builder,
+    _need_organizer,
+    _player,
+    _round_in_progress,
+    _self_field,
+    _started,
+)
 from ..options import _name_ok, death_match_first_to
 from ..state import (
     ACTIVE,
@@ -21,6 +28,7 @@ from ..state import (
     current_round,
     next_round,
 )
+from . import ready as ready_check
 
 
 def _parse_ranking(raw: Any, live: Sequence[str]) -> list[list[str]]:
@@ -55,7 +63,7 @@ def _parse_ranking(raw: Any, live: Sequence[str]) -> list[list[str]]:
 def _enter_ranking(b: _Builder, c: Mapping[str, Any]) -> None:
     _need_organizer(b, "enter_ranking")
     s = b.state
-    _not_over(s)
+    _started(s)
     if s.final is not None:
         raise RuleError("the final is under way: no more rounds")
     cur = current_round(s)
@@ -135,9 +143,11 @@ def _maybe_open_final(b: _Builder) -> None:
             "players": list(live),
             "game": game,
             "first_to": s.options.get("final_first_to"),
+            **ready_check.deadline(s, b.ctx.now),
         },
         reason="two entrants remain",
     )
+    ready_check.pass_if_nobody_awaited(b, {"final": True})
 
 
 def _give_token(b: _Builder, c: Mapping[str, Any]) -> None:
@@ -305,9 +315,11 @@ def _pick_game(b: _Builder, c: Mapping[str, Any]) -> None:
             "first_to": first_to,
             "advantage": duel.dmo,
             "advantage_item": dmo_item,
+            **ready_check.deadline(s, b.ctx.now),
         },
         reason=c.get("reason") or "",
     )
+    ready_check.pass_if_nobody_awaited(b, {"round": rnd.id, "candidate": duel.candidate})
 
 
 HANDLERS = {

@@ -9,6 +9,7 @@ from games.core.protocol import RuleError
 
 from ..builder import _Builder, _need_system
 from ..state import (
+    READY,
     _duel_of,
     ban_options,
     candidate_split,
@@ -17,7 +18,7 @@ from ..state import (
     gift_options,
     overdue,
 )
-from . import rounds
+from . import ready, rounds
 
 
 def _timeout(b: _Builder, c: Mapping[str, Any]) -> None:
@@ -27,6 +28,10 @@ def _timeout(b: _Builder, c: Mapping[str, Any]) -> None:
     if not late:
         raise RuleError("no deadline has passed")
     _deadline, (rid, step, who) = late[0]
+    if step == READY:
+        b.on_behalf = who
+        ready.no_show(b, rid, who)
+        return
     rnd = current_round(s)
     rng = b.ctx.rng
     cmd: dict[str, Any] = {

@@ -3,6 +3,8 @@ from django.conf import settings
 
 from clocks import embedded
 from hooks import embedded as embedded_hooks
+from reminders import embedded as embedded_reminders
+from tournaments import recurring
 
 
 class Command(RunserverCommand):
@@ -16,4 +18,8 @@ class Command(RunserverCommand):
         if settings.CELERY_BROKER_URL.startswith("memory://"):  # else Celery workers send them
             embedded_hooks.start()
             self.stdout.write("webhook sender running in-process (deliveries sent)")
+            embedded_reminders.start()
+            self.stdout.write("reminder sender running in-process (e-mail, web push)")
+            recurring.start()
+            self.stdout.write("database schedule running in-process (recurring shows)")
         return super().inner_run(*args, **options)

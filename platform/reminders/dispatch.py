@@ -1,0 +1,193 @@
+"""From the log to reminders: after every committed append, the moments a
+player asked to be told of become reminder rows, one per channel they chose
+("Check-in is open", "Your match is ready", "Your turn"). A site reminder is
+shown at once; e-mail and push are sent by a Celery task (under `make run`,
+by a thread of the server: reminders.embedded). Idempotent: a row is unique
+by player, channel and what it is about."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils import timezone, translation
+
+from .models import (
+    CHECK_IN_OPEN,
+    DEFAULT_CHANNELS,
+    MATCH_READY,
+    PUSH,
+    SITE,
+    YOUR_TURN,
+    PushSubscription,
+    Reminder,
+    ReminderSettings,
+)
+from .words import text
+
+log = logging.getLogger(__name__)
+
+TURN_EVERY_S = 600  # at most one "your turn" per match and channel in this long
+READY_EVENTS = ("death_match_opened", "final_opened")
+LINK_EVENTS = ("death_match_linked", "final_linked")
+
+
+def _show_items(rows) -> list[tuple[int, str, str, dict, str]]:
+    """(user id, kind, key, params, url) of the show events players are told of."""
+    from tournaments import show_services, shows
+    from tournaments.models import ShowRecord
+
+    out = []
+    by_stream: dict[str, list] = {}
+    for r in rows:
+        if r.type in ("check_in_opened", *READY_EVENTS, *LINK_EVENTS):
+            by_stream.setdefault(r.stream, []).append(r)
+    for stream, found in by_stream.items():
+        record = ShowRecord.objects.filter(stream=stream).first()
+        if record is None:
+            continue
+        state, _, _ = show_services.load(stream)
+        url = reverse("tournaments:show", args=[record.pk])
+        for r in found:
+            if r.type == "check_in_opened":
+                for e in state.entrants:
+                    if state.status.get(e) in (shows.ACTIVE, shows.WAITING) and e in state.held:
+                        key = f"{stream}:check_in:{e}"
+                        out.append((state.held[e], CHECK_IN_OPEN, key, {"show": state.name}, url))
+                continue
+            seats = r.data.get("seats") or r.data.get("players") or _linked_seats(state, r)
+            ready_by = r.data.get("ready_by")
+            if r.type in LINK_EVENTS and _had_ready_check(state, r):
+                continue  # told when its ready-check began
+            what = _match_words(r, seats)
+            params = {"show": state.name, "match": what}
+            if r.type in READY_EVENTS:
+                if ready_by is None:
+                    continue  # no ready-check: told when the match opens (linked)
+                params["seconds"] = round(ready_by - r.data.get("at", ready_by))
+            for w in seats:
+                if w in state.held:
+                    key = f"{stream}:{r.version}:ready:{w}"
+                    out.append((state.held[w], MATCH_READY, key, params, url))
+    return out
+
+
+def _linked_seats(state, row) -> list[str]:
+    if row.type == "final_linked":
+        return list(state.final.players) if state.final else []
+    rnd = next((x for x in state.rounds if x.id == row.data.get("round")), None)
+    duel = rnd.duel(row.data.get("candidate")) if rnd else None
+    return list(duel.seats) if duel else []
+
+
+def _had_ready_check(state, row) -> bool:
+    if row.type == "final_linked":
+        return state.final is not None and state.final.ready_by is not None
+    rnd = next((x for x in state.rounds if x.id == row.data.get("round")), None)
+    duel = rnd.duel(row.data.get("candidate")) if rnd else None
+    return duel is not None and duel.ready_by is not None
+
+
+def _match_words(row, seats) -> str:
+    if row.type.startswith("final"):
+        return "the final " + " v ".join(seats)
+    return "death match " + " v ".join(seats)
+
+
+def _turn_items(streams: set[str]) -> list[tuple[int, str, str, dict, str]]:
+    """Matches that now wait on a seat a person holds."""
+    from games.models import SeatHolder
+
+    bucket = int(time.time() // TURN_EVERY_S)
+    out = []
+    held = SeatHolder.objects.filter(
+        match__stream__in=streams, match__status="live", user__isnull=False
+    ).select_related("match")
+    for h in held:
+        if h.seat in (h.match.waiting_on or []):
+            key = f"{h.match.stream}:turn:{h.seat}:{bucket}"
+            url = reverse("games:match", args=[h.match_id])
+            out.append((h.user_id, YOUR_TURN, key, {"match": str(h.match)}, url))
+    return out
+
+
+def remind_after_append(rows) -> None:
+    show_rows = [r for r in rows if r.stream.startswith("show-")]
+    match_streams = {r.stream for r in rows if r.stream.startswith("match-")}
+    items = _show_items(show_rows) if show_rows else []
+    if match_streams and _anyone_wants_turns():
+        items += _turn_items(match_streams)
+    if items:
+        make(items)
+
+
+def _anyone_wants_turns() -> bool:
+    """One cheap query before looking at a match's seats: "your turn" goes by
+    e-mail or push only, to players who chose it."""
+    return ReminderSettings.objects.filter(channels__has_key=YOUR_TURN).exists()
+
+
+def make(items) -> list[Reminder]:
+    """Reminder rows for ``items``, on the channels each player chose."""
+    users = {i[0] for i in items}
+    chosen = {s.user_id: s for s in ReminderSettings.objects.filter(user_id__in=users)}
+    pushable = set(
+        PushSubscription.objects.filter(user_id__in=users).values_list("user_id", flat=True)
+    )
+    made = []
+    with translation.override("en"):  # the stored text; pages say it in their language
+        for item in items:
+            made += _rows(item, chosen, pushable)
+    for r in made:
+        if r.status == Reminder.PENDING:
+            enqueue(r.pk)
+    return made
+
+
+def _rows(item, chosen, pushable) -> list[Reminder]:
+    user_id, kind, key, params, url = item
+    made = []
+    if True:
+        pref = chosen.get(user_id)
+        channels = pref.wants(kind) if pref else list(DEFAULT_CHANNELS[kind])
+        for channel in channels:
+            if kind == YOUR_TURN and channel == SITE:
+                continue  # the site says it already: the header's "Your turn"
+            if channel == PUSH and user_id not in pushable:
+                continue
+            sent = channel == SITE
+            try:
+                with transaction.atomic():
+                    made.append(
+                        Reminder.objects.create(
+                            user_id=user_id,
+                            kind=kind,
+                            channel=channel,
+                            key=key[:200],
+                            text=text(kind, params)[:300],
+                            params=params,
+                            url=url,
+                            status=Reminder.SENT if sent else Reminder.PENDING,
+                            sent_at=timezone.now() if sent else None,
+                        )
+                    )
+            except IntegrityError:
+                continue  # made already
+    return made
+
+
+def enqueue(reminder_id: int) -> None:
+    if settings.CELERY_BROKER_URL.startswith("memory://"):
+        from . import embedded
+
+        embedded.wake()
+        return
+    from .tasks import deliver
+
+    try:
+        deliver.apply_async(args=[reminder_id])
+    except Exception:  # never fail a move because a reminder could not be queued
+        log.exception("could not queue reminder %s", reminder_id)

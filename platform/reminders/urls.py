@@ -1,0 +1,14 @@
+from django.urls import path
+
+from . import views
+
+app_name = "reminders"
+urlpatterns = [
+    path("", views.settings_page, name="settings"),
+    path("seen", views.seen, name="seen"),
+    path("badge", views.badge, name="badge"),
+    path("push", views.subscribe, name="subscribe"),
+    path("push/off", views.unsubscribe, name="unsubscribe"),
+    path("calendar/new", views.new_calendar_link, name="new_calendar"),
+    path("calendar/<str:token>.ics", views.calendar, name="calendar"),
+]

@@ -1,0 +1,169 @@
+"""A player's reminders: the choices page, the header's badge, push
+subscriptions from the browser, the service worker, and the calendar feed."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from hooks.addresses import RefusedAddress
+
+from . import calendars, push
+from .forms import ReminderForm
+from .models import DEFAULT_CHANNELS, SITE, PushSubscription, Reminder, ReminderSettings, new_nonce
+from .words import text, title
+
+MAX_SUBSCRIPTIONS = 10  # browsers one player may receive push reminders in
+
+
+def _prefs(user) -> ReminderSettings:
+    return ReminderSettings.objects.get_or_create(
+        user=user, defaults={"channels": {k: list(v) for k, v in DEFAULT_CHANNELS.items()}}
+    )[0]
+
+
+def shown(reminders) -> list[dict]:
+    return [
+        {"title": title(r.kind), "text": text(r.kind, r.params), "url": r.url, "at": r.created_at}
+        for r in reminders
+    ]
+
+
+@login_required
+def settings_page(request):
+    prefs = _prefs(request.user)
+    form = ReminderForm(
+        request.POST or None,
+        channels=prefs.channels,
+        initial={"time_zone": prefs.time_zone},
+    )
+    if request.method == "POST" and form.is_valid():
+        prefs.channels = form.channels()
+        prefs.time_zone = form.cleaned_data["time_zone"]
+        prefs.save(update_fields=["channels", "time_zone"])
+        messages.success(request, _("Your reminder choices are saved."))
+        return redirect("reminders:settings")
+    recent = Reminder.objects.filter(user=request.user, channel=SITE)[:20]
+    link = request.build_absolute_uri(
+        reverse("reminders:calendar", args=[calendars.token_for(prefs)])
+    )
+    return render(
+        request,
+        "reminders/settings.html",
+        {
+            "form": form,
+            "recent": shown(recent),
+            "calendar_link": link,
+            "vapid_public_key": push.public_key(),
+            "browsers": PushSubscription.objects.filter(user=request.user).count(),
+            "has_email": bool(request.user.email),
+        },
+        status=400 if form.errors else 200,
+    )
+
+
+@login_required
+@require_POST
+def seen(request):
+    Reminder.objects.filter(user=request.user, channel=SITE, seen=False).update(seen=True)
+    return redirect(request.POST.get("next") or "reminders:settings")
+
+
+def badge(request):
+    """The header's reminders alone, which every page re-asks now and then."""
+    return render(request, "_reminders.html")
+
+
+@login_required
+@require_POST
+def new_calendar_link(request):
+    prefs = _prefs(request.user)
+    prefs.calendar_nonce = new_nonce()
+    prefs.save(update_fields=["calendar_nonce"])
+    messages.success(request, _("Your calendar has a new link; the old one no longer works."))
+    return redirect("reminders:settings")
+
+
+def calendar(request, token):
+    user = calendars.user_for(token)
+    if user is None:
+        raise Http404(_("no calendar has this link (a new one may have replaced it)"))
+    cal = calendars.show_events(
+        calendars.player_shows(user), request, name=f"Showtable: {user.username}"
+    )
+    return calendars.calendar_response(cal, "showtable.ics")
+
+
+def _key(value, size: int, what: str) -> str:
+    if not isinstance(value, str) or len(value) > 200:
+        raise ValueError(f"{what} is missing")
+    try:
+        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+    except (binascii.Error, ValueError):
+        raise ValueError(f"{what} is not base64url") from None
+    if len(raw) != size or (size == 65 and raw[0] != 4):
+        raise ValueError(f"{what} is not a key of the right kind")
+    return value
+
+
+@login_required
+@require_POST
+def subscribe(request):
+    """Store this browser's push subscription (PushManager.subscribe()'s JSON)."""
+    try:
+        body = json.loads(request.body or b"null")
+        if not isinstance(body, dict) or not isinstance(body.get("keys"), dict):
+            raise ValueError("send the subscription: endpoint and keys")
+        endpoint = body.get("endpoint")
+        if not isinstance(endpoint, str) or len(endpoint) > 500:
+            raise ValueError("the endpoint is missing or too long")
+        push.check_endpoint(endpoint)
+        p256dh = _key(body["keys"].get("p256dh"), 65, "p256dh")
+        auth = _key(body["keys"].get("auth"), 16, "auth")
+    except RecursionError:
+        return JsonResponse(
+            {"code": "too_deep", "message": "the body is nested too deeply"}, status=400
+        )
+    except (ValueError, RefusedAddress) as exc:
+        return JsonResponse({"code": "invalid", "message": str(exc)}, status=400)
+    mine = PushSubscription.objects.filter(user=request.user)
+    if not mine.filter(endpoint=endpoint).exists() and mine.count() >= MAX_SUBSCRIPTIONS:
+        return JsonResponse(
+            {"code": "invalid", "message": f"at most {MAX_SUBSCRIPTIONS} browsers"}, status=400
+        )
+    taken = PushSubscription.objects.filter(endpoint=endpoint).exclude(user=request.user)
+    taken.delete()  # a browser now used by another account: it is theirs
+    PushSubscription.objects.update_or_create(
+        endpoint=endpoint, defaults={"user": request.user, "p256dh": p256dh, "auth": auth}
+    )
+    return JsonResponse({"ok": True, "browsers": mine.count()}, status=201)
+
+
+@login_required
+@require_POST
+def unsubscribe(request):
+    PushSubscription.objects.filter(user=request.user).delete()
+    messages.success(request, _("No browser receives your push reminders any more."))
+    return redirect("reminders:settings")
+
+
+SERVICE_WORKER = Path(settings.BASE_DIR) / "static" / "js" / "sw.js"
+
+
+def service_worker(request):
+    """The push service worker, served at the site's root so it may show every page."""
+    response = HttpResponse(SERVICE_WORKER.read_bytes(), content_type="application/javascript")
+    response["Service-Worker-Allowed"] = "/"
+    response["Cache-Control"] = "no-cache"
+    return response

@@ -1,0 +1,110 @@
+"""The console's scheduled shows and templates: a show scheduled in the
+organizer's time zone, a template saved from the form and from a show, a
+show made from a template, a weekly recurrence; refusals beside their field."""
+
+import datetime as dt
+import zoneinfo
+
+import pytest
+from django_celery_beat.models import PeriodicTask
+
+from tournaments import show_services, shows
+from tournaments.models import ShowRecord, ShowTemplate
+
+FUTURE = dt.date.today() + dt.timedelta(days=3)
+
+
+def show_fields(**extra):
+    return {
+        "name": "Friday night",
+        "bots": 0,
+        "bot_kind": "heuristic",
+        "game_pool": ["love-me-not", "higher-lower", "doubting-love-letter"],
+        "game_pick": "organizer",
+        "final_game": "doubting-love-letter",
+        "candidates_per_round": 1,
+        "candidate_rule": "last",
+        "step_deadline_s": 600,
+        "spectator_delay_s": 0,
+        "spectator_policy": "public",
+        "registration": "open",
+        "cap": 8,
+        "waiting_list": "on",
+        "check_in_s": 900,
+        "absentees": "waiting_list_then_bot",
+        "replacement_bot": "heuristic",
+        "ready_check_s": 90,
+        **extra,
+    }
+
+
+@pytest.mark.django_db
+def test_schedule_a_show_in_the_organizers_time_zone(org_client):
+    response = org_client.post(
+        "/console/shows/scheduled/new/",
+        show_fields(starts_at=f"{FUTURE}T20:30", time_zone="Europe/Paris"),
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    record = ShowRecord.objects.get(name="Friday night")
+    want = dt.datetime.combine(FUTURE, dt.time(20, 30), tzinfo=zoneinfo.ZoneInfo("Europe/Paris"))
+    assert record.starts_at == want and record.status == "scheduled"
+    state = show_services.load(record.stream)[0]
+    assert state.options["cap"] == 8 and state.options["ready_check_s"] == 90
+    assert state.options["absentees"] == "waiting_list_then_bot"
+
+
+@pytest.mark.django_db
+def test_a_start_in_the_past_is_refused_beside_its_field(org_client):
+    response = org_client.post(
+        "/console/shows/scheduled/new/", show_fields(starts_at="2001-01-01T10:00", time_zone="UTC")
+    )
+    assert response.status_code == 400
+    assert "starts_at must be a time in the future" in response.content.decode()
+    assert not ShowRecord.objects.exists()
+
+
+@pytest.mark.django_db
+def test_templates_from_the_form_and_from_a_show_then_a_show_and_a_recurrence(
+    org_client, organizer, alice
+):
+    fields = show_fields(moderators="alice", rounds="Opening\nClosing")
+    response = org_client.post("/console/templates/", fields)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    template = ShowTemplate.objects.get(organizer=organizer)
+    assert template.rounds == ["Opening", "Closing"] and template.moderator_ids == [alice.pk]
+    assert template.options["registration"] == "open"
+
+    page = f"/console/templates/{template.pk}/"
+    assert org_client.get(page).status_code == 200
+    response = org_client.post(f"{page}show", {"starts_at": f"{FUTURE}T18:00", "time_zone": "UTC"})
+    assert response.status_code == 302
+    made = ShowRecord.objects.get(name__startswith=template.name)
+    state = show_services.load(made.stream)[0]
+    assert state.phase == shows.SCHEDULED and state.moderator_ids == {"alice": alice.pk}
+
+    response = org_client.post(
+        f"{page}recurrence",
+        {"weekday": "4", "start_time": "20:00", "time_zone": "Europe/Paris", "announce_days": 3},
+    )
+    assert response.status_code == 302
+    task = PeriodicTask.objects.get(name=f"show template {template.pk}")
+    assert task.crontab.day_of_week == "2"  # Tuesday, three days before a Friday
+
+    response = org_client.post(f"/console/shows/{made.pk}/template", {"name": "Again"})
+    assert response.status_code == 302
+    assert ShowTemplate.objects.filter(name="Again", organizer=organizer).exists()
+
+
+@pytest.mark.django_db
+def test_another_organizers_template_is_refused(org_client, client, alice):
+    from django.contrib.auth.models import Permission
+
+    alice.user_permissions.add(Permission.objects.get(codename="add_match"))
+    theirs = ShowTemplate.objects.create(organizer=alice, name="Alice's")
+    assert org_client.get(f"/console/templates/{theirs.pk}/").status_code == 403
+    response = org_client.post(
+        f"/console/templates/{theirs.pk}/show", {"starts_at": f"{FUTURE}T18:00", "time_zone": "UTC"}
+    )
+    assert response.status_code == 403 and not ShowRecord.objects.exists()
+    client.force_login(alice)
+    assert client.get("/console/templates/").status_code == 200
