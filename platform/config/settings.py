@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "live",
     "games",
     "tournaments",
+    "ratings",
     "api",
     "hooks",
     "config",  # its management commands (compile_catalogs)

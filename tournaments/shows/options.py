@@ -33,6 +33,8 @@ DEFAULT_OPTIONS: Mapping[str, Any] = {
     # time controls of every match of the show, e.g. {"decision_s": 20, "reserve_s": 0};
     # each game takes those it has. None: each game's own defaults
     "match_clock": None,
+    # its matches count for the players' ratings (ratings/)
+    "rated": True,
 }
 # the match options a show's match_clock may set
 CLOCK_OPTIONS = ("decision_s", "reserve_s")
@@ -108,6 +110,8 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
             "step_deadline_s must be a whole number of seconds, 0 or more (0: no deadline)"
         )
     o["match_clock"] = _checked_clock(o["match_clock"], {o["final_game"], *pool})
+    if not isinstance(o["rated"], bool):
+        raise RuleError("rated must be true or false")
     return o
 
 

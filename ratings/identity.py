@@ -1,0 +1,48 @@
+"""Who a rating belongs to: an account ("u:<id>") or a kind of bot
+("bot:<kind>"). Pages name a player by username, or ``bot:<kind>``."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+
+BOT = "bot:"
+USER = "u:"
+
+
+def user_key(user_id: int) -> str:
+    return f"{USER}{int(user_id)}"
+
+
+def bot_key(kind: str) -> str:
+    return f"{BOT}{kind}"
+
+
+def is_bot(key: str) -> bool:
+    return key.startswith(BOT)
+
+
+def user_id_of(key: str) -> int | None:
+    return int(key[len(USER) :]) if key.startswith(USER) else None
+
+
+def names(keys) -> dict[str, str]:
+    """key -> what a page calls the player (a deleted account: "(gone)")."""
+    ids = {user_id_of(k) for k in keys} - {None}
+    users = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
+    out = {}
+    for k in keys:
+        uid = user_id_of(k)
+        out[k] = k if uid is None else users.get(uid, "(gone)")
+    return out
+
+
+def key_for(ref: str) -> str | None:
+    """A page's or the API's reference (a username, or bot:<kind>) as a key;
+    None when nobody goes by it."""
+    if not isinstance(ref, str) or not ref or len(ref) > 150:
+        return None
+    if ref.startswith(BOT):
+        kind = ref[len(BOT) :]
+        return ref if kind and len(kind) <= 30 and kind.replace("_", "").isalnum() else None
+    uid = get_user_model().objects.filter(username=ref).values_list("pk", flat=True).first()
+    return None if uid is None else user_key(uid)
