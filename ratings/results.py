@@ -80,8 +80,12 @@ def teams_of(game: str, seats: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 
 def _ranks(teams, winners, scores) -> list[int]:
-    """Winners' sides first (rank 1), the others by their score, ties equal."""
-    won = [any(s in winners for s in team) for team in teams]
+    """Winners' sides first (rank 1), the others by their score, ties equal.
+    A side wins when all its seats won (a forfeit by one partner loses for
+    both); when no side did, when any of its seats did (an overturn names one)."""
+    won = [all(s in winners for s in team) for team in teams]
+    if not any(won):
+        won = [any(s in winners for s in team) for team in teams]
     score = [max(scores.get(s, 0) for s in team) for team in teams]
     others = sorted({score[i] for i, w in enumerate(won) if not w}, reverse=True)
     return [1 if won[i] else 2 + others.index(score[i]) for i in range(len(teams))]
@@ -100,10 +104,10 @@ def _creation(stream: str) -> dict:
 
 
 def rated_and_delay(show_stream: str, created: dict) -> tuple[bool, float]:
-    """Whether a match counts for ratings (a show or bracket says so; a match
-    outside both is casual) and its spectator delay, both from the log."""
+    """Whether a match counts for ratings (its show or bracket says so; a
+    match outside both, its creation) and its spectator delay, from the log."""
     if not show_stream:
-        return False, float(created.get("spectator_delay_s") or 0)
+        return bool(created.get("rated", False)), float(created.get("spectator_delay_s") or 0)
     parent = _creation(show_stream)
     if show_stream.startswith("show-"):
         options = parent.get("options") or {}

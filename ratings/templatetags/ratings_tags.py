@@ -64,16 +64,16 @@ def rating_chart(points: list[dict], label: str = "") -> str:
     line = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in coords)
     dots = format_html_join(
         "",
-        '<circle cx="{:.1f}" cy="{:.1f}" r="2.5"><title>{}: {:.1f}</title></circle>',
+        '<circle cx="{}" cy="{}" r="2.5"><title>{}: {}</title></circle>',
         (
-            (cx, cy, p["at"].strftime("%Y-%m-%d"), p["rating"])
+            (f"{cx:.1f}", f"{cy:.1f}", p["at"].strftime("%Y-%m-%d"), f"{p['rating']:.1f}")
             for (cx, cy), p in zip(coords, points, strict=True)
         ),
     )
     return format_html(
         '<svg class="rating-chart" viewBox="0 0 {w} {h}" role="img" aria-label="{label}">'
-        '<text x="2" y="{top}" class="axis">{hi:.1f}</text>'
-        '<text x="2" y="{bottom}" class="axis">{lo:.1f}</text>'
+        '<text x="2" y="{top}" class="axis">{hi}</text>'
+        '<text x="2" y="{bottom}" class="axis">{lo}</text>'
         '<line x1="{pad2}" y1="{h_pad}" x2="{w}" y2="{h_pad}" class="base"/>'
         '<polyline points="{line}" class="line"/>{dots}</svg>',
         w=WIDTH,
@@ -81,8 +81,8 @@ def rating_chart(points: list[dict], label: str = "") -> str:
         label=label,
         top=PAD,
         bottom=HEIGHT - PAD,
-        hi=hi,
-        lo=lo,
+        hi=f"{hi:.1f}",
+        lo=f"{lo:.1f}",
         pad2=PAD * 2,
         h_pad=HEIGHT - PAD,
         line=line,

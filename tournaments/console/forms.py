@@ -306,6 +306,11 @@ class MatchForm(forms.Form):
     spectator_delay_s = forms.FloatField(
         initial=0, min_value=0, max_value=1_000_000, label=gettext_lazy("Spectator delay s")
     )
+    rated = forms.BooleanField(
+        required=False,
+        label=gettext_lazy("Rated"),
+        help_text=gettext_lazy("the match counts for the players' ratings"),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -261,6 +261,7 @@ def match_new(request):
                 actor=request.user.username,
                 moderators=[request.user.pk],
                 spectator_delay_s=form.cleaned_data["spectator_delay_s"],
+                rated=form.cleaned_data["rated"],
             )
         except RuleError as exc:
             _place(
