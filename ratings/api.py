@@ -110,11 +110,18 @@ class ProfileSerializer(serializers.Serializer):
     entries = EntrySerializer(many=True, help_text="shows and brackets entered, titles won")
 
 
+class DayField(serializers.CharField):
+    """A day written YYYY-MM-DD (the service checks it; a date shown as such)."""
+
+    def to_representation(self, value):
+        return value.isoformat()
+
+
 class SeasonSerializer(serializers.Serializer):
     id = serializers.CharField(source="season_id", read_only=True)
     name = serializers.CharField(max_length=seasons.NAME_MAX)
-    starts = serializers.DateField()
-    ends = serializers.DateField(help_text="the last day, included")
+    starts = DayField(max_length=10, help_text="the first day, YYYY-MM-DD")
+    ends = DayField(max_length=10, help_text="the last day, included, YYYY-MM-DD")
 
 
 class LeaderboardSerializer(serializers.Serializer):

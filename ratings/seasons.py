@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from django.db import transaction
@@ -15,6 +16,7 @@ from .readmodels import SEASONS
 PERMISSION = "games.add_match"  # the organizer's (the console's)
 MAX_RETRIES = 5
 NAME_MAX = 100
+DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits only
 
 
 def _organizer(user) -> None:
@@ -25,11 +27,12 @@ def _organizer(user) -> None:
 def _day(value, field: str) -> str:
     if isinstance(value, date):
         return value.isoformat()
-    try:
-        return date.fromisoformat(value).isoformat() if isinstance(value, str) else ""
-    except ValueError:
-        pass
-    raise RuleError(f"{field} must be a date written YYYY-MM-DD")
+    if isinstance(value, str) and DAY.fullmatch(value):
+        try:
+            return date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+    raise RuleError(f"{field} must be a day written YYYY-MM-DD, e.g. 2030-01-31")
 
 
 def name_season(user, *, name, starts, ends) -> str:

@@ -89,12 +89,14 @@ def head_to_head(request):
 
 class SeasonForm(forms.Form):
     name = forms.CharField(max_length=seasons.NAME_MAX, label=gettext_lazy("Name"))
-    starts = forms.DateField(
+    starts = forms.CharField(
+        max_length=10,
         label=gettext_lazy("Starts"),
         widget=forms.DateInput(attrs={"type": "date"}),
         help_text=gettext_lazy("the first day (YYYY-MM-DD)"),
     )
-    ends = forms.DateField(
+    ends = forms.CharField(
+        max_length=10,
         label=gettext_lazy("Ends"),
         widget=forms.DateInput(attrs={"type": "date"}),
         help_text=gettext_lazy("the last day, included"),

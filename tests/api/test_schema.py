@@ -39,6 +39,12 @@ OPERATIONS = {
     ("/api/brackets/", "get"),
     ("/api/brackets/", "post"),
     ("/api/brackets/{id}/", "get"),
+    ("/api/players/{ref}/", "get"),
+    ("/api/leaderboards/{game}/", "get"),
+    ("/api/leaderboards/{game}/export", "get"),
+    ("/api/head-to-head", "get"),
+    ("/api/seasons/", "get"),
+    ("/api/seasons/", "post"),
 }
 
 
