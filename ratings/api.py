@@ -67,7 +67,7 @@ class PointSerializer(serializers.Serializer):
     games = serializers.IntegerField()
 
 
-class HistorySerializer(serializers.Serializer):
+class RatingHistorySerializer(serializers.Serializer):
     game = serializers.CharField()
     points = PointSerializer(many=True)
 
@@ -103,7 +103,7 @@ class ProfileSerializer(serializers.Serializer):
     player = serializers.CharField()
     bot = serializers.BooleanField()
     ratings = RatingSerializer(many=True)
-    history = HistorySerializer(many=True)
+    history = RatingHistorySerializer(many=True)
     recent = MatchLineSerializer(many=True)
     stats = GameStatsSerializer(many=True)
     items = serializers.DictField(child=serializers.IntegerField(), help_text="item -> uses")
