@@ -32,7 +32,15 @@ ALWAYS_IGNORED = [
     "node_modules/*",
 ]
 SITE_IGNORED = ["games/*", "templates/games/*"]
-GAMES_IGNORED = ["platform/*", "tournaments/*", "templates/*", "manage.py", "constraints.txt"]
+# every top-level app but games/ (its strings would overwrite the site catalog)
+GAMES_IGNORED = [
+    "platform/*",
+    "tournaments/*",
+    "ratings/*",
+    "templates/*",
+    "manage.py",
+    "constraints.txt",
+]
 HEADER_KEYS = ("POT-Creation-Date", "PO-Revision-Date")
 
 
