@@ -7,12 +7,13 @@ import re
 import time
 
 import pytest
+from django.contrib.auth.models import Permission, User
 from openskill.models import PlackettLuce
 
 from eventlog.readmodels import rebuild_all
 from games import services
-from ratings import skill
-from ratings.models import Participation, PlayedMatch, Rating, RatingPoint
+from ratings import seasons, skill
+from ratings.models import Entry, Participation, PlayedMatch, Rating, RatingPoint, Season
 from tests.ratings.direct import replay, results_from_log
 from tests.ratings.helpers import DAY, accounts, play_matches, play_out, rated_match
 
@@ -68,7 +69,20 @@ def test_replaying_the_log_through_openskill_gives_the_ratings_pages_show(client
 
 @pytest.mark.django_db
 def test_a_rebuild_gives_the_same_ratings(client):
-    _league(random.Random(12))
+    users, _ = _league(random.Random(12))
+    from tournaments import bracket_services as bs
+
+    bs.create_bracket(
+        name="Cup",
+        game="love-me-not",
+        format="single",
+        entrants=["ana", "ben"],
+        holders={"ana": users["ana"].pk, "ben": "bot:random"},
+        actor="olga",
+    )
+    org = User.objects.create_user("olga")
+    org.user_permissions.add(Permission.objects.get(codename="add_match"))
+    seasons.name_season(org, name="Autumn", starts="2030-09-01", ends="2030-11-30")
 
     def snapshot():
         return (
@@ -90,9 +104,12 @@ def test_a_rebuild_gives_the_same_ratings(client):
                     "player", "played__stream", "rank", "stats", "items"
                 )
             ),
+            sorted(Entry.objects.values_list("player", "stream", "entrant", "name", "created_at")),
+            sorted(Season.objects.values_list("season_id", "name", "starts", "ends", "named_by")),
         )
 
     before, board = snapshot(), _board(client)
+    assert before[4] and before[5]  # entries and the season are there to compare
     rebuild_all()
     assert snapshot() == before
     assert _board(client) == board
