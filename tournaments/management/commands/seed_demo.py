@@ -180,9 +180,8 @@ class Command(BaseCommand):
     def _leagues(self, org, player, player2, rng):
         """Rated players with history: two finished round robins of people
         (and a bot) played over the past weeks, and a season around them."""
-        people = [player, player2] + [
-            self._user(n, "plays in the demo leagues (rated, with history)") for n in LEAGUE
-        ]
+        # accounts nobody logs in to: their seats are played for them here
+        people = [player, player2] + [User.objects.get_or_create(username=n)[0] for n in LEAGUE]
         holders = {u.username: u.pk for u in people}
         start = time.time() - 16 * ratings_demo.DAY
         ratings_demo.league(
