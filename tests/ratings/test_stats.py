@@ -198,3 +198,50 @@ def test_a_profile_tells_nothing_of_a_match_before_its_replay_is_open(client, mo
     page = client.get("/players/ana/").content.decode()
     for word in ("Princess", "Countess", "Guard", "Baron", "Handmaid"):
         assert word not in page
+
+
+@pytest.mark.django_db
+def test_a_show_final_counts_with_its_title_and_a_dispute_holds_its_details_back(client):
+    import random
+
+    from ratings.demo import play_out
+    from tournaments import show_services as ss
+    from tournaments.models import ShowRecord
+
+    users = accounts("ana", "ben", "olga")
+    stream = ss.create_show(
+        name="Final night",
+        organizer="olga",
+        organizer_id=users["olga"].pk,
+        entrants=["ana", "ben"],
+        options={
+            "step_deadline_s": 0,
+            "spectator_delay_s": 0,
+            "final_game": "love-me-not",
+            "final_first_to": 1,
+            "game_pool": ["love-me-not", "higher-lower", "bleven"],
+        },
+        holders={"ana": users["ana"].pk, "ben": users["ben"].pk},
+        rng=random.Random(2),
+    )
+    from games.models import Match
+
+    final = Match.objects.get(show_stream=stream, kind="final")
+    play_out(final, random.Random(3), now=time.time())
+    champion = ShowRecord.objects.get(stream=stream).champion
+    assert champion in ("ana", "ben")
+    body = client.get(f"/api/players/{champion}/").json()
+    assert [e["champion"] for e in body["entries"]] == [True]
+    assert [m["match"] for m in body["recent"]] == [final.pk]
+    assert body["ratings"][0]["game"] == "love-me-not"
+    loser = "ben" if champion == "ana" else "ana"
+    assert client.get(f"/api/players/{loser}/").json()["entries"][0]["champion"] is False
+    # a dispute filed against the final: its replay closes, and so do its details
+    ss.command(
+        stream,
+        {"type": "file_dispute", "target_stream": final.stream, "target_version": 3, "text": "?"},
+        ss.acting_for(stream, users[loser]),
+    )
+    held = client.get(f"/api/players/{champion}/").json()
+    assert held["recent"] == [] and held["stats"] == []
+    assert held["ratings"][0]["games"] == 1  # the result itself is public: the show tells it
