@@ -17,6 +17,16 @@ def bot_key(kind: str) -> str:
     return f"{BOT}{kind}"
 
 
+def holder_key(holder) -> str | None:
+    """The key of a seat's or an entrant's holder as the log records it (a
+    user id, or "bot:<kind>"); None for an open seat."""
+    if isinstance(holder, int) and not isinstance(holder, bool):
+        return user_key(holder)
+    if isinstance(holder, str) and holder.startswith(BOT) and holder[len(BOT) :]:
+        return bot_key(holder[len(BOT) :])
+    return None
+
+
 def is_bot(key: str) -> bool:
     return key.startswith(BOT)
 

@@ -19,7 +19,7 @@ from eventlog.readmodels import read_model
 from eventlog.store import read_upto
 
 from . import skill
-from .identity import bot_key, user_id_of, user_key
+from .identity import holder_key, user_id_of
 from .models import Entry, Participation, PlayedMatch, Rating, RatingPoint, Season
 from .results import ENDINGS, Result, result_of
 
@@ -185,12 +185,6 @@ def refold(game: str) -> None:
 
 
 # ---- shows and brackets: who entered ------------------------------------------------
-def _holder_key(holder) -> str | None:
-    if isinstance(holder, int) and not isinstance(holder, bool):
-        return user_key(holder)
-    if isinstance(holder, str) and holder.startswith("bot:") and holder[4:]:
-        return bot_key(holder[4:])
-    return None
 
 
 def _entries(row) -> None:
@@ -200,11 +194,11 @@ def _entries(row) -> None:
         return
     if created:
         holders = d.get("holders") or {}
-        made = [(e, _holder_key(holders.get(e))) for e in d.get("entrants", [])]
+        made = [(e, holder_key(holders.get(e))) for e in d.get("entrants", [])]
     elif row.type == "entrant_substituted":
-        made = [(d["in"], _holder_key(d.get("holder")))]
+        made = [(d["in"], holder_key(d.get("holder")))]
     elif row.type == "invitation_accepted":
-        made = [(_invited_entrant(row), _holder_key(d.get("user_id")))]
+        made = [(_invited_entrant(row), holder_key(d.get("user_id")))]
     else:
         return
     name = d.get("name") or _first_name(row.stream)

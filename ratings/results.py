@@ -12,7 +12,7 @@ from eventlog.store import first
 from games import services
 
 from . import stats
-from .identity import bot_key, user_key
+from .identity import bot_key, holder_key
 
 ENDINGS = ("series_ended", "series_forfeited", "series_overturned")
 
@@ -49,25 +49,15 @@ class Result:
         return self.rated and None not in players and len(set(players)) == len(players)
 
 
-def _holder_key(holder) -> str | None:
-    if isinstance(holder, bool):
-        return None
-    if isinstance(holder, int):
-        return user_key(holder)
-    if isinstance(holder, str) and holder.startswith("bot:") and holder[4:]:
-        return bot_key(holder[4:])
-    return None
-
-
 def holders_of(rows) -> dict[str, str | None]:
     """seat -> player key at the end of ``rows`` (the creation record, then
     any change of holder)."""
     created = rows[0].data
-    seats = {s: _holder_key((created.get("holders") or {}).get(s)) for s in created["seats"]}
+    seats = {s: holder_key((created.get("holders") or {}).get(s)) for s in created["seats"]}
     for r in rows:
         if r.type == "match_holder_changed":
             d = r.data
-            seats[d["seat"]] = bot_key(d["bot"]) if d.get("bot") else _holder_key(d.get("user"))
+            seats[d["seat"]] = bot_key(d["bot"]) if d.get("bot") else holder_key(d.get("user"))
     return seats
 
 

@@ -4,21 +4,13 @@ by their rating in a game (the organizer can still reorder them)."""
 from __future__ import annotations
 
 from . import selectors
-from .identity import bot_key, user_key
-
-
-def _key(holder) -> str | None:
-    if isinstance(holder, int) and not isinstance(holder, bool):
-        return user_key(holder)
-    if isinstance(holder, str) and holder.startswith("bot:"):
-        return bot_key(holder[4:])
-    return None
+from .identity import holder_key
 
 
 def by_rating(game: str, entrants: list[str], holders: dict) -> list[str]:
     """``entrants`` best rated first in ``game`` as everyone sees the
     ratings now; those without a rating (or a holder) keep their order last."""
-    players = {e: _key(holders.get(e)) for e in entrants}
+    players = {e: holder_key(holders.get(e)) for e in entrants}
     return selectors.seed_order(game, list(entrants), players)
 
 
