@@ -40,7 +40,7 @@ def _season(request) -> Season | None:
     sid = request.query_params.get("season") or ""
     if not sid:
         return None
-    season = Season.objects.filter(season_id=sid[:20]).first()
+    season = selectors.season_named(sid)
     if season is None:
         raise exceptions.NotFound(f"there is no season {sid[:20]!r}")
     return season

@@ -49,8 +49,8 @@ def names(keys) -> dict[str, str]:
 def key_for(ref: str) -> str | None:
     """A page's or the API's reference (a username, or bot:<kind>) as a key;
     None when nobody goes by it."""
-    if not isinstance(ref, str) or not ref or len(ref) > 150:
-        return None
+    if not isinstance(ref, str) or not ref or len(ref) > 150 or not ref.isprintable():
+        return None  # a username is printable (and a NUL would trouble the database)
     if ref.startswith(BOT):
         kind = ref[len(BOT) :]
         return ref if kind and len(kind) <= 30 and kind.replace("_", "").isalnum() else None

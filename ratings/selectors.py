@@ -113,6 +113,13 @@ def leaderboard(
     return _ranked(_lines(list(ratings), now))
 
 
+def season_named(sid: str) -> Season | None:
+    """The season of id ``sid`` (as a page or the API names it), or None."""
+    if not isinstance(sid, str) or not sid.isprintable() or len(sid) > 20:
+        return None
+    return Season.objects.filter(season_id=sid).first()
+
+
 def season_window(season: Season) -> tuple[datetime, datetime]:
     start = datetime.combine(season.starts, time.min, tzinfo=UTC)
     end = datetime.combine(season.ends, time.max, tzinfo=UTC)

@@ -35,7 +35,7 @@ def _season(request) -> Season | None:
     sid = request.GET.get("season") or ""
     if not sid:
         return None
-    season = Season.objects.filter(season_id=sid[:20]).first()
+    season = selectors.season_named(sid)
     if season is None:
         raise Http404(_("there is no season %(id)s") % {"id": sid[:20]})
     return season

@@ -206,3 +206,16 @@ def test_shows_and_brackets_say_whether_they_are_rated(client):
     assert 'data-rated="yes"' in page  # the default
     with pytest.raises(Exception, match="rated must be true or false"):
         ss.create_show(name="N", organizer="olga", entrants=["a", "b"], options={"rated": "no"})
+
+
+@pytest.mark.django_db
+def test_a_nul_or_a_control_character_is_a_404_not_a_500(client):
+    accounts("ana")
+    for url in (
+        "/api/players/a%00b/",
+        "/api/leaderboards/love-me-not/?season=s%001",
+        "/api/head-to-head?a=ana&b=%00",
+        "/players/a%00b/",
+        "/players/leaderboards/love-me-not/?season=%0A",
+    ):
+        assert client.get(url).status_code == 404, url
