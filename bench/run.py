@@ -9,7 +9,10 @@ bench/results/<name>.json and the README section between
 results there (a module may define ``markdown(result) -> str`` for its table).
 
 The benchmark-only packages in bench/requirements.txt are installed into the
-running interpreter when missing (never part of the project's dependencies).
+running interpreter when missing (never part of the project's dependencies);
+so are the Node packages of a benchmark's ``NODE_PROJECTS`` (folders with a
+package.json and package-lock.json, e.g. bench/peers/boardgameio), with
+``npm ci`` when their node_modules lacks a pinned version.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -113,6 +117,44 @@ def ensure_requirements(allow_install: bool) -> None:
         cmd[4:4] = ["-c", str(CONSTRAINTS)]
     subprocess.run(cmd, check=True)
     importlib.invalidate_caches()
+
+
+def node_missing(project: Path) -> list[str]:
+    """The dependencies of project/package.json (exact versions) that its
+    node_modules does not hold at that version."""
+    pkg = json.loads((project / "package.json").read_text())
+    missing = []
+    for dep, wanted in sorted(pkg.get("dependencies", {}).items()):
+        try:
+            have = json.loads((project / "node_modules" / dep / "package.json").read_text())
+            have = have.get("version")
+        except (OSError, ValueError):
+            have = None
+        if have != wanted:
+            missing.append(f"{dep}@{wanted} (installed: {have or 'none'})")
+    return missing
+
+
+def ensure_node_projects(modules: list[ModuleType], allow_install: bool) -> None:
+    for module in modules:
+        for project in getattr(module, "NODE_PROJECTS", []):
+            missing = node_missing(project)
+            if not missing:
+                continue
+            rel = project.relative_to(ROOT) if project.is_relative_to(ROOT) else project
+            npm = shutil.which("npm")
+            if not allow_install or npm is None:
+                raise SystemExit(
+                    f"Node packages missing in {rel}: "
+                    + "; ".join(missing)
+                    + f"\n  cd {rel} && npm ci"
+                    + ("" if npm else "  (npm is not installed)")
+                )
+            say(
+                f"note: installing {rel}'s Node packages (npm ci, package-lock.json):\n  "
+                + "\n  ".join(missing)
+            )
+            subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=project, check=True)
 
 
 # ------------------------------------------------------------------ README
@@ -227,7 +269,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-install",
         action="store_true",
-        help="fail instead of pip-installing missing bench/requirements.txt packages",
+        help="fail instead of installing missing bench/requirements.txt packages "
+        "(pip) or a benchmark's Node packages (npm ci)",
     )
     p.add_argument("--child", nargs=2, metavar=("NAME", "DIR"), help=argparse.SUPPRESS)
     return p
@@ -257,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [n for n in modules if not args.only or n in args.only]
     if not chosen:
         raise SystemExit("no benchmark to run (bench/bench_<name>.py with a main(results_dir))")
+    ensure_node_projects([modules[n] for n in chosen], allow_install=not args.no_install)
 
     env = dict(os.environ)
     for opt, var in ENV_OPTIONS.items():
