@@ -281,6 +281,9 @@ class CreateMatchSerializer(serializers.Serializer):
         max_value=1_000_000,
         help_text="spectators see the match this late (default 0)",
     )
+    rated = serializers.BooleanField(
+        default=False, help_text="the match counts for the players' ratings (default not)"
+    )
 
 
 class ModerateSerializer(serializers.Serializer):
@@ -405,6 +408,7 @@ class MatchList(APIView):
             actor=request.user.username,
             moderators=[request.user.pk],
             spectator_delay_s=data.get("spectator_delay_s", 0),
+            rated=data["rated"],
         )
         return Response(MatchSummarySerializer(match).data, status=status.HTTP_201_CREATED)
 

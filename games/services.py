@@ -273,6 +273,7 @@ def create_match(
     chooser: str | None = None,
     moderators: list[int] | None = None,
     spectator_delay_s: float = 0,
+    rated: bool = False,
 ) -> Match:
     """Open a match stream: the creation record, then the series' first
     events (the first deal, or a wait for the advantage holder).
@@ -280,7 +281,9 @@ def create_match(
     ``holders`` maps a seat to a user id (int) or a bot name ("bot:random",
     "bot:heuristic"); unnamed seats are open. A match outside any show is
     moderated by the user ids in ``moderators`` and shown to spectators
-    ``spectator_delay_s`` late (a show's match takes both from its show)."""
+    ``spectator_delay_s`` late (a show's match takes both from its show).
+    ``rated``: a match outside any show or bracket counts for the players'
+    ratings (a show's or bracket's match: as its show or bracket says)."""
     series = series_for(game)
     now = time.time() if now is None else now
     rng = rng or secure_rng()
@@ -296,6 +299,8 @@ def create_match(
         or not 0 <= spectator_delay_s < 10**7
     ):
         raise RuleError("spectator_delay_s must be a number of seconds, 0 or more")
+    if not isinstance(rated, bool):
+        raise RuleError("rated must be true or false")
     game_events_ = series.start(
         Ctx(now=now, rng=rng, role="system"), seats, options, items, setup, chooser=chooser
     )
@@ -317,6 +322,7 @@ def create_match(
             "at": now,
             "moderators": sorted({int(u) for u in moderators or ()}),
             "spectator_delay_s": spectator_delay_s,
+            "rated": rated,
         },
     )
     if key and replayed(stream, key):

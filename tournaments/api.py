@@ -315,6 +315,9 @@ class CreateBracketSerializer(serializers.Serializer):
         required=False, help_text='entrant -> user id, or "bot:random" / "bot:heuristic"'
     )
     match_options = OptionsField(required=False, help_text="options of every match")
+    rated = serializers.BooleanField(
+        default=True, help_text="its series count for the players' ratings"
+    )
 
 
 # ---- examples of show commands (what a script writer sends) --------------------
@@ -639,6 +642,7 @@ class BracketList(APIView):
             first_to=data.get("first_to"),
             holders=data.get("holders"),
             match_options=data.get("match_options"),
+            rated=data["rated"],
             actor=request.user.username,
         )
         record = BracketRecord.objects.get(stream=stream)

@@ -59,12 +59,14 @@ def create_bracket(
     actor: str = "",
     rng: random.Random | None = None,
     now: float | None = None,
+    rated: bool = True,
 ) -> str:
     """Create a bracket and open its first series; returns the stream.
 
     ``first_to``: one series length for all, or per round label (``R1``,
     ``GF``...; missing rounds take the game's default). ``holders`` maps an
-    entrant to a user id or ``bot:<kind>``."""
+    entrant to a user id or ``bot:<kind>``; ``rated``: its series count for
+    the players' ratings."""
     rules_for(game)  # an unknown game is refused here
     if not name.strip():
         raise RuleError("give the bracket a name")
@@ -74,12 +76,15 @@ def create_bracket(
         raise RuleError(str(exc)) from None
     if isinstance(first_to, int) and first_to < 1:
         raise RuleError("a series must be played to at least 1 win")
+    if not isinstance(rated, bool):
+        raise RuleError("rated must be true or false")
     created["data"].update(
         name=name,
         game=game,
         first_to=first_to,
         holders=dict(holders or {}),
         match_options=dict(match_options or {}),
+        rated=rated,
     )
     stream = f"bracket-{uuid.uuid4().hex[:16]}"
     with transaction.atomic():

@@ -39,6 +39,16 @@ def result_settled(show_stream: str, match_stream: str) -> bool:
     return Match.objects.filter(stream=match_stream, status="finished").exists()
 
 
+def disputed_matches(match_streams) -> set[str]:
+    """Of ``match_streams``, those whose result a dispute still holds in
+    question (result_settled's dispute test, for many matches at once)."""
+    return set(
+        DisputeRecord.objects.filter(
+            target_stream__in=list(match_streams), status__in=_PENDING
+        ).values_list("target_stream", flat=True)
+    )
+
+
 def is_show_moderator(stream: str, user) -> bool:
     """The show's organizer and appointed moderators moderate its matches
     (by account id: a new account reusing a name inherits nothing)."""

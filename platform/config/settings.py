@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "live",
     "games",
     "tournaments",
+    "ratings",
     "api",
     "hooks",
     "reminders",

@@ -23,8 +23,10 @@ urlpatterns = [
     path("games/", include("games.urls")),
     path("shows/", include("tournaments.urls")),
     path("shows/", include("tournaments.dashboard_urls")),
+    path("players/", include("ratings.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/", include("ratings.api_urls")),  # before games' (its last route is a 404)
     path("api/", include("games.api_urls")),
     path("account/tokens/", api_views.tokens, name="api-tokens"),
     path("account/reminders/", include("reminders.urls")),

@@ -46,6 +46,12 @@ OPERATIONS = {
     ("/api/templates/{id}/", "get"),
     ("/api/templates/{id}/shows", "post"),
     ("/api/templates/{id}/recurrence", "put"),
+    ("/api/players/{ref}/", "get"),
+    ("/api/leaderboards/{game}/", "get"),
+    ("/api/leaderboards/{game}/export", "get"),
+    ("/api/head-to-head", "get"),
+    ("/api/seasons/", "get"),
+    ("/api/seasons/", "post"),
 }
 
 

@@ -60,6 +60,11 @@ def test_seed_demo_prints_one_working_login_per_role_and_the_live_show_moves(cli
     assert cup.status == "running"
     assert Match.objects.filter(show_stream=cup.stream, holders__user__username="player2").exists()
     assert client.get(f"/shows/brackets/{cup.pk}/").status_code == 200
+    # rated players with history (ratings/): past the provisional mark, charted
+    board = client.get("/api/leaderboards/love-me-not/").json()["people"]
+    assert {x["player"] for x in board} >= {"player", "player2"}
+    assert all(not x["provisional"] for x in board)
+    assert client.get("/players/player/").content.decode().count("<circle") >= 8
     # a second run prints fresh logins that work, and seeds nothing twice
     n = Match.objects.count()
     again = seed()

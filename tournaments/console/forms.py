@@ -133,6 +133,21 @@ class ShowForm(forms.Form):
         ],
         label=gettext_lazy("Spectator policy"),
     )
+    rated = forms.BooleanField(
+        required=False,
+        initial=True,
+        label=gettext_lazy("Rated"),
+        help_text=gettext_lazy("its matches count for the players' ratings"),
+    )
+    order = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4, "class": "console-seeds"}),
+        required=False,
+        label=gettext_lazy("Entrant order"),
+        help_text=gettext_lazy(
+            "one entrant a line, first seed first (drag to reorder; "
+            "'Seed by rating' fills it); empty: the accounts, then the bots"
+        ),
+    )
 
     OPTIONS = (
         "game_pool",
@@ -145,6 +160,7 @@ class ShowForm(forms.Form):
         "step_deadline_s",
         "spectator_delay_s",
         "spectator_policy",
+        "rated",
     )
 
     def __init__(self, *args, organizer=None, **kwargs):
@@ -155,14 +171,34 @@ class ShowForm(forms.Form):
         self.fields["players"].queryset = users
         self.fields["final_game"].initial = DOUBTING_LOVE_LETTER
 
-    def service_args(self) -> dict:
+    def entrants(self) -> tuple[list[str], dict]:
+        """The entrants (accounts, then bots) and who holds each."""
         d = self.cleaned_data
-        entrants = [u.username for u in d["players"]]
-        holders = {u.username: u.pk for u in d["players"]}
+        entrants = [u.username for u in d.get("players") or ()]
+        holders = {u.username: u.pk for u in d.get("players") or ()}
         for i in range(1, (d.get("bots") or 0) + 1):
             name = f"bot-{i}"
             entrants.append(name)
-            holders[name] = f"bot:{d['bot_kind']}"
+            holders[name] = f"bot:{d.get('bot_kind')}"
+        return entrants, holders
+
+    def clean(self):
+        data = super().clean()
+        order = [n.strip() for n in (data.get("order") or "").splitlines() if n.strip()]
+        if order and sorted(order) != sorted(self.entrants()[0]):
+            self.add_error(
+                "order",
+                _("the order must list every entrant once: %(names)s")
+                % {"names": ", ".join(self.entrants()[0])},
+            )
+        return data
+
+    def service_args(self) -> dict:
+        d = self.cleaned_data
+        entrants, holders = self.entrants()
+        order = [n.strip() for n in (d.get("order") or "").splitlines() if n.strip()]
+        if order:
+            entrants = order
         options = {k: d[k] for k in self.OPTIONS if d.get(k) not in (None, "")}
         if not d.get("game_pool"):
             options["game_pool"] = []
@@ -211,6 +247,12 @@ class BracketForm(forms.Form):
         label=gettext_lazy("Swiss rounds"),
         help_text=gettext_lazy("Swiss only; empty: log2"),
     )
+    rated = forms.BooleanField(
+        required=False,
+        initial=True,
+        label=gettext_lazy("Rated"),
+        help_text=gettext_lazy("its series count for the players' ratings"),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -239,6 +281,7 @@ class BracketForm(forms.Form):
             "holders": holders,
             "options": options,
             "first_to": d.get("first_to"),
+            "rated": d["rated"],
         }
 
 
@@ -262,6 +305,11 @@ class MatchForm(forms.Form):
     )
     spectator_delay_s = forms.FloatField(
         initial=0, min_value=0, max_value=1_000_000, label=gettext_lazy("Spectator delay s")
+    )
+    rated = forms.BooleanField(
+        required=False,
+        label=gettext_lazy("Rated"),
+        help_text=gettext_lazy("the match counts for the players' ratings"),
     )
 
     def __init__(self, *args, **kwargs):

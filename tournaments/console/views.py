@@ -19,12 +19,14 @@ from django.views.decorators.http import require_POST
 from games import services as match_services
 from games.core.protocol import RoleRequired, RuleError
 from games.models import Match
+from ratings import seeding
 
 from .. import bracket_services, demo, invitations, show_services, shows
 from ..models import BracketRecord, ShowRecord
 from . import forms
 
 PERMISSION = "games.add_match"
+SEED = "seed"  # the button that orders the entrants by rating, creating nothing
 
 
 def _organizer(request) -> None:
@@ -91,6 +93,13 @@ def create_show_from(request, form, fields: dict[str, str]) -> ShowRecord | None
 def show_new(request):
     _organizer(request)
     form = forms.ShowForm(request.POST or None, organizer=request.user)
+    if request.method == "POST" and SEED in request.POST and form.is_valid():
+        entrants, holders = form.entrants()
+        game = form.cleaned_data["final_game"]
+        data = request.POST.copy()
+        data["order"] = "\n".join(seeding.by_rating(game, entrants, holders))
+        form = forms.ShowForm(data, organizer=request.user)
+        return render(request, "console/show_new.html", {"form": form, "seeded": game})
     if request.method == "POST" and form.is_valid():
         record = create_show_from(request, form, SHOW_FIELDS)
         if record is not None:
@@ -208,6 +217,13 @@ def show_autopilot(request, pk):
 def bracket_new(request):
     _organizer(request)
     form = forms.BracketForm(request.POST or None)
+    if request.method == "POST" and SEED in request.POST and form.is_valid():
+        entrants, holders = form.cleaned_data["entrants"]
+        game = form.cleaned_data["game"]
+        data = request.POST.copy()
+        data["entrants"] = seeding.lines_by_rating(game, data["entrants"], entrants, holders)
+        form = forms.BracketForm(data)
+        return render(request, "console/bracket_new.html", {"form": form, "seeded": game})
     if request.method == "POST" and form.is_valid():
         try:
             stream = bracket_services.create_bracket(
@@ -252,6 +268,7 @@ def match_new(request):
                 actor=request.user.username,
                 moderators=[request.user.pk],
                 spectator_delay_s=form.cleaned_data["spectator_delay_s"],
+                rated=form.cleaned_data["rated"],
             )
         except RuleError as exc:
             _place(

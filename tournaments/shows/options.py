@@ -44,6 +44,8 @@ DEFAULT_OPTIONS: Mapping[str, Any] = {
     "replacement_bot": "heuristic",  # the kind of bot that replaces an absentee
     # before each death match and the final: seconds to confirm one is there; 0 = none
     "ready_check_s": 0,
+    # its matches count for the players' ratings (ratings/)
+    "rated": True,
 }
 # bounds of the fields that size a show's work (plain for now: see the limits module)
 MAX_ENTRANTS = 64
@@ -132,6 +134,8 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
         )
     o["match_clock"] = _checked_clock(o["match_clock"], {o["final_game"], *pool})
     _check_schedule_options(o)
+    if not isinstance(o["rated"], bool):
+        raise RuleError("rated must be true or false")
     return o
 
 

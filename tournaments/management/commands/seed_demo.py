@@ -1,4 +1,4 @@
-import datetime as dt
+import datetime
 import random
 import secrets
 import time
@@ -10,6 +10,8 @@ from games import services as match_services
 from games.core.protocol import RuleError
 from games.core.registry import available
 from games.models import Match
+from ratings import demo as ratings_demo
+from ratings import seasons
 from tournaments import autopilot, show_templates, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
@@ -24,6 +26,7 @@ PLAYER2 = "player2"
 SPECTATOR = "spectator"
 ENTRANTS = ["player", "ada", "bo", "cy", "di", "ed", "flo", "gil"]
 CUP = ["player2", "hal", "ivy", "jo", "kim", "lu", "mo", "ned"]
+LEAGUE = ["lea", "max"]  # accounts that play the rated demo leagues
 OPTIONS = {
     "death_match_first_to": 2,
     "final_first_to": 2,
@@ -55,6 +58,7 @@ class Command(BaseCommand):
         self._bracket(player2, rng)
         self._game_matches(player, player2, rng)
         self._scheduled_show(org, mods)
+        self._leagues(org, player, player2, rng)
         self.stdout.write(self.style.SUCCESS("demo seeded: open http://127.0.0.1:8000/"))
 
     def _user(self, name, role, superuser=False):
@@ -179,7 +183,7 @@ class Command(BaseCommand):
             moderators=[m.username for m in mods],
         )
         show_templates.set_recurrence(
-            template, weekday=4, start_time=dt.time(20, 0), time_zone="Europe/Paris"
+            template, weekday=4, start_time=datetime.time(20, 0), time_zone="Europe/Paris"
         )
         now = time.time()
         bots = [f"bot-{i}" for i in range(1, 6)]
@@ -217,6 +221,39 @@ class Command(BaseCommand):
         for m in Match.objects.filter(show_stream=stream, status="live").order_by("id")[1:3]:
             match_services.play_bots(m, rng=rng)
         self.stdout.write("seeded a running bracket")
+
+    def _leagues(self, org, player, player2, rng):
+        """Rated players with history: two finished round robins of people
+        (and a bot) played over the past weeks, and a season around them."""
+        # accounts nobody logs in to: their seats are played for them here
+        people = [player, player2] + [User.objects.get_or_create(username=n)[0] for n in LEAGUE]
+        holders = {u.username: u.pk for u in people}
+        start = time.time() - 16 * ratings_demo.DAY
+        ratings_demo.league(
+            "Demo: Love Me Not league (rated, finished)",
+            "love-me-not",
+            {**holders, "robo": "bot:heuristic"},
+            rng,
+            start=start,
+            step=ratings_demo.DAY / 2,
+            double_round=True,  # eight games each: past the provisional mark
+        )
+        ratings_demo.league(
+            "Demo: Doubting Love Letter league (rated, finished)",
+            "doubting-love-letter",
+            dict(list(holders.items())[:3]),
+            rng,
+            start=start + ratings_demo.DAY / 4,
+            step=2 * ratings_demo.DAY,
+        )
+        today = datetime.date.today()
+        seasons.name_season(
+            org,
+            name="Demo season",
+            starts=(today - datetime.timedelta(days=30)).isoformat(),
+            ends=(today + datetime.timedelta(days=60)).isoformat(),
+        )
+        self.stdout.write("seeded two rated leagues: see /players/")
 
     def _game_matches(self, player, player2, rng):
         for rules in available():

@@ -32,7 +32,6 @@ ALWAYS_IGNORED = [
     "node_modules/*",
 ]
 SITE_IGNORED = ["games/*", "templates/games/*"]
-GAMES_IGNORED = ["platform/*", "tournaments/*", "templates/*", "manage.py", "constraints.txt"]
 HEADER_KEYS = ("POT-Creation-Date", "PO-Revision-Date")
 
 
@@ -93,7 +92,10 @@ class Command(BaseCommand):
             shutil.copy(games, old_games)
             with contextlib.chdir(root):
                 self._extract(ALWAYS_IGNORED + SITE_IGNORED)
-                self._extract(ALWAYS_IGNORED + GAMES_IGNORED)
+            # the games' catalog is scanned from inside games/, so no other app's
+            # strings (a new top-level app has no locale of its own) can reach it
+            with contextlib.chdir(root / "games"):
+                self._extract([])
             self._add_game_templates(root, games, old_games, Path(tmp))
             for po in (site, games):
                 # a string that moved from one catalog to the other keeps its French

@@ -1,0 +1,58 @@
+"""Who a rating belongs to: an account ("u:<id>") or a kind of bot
+("bot:<kind>"). Pages name a player by username, or ``bot:<kind>``."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+
+BOT = "bot:"
+USER = "u:"
+
+
+def user_key(user_id: int) -> str:
+    return f"{USER}{int(user_id)}"
+
+
+def bot_key(kind: str) -> str:
+    return f"{BOT}{kind}"
+
+
+def holder_key(holder) -> str | None:
+    """The key of a seat's or an entrant's holder as the log records it (a
+    user id, or "bot:<kind>"); None for an open seat."""
+    if isinstance(holder, int) and not isinstance(holder, bool):
+        return user_key(holder)
+    if isinstance(holder, str) and holder.startswith(BOT) and holder[len(BOT) :]:
+        return bot_key(holder[len(BOT) :])
+    return None
+
+
+def is_bot(key: str) -> bool:
+    return key.startswith(BOT)
+
+
+def user_id_of(key: str) -> int | None:
+    return int(key[len(USER) :]) if key.startswith(USER) else None
+
+
+def names(keys) -> dict[str, str]:
+    """key -> what a page calls the player (a deleted account: "(gone)")."""
+    ids = {user_id_of(k) for k in keys} - {None}
+    users = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
+    out = {}
+    for k in keys:
+        uid = user_id_of(k)
+        out[k] = k if uid is None else users.get(uid, "(gone)")
+    return out
+
+
+def key_for(ref: str) -> str | None:
+    """A page's or the API's reference (a username, or bot:<kind>) as a key;
+    None when nobody goes by it."""
+    if not isinstance(ref, str) or not ref or len(ref) > 150 or not ref.isprintable():
+        return None  # a username is printable (and a NUL would trouble the database)
+    if ref.startswith(BOT):
+        kind = ref[len(BOT) :]
+        return ref if kind and len(kind) <= 30 and kind.replace("_", "").isalnum() else None
+    uid = get_user_model().objects.filter(username=ref).values_list("pk", flat=True).first()
+    return None if uid is None else user_key(uid)

@@ -1,0 +1,248 @@
+"""The ratings read models, kept in step with the log inside each append and
+rebuilt from it by ``rebuild_read_models``.
+
+A match's result is read from its own stream whenever an event could change
+it (its end, a ruling that voids or overturns, its abandonment). A new
+result after every other of its game is rated on top of the current
+ratings; any other change (a corrected or withdrawn result, one that lands
+before others) re-folds the game's ratings from the results in log order, so
+the ratings that followed a correction are rated again. A rebuild ends with
+a re-fold of every game: the same ratings, whatever order it applied events in."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from django.contrib.auth import get_user_model
+
+from eventlog.readmodels import read_model
+from eventlog.store import read_upto
+
+from . import skill
+from .identity import holder_key, user_id_of
+from .models import Entry, Participation, PlayedMatch, Rating, RatingPoint, Season
+from .results import ENDINGS, Result, result_of
+
+SEASONS = "ratings-seasons"
+MATCH_CHANGES = frozenset({*ENDINGS, "match_voided", "match_abandoned", "match_holder_changed"})
+
+
+def at(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, tz=UTC)
+
+
+def _users(keys) -> set[int]:
+    ids = {user_id_of(k) for k in keys} - {None}
+    return set(get_user_model().objects.filter(pk__in=ids).values_list("pk", flat=True))
+
+
+def _user_id(key: str, known: set[int]) -> int | None:
+    uid = user_id_of(key)
+    return uid if uid in known else None
+
+
+def _reset():
+    RatingPoint.objects.all().delete()
+    Rating.objects.all().delete()
+    PlayedMatch.objects.all().delete()
+    Entry.objects.all().delete()
+    Season.objects.all().delete()
+
+
+def _finish():
+    for game in PlayedMatch.objects.values_list("game", flat=True).distinct():
+        refold(game)
+
+
+@read_model(_reset, _finish)
+def project_ratings(row):
+    if row.stream.startswith("match-"):
+        if row.type in MATCH_CHANGES:
+            _match_changed(row)
+    elif row.stream.startswith(("show-", "bracket-")):
+        _entries(row)
+    elif row.stream == SEASONS:
+        _season(row)
+
+
+# ---- matches ----------------------------------------------------------------------
+def _match_changed(row) -> None:
+    result = result_of(read_upto(row))
+    old = PlayedMatch.objects.filter(stream=row.stream).first()
+    if result is None and old is None:
+        return
+    game = result.game if result is not None else old.game
+    was_rated = old is not None and old.rated
+    if old is not None:
+        old.delete()
+    played = _store(result) if result is not None else None
+    if played is None or not played.rated:
+        if was_rated:
+            refold(game)
+        return
+    later = PlayedMatch.objects.filter(game=game, rated=True, position__gt=played.position)
+    if was_rated or later.exists():
+        refold(game)
+    else:
+        _rate_on(played)
+
+
+def _store(result: Result) -> PlayedMatch:
+    players = [p for side in result.sides for p in side.players if p is not None]
+    played = PlayedMatch.objects.create(
+        stream=result.stream,
+        game=result.game,
+        show_stream=result.show_stream,
+        position=result.position,
+        played_at=at(result.played_at),
+        public_at=at(result.public_at),
+        rated=result.ratable,
+        sides=[
+            {"seats": list(s.seats), "players": list(s.players), "rank": s.rank}
+            for s in result.sides
+        ],
+    )
+    known = _users(players)
+    Participation.objects.bulk_create(
+        Participation(
+            played=played,
+            player=player,
+            user_id=_user_id(player, known),
+            seat=seat,
+            rank=side.rank,
+            won=side.rank == 1,
+            stats=result.stats.get(seat, {}),
+            items=result.items.get(seat, []),
+        )
+        for side in result.sides
+        for seat, player in zip(side.seats, side.players, strict=True)
+        if player is not None
+    )
+    return played
+
+
+def rated_result(played: PlayedMatch) -> skill.Rated:
+    return skill.Rated(
+        played.stream,
+        played.played_at.timestamp(),
+        [tuple(s["players"]) for s in played.sides],
+        [s["rank"] for s in played.sides],
+    )
+
+
+def _skill(r: Rating) -> skill.Skill:
+    return skill.Skill(r.mu, r.sigma, r.games, r.last_at.timestamp())
+
+
+def _rate_on(played: PlayedMatch) -> None:
+    """A result after every other of its game: rated on the current ratings."""
+    res = rated_result(played)
+    players = [p for team in res.teams for p in team]
+    current = {r.player: r for r in Rating.objects.filter(game=played.game, player__in=players)}
+    before = {p: _skill(current[p]) if p in current else skill.Skill() for p in players}
+    after = skill.rate(before, res.teams, res.ranks, res.at)
+    _write(played, before, after, _users(players))
+
+
+def _write(played, before, after, known) -> None:
+    RatingPoint.objects.bulk_create(
+        RatingPoint(
+            player=p,
+            game=played.game,
+            played=played,
+            mu=s.mu,
+            sigma=s.sigma,
+            games=s.games,
+            mu_before=before[p].mu,
+            sigma_before=before[p].sigma,
+        )
+        for p, s in after.items()
+    )
+    for p, s in after.items():
+        Rating.objects.update_or_create(
+            player=p,
+            game=played.game,
+            defaults={
+                "user_id": _user_id(p, known),
+                "mu": s.mu,
+                "sigma": s.sigma,
+                "games": s.games,
+                "last_at": played.played_at,
+                "public_at": played.public_at,
+            },
+        )
+
+
+def refold(game: str) -> None:
+    """The game's ratings again from its rated results, in log order."""
+    RatingPoint.objects.filter(game=game).delete()
+    Rating.objects.filter(game=game).delete()
+    played = list(PlayedMatch.objects.filter(game=game, rated=True).order_by("position"))
+    known = _users({p for pm in played for s in pm.sides for p in s["players"]})
+    by_key = {pm.stream: pm for pm in played}
+    for res, before, after in skill.fold(rated_result(pm) for pm in played):
+        _write(by_key[res.key], before, after, known)
+
+
+# ---- shows and brackets: who entered ------------------------------------------------
+
+
+def _entries(row) -> None:
+    d = row.data
+    created = row.version == 1
+    if created and row.stream.startswith("show-") and row.type != "show_created":
+        return
+    if created:
+        holders = d.get("holders") or {}
+        made = [(e, holder_key(holders.get(e))) for e in d.get("entrants", [])]
+    elif row.type == "entrant_substituted":
+        made = [(d["in"], holder_key(d.get("holder")))]
+    elif row.type == "invitation_accepted":
+        made = [(_invited_entrant(row), holder_key(d.get("user_id")))]
+    else:
+        return
+    name = d.get("name") or _first_name(row.stream)
+    Entry.objects.bulk_create(
+        [
+            Entry(player=p, stream=row.stream, entrant=e, name=name, created_at=row.recorded_at)
+            for e, p in made
+            if p is not None and e
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def _invited_entrant(row) -> str:
+    from eventlog.models import StoredEvent
+
+    invited = StoredEvent.objects.filter(
+        stream=row.stream, type="invitation_created", version__lt=row.version
+    )
+    for r in invited.order_by("-version"):
+        if r.data.get("invitation_id") == row.data.get("invitation_id"):
+            return r.data["entrant"]
+    return ""
+
+
+def _first_name(stream: str) -> str:
+    from eventlog.store import first
+
+    row = first(stream)
+    return (row.data.get("name") if row is not None else "") or stream
+
+
+# ---- seasons ---------------------------------------------------------------------------
+def _season(row) -> None:
+    d = row.data
+    if row.type == "season_named":
+        Season.objects.update_or_create(
+            season_id=d["id"],
+            defaults={
+                "name": d["name"],
+                "starts": date.fromisoformat(d["starts"]),
+                "ends": date.fromisoformat(d["ends"]),
+                "named_by": row.metadata.get("actor") or "",
+            },
+        )
+    elif row.type == "season_removed":
+        Season.objects.filter(season_id=d["id"]).delete()
