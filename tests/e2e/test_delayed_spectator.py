@@ -50,7 +50,8 @@ new MutationObserver(function () {
 
 
 def a_show_match(make_user):
-    olga, ana, ben = make_user("olga"), make_user("ana"), make_user("ben")
+    make_user("olga")  # the organizer
+    ana, ben = make_user("ana"), make_user("ben")
     stream = show_services.create_show(
         name="Delay night",
         organizer="olga",

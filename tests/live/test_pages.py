@@ -85,7 +85,7 @@ def test_a_replay_step_shows_its_clocks_as_they_stood_then():
     assert table.at == step.version
     assert table.server_now == pytest.approx(step.recorded_at.timestamp(), abs=1e-3)
     html = table_html(match, step.version)
-    assert 'data-at="%d"' % step.version in html
+    assert f'data-at="{step.version}"' in html
 
 
 def table_html(match, at):
