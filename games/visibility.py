@@ -210,3 +210,20 @@ def show_cut(show_stream: str, user, *, live_for: frozenset[int] = frozenset(), 
 def show_policy(show_stream: str) -> str:
     facts = show_facts(show_stream)
     return facts.spectator_policy if facts is not None else PUBLIC
+
+
+def opens_at(match) -> float | None:
+    """When spectators first see ``match``: its first event after the
+    creation record, plus the delay (None while there is none yet)."""
+    from eventlog.models import StoredEvent
+
+    started = (
+        StoredEvent.objects.filter(stream=match.stream)
+        .exclude(type="match_created")
+        .order_by("version")
+        .values_list("recorded_at", flat=True)
+        .first()
+    )
+    if started is None:
+        return None
+    return started.timestamp() + match_facts(match).spectator_delay_s

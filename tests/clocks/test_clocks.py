@@ -142,6 +142,7 @@ def celery_worker_proc(settings, tmp_path):
     procs = []
 
     def start(beat=True):
+        name = f"{queue}-{len(procs)}@localhost"
         args = [
             sys.executable,
             "-m",
@@ -155,6 +156,8 @@ def celery_worker_proc(settings, tmp_path):
             "--loglevel=WARNING",
             "--without-gossip",
             "--without-mingle",
+            "-n",
+            name,
             "-s",
             str(tmp_path / f"beat-{queue}"),
         ]
@@ -169,9 +172,11 @@ def celery_worker_proc(settings, tmp_path):
             start_new_session=True,  # its own process group: a kill reaches the embedded beat
         )
         procs.append(p)
-        time.sleep(3)  # let it connect
-        assert p.poll() is None, p.stderr.read().decode()[-2000:]
-        return p
+        for _ in range(60):  # until it answers on the broker (30 s at most), not a fixed wait
+            assert p.poll() is None, p.stderr.read().decode()[-2000:]
+            if app.control.ping(destination=[name], timeout=0.5):
+                return p
+        pytest.fail(f"the worker {name} never answered a ping")
 
     yield start
     for p in procs:
