@@ -694,6 +694,11 @@ class CreateWebhookSerializer(serializers.Serializer):
         default="json",
         help_text='json (the event), or discord ({"content": "..."})',
     )
+    live = serializers.BooleanField(
+        default=False,
+        help_text="events at once, before the spectator delay (this show's organizer only; "
+        "by default each event goes out when spectators see it)",
+    )
 
 
 class DeliverySerializer(serializers.ModelSerializer):
@@ -713,6 +718,7 @@ class WebhookSerializer(serializers.ModelSerializer):
             "url",
             "kinds",
             "format",
+            "live",
             "active",
             "consecutive_failures",
             "disabled_reason",
@@ -778,6 +784,8 @@ class ShowWebhooks(APIView):
             format=data["format"],
             secret=hook_models.WebhookEndpoint.new_secret(),
             created_by=request.user.username,
+            owner_id=request.user.pk,
+            live=data["live"],
         )
         return Response(NewWebhookSerializer(hook).data, status=status.HTTP_201_CREATED)
 
