@@ -109,7 +109,10 @@ def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict,
         stream__in=list(last), show_stream__in=wanted_shows, status="live"
     ):
         # who must act and by when is public: no view needed (nor its spectator delay)
-        decisions = series_for(match.game).pending(services.load(match).state)
+        state = services.load(match).state
+        if state is None:  # only its creation record so far
+            continue
+        decisions = series_for(match.game).pending(state)
         pending = [{"seat": d.seat, "kind": d.kind, "deadline": d.deadline} for d in decisions]
         seats = sorted({p["seat"] for p in pending})
         if not seats:
