@@ -127,3 +127,66 @@ def test_the_api_registers_a_live_endpoint_for_its_owner(as_user, post, receiver
     assert hook.live and hook.owner_id == olga.pk and made.json()["live"] is True
     default = post(as_user(olga), f"/api/shows/{pk}/webhooks", {"url": receiver.url})
     assert default.json()["live"] is False
+
+
+_DIES_AFTER_COMMIT = """
+import os, sys
+sys.path[:0] = ["platform", "."]
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+import django
+django.setup()
+from eventlog import store
+from tournaments import show_services as ss
+
+def die(rows):  # committed, and the process dies before any delivery is queued or sent
+    if any(r.type == "entrant_disqualified" for r in rows):
+        os._exit(17)
+
+store._after_commit.insert(0, die)
+stream = sys.argv[1]
+olga, mia = ss.Acting("olga", "organizer"), ss.Acting("mia", "moderator")
+ss.command(stream, {"type": "appoint_moderator", "username": "mia"}, olga)
+ss.command(stream, {"type": "file_dispute", "target_stream": stream, "target_version": 1,
+                    "text": "cheating"}, olga)
+ss.command(stream, {"type": "claim_dispute", "dispute_id": "d-1"}, olga)
+ss.command(stream, {"type": "rule_dispute", "dispute_id": "d-1", "ruling": "disqualify",
+                    "params": {"entrant": "cal"}, "reason": "cheating"}, olga)
+ss.command(stream, {"type": "approve_ruling", "dispute_id": "d-1", "reason": "agreed"}, mia)
+"""
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_process_killed_between_commit_and_send_still_delivers_once(receiver):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from django.db import connection
+
+    stream, olga = _show(delay=0)
+    hook = _hook(stream, receiver)
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_BROKER_URL": "memory://",
+        "DJANGO_DEBUG": "1",
+    }
+    root = Path(__file__).resolve().parents[2]
+    died = subprocess.run(
+        [sys.executable, "-c", _DIES_AFTER_COMMIT, stream],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert died.returncode == 17, died.stderr.decode()[-2000:]
+    written = WebhookDelivery.objects.filter(endpoint=hook)
+    assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
+    assert receiver.got == []
+    outbox.sweep(older_than=0)  # the next worker's sweep on start
+    outbox.sweep(older_than=0)
+    assert _kinds(receiver) == ["elimination", "ruling"]
+    assert set(written.values_list("status", flat=True)) == {"delivered"}
