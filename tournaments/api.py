@@ -704,7 +704,17 @@ class CreateWebhookSerializer(serializers.Serializer):
 class DeliverySerializer(serializers.ModelSerializer):
     class Meta:
         model = hook_models.WebhookDelivery
-        fields = ["id", "kind", "stream", "version", "status", "attempts", "status_code", "error"]
+        fields = [
+            "id",
+            "kind",
+            "stream",
+            "version",
+            "status",
+            "due_at",
+            "attempts",
+            "status_code",
+            "error",
+        ]
 
 
 class WebhookSerializer(serializers.ModelSerializer):

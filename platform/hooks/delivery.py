@@ -86,8 +86,9 @@ def attempt(delivery_id: int, now: float | None = None) -> float | None:
         if delivery is None or delivery.status != WebhookDelivery.PENDING:
             return None  # gone, done, or being sent right now
         moment = time.time() if now is None else now
-        if delivery.due_at is not None and delivery.due_at.timestamp() > moment:
-            return delivery.due_at.timestamp() - moment  # behind the spectator delay
+        due = delivery.due_at.timestamp() if delivery.due_at is not None else 0.0
+        if due > moment:
+            return due - moment  # behind the spectator delay
         return _attempt(delivery, now)
 
 
