@@ -3,44 +3,21 @@ anonymous caller gets them: as of the show's delay, like the show pages.
 And one clock: a show is cut by the time its events were recorded (the
 database's), as matches are, never by the time a command says it is."""
 
-import random
 import re
 
 import pytest
 from django.contrib.auth.models import User
 
 from games import visibility
-from tournaments import autopilot
-from tournaments import show_services as ss
-from tournaments.models import ShowRecord
+
+from .helpers import played_show
 
 pytestmark = pytest.mark.django_db
 
-ENTRANTS = ["ana", "ben", "cal", "dee"]
-
 
 def _finished_show(t0):
-    User.objects.create_user("olga", password="pw-123456")
-    rng = random.Random(4)
-    stream = ss.create_show(
-        name="Friday night",
-        organizer="olga",
-        entrants=ENTRANTS,
-        options={
-            "death_match_first_to": 1,
-            "final_first_to": 1,
-            "step_deadline_s": 0,
-            "game_pool": ["love-me-not", "higher-lower"],
-            "spectator_delay_s": 300,
-        },
-        holders={e: "bot:heuristic" for e in ENTRANTS},
-        now=t0,
-        rng=rng,
-    )
-    end = autopilot.run(stream, rng, start=t0)
-    state = ss.load(stream)[0]
-    assert state.champion
-    return ShowRecord.objects.get(stream=stream), state, end
+    _olga, record, state, end = played_show(t0)
+    return record, state, end
 
 
 def _listed(client, record):

@@ -2,47 +2,24 @@
 shows, the home page and the API tell nothing newer than the show's delay;
 its organizer sees it live."""
 
-import random
 import re
 
 import pytest
-from django.contrib.auth.models import User
 
 from games import visibility
 from games.models import Match
-from tournaments import autopilot, shows
-from tournaments import show_services as ss
-from tournaments.models import ShowRecord
+from tournaments import shows
+
+from .helpers import ENTRANTS, played_show
 
 pytestmark = pytest.mark.django_db
-
-ENTRANTS = ["ana", "ben", "cal", "dee"]
 
 
 @pytest.fixture
 def finished_show():
-    olga = User.objects.create_user("olga", password="pw-123456")
     t0 = visibility.clock()
-    rng = random.Random(4)
-    stream = ss.create_show(
-        name="Friday night",
-        organizer="olga",
-        entrants=ENTRANTS,
-        options={
-            "death_match_first_to": 1,
-            "final_first_to": 1,
-            "step_deadline_s": 0,
-            "game_pool": ["love-me-not", "higher-lower"],
-            "spectator_delay_s": 300,
-        },
-        holders={e: "bot:heuristic" for e in ENTRANTS},
-        now=t0,
-        rng=rng,
-    )
-    end = autopilot.run(stream, rng, start=t0)
-    state = ss.load(stream)[0]
-    assert state.champion
-    return olga, ShowRecord.objects.get(stream=stream), state, t0, end
+    olga, record, state, end = played_show(t0)
+    return olga, record, state, t0, end
 
 
 def text(resp):
