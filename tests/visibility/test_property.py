@@ -102,7 +102,11 @@ def test_nothing_newer_than_the_delay_nor_hidden_reaches_a_spectator(
     listed = [m for m in client.get("/api/matches/").json() if m["stream"] == match.stream]
     home = client.get("/").content.decode()
     if not visible:
-        assert view.status_code == history.status_code == page.status_code == 404
+        assert view.status_code == history.status_code == 404
+        # the page says when it opens, by the match's number only: nobody's name
+        text = page.content.decode()
+        assert page.status_code == 200 and 'class="too-early"' in text
+        assert not any(f">{seat}<" in text or f" {seat} " in text for seat in seats)
         assert listed == []
         assert f"/games/matches/{match.pk}/" not in home
         return
