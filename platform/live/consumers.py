@@ -17,6 +17,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
 
+from broadcast import viewers
 from eventlog.store import read
 from games import services, visibility
 from games.core.protocol import SPECTATOR_VIEW
@@ -64,6 +65,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             log.warning("socket of match %s could not join its group: %s", self.pk, exc)
         self.groups.append(self.group)  # discarded on disconnect
         await self.accept()
+        await viewers.joined(self)  # the viewer counts (broadcast.viewers)
         if newest is not None:
             self._hold(*newest)
         self.keeping = asyncio.ensure_future(self._keep_joined())
@@ -90,6 +92,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         return viewer, group_for(match.pk, viewer), visible, newest, policy, delay
 
     async def disconnect(self, code):
+        await viewers.left(self)
         if self.release is not None:
             self.release.cancel()
         keeping = getattr(self, "keeping", None)
