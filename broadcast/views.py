@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_exempt
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from games import services as match_services
 from games.core.protocol import RuleError
@@ -66,6 +66,7 @@ def overlay(request, token, kind):
     return render(request, template, context)
 
 
+@require_http_methods(["GET", "POST"])
 @login_required
 def overlay_links(request, pk):
     """The organizer's page of the show's overlay links: a new secret link is

@@ -4,42 +4,55 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Featured',
+            name="Featured",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('show_stream', models.CharField(max_length=200, unique=True)),
-                ('match_id', models.IntegerField(null=True)),
-                ('stake', models.FloatField(default=0)),
-                ('switched_at', models.DateTimeField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("show_stream", models.CharField(max_length=200, unique=True)),
+                ("match_id", models.IntegerField(null=True)),
+                ("stake", models.FloatField(default=0)),
+                ("switched_at", models.DateTimeField()),
             ],
         ),
         migrations.CreateModel(
-            name='OverlayKey',
+            name="OverlayKey",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('show_stream', models.CharField(max_length=200, unique=True)),
-                ('token_hash', models.CharField(max_length=64, unique=True)),
-                ('made_at', models.DateTimeField()),
-                ('made_by', models.IntegerField()),
-                ('idempotency_key', models.CharField(blank=True, max_length=64)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("show_stream", models.CharField(max_length=200, unique=True)),
+                ("token_hash", models.CharField(max_length=64, unique=True)),
+                ("made_at", models.DateTimeField()),
+                ("made_by", models.IntegerField()),
+                ("idempotency_key", models.CharField(blank=True, max_length=64)),
             ],
         ),
         migrations.CreateModel(
-            name='Watcher',
+            name="Watcher",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('channel_name', models.CharField(max_length=200, unique=True)),
-                ('match_id', models.IntegerField(db_index=True)),
-                ('show_stream', models.CharField(blank=True, db_index=True, max_length=200)),
-                ('seen_at', models.DateTimeField(db_index=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("channel_name", models.CharField(max_length=200, unique=True)),
+                ("match_id", models.IntegerField(db_index=True)),
+                ("show_stream", models.CharField(blank=True, db_index=True, max_length=200)),
+                ("seen_at", models.DateTimeField(db_index=True)),
             ],
         ),
     ]
