@@ -16,10 +16,12 @@
   var kept = {};
   var timer = null;
   var loading = 0;
+  var shown = document.getElementById("replay-step");
+  var wanted = shown ? parseInt(shown.getAttribute("data-v"), 10) : first;
 
+  // the step asked for last: keys pressed faster than the steps arrive add up
   function current() {
-    var step = document.getElementById("replay-step");
-    return step ? parseInt(step.getAttribute("data-v"), 10) : first;
+    return wanted;
   }
 
   function query(v) {
@@ -57,6 +59,7 @@
 
   function go(v) {
     v = Math.max(first, Math.min(last, v));
+    wanted = v;
     if (kept[v]) {
       show(v, kept[v]);
       return Promise.resolve(v);
@@ -68,7 +71,9 @@
       })
       .then(function (html) {
         kept[v] = html;
-        show(v, html);
+        if (v === wanted) {
+          show(v, html); // an older answer arriving late is only kept
+        }
         return v;
       })
       .finally(function () {
