@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from games import visibility
 from tournaments.models import ShowRecord
@@ -18,6 +19,13 @@ from tournaments.models import ShowRecord
 from .models import OverlayKey
 
 KINDS = ("scoreboard", "bracket", "featured", "hands")
+# the kinds in words, on the organizer's page of links
+KIND_WORDS = (
+    gettext_noop("scoreboard"),
+    gettext_noop("bracket"),
+    gettext_noop("featured"),
+    gettext_noop("hands"),
+)
 
 
 def _hash(token: str) -> str:
