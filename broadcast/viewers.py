@@ -6,6 +6,7 @@ stop counting after ``STALE_S`` and are swept."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import timedelta
 
 from channels.db import database_sync_to_async
@@ -15,6 +16,8 @@ from django.utils import timezone
 from games.core.protocol import SPECTATOR_VIEW
 
 from .models import Watcher
+
+log = logging.getLogger(__name__)
 
 REFRESH_S = 30.0
 STALE_S = 90.0
@@ -52,7 +55,11 @@ async def joined(consumer) -> None:
     viewer = getattr(consumer, "viewer", None)
     if viewer is None or viewer.kind != SPECTATOR_VIEW.kind:
         return
-    await database_sync_to_async(_add)(consumer.channel_name, int(consumer.pk))
+    try:
+        await database_sync_to_async(_add)(consumer.channel_name, int(consumer.pk))
+    except Exception as exc:  # the database away: the socket works, uncounted
+        log.warning("socket of match %s not counted (%s)", consumer.pk, type(exc).__name__)
+        return
     _mine.add(consumer.channel_name)
     loop = asyncio.get_running_loop()
     if loop not in _keepers or _keepers[loop].done():
@@ -65,7 +72,10 @@ async def left(consumer) -> None:
     if name is None or name not in _mine:
         return
     _mine.discard(name)
-    await database_sync_to_async(_remove)(name)
+    try:
+        await database_sync_to_async(_remove)(name)
+    except Exception as exc:  # the database away: the row expires by itself
+        log.warning("socket %s not uncounted (%s)", name, type(exc).__name__)
 
 
 async def _keep() -> None:

@@ -47,7 +47,7 @@ def test_the_board_states_its_delay_and_shows_nothing_newer_than_the_cut(
     seen = services.view_for(match, SPECTATOR_VIEW, now=now + 61)["version"]
     assert f'data-match="{match.pk}" data-version="{seen}"' in page
     assert "elimination candidate" in page and "♥" in page
-    assert "the match being played ends" in page
+    assert "1 match being played ends" in page
 
 
 def test_the_organizer_is_shown_the_broadcast_too(client, make_live_show, at):
