@@ -1,27 +1,18 @@
 """The replay page: opened by the policy only, one step per ``?v=N``, the
 step alone for a fetch, and a spoiler-free start."""
 
-import random
 import re
 
 import pytest
 
-from games import services
+from tests.broadcast.helpers import finished_match
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def finished():
-    match = services.create_match(
-        "love-letter",
-        ["ana", "ben"],
-        options={"decision_s": 0, "first_to": 1},
-        holders={"ana": "bot:random", "ben": "bot:random"},
-        rng=random.Random(4),
-    )
-    services.play_bots(match, rng=random.Random(4))
-    return match, services.load(match).version
+    return finished_match()
 
 
 def test_a_live_match_has_no_replay_yet(client, make_live_show):

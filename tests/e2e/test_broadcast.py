@@ -4,52 +4,22 @@ background (and stops working once replaced), and a replay is watched with
 the keyboard, a click on the history, autoplay and a spoiler-free mode."""
 
 import base64
-import random
 import re
 
 import pytest
 from playwright.sync_api import expect
 
 from games import services
-from games.models import Match
-from tournaments import autopilot
-from tournaments import show_services as ss
-from tournaments.models import ShowRecord
-
-ENTRANTS = ["ana", "ben", "cal", "dee", "eve", "fay"]
+from tests.broadcast.helpers import ENTRANTS, finished_match, live_show
 
 
 @pytest.fixture
-def live_show(make_user):
-    """A show of bots (no delay) whose first death match is being played."""
+def show_on_air(make_user):
+    """A show of bots (no delay, policy "everything") whose first death match is
+    being played: (record, match, organizer, rng)."""
     olga = make_user("olga")
-    rng = random.Random(7)
-    stream = ss.create_show(
-        name="Broadcast night",
-        organizer="olga",
-        organizer_id=olga.pk,
-        entrants=ENTRANTS,
-        options={
-            "death_match_first_to": 3,
-            "game_pool": ["love-me-not"],
-            "spectator_delay_s": 0,
-            "spectator_policy": "everything",
-        },
-        holders={e: "bot:heuristic" for e in ENTRANTS},
-        rng=rng,
-    )
-    ranking = [[e] for e in ENTRANTS]
-    ss.command(
-        stream, {"type": "enter_ranking", "ranking": ranking}, ss.Acting("olga", "organizer")
-    )
-    for _ in range(30):
-        if Match.objects.filter(show_stream=stream, kind="death_match").exists() or not (
-            autopilot.step(stream, rng)
-        ):
-            break
-    match = Match.objects.get(show_stream=stream, kind="death_match")
-    services.play_bots(match, max_moves=4, rng=rng)
-    return ShowRecord.objects.get(stream=stream), match, olga, rng
+    record, match, rng = live_show(olga, delay=0, policy="everything", moves=4)
+    return record, match, olga, rng
 
 
 def alpha_at_corner(page, png: bytes) -> int:
@@ -70,8 +40,8 @@ def alpha_at_corner(page, png: bytes) -> int:
     )
 
 
-def test_the_board_and_tv_update_themselves(contexts, live_show, doc_shot):
-    record, match, _olga, rng = live_show
+def test_the_board_and_tv_update_themselves(contexts, show_on_air, doc_shot):
+    record, match, _olga, rng = show_on_air
     page = contexts()
     page.goto(f"/shows/{record.pk}/board/")
     expect(page.locator(".delay")).to_contain_text("Broadcast live, without a delay.")
@@ -88,8 +58,8 @@ def test_the_board_and_tv_update_themselves(contexts, live_show, doc_shot):
     doc_shot(page, "8-tv")
 
 
-def test_an_overlay_is_transparent_and_its_link_can_be_replaced(contexts, live_show, doc_shot):
-    record, match, olga, _rng = live_show
+def test_an_overlay_is_transparent_and_its_link_can_be_replaced(contexts, show_on_air, doc_shot):
+    record, match, olga, _rng = show_on_air
     organizer = contexts(olga)
     organizer.goto(f"/shows/{record.pk}/overlays/")
     organizer.get_by_role("button", name="Make the overlay link").click()
@@ -120,15 +90,7 @@ def test_an_overlay_is_transparent_and_its_link_can_be_replaced(contexts, live_s
 
 
 def test_a_replay_is_watched_without_reloading(contexts, doc_shot):
-    match = services.create_match(
-        "love-letter",
-        ["ana", "ben"],
-        options={"decision_s": 0, "first_to": 1},
-        holders={"ana": "bot:random", "ben": "bot:random"},
-        rng=random.Random(4),
-    )
-    services.play_bots(match, rng=random.Random(4))
-    last = services.load(match).version
+    match, last = finished_match()
     page = contexts()
     page.goto(f"/games/matches/{match.pk}/replay/?v=3")
     status = page.locator("#replay-step .status")
