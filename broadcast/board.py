@@ -98,7 +98,7 @@ def board_for(record: ShowRecord, now: float | None = None) -> dict:
         entry = LiveMatch(s, table, 0.0, per_match.get(s.pk, 0))
         entry.stake = tv.stake(_candidate(entry))
         live.append(entry)
-    delay = visibility.show_facts(record.stream)
+    facts = visibility.show_facts(record.stream)
     return {
         "show": record,
         "view": view,
@@ -109,7 +109,7 @@ def board_for(record: ShowRecord, now: float | None = None) -> dict:
         "next_steps": _next_steps(seen),
         "live": live,
         "done": done,
-        "delay_s": delay.spectator_delay_s if delay else 0,
+        "delay_s": facts.spectator_delay_s if facts else 0,
         "cut": cut,
         "viewers": total,
         "now": now,

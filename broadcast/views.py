@@ -13,6 +13,7 @@ from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_http_methods
 
@@ -66,6 +67,7 @@ def overlay(request, token, kind):
     return render(request, template, context)
 
 
+@never_cache  # the new link is shown once: no copy kept on the way
 @require_http_methods(["GET", "POST"])
 @login_required
 def overlay_links(request, pk):
