@@ -22,7 +22,7 @@ from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
 from games.core.registry import GAME_MODULES, rules_for, series_for
 from games.core.tables import Board, Choice, Control, Field, SeatPart
 
-from . import services
+from . import services, visibility
 from .deal_check import deal_check
 from .engine_words import in_words, item_name
 from .models import Match
@@ -72,7 +72,10 @@ class Table:
     at: int | None = None
     errors: dict[str, str] = field(default_factory=dict)
     dispute_places: list = field(default_factory=list)  # where "you" may dispute a line
+    # the moment the table's clocks stand at, on the server's clock: now, the
+    # cut for a delayed spectator, the step's time in a replay
     server_now: float = field(default_factory=time.time)
+    delayed_s: float | None = None  # how late a spectator sees it
 
     @property
     def actions(self) -> list[dict]:
@@ -139,11 +142,16 @@ def _holders(match: Match) -> dict[str, str]:
     return out
 
 
-def table_for(match: Match, viewer: Viewer, at: int | None = None) -> Table:
-    """The table as ``viewer`` sees it now, or (``at``: a version) as it
-    stood then, for a replay the visibility policy has opened."""
-    view = services.view_for(match, viewer)
-    rows = services.history_for(match, viewer)
+def table_for(
+    match: Match, viewer: Viewer, at: int | None = None, *, now: float | None = None
+) -> Table:
+    """The table as ``viewer`` sees it now (or at ``now``), or (``at``: a
+    version) as it stood then, for a replay the visibility policy has opened."""
+    now = visibility.clock() if now is None else now
+    view = services.view_for(match, viewer, now=now)
+    rows = services.history_for(match, viewer, now=now)
+    delayed_s = view.get("delayed_s")
+    clock_at = now - delayed_s if delayed_s is not None else now
     latest = rows[-1]["version"] if rows else view.get("version", 0)
     you = viewer.seat if viewer.kind == SEAT else None
     if at is not None:
@@ -151,6 +159,7 @@ def table_for(match: Match, viewer: Viewer, at: int | None = None) -> Table:
             raise RuleError(_("the replay of this match is not open yet"))
         at = max(2, min(int(at), latest))  # 1 is the match's creation: no table yet
         view = _view_at(match, at)
+        clock_at = view.pop("recorded_at")
         rows = [r for r in rows if r["version"] <= at]
     module = table_module(match.game)
     game_view = view.get("bout") or {}
@@ -205,6 +214,8 @@ def table_for(match: Match, viewer: Viewer, at: int | None = None) -> Table:
         waiting=_waiting(pending, you, names, view),
         replay_open=bool(view.get("replay")),
         at=at,
+        server_now=clock_at,
+        delayed_s=delayed_s,
     )
 
 
@@ -218,6 +229,8 @@ def _view_at(match: Match, at: int) -> dict:
     out = series.view(state, MODERATOR_VIEW)
     out["version"] = at
     out["replay"] = True
+    step = next(r for r in reversed(loaded.events) if r.version <= at)
+    out["recorded_at"] = visibility.recorded(step)  # its clocks as they stood then
     return out
 
 

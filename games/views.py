@@ -1,3 +1,5 @@
+from datetime import UTC, datetime
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
@@ -11,7 +13,7 @@ from games.core.protocol import SEAT, RuleError
 from games.core.registry import available, rules_for
 from games.core.tables import BadForm
 
-from . import services
+from . import services, visibility
 from .disputes import dispute_places
 from .engine_words import in_words
 from .models import Match
@@ -64,9 +66,31 @@ def match_page(request, pk):
         table = table_for(match, viewer, at=int(at) if at is not None else None)
     except RuleError as exc:
         raise PermissionDenied(str(exc)) from None
+    except visibility.NotVisibleYet:
+        return too_early(request, match)
     if request.htmx and at is None and seen == str(table.version):
         return HttpResponse(status=204)
     return _render_table(request, table)
+
+
+def opening_of(match) -> dict:
+    """When a match opens to spectators (epoch seconds and ISO, None and ""
+    before it has started)."""
+    opens = visibility.opens_at(match)
+    iso = datetime.fromtimestamp(opens, UTC).isoformat() if opens else ""
+    return {"pk": match.pk, "opens_at": opens, "opens_iso": iso}
+
+
+def too_early(request, match):
+    """A match spectators may not see yet: when it opens, counting down; the
+    page opens itself then (static/js/opens.js)."""
+    context = {
+        **opening_of(match),
+        "match": match,
+        "delay_s": visibility.match_facts(match).spectator_delay_s,
+        "now": visibility.clock(),
+    }
+    return render(request, "games/too_early.html", context)
 
 
 def _render_table(request, table, status=200):

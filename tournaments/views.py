@@ -8,6 +8,7 @@ from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from games.models import Match
+from games.views import opening_of
 
 from . import shows
 from .bracket_services import bracket_output
@@ -28,9 +29,8 @@ def show_as_seen(stream: str, user, now: float | None = None):
     cut = visibility.show_cut(stream, user, live_for=live_for, now=now)
     if cut is None:
         return state, None
-    # the announcement (name, entrants, options) is public from the start
-    opened = state.log[0].data.get("at", cut) if state.log else cut
-    return shows.as_of(state, max(cut, opened)), cut
+    # one clock with the matches: what was recorded by the cut (the announcement always)
+    return shows.upto(state, visibility.version_at(stream, cut)), cut
 
 
 def _show_line(record: ShowRecord, user, now: float) -> dict:
@@ -106,19 +106,29 @@ def _show_context(request, record) -> dict:
     now = visibility.clock()
     seen, cut = show_as_seen(record.stream, request.user, now)
     matches = Match.objects.filter(show_stream=record.stream).order_by("id")
+    seen_matches = match_services.summaries_for(matches, request.user, now=now)
     return {
         "show": record,
         "schedule": schedule_context(record, request.user),
         "acting": acting,
         "view": shows.view(seen, acting.role, acting.actor),
         "log": shows.public_log(seen)[-60:],
-        "matches": match_services.summaries_for(matches, request.user, now=now),
+        "matches": seen_matches,
+        "opening": not_open_yet(matches, seen_matches),
         "pending": shows.pending(seen),
         # only an entrant who sees the show live is asked anything
         "decisions": _my_decisions(seen, acting) if cut is None else [],
         "now": now,
         "delayed_s": None if cut is None else round(now - cut),
     }
+
+
+def not_open_yet(matches, seen) -> list[dict]:
+    """The matches not open to this viewer yet (behind the delay), each by its
+    number only (its title would name who plays before the show says so) and
+    when it opens."""
+    shown = {s.match.pk for s in seen}
+    return [opening_of(m) for m in matches if m.pk not in shown]
 
 
 def show_page(request, pk):

@@ -4,7 +4,14 @@ forwards its own viewer's rendered table. Moves stay HTTP.
 Spectators of a match all see the same table at the same cut: their
 consumers share one render per process and released version
 (render.spectator_tables), and the group message carries the recorded time
-and the delay, so holding a version back costs no query."""
+and the delay, so holding a version back costs no query.
+
+A spectator gets every version, each once its recorded time is older than
+the delay: those already inside the delay window when the socket opens are
+held from the log, the later ones as they are announced. A seat's or
+moderator's socket re-checks its viewer before every push: one who lost the
+role (a moderator removed, a player substituted out) is closed with
+VIEWER_CHANGED and the page reloads as whoever they are now."""
 
 from __future__ import annotations
 
@@ -15,6 +22,8 @@ import random
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.http import HttpRequest
+from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.utils import translation
 
 from broadcast import viewers
@@ -33,6 +42,11 @@ log = logging.getLogger(__name__)
 # close codes (4000-4999 are the application's)
 NO_SUCH_MATCH = 4404
 NOT_VISIBLE_YET = 4403
+VIEWER_CHANGED = 4409  # the account's role in the match changed: reload as who they are now
+
+
+class _ViewerChanged(Exception):
+    pass
 
 
 class MatchConsumer(AsyncJsonWebsocketConsumer):
@@ -44,18 +58,22 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         self.pk = self.scope["url_route"]["kwargs"]["pk"]
         self.shown = 0  # the newest version this socket has sent
         self.release: asyncio.TimerHandle | None = None
-        # a spectator's: versions announced and when each may be shown, in
-        # version order; the newest version already shown to spectators
+        self.releasing: asyncio.Future | None = None
+        # a spectator's: versions not yet shown and when each is due, in version
+        # order; the newest version already due (and its due time)
         self.held: list[tuple[int, float]] = []
-        self.released = 0
+        self.released, self.released_due = 0, 0.0
         self.failures = 0  # releases in a row that could not render
         found = await database_sync_to_async(self._resolve)()
+        # accepted, then closed with the reason: a code sent before accepting
+        # never reaches the browser (it sees 1006 and retries forever)
+        await self.accept()
         if found is None:
             await self.close(code=NO_SUCH_MATCH, reason="no such match")
             return
-        self.viewer, self.group, visible, newest, self.policy, self.delay = found
+        self.viewer, self.group, visible, self.policy, self.delay = found
         if not visible:
-            # the page answers 404 with the wait; the client polls until then
+            # the page says when it opens and opens itself then
             await self.close(code=NOT_VISIBLE_YET, reason="not visible yet: too recent")
             return
         publisher.serving_on(asyncio.get_running_loop())
@@ -64,10 +82,10 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         except Exception as exc:  # the layer away (Redis restarting): joined again later
             log.warning("socket of match %s could not join its group: %s", self.pk, exc)
         self.groups.append(self.group)  # discarded on disconnect
-        await self.accept()
         await viewers.joined(self)  # the viewer counts (broadcast.viewers)
-        if newest is not None:
-            self._hold(*newest)
+        if self.viewer.kind == SPECTATOR_VIEW.kind:
+            # read once joined: what was appended before is held, what comes after announced
+            self._hold_all(await database_sync_to_async(self._pending)())
         self.keeping = asyncio.ensure_future(self._keep_joined())
 
     def _resolve(self):
@@ -77,27 +95,41 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         # an omniscient opening is recorded once, here; every push after it is not
         viewer = services.viewer_for(match, user, record=True)
-        visible, newest, policy, delay = True, None, "", 0.0
+        visible, policy, delay = True, "", 0.0
         if viewer.kind == SPECTATOR_VIEW.kind:
             facts = visibility.match_facts(match)
             policy, delay = facts.spectator_policy, facts.spectator_delay_s
+            self.delay = delay
             try:
                 self.released = services.view_for(match, viewer)["version"]
             except visibility.NotVisibleYet:
                 visible = False
-            # what was appended before this socket joined is released on time too
-            last = read(match.stream, after=match.version - 1)[-1:]
-            if last and last[0].version > self.released:
-                newest = (last[0].version, recorded(last[0]) + delay)
-        return viewer, group_for(match.pk, viewer), visible, newest, policy, delay
+            else:
+                row = read(match.stream, after=self.released - 1)[:1]
+                self.released_due = recorded(row[0]) + delay if row else visibility.clock()
+        return viewer, group_for(match.pk, viewer), visible, policy, delay
+
+    def _pending(self) -> list[tuple[int, float]]:
+        """The versions after the last one held or released, each with the
+        moment it is due (its recorded time + the delay); versions recorded
+        at the same moment are one (the newest of them)."""
+        after = max([self.released, *(v for v, _ in self.held)])
+        stream = Match.objects.filter(pk=self.pk).values_list("stream", flat=True).first()
+        rows = read(stream, after=after) if stream else []
+        due: dict[float, int] = {}
+        for row in rows:
+            due[recorded(row) + self.delay] = row.version
+        return sorted((v, d) for d, v in due.items())
 
     async def disconnect(self, code):
         await viewers.left(self)
-        if self.release is not None:
-            self.release.cancel()
-        keeping = getattr(self, "keeping", None)
-        if keeping is not None:
-            keeping.cancel()
+        for pending in (
+            getattr(self, "release", None),
+            getattr(self, "releasing", None),  # a release rendering right now
+            getattr(self, "keeping", None),
+        ):
+            if pending is not None:
+                pending.cancel()
 
     async def _keep_joined(self):
         """A Redis restart empties the channel layer's groups while this socket stays
@@ -107,9 +139,10 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         while True:
             try:
                 await self.channel_layer.group_add(self.group, self.channel_name)
-                newest = await database_sync_to_async(self._newer)()
-                if newest is not None:
-                    await self.table_update({"version": newest[0], "at": newest[1]})
+                if self.viewer.kind == SPECTATOR_VIEW.kind:
+                    self._hold_all(await database_sync_to_async(self._pending)())
+                elif await database_sync_to_async(self._newer)():
+                    await self.push()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the layer or the database away: next time
@@ -117,13 +150,10 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
                 log.warning("socket of match %s could not rejoin (%s)", self.pk, type(exc).__name__)
             await asyncio.sleep(period)
 
-    def _newer(self) -> tuple[int, float] | None:
-        """The stream's newest version and when it was written, if newer than shown."""
-        found = Match.objects.filter(pk=self.pk).values_list("stream", "version").first()
-        if found is None or found[1] <= self.shown:
-            return None
-        row = read(found[0], after=found[1] - 1)[-1:]
-        return (row[0].version, recorded(row[0])) if row else None
+    def _newer(self) -> bool:
+        """Whether the stream is newer than what this socket has shown."""
+        version = Match.objects.filter(pk=self.pk).values_list("version", flat=True).first()
+        return version is not None and version > self.shown
 
     @classmethod
     async def decode_json(cls, text_data):
@@ -145,21 +175,24 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             await self.push()
             return
         # a spectator gets version v once its recorded time is older than the delay
-        if "delay" in event:  # else (a rejoin's catch-up) the delay known so far
-            self.delay = float(event["delay"])
+        if "delay" in event:
             self.policy = event.get("policy", self.policy)
-        self._hold(int(event["version"]), float(event.get("at", 0)) + self.delay)
+            if float(event["delay"]) != self.delay:
+                # the show changed its delay: what is held is due at other times
+                self.delay, self.held = float(event["delay"]), []
+                self._hold_all(await database_sync_to_async(self._pending)())
+                return
+        self._hold_all([(int(event["version"]), float(event.get("at", 0)) + self.delay)])
 
-    def _hold(self, version: int, due: float):
-        if version <= self.released or any(v >= version for v, _ in self.held):
-            return
-        self.held.append((version, due))
+    def _hold_all(self, versions: list[tuple[int, float]]):
+        for version, due in versions:
+            if version > self.released and all(v < version for v, _ in self.held):
+                self.held.append((version, due))
         self._schedule()
 
     def _schedule(self):
-        if self.release is None and self.held:
-            due = min(d for _, d in self.held)
-            wait = max(0.0, due - visibility.clock()) + _MARGIN_S
+        if self.release is None and self.releasing is None and self.held:
+            wait = max(0.0, self.held[0][1] - visibility.clock()) + _MARGIN_S
             self.release = asyncio.get_running_loop().call_later(wait, self._release)
 
     def _release(self):
@@ -167,60 +200,74 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         self.releasing = asyncio.ensure_future(self._released())  # kept: not collected mid-run
 
     async def _released(self):
-        now = visibility.clock()
-        due = [v for v, d in self.held if d <= now]
-        if due:
-            target = max(due)
-            try:
-                version = await self.push(releasing=target)
-            except Exception as exc:  # the database away (a restart): try again shortly
-                # the kind of error only: a rendering error's text could name a card
-                log.warning(
-                    "spectator socket of match %s could not render v%s (%s); retrying",
-                    self.pk,
-                    target,
-                    type(exc).__name__,
-                )
-                version = None
-            if version is None or version < target:
-                # not shown yet: held, so a retry (or a rejoin's catch-up) shows it
-                self.failures += 1
-                wait = min(_RETRY_S * 2 ** (self.failures - 1), settings.LIVE_REJOIN_S)
-                self.release = asyncio.get_running_loop().call_later(wait, self._release)
-                return
-            self.failures = 0
-            self.released = max(self.released, target)
-            self.held = [(v, d) for v, d in self.held if v > self.released]
+        """Push every held version now due, one table each, in version order."""
+        try:
+            while self.held and self.held[0][1] + _CUT_AFTER_S <= visibility.clock():
+                target, due = self.held[0]
+                try:
+                    version = await self.push(releasing=(target, due))
+                except Exception as exc:  # the database away (a restart): try again shortly
+                    # the kind of error only: a rendering error's text could name a card
+                    log.warning(
+                        "spectator socket of match %s could not render v%s (%s); retrying",
+                        self.pk,
+                        target,
+                        type(exc).__name__,
+                    )
+                    version = None
+                if version is None or version < target:
+                    # not shown yet: held, so a retry (or a rejoin's catch-up) shows it
+                    self.failures += 1
+                    wait = min(_RETRY_S * 2 ** (self.failures - 1), settings.LIVE_REJOIN_S)
+                    self.releasing = None
+                    self.release = asyncio.get_running_loop().call_later(wait, self._release)
+                    return
+                self.failures = 0
+                self.released, self.released_due = version, due
+                self.held = [(v, d) for v, d in self.held if v > version]
+        except asyncio.CancelledError:
+            raise
+        self.releasing = None
         self._schedule()  # the next version held, if any
 
-    async def push(self, *, answer: bool = False, releasing: int | None = None) -> int | None:
+    async def push(
+        self, *, answer: bool = False, releasing: tuple[int, float] | None = None
+    ) -> int | None:
         """Send this viewer's table if newer than what the client shows; the
         version rendered (None when nothing is visible yet). A spectator's is
-        the table as of ``releasing`` (by default the version last released)."""
+        the table as of ``releasing`` (a version and when it is due; by
+        default the version last released)."""
+        clock_at = None
         try:
             if self.viewer.kind == SPECTATOR_VIEW.kind:
-                version, html = await self._spectators_table(
-                    self.released if releasing is None else releasing
-                )
+                version, due = releasing or (self.released, self.released_due)
+                version, html = await self._spectators_table(version, due)
+                clock_at = visibility.clock() - self.delay  # the clocks run from the cut
             else:
                 version, html = await database_sync_to_async(self._render)()
         except visibility.NotVisibleYet:
             return None
+        except _ViewerChanged:
+            await self.close(code=VIEWER_CHANGED, reason="your role in this match changed")
+            return None
         if version > self.shown:
             self.shown = version
-            await self.send_json({"version": version, "html": html})
+            message = {"version": version, "html": html}
+            if clock_at is not None:
+                message["clock"] = round(clock_at, 3)
+            await self.send_json(message)
         elif answer:
             await self.send_json({"version": version})
         return version
 
-    async def _spectators_table(self, released: int) -> tuple[int, str]:
+    async def _spectators_table(self, released: int, due: float) -> tuple[int, str]:
         """The table every spectator of this match sees once ``released`` is
-        out: rendered as of now - delay (so never newer than the delay
+        out: rendered as of its due time (so never newer than the delay
         allows, and at least ``released``), once for all of them."""
         language = translation.get_language()
         key = (self.pk, self.policy, released, language)
         version, html = await spectator_tables.get(
-            key, lambda: _spectator_fragment(self.pk, language)
+            key, lambda: _spectator_fragment(self.pk, language, due + _CUT_AFTER_S)
         )
         if version < released:  # cut a hair before it was recorded: not kept for the retry
             spectator_tables.discard(key)
@@ -228,18 +275,33 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
 
     def _render(self):
         match = Match.objects.get(pk=self.pk)
-        cookies = self.scope.get("cookies") or {}
-        return fragment(match, self.viewer, csrf_token=cookies.get(settings.CSRF_COOKIE_NAME, ""))
+        # re-checked at every push: a moderator removed or a player substituted out
+        # gets nothing more of this match live
+        if visibility.viewer_of(match, self.scope.get("user")) != self.viewer:
+            raise _ViewerChanged
+        return fragment(match, self.viewer, csrf_token=self._csrf_token())
+
+    def _csrf_token(self) -> str:
+        """A masked token for this browser's CSRF cookie (as a page would
+        write; never the raw secret), or "" without a valid cookie."""
+        request = HttpRequest()
+        request.COOKIES = self.scope.get("cookies") or {}
+        CsrfViewMiddleware(lambda r: None).process_request(request)
+        if "CSRF_COOKIE" not in request.META:
+            return ""
+        return get_token(request)
 
 
 @database_sync_to_async
-def _spectator_fragment(pk: int, language: str | None) -> tuple[int, str]:
+def _spectator_fragment(pk: int, language: str | None, now: float) -> tuple[int, str]:
     # shared by many sockets: no one's CSRF token (spectators have no forms)
     with translation.override(language):
-        return fragment(Match.objects.get(pk=pk), SPECTATOR_VIEW)
+        return fragment(Match.objects.get(pk=pk), SPECTATOR_VIEW, now=now)
 
 
 # the cut is taken a little after the release time, so the version is surely behind it
 _MARGIN_S = 0.05
+# a version's table is cut this long after its recorded time (rounding of the timestamps)
+_CUT_AFTER_S = 0.001
 # the first retry of a release that could not render; each next one waits twice as long
 _RETRY_S = 0.5

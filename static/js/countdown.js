@@ -1,9 +1,11 @@
 // Live countdowns: the deadline comes from the server (epoch seconds in
-// data-deadline, the server's clock in data-server-now on the same update);
-// the page counts down locally and corrects itself on every refresh.
+// data-deadline, the moment the clocks stand at in data-server-now on the
+// same update: now, or the cut of a delayed table); the page counts down
+// locally from there and corrects itself on every refresh. A replay's step
+// (a table with data-at) shows its clocks as they stood, still.
 (function () {
   "use strict";
-  var skew = 0; // server clock minus this browser's clock, in seconds
+  var skew = 0; // the clocks' moment minus this browser's clock, in seconds
 
   function readSkew(root) {
     var el = root.querySelector("[data-server-now]");
@@ -17,15 +19,24 @@
     return (document.body && document.body.getAttribute(name)) || fallback;
   }
 
+  function still(el) {
+    // a replay's step: the moment it shows, not running
+    var step = el.closest("[data-at]");
+    var at = step && step.querySelector("[data-server-now]");
+    return at ? parseFloat(at.getAttribute("data-server-now")) : null;
+  }
+
   function tick() {
     var now = Date.now() / 1000 + skew;
     document.querySelectorAll("[data-deadline]").forEach(function (el) {
-      var left = parseFloat(el.getAttribute("data-deadline")) - now;
+      var stepAt = still(el);
+      var left = parseFloat(el.getAttribute("data-deadline")) - (stepAt === null ? now : stepAt);
       if (left <= 0) {
         el.textContent = words("data-time-up", "time is up");
         el.classList.add("late");
         return;
       }
+      el.classList.remove("late");
       var m = Math.floor(left / 60);
       var s = Math.floor(left % 60);
       var time = m ? m + ":" + (s < 10 ? "0" : "") + s : s + " s";

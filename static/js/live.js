@@ -2,7 +2,9 @@
 // (whole) whenever it is newer than the one shown. On every (re)connect the
 // page says which version it shows ({"since": v}) and gets what it missed.
 // While the socket is down, the table's own htmx poll runs; while it is up,
-// the poll is held back.
+// the poll is held back. A spectator's push says where its clocks stand
+// ("clock": the cut, on the server's clock), so a delayed table runs its
+// countdowns from the delayed moment.
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -24,7 +26,7 @@
     return el ? parseInt(el.getAttribute("data-version") || "0", 10) : 0;
   }
 
-  function swap(version, html) {
+  function swap(version, html, clock) {
     var old = table();
     if (!old || old.hasAttribute("data-at") || version <= shownVersion()) {
       return; // a replay being browsed, or nothing newer
@@ -34,6 +36,10 @@
     var fresh = holder.firstElementChild;
     if (!fresh || fresh.id !== "table") {
       return;
+    }
+    var now = fresh.querySelector("[data-server-now]");
+    if (now && typeof clock === "number") {
+      now.setAttribute("data-server-now", String(clock));
     }
     old.replaceWith(fresh);
     if (window.htmx) {
@@ -57,15 +63,19 @@
         return;
       }
       if (typeof msg.version === "number" && typeof msg.html === "string") {
-        swap(msg.version, msg.html);
+        swap(msg.version, msg.html, msg.clock);
       }
     };
     socket.onclose = function (e) {
       open = false;
-      if (e.code === 4404) {
-        return; // no such match: nothing to wait for
+      if (e.code === 4409) {
+        location.reload(); // your role in this match changed: the page as you are now
+        return;
       }
-      // 4403 (not visible yet) and lost connections: poll meanwhile, try again later
+      if (e.code === 4404 || e.code === 4403) {
+        return; // no such match, or not visible yet: the table's poll carries on
+      }
+      // lost connections: poll meanwhile, try again later
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 30000);
     };

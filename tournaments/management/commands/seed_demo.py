@@ -61,7 +61,9 @@ class Command(BaseCommand):
         self._game_matches(player, player2, rng)
         self._scheduled_show(org, mods)
         self._leagues(org, player, player2, rng)
-        self.stdout.write(self.style.SUCCESS("demo seeded: open http://127.0.0.1:8000/"))
+        self.stdout.write(
+            self.style.SUCCESS("demo seeded: `make run` serves it next (Serving on ...)")
+        )
 
     def _user(self, name, role, superuser=False):
         """The account, with a fresh password printed (the old one stops working)."""
