@@ -20,7 +20,7 @@ from games.models import Match
 from games.tables import Table, table_for
 from tournaments import shows
 from tournaments.models import ShowRecord
-from tournaments.views import show_as_seen
+from tournaments.views import not_open_yet, show_as_seen
 
 from . import tv, viewers
 from .models import Featured
@@ -108,6 +108,7 @@ def board_for(record: ShowRecord, now: float | None = None) -> dict:
         "champion": view["champion"],
         "next_steps": _next_steps(seen),
         "live": live,
+        "opening": not_open_yet(rows, summaries),  # by number and time only
         "done": done,
         "delay_s": facts.spectator_delay_s if facts else 0,
         "cut": cut,
