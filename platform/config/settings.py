@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "ratings",
+    "broadcast",
     "api",
     "hooks",
     "reminders",
