@@ -102,7 +102,10 @@ def test_nothing_newer_than_the_delay_nor_hidden_reaches_a_spectator(
     listed = [m for m in client.get("/api/matches/").json() if m["stream"] == match.stream]
     home = client.get("/").content.decode()
     if not visible:
-        assert view.status_code == history.status_code == page.status_code == 404
+        assert view.status_code == history.status_code == 404
+        # the page says when it opens (a 200), with no table and no title
+        assert page.status_code == 200 and 'id="table"' not in page.content.decode()
+        assert str(match) not in page.content.decode()
         assert listed == []
         assert f"/games/matches/{match.pk}/" not in home
         return
