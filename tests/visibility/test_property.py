@@ -107,6 +107,8 @@ def test_nothing_newer_than_the_delay_nor_hidden_reaches_a_spectator(
         text = page.content.decode()
         assert page.status_code == 200 and 'class="too-early"' in text
         assert not any(f">{seat}<" in text or f" {seat} " in text for seat in seats)
+        assert page.status_code == 200 and 'id="table"' not in page.content.decode()
+        assert str(match) not in page.content.decode()
         assert listed == []
         assert f"/games/matches/{match.pk}/" not in home
         return

@@ -40,6 +40,7 @@ def test_an_anonymous_visitor_sees_the_live_show_only_as_of_the_delay(client, fi
     listed = re.findall(r"<h2>Matches</h2> <ul>(.*?)</ul>", page)[0]
     assert listed.count("<li") == listed.count('<li class="opening">') > 0
     assert not any(re.search(rf"\b{name}\b", listed) for name in ENTRANTS)
+    assert not any(str(m) in page for m in Match.objects.filter(show_stream=record.stream))
     assert "Spectators see this show 300 s late" in page
     listing = text(client.get("/shows/"))
     assert "champion" not in listing and "running" in listing
