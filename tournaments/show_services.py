@@ -61,21 +61,26 @@ def load(stream: str) -> tuple[shows.ShowState, int, dict]:
 def acting_for(stream: str, user, entrant: str | None = None) -> Acting:
     """The role a user has in this show: organizer, moderator, player (as the
     entrant they hold), else spectator. Rights go by account id, never by
-    username: a new account that reuses a name inherits nothing."""
+    username: a new account that reuses a name inherits nothing, and an
+    account holding an entrant is a player, even if appointed a moderator."""
     state, _, holders = load(stream)
     if user is None or not user.is_authenticated:
         return Acting("anonymous", shows.SPECTATOR)
+    mine = [e for e, h in holders.items() if h == user.pk]
+    if user.pk in shows.seat_holder_ids(state):  # a seat holder never moderates, even appointed
+        return _as_player(mine, entrant) if mine else Acting(user.username, shows.SPECTATOR)
     if state.organizer_id is not None and user.pk == state.organizer_id:
         return Acting(state.organizer, shows.ORGANIZER)
     for name, uid in state.moderator_ids.items():
         if uid is not None and uid == user.pk:
             return Acting(name, shows.MODERATOR)
-    mine = [e for e, h in holders.items() if h == user.pk]
-    if entrant is not None and entrant in mine:
-        return Acting(entrant, shows.PLAYER)
     if mine:
-        return Acting(mine[0], shows.PLAYER)
+        return _as_player(mine, entrant)
     return Acting(user.username, shows.SPECTATOR)
+
+
+def _as_player(mine: list[str], entrant: str | None) -> Acting:
+    return Acting(entrant if entrant in mine else mine[0], shows.PLAYER)
 
 
 def _account_id(username: Any) -> int | None:
@@ -105,14 +110,16 @@ def create_show(
     for e in holders:
         if e not in entrants:
             raise RuleError(f"{e} is not an entrant of this show")
+    if organizer_id is None:
+        organizer_id = _account_id(organizer)
+    if organizer_id is not None and organizer_id in holders.values():
+        raise RuleError("the organizer cannot also hold an entrant of the show")
     stream = f"show-{uuid.uuid4().hex[:16]}"
     ctx = Ctx(
         now=time.time() if now is None else now,
         rng=rng or match_services.secure_rng(),
         role="system",
     )
-    if organizer_id is None:
-        organizer_id = _account_id(organizer)
     events = shows.create_show(
         ctx,
         name,

@@ -28,6 +28,7 @@ from ..state import (
     current_round,
     inventory,
     is_moderator,
+    seat_holder_ids,
 )
 
 
@@ -79,6 +80,10 @@ def _appoint_moderator(b: _Builder, c: Mapping[str, Any]) -> None:
     user_id = c.get("user_id")
     if "user_id" in c and not _is_int(user_id):  # the platform names the account
         raise RuleError(f"{who} has no account on this platform: only an account can moderate")
+    if user_id is not None and user_id in seat_holder_ids(s):  # by account, whatever the name
+        raise RuleError(f"{who} holds a seat in this show and cannot moderate it")
+    if user_id is not None and user_id == s.organizer_id:
+        raise RuleError("the organizer is a moderator already")
     b.emit("moderator_appointed", {"username": who, "user_id": user_id})
 
 
