@@ -119,8 +119,6 @@ from .state import (
     immune,
     inventory,
     is_moderator,
-    seat_holder_ids,
-    staff_ids,
     items_for_match,
     match_kind,
     next_deadline,
@@ -130,6 +128,8 @@ from .state import (
     pending,
     round_by_id,
     round_decisions,
+    seat_holder_ids,
+    staff_ids,
 )
 from .state import _duel_of as _duel_of  # used by tests
 from .views import audit_log, events_for, public_log, view
