@@ -28,7 +28,8 @@ from . import services
 from .models import Match
 
 User = get_user_model()
-MAX_PK = 2**63 - 1  # a larger id is no match (and no database integer)
+from games.limits import MAX_ADD_TIME_S, MAX_PK  # noqa: E402  (one definition of each bound)
+
 COMMAND_ID = rf"^{CLIENT_ID.pattern}\Z"  # the event store's own rule
 # a command is a flat object: a few named scalars, or short lists of them
 COMMAND_MAX_KEYS = 16
@@ -36,7 +37,6 @@ COMMAND_MAX_KEY = 32
 COMMAND_MAX_STRING = 100
 COMMAND_MAX_LIST = 32
 COMMAND_MAX_NUMBER = 10**9
-MAX_ADD_TIME_S = 24 * 3600  # a moderator adds at most a day at a time
 
 
 def get_match(pk: int) -> Match:

@@ -44,8 +44,8 @@ from . import bracket_services, show_services, shows
 from .models import BracketRecord, ShowRecord
 
 NDJSON = "application/x-ndjson"
-MAX_ENTRANTS = 64
-MAX_NAME = 150
+from games.limits import MAX_ENTRANTS, MAX_NAME  # noqa: E402  (one definition of each bound)
+
 SHOW_COMMAND_MAX_DEPTH = 3  # e.g. a ranking: a list of lists of names
 SHOW_COMMAND_MAX_STRING = 2000  # a dispute's text, a reason
 
@@ -317,6 +317,13 @@ class CreateBracketSerializer(serializers.Serializer):
     match_options = OptionsField(required=False, help_text="options of every match")
     rated = serializers.BooleanField(
         default=True, help_text="its series count for the players' ratings"
+    )
+    show = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_PK,
+        help_text="the id of a show of yours whose organizer and moderators take the "
+        "disputes about this bracket's matches (no other show's do; none without it)",
     )
 
 
@@ -644,6 +651,8 @@ class BracketList(APIView):
             match_options=data.get("match_options"),
             rated=data["rated"],
             actor=request.user.username,
+            organizer_id=request.user.pk,
+            host_show=get_show(data["show"]).stream if "show" in data else "",
         )
         record = BracketRecord.objects.get(stream=stream)
         return Response(_bracket_view(record), status=status.HTTP_201_CREATED)

@@ -251,6 +251,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "commands_burst": os.environ.get("API_COMMAND_BURST_RATE", "10/s"),
         "commands_sustained": os.environ.get("API_COMMAND_SUSTAINED_RATE", "300/min"),
+        "commands_per_address": os.environ.get("API_COMMAND_ADDRESS_RATE", "1200/min"),
     },
 }
 SPECTACULAR_SETTINGS = {

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.core.protocol import RuleError
+from games.limits import MAX_EXTEND_S
 
 from ..builder import (
     _Builder,
@@ -163,8 +164,8 @@ def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
     if step not in TIMED_STEPS:
         raise RuleError(f"step must be one of {', '.join(TIMED_STEPS)}")
     secs = c.get("seconds")
-    if not isinstance(secs, (int, float)) or isinstance(secs, bool) or secs <= 0:
-        raise RuleError("seconds must be a positive number")
+    if not isinstance(secs, (int, float)) or isinstance(secs, bool) or not 0 < secs <= MAX_EXTEND_S:
+        raise RuleError(f"seconds must be a positive number, at most {MAX_EXTEND_S}")
     who = c.get("entrant")
     keys = [
         k
