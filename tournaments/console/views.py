@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -335,7 +336,19 @@ def signup(request, token):
     form = SignupForm(data, initial={"username": invited})
     form.fields["username"].disabled = True
     if data is not None and form.is_valid():
-        user = form.save()
+        try:
+            with transaction.atomic():
+                user = form.save()
+        except IntegrityError:  # another request took the link a moment before
+            return render(
+                request,
+                "registration/signup_invalid.html",
+                {
+                    "message": _("The invitation for %(name)s has been accepted already: log in.")
+                    % {"name": invited}
+                },
+                status=409,
+            )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(
             request, _("Welcome, %(name)s: your account is ready.") % {"name": user.username}
