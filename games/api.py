@@ -417,7 +417,8 @@ class MatchView(APIView):
     @extend_schema(responses={200: MatchViewSerializer, **refusals(404)})
     def get(self, request, pk):
         match = get_match(pk)
-        return Response(services.view_for(match, services.viewer_for(match, request.user)))
+        viewer = services.viewer_for(match, request.user, cross_site=services.cross_site(request))
+        return Response(services.view_for(match, viewer))
 
 
 class MatchHistory(APIView):
@@ -430,7 +431,9 @@ class MatchHistory(APIView):
         query = HistoryQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         after = query.validated_data["after"]
-        viewer = services.viewer_for(match, request.user, record=after == 0)
+        viewer = services.viewer_for(
+            match, request.user, record=after == 0, cross_site=services.cross_site(request)
+        )
         return Response({"events": services.history_for(match, viewer, after)})
 
 
@@ -439,7 +442,7 @@ class MatchLegal(APIView):
     def get(self, request, pk):
         """The commands the caller's seat may send now."""
         match = get_match(pk)
-        viewer = services.viewer_for(match, request.user)
+        viewer = services.viewer_for(match, request.user, record=False)  # polled
         version, commands = services.legal_for(match, viewer)
         seat = viewer.seat if viewer.kind == SEAT else None
         return Response({"version": version, "seat": seat, "commands": commands})

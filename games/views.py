@@ -53,7 +53,9 @@ def match_page(request, pk):
     names the version already shown gets 204 and nothing is swapped."""
     match = get_object_or_404(Match, pk=pk)
     # a moderator's opening of a live match is recorded once, not at every poll
-    viewer = services.viewer_for(match, request.user, record=not request.htmx)
+    viewer = services.viewer_for(
+        match, request.user, record=not request.htmx, cross_site=services.cross_site(request)
+    )
     at = request.GET.get("at_version")
     if at is not None and not (at.isascii() and at.isdigit()):
         return HttpResponseBadRequest(_("at_version must be a version number"))

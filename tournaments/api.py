@@ -557,8 +557,8 @@ def _ndjson(lines, filename: str) -> HttpResponse:
     return response
 
 
-def _match_lines(match: Match, user) -> list[dict]:
-    viewer = match_services.viewer_for(match, user)
+def _match_lines(match: Match, user, cross_site: bool = False) -> list[dict]:
+    viewer = match_services.viewer_for(match, user, cross_site=cross_site)
     return [
         {"stream": match.stream, **event} for event in match_services.history_for(match, viewer)
     ]
@@ -577,7 +577,8 @@ class MatchExport(APIView):
     def get(self, request, pk):
         """A match's events as JSON lines, exactly what the caller may see."""
         match = get_match(pk)
-        return _ndjson(_match_lines(match, request.user), f"match-{match.pk}.jsonl")
+        lines = _match_lines(match, request.user, match_services.cross_site(request))
+        return _ndjson(lines, f"match-{match.pk}.jsonl")
 
 
 class ShowExport(APIView):
@@ -590,7 +591,7 @@ class ShowExport(APIView):
         lines = [{"stream": record.stream, **e} for e in _public_log(record, acting)]
         for match in Match.objects.filter(show_stream=record.stream).order_by("id"):
             try:
-                lines.extend(_match_lines(match, request.user))
+                lines.extend(_match_lines(match, request.user, match_services.cross_site(request)))
             except Http404:  # nothing of this match is visible to the caller yet
                 continue
         return _ndjson(lines, f"show-{record.pk}.jsonl")

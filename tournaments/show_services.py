@@ -220,6 +220,9 @@ def record_omniscient_view(
         raise RoleRequired("only the organizer or a moderator of this show may see every card")
     if not Match.objects.filter(stream=match_stream, show_stream=show_stream).exists():
         raise RuleError(f"{match_stream} is not a match of this show")
+    now = time.time() if now is None else now
+    if _opened_lately(show_stream, user.pk, match_stream, now):
+        return  # one opening per moderator and match per period, not one per page or poll
     command(
         show_stream, {"type": "view_omnisciently", "match_stream": match_stream}, acting, now=now
     )
@@ -262,6 +265,25 @@ def _check_match_version(target: Any, version: Any) -> None:
     at = Match.objects.filter(stream=target).values_list("version", flat=True).first()
     if at is not None and version > at:
         raise RuleError(f"that match has no event {version} yet (it is at version {at})")
+
+
+OMNISCIENT_OPENING_PERIOD_S = 600
+
+
+def _opened_lately(show_stream: str, user_id: int, match_stream: str, now: float) -> bool:
+    """Whether this account's opening of this match is recorded within the period."""
+    state = load(show_stream)[0]
+    for e in reversed(state.log):
+        at = e.data.get("at")
+        if isinstance(at, (int, float)) and at < now - OMNISCIENT_OPENING_PERIOD_S:
+            return False  # the log is in time order: nothing older counts
+        if (
+            e.type == "match_viewed_omnisciently"
+            and e.data.get("user_id") == user_id
+            and e.data.get("match_stream") == match_stream
+        ):
+            return True
+    return False
 
 
 def _system(stream: str, cmd: Mapping[str, Any], ctx: Ctx) -> None:
