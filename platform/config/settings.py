@@ -292,3 +292,18 @@ LOGGING = logging_config(
 )
 # Celery workers log through LOGGING too, not a root logger of their own
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# ---- login lockout (django-axes): failed logins counted per username and per
+# address; past the limit the login is refused, the right password included,
+# until the cool-off ends (README, "Security")
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = float(os.environ.get("LOGIN_COOLOFF_HOURS", "0.25"))  # hours
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "config.views.locked_out"

@@ -79,3 +79,16 @@ def healthz(request):
         },
         status=200 if ok else 503,
     )
+
+
+def locked_out(request, response=None, credentials=None):
+    """django-axes: too many failed logins from this account or address."""
+    from django.utils.translation import gettext as _
+
+    minutes = max(1, round(float(settings.AXES_COOLOFF_TIME) * 60))
+    message = _(
+        "Too many failed logins for this account or from this address: logging in "
+        "is locked for %(minutes)s minutes, the right password included. Try again "
+        "later, or reset your password."
+    ) % {"minutes": minutes}
+    return render(request, "403.html", {"message": message}, status=429)

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy
 from games import limits
 from games.core.registry import available
 
+from .. import usernames
 from ..items import DOUBTING_LOVE_LETTER, GAMES
 from ..shows import ENTRANT_STEPS
 
@@ -375,6 +376,9 @@ class InviteForm(forms.Form):
 
     def clean_username(self):
         name = self.cleaned_data["username"].strip()
+        why = usernames.refusal(name)
+        if why:
+            raise forms.ValidationError(why)
         if User.objects.filter(username__iexact=name).exists():
             raise forms.ValidationError(
                 _("an account named %(name)s exists already") % {"name": name}

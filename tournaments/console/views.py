@@ -22,7 +22,7 @@ from games.core.protocol import RoleRequired, RuleError
 from games.models import Match
 from ratings import seeding
 
-from .. import bracket_services, demo, invitations, show_services, shows
+from .. import bracket_services, demo, invitations, show_services, shows, usernames
 from ..models import BracketRecord, ShowRecord
 from . import forms
 
@@ -320,6 +320,9 @@ def signup(request, token):
             {"message": _("This invitation link is not valid or has expired: ask for a new one.")},
             status=400,
         )
+    why = usernames.refusal(invited)  # an invitation made before the rule
+    if why:
+        return render(request, "registration/signup_invalid.html", {"message": why}, status=400)
     if User.objects.filter(username__iexact=invited).exists():
         return render(
             request,
