@@ -6,6 +6,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from api.throttling import wait_before_next
 from eventlog.store import ConcurrencyError
 from games.core.protocol import SEAT, RuleError
 from games.core.registry import available, rules_for
@@ -90,6 +91,10 @@ def match_command(request, pk):
         return _refuse(
             request, match, None, _("only a seated player may make moves in this match"), 403
         )
+    wait = wait_before_next(request)  # the API's limits, per account and per address
+    if wait is not None:
+        msg = _("too many moves at once: wait %(s)s seconds") % {"s": max(1, round(wait))}
+        return _refuse(request, match, None, msg, 429)
     key = request.POST.get("control", "")
     table = table_for(match, viewer)
     control = find_control(table, key)

@@ -57,3 +57,19 @@ class CommandSustainedThrottle(CommandThrottle):
 
 
 COMMAND_THROTTLES = [CommandBurstThrottle, CommandSustainedThrottle, AddressThrottle]
+
+
+class PasswordResetThrottle(AddressThrottle):
+    """Password-reset mails asked from one address."""
+
+    scope = "password_reset"
+
+
+def wait_before_next(request, throttles=COMMAND_THROTTLES) -> float | None:
+    """For the HTML forms: counts this request under the API's own limits;
+    None if it may go on, else the seconds to wait."""
+    for cls in throttles:
+        throttle = cls()
+        if not throttle.allow_request(request, None):
+            return throttle.wait() or 1.0
+    return None

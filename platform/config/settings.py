@@ -252,6 +252,7 @@ REST_FRAMEWORK = {
         "commands_burst": os.environ.get("API_COMMAND_BURST_RATE", "10/s"),
         "commands_sustained": os.environ.get("API_COMMAND_SUSTAINED_RATE", "300/min"),
         "commands_per_address": os.environ.get("API_COMMAND_ADDRESS_RATE", "1200/min"),
+        "password_reset": os.environ.get("PASSWORD_RESET_RATE", "5/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {

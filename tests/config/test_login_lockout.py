@@ -40,3 +40,18 @@ def test_a_few_mistakes_then_the_right_password_logs_in(lockout):
     for i in range(3):
         login(client, f"wrong-{i}")
     assert login(client, "the-right-one-123").status_code == 302
+
+
+def test_password_reset_mails_are_limited_per_address(db, settings, mailoutbox):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"password_reset": "3/hour"},
+    }
+    User.objects.create_user("olga", email="olga@example.com", password="x-123456789")
+    client = Client()
+    codes = [
+        client.post("/accounts/password_reset/", {"email": "olga@example.com"}).status_code
+        for _ in range(5)
+    ]
+    assert codes[:3] == [302] * 3 and codes[3:] == [429, 429]
+    assert len(mailoutbox) == 3
