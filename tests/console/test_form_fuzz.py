@@ -28,7 +28,7 @@ FIELDS = [
     "title", "username", "password", "password1", "password2", "action", "match", "version",
     "text", "dispute_id", "ruling", "winner", "seat", "seconds", "entrant", "item", "scope",
     "reason", "control", "card", "target", "ranking", "confirm", "step", "new", "out", "in",
-    "holder", "to", "item_id", "switch", "candidate", "registration", "cap", "check_in_s",
+    "holder", "to", "item_id", "switch", "candidate", "registration", "cap", "check_in_s", "show",
 ]  # fmt: skip
 NASTY = [
     "2" * 22, str(2**70), "1e308", "-1e308", "inf", "nan", "-1", "0", "٣", "١٢", "99999999999999999999",

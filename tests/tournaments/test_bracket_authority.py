@@ -195,3 +195,27 @@ def test_role_matrix_over_shows_brackets_and_every_ruling(world, role):
                     assert claim.status_code in (401, 403), (where, claim.content)
                     assert rule.status_code in (401, 403), (where, rule.content)
                     assert written(record) == before, where
+
+
+def test_the_console_names_one_of_the_organizers_own_shows_as_host(world, client):
+    from django.contrib.auth.models import Permission
+
+    from tournaments.models import BracketRecord
+
+    olga = world["users"]["olga"]
+    olga.user_permissions.add(Permission.objects.get(codename="add_match"))
+    client.force_login(User.objects.get(pk=olga.pk))
+    body = {
+        "name": "Console cup",
+        "game": "love-me-not",
+        "format": "single",
+        "entrants": "a\nb",
+        "rated": "on",
+    }
+    # oscar's show is not olga's to name: refused beside the field, nothing made
+    resp = client.post("/console/brackets/new/", {**body, "show": world["shows"]["B"].pk})
+    assert resp.status_code == 400 and not BracketRecord.objects.filter(name="Console cup")
+    resp = client.post("/console/brackets/new/", {**body, "show": world["shows"]["A"].pk})
+    assert resp.status_code == 302, resp.content
+    stream = BracketRecord.objects.get(name="Console cup").stream
+    assert bs.bracket_authority(stream)[0] == world["shows"]["A"].stream

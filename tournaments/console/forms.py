@@ -15,6 +15,7 @@ from games.core.registry import available
 
 from .. import usernames
 from ..items import DOUBTING_LOVE_LETTER, GAMES
+from ..models import ShowRecord
 from ..shows import ENTRANT_STEPS
 
 BOT_KINDS = [("heuristic", gettext_lazy("heuristic bot")), ("random", gettext_lazy("random bot"))]
@@ -286,9 +287,21 @@ class BracketForm(forms.Form):
         help_text=gettext_lazy("its series count for the players' ratings"),
     )
 
-    def __init__(self, *args, **kwargs):
+    show = forms.ModelChoiceField(
+        queryset=ShowRecord.objects.none(),
+        required=False,
+        label=gettext_lazy("Disputes go to"),
+        help_text=gettext_lazy(
+            "one of your shows: its moderators rule on this bracket's disputes (none: no disputes)"
+        ),
+    )
+
+    def __init__(self, *args, organizer=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["game"].choices = _game_choices()
+        if organizer is not None:
+            self.fields["show"].queryset = ShowRecord.objects.filter(organizer_id=organizer.pk)
+        self.organizer = organizer
 
     def clean_entrants(self):
         return parse_seats(self.cleaned_data["entrants"])
@@ -314,6 +327,8 @@ class BracketForm(forms.Form):
             "options": options,
             "first_to": d.get("first_to"),
             "rated": d["rated"],
+            "host_show": d["show"].stream if d.get("show") else "",
+            "organizer_id": self.organizer.pk if self.organizer is not None else None,
         }
 
 

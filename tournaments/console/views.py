@@ -217,13 +217,13 @@ def show_autopilot(request, pk):
 @login_required
 def bracket_new(request):
     _organizer(request)
-    form = forms.BracketForm(request.POST or None)
+    form = forms.BracketForm(request.POST or None, organizer=request.user)
     if request.method == "POST" and SEED in request.POST and form.is_valid():
         entrants, holders = form.cleaned_data["entrants"]
         game = form.cleaned_data["game"]
         data = request.POST.copy()
         data["entrants"] = seeding.lines_by_rating(game, data["entrants"], entrants, holders)
-        form = forms.BracketForm(data)
+        form = forms.BracketForm(data, organizer=request.user)
         return render(request, "console/bracket_new.html", {"form": form, "seeded": game})
     if request.method == "POST" and form.is_valid():
         try:
