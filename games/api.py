@@ -28,7 +28,8 @@ from . import services
 from .models import Match
 
 User = get_user_model()
-MAX_PK = 2**63 - 1  # a larger id is no match (and no database integer)
+from games.limits import MAX_ADD_TIME_S, MAX_PK  # noqa: E402  (one definition of each bound)
+
 COMMAND_ID = rf"^{CLIENT_ID.pattern}\Z"  # the event store's own rule
 # a command is a flat object: a few named scalars, or short lists of them
 COMMAND_MAX_KEYS = 16
@@ -36,7 +37,6 @@ COMMAND_MAX_KEY = 32
 COMMAND_MAX_STRING = 100
 COMMAND_MAX_LIST = 32
 COMMAND_MAX_NUMBER = 10**9
-MAX_ADD_TIME_S = 24 * 3600  # a moderator adds at most a day at a time
 
 
 def get_match(pk: int) -> Match:
@@ -417,7 +417,8 @@ class MatchView(APIView):
     @extend_schema(responses={200: MatchViewSerializer, **refusals(404)})
     def get(self, request, pk):
         match = get_match(pk)
-        return Response(services.view_for(match, services.viewer_for(match, request.user)))
+        viewer = services.viewer_for(match, request.user, cross_site=services.cross_site(request))
+        return Response(services.view_for(match, viewer))
 
 
 class MatchHistory(APIView):
@@ -430,7 +431,9 @@ class MatchHistory(APIView):
         query = HistoryQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         after = query.validated_data["after"]
-        viewer = services.viewer_for(match, request.user, record=after == 0)
+        viewer = services.viewer_for(
+            match, request.user, record=after == 0, cross_site=services.cross_site(request)
+        )
         return Response({"events": services.history_for(match, viewer, after)})
 
 
@@ -439,7 +442,7 @@ class MatchLegal(APIView):
     def get(self, request, pk):
         """The commands the caller's seat may send now."""
         match = get_match(pk)
-        viewer = services.viewer_for(match, request.user)
+        viewer = services.viewer_for(match, request.user, record=False)  # polled
         version, commands = services.legal_for(match, viewer)
         seat = viewer.seat if viewer.kind == SEAT else None
         return Response({"version": version, "seat": seat, "commands": commands})

@@ -578,14 +578,37 @@ def _set_deadline(match: Match, state: MatchState) -> None:
 
 
 # ---- reading: every read goes through the visibility policy ----------------
-def viewer_for(match: Match, user, *, record: bool = True, now: float | None = None) -> Viewer:
+def viewer_for(
+    match: Match,
+    user,
+    *,
+    record: bool = True,
+    now: float | None = None,
+    cross_site: bool = False,
+) -> Viewer:
     """Who is looking: a seat's holder, a moderator, or a spectator
     (visibility.viewer_of). A moderator's opening of a live show match is
-    recorded on the show unless ``record`` is False (a poll, a write)."""
+    recorded on the show unless ``record`` is False (a poll, a write). A
+    request another site made (an <img>, a link, a form: ``cross_site``)
+    gets no omniscient view and records nothing: it is served as a spectator's."""
     viewer = visibility.viewer_of(match, user)
+    if cross_site and viewer.kind == MODERATOR_VIEW.kind:
+        return SPECTATOR_VIEW
     if record:
         visibility.record_opening(match, user, viewer, now=now)
     return viewer
+
+
+def cross_site(request) -> bool:
+    """Whether a browser says another site made this request (Sec-Fetch-Site,
+    else an Origin that is not this host). Scripts send neither: same site."""
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    if fetch_site is not None:
+        return fetch_site == "cross-site"
+    origin = request.headers.get("Origin")
+    if not origin or origin == "null":
+        return origin == "null"
+    return origin.split("://", 1)[-1] != request.get_host()
 
 
 def moderates(match: Match, user) -> bool:

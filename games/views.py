@@ -8,6 +8,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from api.throttling import wait_before_next
 from eventlog.store import ConcurrencyError
 from games.core.protocol import SEAT, RuleError
 from games.core.registry import available, rules_for
@@ -55,7 +56,9 @@ def match_page(request, pk):
     names the version already shown gets 204 and nothing is swapped."""
     match = get_object_or_404(Match, pk=pk)
     # a moderator's opening of a live match is recorded once, not at every poll
-    viewer = services.viewer_for(match, request.user, record=not request.htmx)
+    viewer = services.viewer_for(
+        match, request.user, record=not request.htmx, cross_site=services.cross_site(request)
+    )
     at = request.GET.get("at_version")
     if at is not None and not (at.isascii() and at.isdigit()):
         return HttpResponseBadRequest(_("at_version must be a version number"))
@@ -112,6 +115,10 @@ def match_command(request, pk):
         return _refuse(
             request, match, None, _("only a seated player may make moves in this match"), 403
         )
+    wait = wait_before_next(request)  # the API's limits, per account and per address
+    if wait is not None:
+        msg = _("too many moves at once: wait %(s)s seconds") % {"s": max(1, round(wait))}
+        return _refuse(request, match, None, msg, 429)
     key = request.POST.get("control", "")
     table = table_for(match, viewer)
     control = find_control(table, key)

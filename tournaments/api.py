@@ -44,8 +44,8 @@ from .models import BracketRecord, ShowRecord
 from .readmodels import show_status
 
 NDJSON = "application/x-ndjson"
-MAX_ENTRANTS = 64
-MAX_NAME = 150
+from games.limits import MAX_ENTRANTS, MAX_NAME  # noqa: E402  (one definition of each bound)
+
 SHOW_COMMAND_MAX_DEPTH = 3  # e.g. a ranking: a list of lists of names
 SHOW_COMMAND_MAX_STRING = 2000  # a dispute's text, a reason
 
@@ -318,6 +318,13 @@ class CreateBracketSerializer(serializers.Serializer):
     rated = serializers.BooleanField(
         default=True, help_text="its series count for the players' ratings"
     )
+    show = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_PK,
+        help_text="the id of a show of yours whose organizer and moderators take the "
+        "disputes about this bracket's matches (no other show's do; none without it)",
+    )
 
 
 # ---- examples of show commands (what a script writer sends) --------------------
@@ -564,8 +571,8 @@ def _ndjson(lines, filename: str) -> HttpResponse:
     return response
 
 
-def _match_lines(match: Match, user) -> list[dict]:
-    viewer = match_services.viewer_for(match, user)
+def _match_lines(match: Match, user, cross_site: bool = False) -> list[dict]:
+    viewer = match_services.viewer_for(match, user, cross_site=cross_site)
     return [
         {"stream": match.stream, **event} for event in match_services.history_for(match, viewer)
     ]
@@ -584,7 +591,8 @@ class MatchExport(APIView):
     def get(self, request, pk):
         """A match's events as JSON lines, exactly what the caller may see."""
         match = get_match(pk)
-        return _ndjson(_match_lines(match, request.user), f"match-{match.pk}.jsonl")
+        lines = _match_lines(match, request.user, match_services.cross_site(request))
+        return _ndjson(lines, f"match-{match.pk}.jsonl")
 
 
 class ShowExport(APIView):
@@ -596,7 +604,7 @@ class ShowExport(APIView):
         lines = [{"stream": record.stream, **e} for e in _public_log(record, request.user)]
         for match in Match.objects.filter(show_stream=record.stream).order_by("id"):
             try:
-                lines.extend(_match_lines(match, request.user))
+                lines.extend(_match_lines(match, request.user, match_services.cross_site(request)))
             except Http404:  # nothing of this match is visible to the caller yet
                 continue
         return _ndjson(lines, f"show-{record.pk}.jsonl")
@@ -657,6 +665,8 @@ class BracketList(APIView):
             match_options=data.get("match_options"),
             rated=data["rated"],
             actor=request.user.username,
+            organizer_id=request.user.pk,
+            host_show=get_show(data["show"]).stream if "show" in data else "",
         )
         record = BracketRecord.objects.get(stream=stream)
         return Response(_bracket_view(record), status=status.HTTP_201_CREATED)

@@ -16,6 +16,7 @@ from eventlog.store import ConcurrencyError, NewEvent, append
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.core.registry import rules_for
+from games.limits import MAX_FIRST_TO
 from games.models import Match
 
 from . import brackets
@@ -60,13 +61,17 @@ def create_bracket(
     rng: random.Random | None = None,
     now: float | None = None,
     rated: bool = True,
+    host_show: str = "",
+    organizer_id: int | None = None,
 ) -> str:
     """Create a bracket and open its first series; returns the stream.
 
     ``first_to``: one series length for all, or per round label (``R1``,
     ``GF``...; missing rounds take the game's default). ``holders`` maps an
     entrant to a user id or ``bot:<kind>``; ``rated``: its series count for
-    the players' ratings."""
+    the players' ratings; ``host_show``: the show whose organizer and
+    moderators take the disputes about its matches (no other show's do),
+    named by that show's organizer (``organizer_id``, the creating account)."""
     rules_for(game)  # an unknown game is refused here
     if not name.strip():
         raise RuleError("give the bracket a name")
@@ -74,10 +79,22 @@ def create_bracket(
         created = brackets.created_event(format, entrants, options)
     except brackets.BracketError as exc:
         raise RuleError(str(exc)) from None
-    if isinstance(first_to, int) and first_to < 1:
-        raise RuleError("a series must be played to at least 1 win")
+    lengths = first_to.values() if isinstance(first_to, Mapping) else [first_to]
+    for n in lengths:
+        if n is not None and (
+            not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_FIRST_TO
+        ):
+            raise RuleError(f"a series is played to 1 to {MAX_FIRST_TO} wins")
     if not isinstance(rated, bool):
         raise RuleError("rated must be true or false")
+    if host_show:
+        from .models import ShowRecord
+
+        host = ShowRecord.objects.filter(stream=host_show).values_list("organizer_id").first()
+        if host is None:
+            raise RuleError("no such show to take the bracket's disputes")
+        if organizer_id is None or host[0] != organizer_id:
+            raise RuleError("only that show's organizer may have it take the bracket's disputes")
     created["data"].update(
         name=name,
         game=game,
@@ -85,6 +102,8 @@ def create_bracket(
         holders=dict(holders or {}),
         match_options=dict(match_options or {}),
         rated=rated,
+        host_show=host_show or "",
+        organizer_id=organizer_id,
     )
     stream = f"bracket-{uuid.uuid4().hex[:16]}"
     with transaction.atomic():
@@ -93,6 +112,20 @@ def create_bracket(
         )
         _open_pending(stream, rng=rng, now=now)
     return stream
+
+
+def bracket_authority(stream: str) -> tuple[str, frozenset[int]]:
+    """(the show that takes the bracket's disputes, or "" for none; the accounts
+    holding its seats), from the bracket's own creation record alone."""
+    from eventlog.store import first
+
+    created = first(stream) if stream.startswith("bracket-") else None
+    data = created.data if created is not None else {}
+    holders = data.get("holders") or {}
+    seats = frozenset(
+        uid for uid in holders.values() if isinstance(uid, int) and not isinstance(uid, bool)
+    )
+    return data.get("host_show") or "", seats
 
 
 def _series_first_to(created: Mapping, round_label: str) -> int | None:

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from games.limits import MAX_ENTRANTS, MAX_ROUNDS
+
 FORMATS = ("single", "double", "round_robin", "swiss")
 CREATED = "bracket_created"
 RESULT = "series_result"
@@ -174,6 +176,8 @@ def validate_creation(fmt: Any, entrants: Any, options: Any) -> tuple[str, tuple
         seen.add(e)
     if len(entrants) < 2:
         raise MalformedBracket("a bracket needs at least two entrants")
+    if len(entrants) > MAX_ENTRANTS:
+        raise MalformedBracket(f"a bracket has at most {MAX_ENTRANTS} entrants")
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
@@ -185,8 +189,10 @@ def validate_creation(fmt: Any, entrants: Any, options: Any) -> tuple[str, tuple
     for key in _INT_OPTIONS:
         if key in opts and not _is_int(opts[key]):
             raise MalformedBracket(f"option {key} must be a whole number, not {opts[key]!r}")
-    if "rounds" in opts and opts["rounds"] < 1:
-        raise MalformedBracket(f"option rounds must be at least 1, not {opts['rounds']}")
+    if "rounds" in opts and not 1 <= opts["rounds"] <= MAX_ROUNDS:
+        raise MalformedBracket(
+            f"option rounds must be from 1 to {MAX_ROUNDS}, not {opts['rounds']}"
+        )
     return fmt, tuple(entrants), opts
 
 

@@ -7,6 +7,7 @@ a refusal shows the service's own words and changes nothing."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import series_for
+from games.limits import MAX_PK
 from games.models import Match
 
 from . import shows
@@ -216,18 +218,29 @@ def _text(post, key: str) -> str:
 
 
 def _number(post, key: str) -> float | None:
+    """A finite number within the bounds every path shares (else None: refused)."""
+    raw = post.get(key, "")
+    if not raw.isascii():
+        return None
     try:
-        value = float(post.get(key, ""))
+        value = float(raw)
     except ValueError:
+        return None
+    if not math.isfinite(value) or abs(value) > MAX_PK:
         return None
     return int(value) if value.is_integer() else value
 
 
 def _int(post, key: str) -> int | None:
+    """A whole number in ASCII digits that fits a database integer (else None)."""
+    raw = post.get(key, "").strip()
+    if not raw.isascii():
+        return None
     try:
-        return int(post.get(key, ""))
+        value = int(raw)
     except ValueError:
         return None
+    return value if abs(value) <= MAX_PK else None
 
 
 def _ruling_params(post) -> dict:
@@ -361,7 +374,7 @@ def file_dispute(request, pk):
     acting = filer(record, request.user, match)
     if acting is None and not takes_disputes_about(record, match):
         message = _(
-            "%(match)s is not a match of %(show)s or of a bracket: "
+            "%(match)s is not a match of %(show)s or of a bracket it hosts: "
             "%(show)s takes no dispute about it."
         ) % {"match": match, "show": record.name}
         return render(request, "403.html", {"message": message}, status=403)

@@ -1,9 +1,11 @@
 """Who may file a dispute about a match, and in which show: by account,
 never by a seat's name alone.
 
-A show takes disputes about its own matches and about bracket matches; its
-organizer and moderators may file one, and so may the player who holds, by
-account, both their entrant in the show and that seat in the match."""
+A show takes disputes about its own matches and about the matches of the
+brackets that name it as their host (the bracket's own record decides, no
+other show's staff); its organizer and moderators may file one unless their
+account holds a seat in that match or bracket, and so may the player who
+holds, by account, both their entrant in the show and that seat in the match."""
 
 from __future__ import annotations
 
@@ -13,15 +15,29 @@ from games.disputes import DisputePlace
 from games.models import Match
 
 from . import shows
+from .bracket_services import bracket_authority
 from .models import ShowRecord
 from .show_services import Acting, acting_for
 
 STAFF = (shows.ORGANIZER, shows.MODERATOR)
-BRACKET_SHOWS_MAX = 50  # the running shows a bracket match's dispute may go to
 
 
 def takes_disputes_about(record: ShowRecord, match: Match) -> bool:
-    return match.show_stream == record.stream or match.show_stream.startswith("bracket-")
+    if match.show_stream == record.stream:
+        return True
+    return (
+        match.show_stream.startswith("bracket-")
+        and bracket_authority(match.show_stream)[0] == record.stream
+    )
+
+
+def holds_seat_in(match: Match, user_id: int | None) -> bool:
+    """Whether the account holds a seat in ``match`` or in its bracket."""
+    if user_id is None:
+        return False
+    if match.holders.filter(user_id=user_id).exists():
+        return True
+    return user_id in bracket_authority(match.show_stream)[1]
 
 
 def filer(record: ShowRecord, user, match: Match) -> Acting | None:
@@ -31,7 +47,7 @@ def filer(record: ShowRecord, user, match: Match) -> Acting | None:
     if not user.is_authenticated or not takes_disputes_about(record, match):
         return None
     acting = acting_for(record.stream, user)
-    if acting.role in STAFF:
+    if acting.role in STAFF and not holds_seat_in(match, user.pk):
         return acting
     for seat in match.holders.filter(user_id=user.pk).values_list("seat", flat=True):
         acting = acting_for(record.stream, user, entrant=seat)
@@ -42,12 +58,13 @@ def filer(record: ShowRecord, user, match: Match) -> Acting | None:
 
 class DisputePlaces:
     """games.disputes' provider: the shows where this viewer may file a
-    dispute about this match (its own show; for a bracket's match, the
-    running shows that would take it from them)."""
+    dispute about this match (its own show; for a bracket's match, the show
+    the bracket names as its host)."""
 
     def dispute_places(self, match: Match, user) -> list[DisputePlace]:
         if match.show_stream.startswith("bracket-"):
-            records = ShowRecord.objects.filter(status="running")[:BRACKET_SHOWS_MAX]
+            host = bracket_authority(match.show_stream)[0]
+            records = ShowRecord.objects.filter(stream=host) if host else []
         elif match.show_stream:
             records = ShowRecord.objects.filter(stream=match.show_stream)
         else:

@@ -49,6 +49,7 @@ class ShowRecord(models.Model):
     organizer_id = models.IntegerField(null=True, blank=True)  # the account with the rights
     moderators = models.JSONField(default=list)
     moderator_ids = models.JSONField(default=list)  # the moderators' accounts
+    seat_holder_ids = models.JSONField(default=list)  # accounts holding an entrant: never staff
     spectator_delay_s = models.FloatField(default=0)
     spectator_policy = models.CharField(max_length=20, default="public")
     # scheduled (waiting for its start) | running | finished | cancelled

@@ -212,6 +212,7 @@ def project_show(row):
         "organizer_id": state.organizer_id,
         "moderators": list(state.moderators),
         "moderator_ids": [i for i in state.moderator_ids.values() if i is not None],
+        "seat_holder_ids": sorted(shows.seat_holder_ids(state)),
         "spectator_delay_s": state.options.get("spectator_delay_s", 0),
         "spectator_policy": state.options.get("spectator_policy", "public"),
         "status": show_status(state),

@@ -13,15 +13,22 @@ def show_facts(show_stream: str) -> ShowFacts | None:
     """The show's staff accounts and spectator rules; None for no such show."""
     row = (
         ShowRecord.objects.filter(stream=show_stream)
-        .values_list("organizer_id", "moderator_ids", "spectator_delay_s", "spectator_policy")
+        .values_list(
+            "organizer_id",
+            "moderator_ids",
+            "seat_holder_ids",
+            "spectator_delay_s",
+            "spectator_policy",
+        )
         .first()
     )
     if row is None:
         return None
-    organizer_id, moderator_ids, delay, policy = row
+    organizer_id, moderator_ids, holder_ids, delay, policy = row
+    players = frozenset(holder_ids)  # an account holding a seat never moderates the show
     return ShowFacts(
-        frozenset([organizer_id] if organizer_id is not None else []),
-        frozenset(moderator_ids),
+        frozenset([organizer_id] if organizer_id is not None else []) - players,
+        frozenset(moderator_ids) - players,
         float(delay),
         policy,
     )
@@ -57,5 +64,11 @@ def is_show_moderator(stream: str, user) -> bool:
         return False
     if not stream.startswith("show-"):
         return False
-    show = ShowRecord.objects.filter(stream=stream).only("organizer_id", "moderator_ids").first()
-    return bool(show and (uid == show.organizer_id or uid in show.moderator_ids))
+    show = (
+        ShowRecord.objects.filter(stream=stream)
+        .only("organizer_id", "moderator_ids", "seat_holder_ids")
+        .first()
+    )
+    if show is None or uid in show.seat_holder_ids:
+        return False
+    return uid == show.organizer_id or uid in show.moderator_ids

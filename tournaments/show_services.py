@@ -12,7 +12,7 @@ import random
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -42,6 +42,8 @@ class Acting:
 
     actor: str
     role: str
+    # the account acting (None: the platform); not part of who one acts as
+    user_id: int | None = field(default=None, compare=False)
 
 
 def load(stream: str) -> tuple[shows.ShowState, int, dict]:
@@ -61,21 +63,30 @@ def load(stream: str) -> tuple[shows.ShowState, int, dict]:
 def acting_for(stream: str, user, entrant: str | None = None) -> Acting:
     """The role a user has in this show: organizer, moderator, player (as the
     entrant they hold), else spectator. Rights go by account id, never by
-    username: a new account that reuses a name inherits nothing."""
+    username: a new account that reuses a name inherits nothing, and an
+    account holding an entrant is a player, even if appointed a moderator."""
     state, _, holders = load(stream)
     if user is None or not user.is_authenticated:
         return Acting("anonymous", shows.SPECTATOR)
+    mine = [e for e, h in holders.items() if h == user.pk]
+    if user.pk in shows.seat_holder_ids(state):  # a seat holder never moderates, even appointed
+        return _as_player(mine, entrant, user.pk) if mine else _spectator(user)
     if state.organizer_id is not None and user.pk == state.organizer_id:
-        return Acting(state.organizer, shows.ORGANIZER)
+        return Acting(state.organizer, shows.ORGANIZER, user.pk)
     for name, uid in state.moderator_ids.items():
         if uid is not None and uid == user.pk:
-            return Acting(name, shows.MODERATOR)
-    mine = [e for e, h in holders.items() if h == user.pk]
-    if entrant is not None and entrant in mine:
-        return Acting(entrant, shows.PLAYER)
+            return Acting(name, shows.MODERATOR, user.pk)
     if mine:
-        return Acting(mine[0], shows.PLAYER)
-    return Acting(user.username, shows.SPECTATOR)
+        return _as_player(mine, entrant, user.pk)
+    return _spectator(user)
+
+
+def _spectator(user) -> Acting:
+    return Acting(user.username, shows.SPECTATOR, user.pk)
+
+
+def _as_player(mine: list[str], entrant: str | None, uid: int) -> Acting:
+    return Acting(entrant if entrant in mine else mine[0], shows.PLAYER, uid)
 
 
 def _account_id(username: Any) -> int | None:
@@ -105,14 +116,16 @@ def create_show(
     for e in holders:
         if e not in entrants:
             raise RuleError(f"{e} is not an entrant of this show")
+    if organizer_id is None:
+        organizer_id = _account_id(organizer)
+    if organizer_id is not None and organizer_id in holders.values():
+        raise RuleError("the organizer cannot also hold an entrant of the show")
     stream = f"show-{uuid.uuid4().hex[:16]}"
     ctx = Ctx(
         now=time.time() if now is None else now,
         rng=rng or match_services.secure_rng(),
         role="system",
     )
-    if organizer_id is None:
-        organizer_id = _account_id(organizer)
     events = shows.create_show(
         ctx,
         name,
@@ -154,12 +167,16 @@ def command(
             role="system",
         )
         full = {**cmd, "actor": acting.actor, "role": acting.role}
-        if cmd["type"] == "rule_dispute":
+        staff = acting.role in (shows.ORGANIZER, shows.MODERATOR)
+        if staff:
+            _refuse_seated_staff(state, full, acting.user_id)
+        if cmd["type"] == "rule_dispute" and staff:  # the role first: no work for others
             full.update(_ruling_flags(state, full))
         if cmd["type"] == "appoint_moderator":
             full["user_id"] = _account_id(full.get("username"))
         if cmd["type"] == "file_dispute":
             full.update(dispute_target(stream, holders, full.get("target_stream"), acting.actor))
+            _check_match_version(full.get("target_stream"), full.get("target_version"))
         if cmd["type"] == "substitute":
             full["holder"] = _substitute_holder(state, full)
         new = shows.decide(state, full, ctx)
@@ -203,9 +220,70 @@ def record_omniscient_view(
         raise RoleRequired("only the organizer or a moderator of this show may see every card")
     if not Match.objects.filter(stream=match_stream, show_stream=show_stream).exists():
         raise RuleError(f"{match_stream} is not a match of this show")
+    now = time.time() if now is None else now
+    if _opened_lately(show_stream, user.pk, match_stream, now):
+        return  # one opening per moderator and match per period, not one per page or poll
     command(
         show_stream, {"type": "view_omnisciently", "match_stream": match_stream}, acting, now=now
     )
+
+
+DISPUTE_STEPS = (
+    "file_dispute",
+    "claim_dispute",
+    "transfer_dispute",
+    "rule_dispute",
+    "approve_ruling",
+    "reject_ruling",
+)
+
+
+def _refuse_seated_staff(state, cmd: Mapping[str, Any], user_id: int | None) -> None:
+    """Nobody moderates a match, or a bracket, in which their account holds a
+    seat: checked at every dispute step, by account id."""
+    if user_id is None or cmd["type"] not in DISPUTE_STEPS:
+        return
+    if cmd["type"] == "file_dispute":
+        target = cmd.get("target_stream")
+    else:
+        did = cmd.get("dispute_id")
+        d = state.disputes.get(did) if isinstance(did, str) else None
+        target = d.target_stream if d is not None else None
+    match = Match.objects.filter(stream=target).first() if isinstance(target, str) else None
+    if match is None:
+        return
+    seated = match.holders.filter(user_id=user_id).exists()
+    if seated or user_id in bracket_services.bracket_authority(match.show_stream)[1]:
+        raise RoleRequired("you hold a seat in that match or its bracket: you may not moderate it")
+
+
+def _check_match_version(target: Any, version: Any) -> None:
+    """A disputed match event must exist (a bigger number is no event, and no
+    database integer either)."""
+    if not isinstance(target, str) or not isinstance(version, int):
+        return  # the show's rules say what is wrong with it
+    at = Match.objects.filter(stream=target).values_list("version", flat=True).first()
+    if at is not None and version > at:
+        raise RuleError(f"that match has no event {version} yet (it is at version {at})")
+
+
+OMNISCIENT_OPENING_PERIOD_S = 600
+
+
+def _opened_lately(show_stream: str, user_id: int, match_stream: str, now: float) -> bool:
+    """Whether this account's opening of this match is recorded within the period."""
+    state = load(show_stream)[0]
+    for e in reversed(state.log):
+        at = e.data.get("at")
+        if isinstance(at, (int, float)) and at < now - OMNISCIENT_OPENING_PERIOD_S:
+            return False  # the log is in time order: nothing older counts
+        if (
+            e.type == "match_viewed_omnisciently"
+            and e.data.get("user_id") == user_id
+            and e.data.get("match_stream") == match_stream
+        ):
+            return True
+    return False
 
 
 def _system(stream: str, cmd: Mapping[str, Any], ctx: Ctx) -> None:
@@ -237,7 +315,7 @@ def dispute_target(
     """What the show's rules need to know of a disputed match: ``seated``, the
     account holding ``entrant`` in this show holds that seat in that very match
     (by account, never by name alone); ``foreign``, it is neither this show's
-    stream nor a match of this show or of a bracket (another show's, a one-off)."""
+    stream nor a match of this show or of a bracket it hosts (another show's, a one-off)."""
     if target_stream == show_stream:
         return {"seated": False, "foreign": False}
     match = (
@@ -247,7 +325,10 @@ def dispute_target(
     )
     if match is None:
         return {"seated": False, "foreign": True}
-    ours = match.show_stream == show_stream or match.show_stream.startswith("bracket-")
+    ours = match.show_stream == show_stream or (
+        match.show_stream.startswith("bracket-")
+        and bracket_services.bracket_authority(match.show_stream)[0] == show_stream
+    )
     uid = holders.get(entrant)
     seated = isinstance(uid, int) and match.holders.filter(seat=entrant, user_id=uid).exists()
     return {"seated": bool(seated), "foreign": not ours}
@@ -408,7 +489,8 @@ def _ruling_command(ruling: str, params: Mapping[str, Any], match: Match) -> dic
 def _ruling_flags(state, cmd: Mapping[str, Any]) -> dict:
     """Whether a ruling would change who won a series or reopen one: the
     four-eyes rule depends on it, so it is worked out from the match."""
-    d = state.disputes.get(cmd.get("dispute_id"))
+    did = cmd.get("dispute_id")
+    d = state.disputes.get(did) if isinstance(did, str) else None  # a list is unhashable
     match = Match.objects.filter(stream=d.target_stream).first() if d else None
     if match is None:
         return {}

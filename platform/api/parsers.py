@@ -17,6 +17,7 @@ MAX_DEPTH = 32
 # and can only make the count larger, which is refused anyway
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class BoundedJSONError(ValueError):
@@ -67,9 +68,17 @@ def parse_bounded_json(
     if nesting_depth(text) > max_depth:
         raise BoundedJSONError("too_deep", f"the JSON is nested more than {max_depth} levels deep")
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        value = json.loads(text, parse_constant=_refuse_constant)
     except ValueError as exc:  # JSONDecodeError, or an integer of thousands of digits
         raise BoundedJSONError("parse_error", f"not valid JSON: {exc}") from None
+    if _SURROGATE_ESCAPE.search(text):  # a pair makes one character; a lone half is no text
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise BoundedJSONError(
+                "parse_error", "not valid JSON text: a \\u escape names half a character"
+            ) from None
+    return value
 
 
 class TooLarge(APIException):

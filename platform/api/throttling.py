@@ -1,5 +1,5 @@
-"""Rate limits on command submission, per token (bots) and per user (pages,
-scripts), kept in Django's cache (Redis in production, so every process
+"""Rate limits on command submission, per account (whatever token or
+session it uses) and per address, kept in Django's cache (Redis in production, so every process
 shares the counts). Rates come from settings, read on each request.
 While Redis is away (restarting) commands go on unthrottled: the limits
 guard the service, the log's guarantees never depend on them."""
@@ -11,8 +11,6 @@ import logging
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
-
-from .models import ApiToken
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +29,23 @@ class CommandThrottle(SimpleRateThrottle):
             return True
 
     def get_cache_key(self, request, view):
-        if isinstance(request.auth, ApiToken):
-            ident = f"token-{request.auth.pk}"
-        elif request.user and request.user.is_authenticated:
+        # per account: every token and session of one account share one count
+        # (nine tokens are not nine limits); anonymous callers per address
+        if request.user and request.user.is_authenticated:
             ident = f"user-{request.user.pk}"
         else:
             ident = f"ip-{self.get_ident(request)}"
         return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+class AddressThrottle(CommandThrottle):
+    """Per address as well, whoever is logged in: many accounts from one
+    address share a (looser) limit."""
+
+    scope = "commands_per_address"
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
 class CommandBurstThrottle(CommandThrottle):
@@ -48,4 +56,20 @@ class CommandSustainedThrottle(CommandThrottle):
     scope = "commands_sustained"
 
 
-COMMAND_THROTTLES = [CommandBurstThrottle, CommandSustainedThrottle]
+COMMAND_THROTTLES = [CommandBurstThrottle, CommandSustainedThrottle, AddressThrottle]
+
+
+class PasswordResetThrottle(AddressThrottle):
+    """Password-reset mails asked from one address."""
+
+    scope = "password_reset"
+
+
+def wait_before_next(request, throttles=COMMAND_THROTTLES) -> float | None:
+    """For the HTML forms: counts this request under the API's own limits;
+    None if it may go on, else the seconds to wait."""
+    for cls in throttles:
+        throttle = cls()
+        if not throttle.allow_request(request, None):
+            return throttle.wait() or 1.0
+    return None

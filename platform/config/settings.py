@@ -254,6 +254,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "commands_burst": os.environ.get("API_COMMAND_BURST_RATE", "10/s"),
         "commands_sustained": os.environ.get("API_COMMAND_SUSTAINED_RATE", "300/min"),
+        "commands_per_address": os.environ.get("API_COMMAND_ADDRESS_RATE", "1200/min"),
+        "password_reset": os.environ.get("PASSWORD_RESET_RATE", "5/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -294,3 +296,18 @@ LOGGING = logging_config(
 )
 # Celery workers log through LOGGING too, not a root logger of their own
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# ---- login lockout (django-axes): failed logins counted per username and per
+# address; past the limit the login is refused, the right password included,
+# until the cool-off ends (README, "Security")
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = float(os.environ.get("LOGIN_COOLOFF_HOURS", "0.25"))  # hours
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "config.views.locked_out"

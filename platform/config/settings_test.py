@@ -9,3 +9,7 @@ from .settings import *  # noqa: E402,F403
 
 # the webhook tests' receivers listen on 127.0.0.1 (tests/api/test_hook_addresses.py turns it off)
 HOOKS_ALLOW_PRIVATE_ADDRESSES = True
+
+# tests log in with client.login() (no request): the lockout is tested on its own
+# (tests/config/test_login_lockout.py turns it on)
+AXES_ENABLED = False

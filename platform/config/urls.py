@@ -18,6 +18,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password_reset/", views.LimitedPasswordResetView.as_view()),  # rate-limited
     path("accounts/", include("django.contrib.auth.urls")),  # password change and reset
     path("", include("broadcast.urls")),  # the show board, TV, overlays, replays
     path("console/", include("tournaments.console.urls")),

@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.contrib.auth.views import PasswordResetView
 from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import render
@@ -79,3 +80,33 @@ def healthz(request):
         },
         status=200 if ok else 503,
     )
+
+
+def locked_out(request, response=None, credentials=None):
+    """django-axes: too many failed logins from this account or address."""
+    from django.utils.translation import gettext as _
+
+    minutes = max(1, round(float(settings.AXES_COOLOFF_TIME) * 60))
+    message = _(
+        "Too many failed logins for this account or from this address: logging in "
+        "is locked for %(minutes)s minutes, the right password included. Try again "
+        "later, or reset your password."
+    ) % {"minutes": minutes}
+    return render(request, "403.html", {"message": message}, status=429)
+
+
+class LimitedPasswordResetView(PasswordResetView):
+    """Django's password reset, with the mails asked from one address limited."""
+
+    def post(self, request, *args, **kwargs):
+        from django.utils.translation import gettext as _
+
+        from api.throttling import PasswordResetThrottle, wait_before_next
+
+        wait = wait_before_next(request, [PasswordResetThrottle])
+        if wait is not None:
+            message = _(
+                "Too many password resets asked from this address: try again in %(minutes)s minutes."
+            ) % {"minutes": max(1, round(wait / 60))}
+            return render(request, "403.html", {"message": message}, status=429)
+        return super().post(request, *args, **kwargs)

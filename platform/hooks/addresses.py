@@ -51,9 +51,15 @@ def _parse(url: str) -> tuple[str, str, int, str]:
 
 def why_internal(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     """The kind of internal address ``ip`` is, or None for a public one."""
-    mapped = getattr(ip, "ipv4_mapped", None)
-    if mapped is not None:
-        ip = mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        # an IPv4 address inside an IPv6 one (mapped, 6to4, Teredo, NAT64) is judged as itself
+        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if inner is None and ip in ipaddress.IPv6Network("64:ff9b::/96"):
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if inner is not None:
+            kind = why_internal(inner)
+            if kind:
+                return kind
     for kind in ("loopback", "unspecified", "link_local", "multicast", "private", "reserved"):
         if getattr(ip, f"is_{kind}"):
             return kind.replace("_", "-")

@@ -3,6 +3,7 @@ registration (400 with the reason) and again at delivery (nothing sent),
 unless HOOKS_ALLOW_PRIVATE_ADDRESSES is on; a redirect is never followed."""
 
 import http.server
+import ipaddress
 import threading
 
 import pytest
@@ -153,3 +154,19 @@ def test_the_checker_names_each_kind_and_passes_public_addresses():
     assert addresses.why_internal(ipaddress.ip_address("2606:4700::1")) is None
     assert addresses.why_internal(ipaddress.ip_address("::")) == "unspecified"
     assert addresses.why_internal(ipaddress.ip_address("240.0.0.1")) in ("reserved", "private")
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        "2002:7f00:1::",  # 6to4 of 127.0.0.1
+        "2002:a00:1::",  # 6to4 of 10.0.0.1
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo whose client is 127.0.0.1
+        "64:ff9b::7f00:1",  # NAT64 of 127.0.0.1
+        "::ffff:127.0.0.1",
+    ],
+)
+def test_an_ipv4_address_wrapped_in_ipv6_is_judged_as_itself(private_refused, wrapped):
+    assert addresses.why_internal(ipaddress.ip_address(wrapped)) is not None
+    with pytest.raises(addresses.RefusedAddress):
+        addresses.target(f"http://[{wrapped}]/")

@@ -1,5 +1,6 @@
-"""Command submission is rate-limited per token and per user: 429 with
-Retry-After, counted in Django's cache."""
+"""Command submission is rate-limited per account (all its tokens and
+sessions together) and per address: 429 with Retry-After, counted in
+Django's cache."""
 
 import uuid
 
@@ -39,12 +40,32 @@ def test_a_user_over_the_rate_gets_429_with_retry_after(as_user, post, match, an
 
 @pytest.mark.django_db
 @override_settings(REST_FRAMEWORK=TIGHT)
-def test_each_token_and_each_user_has_its_own_count(as_user, token_client, post, match, ana):
+def test_every_token_and_session_of_one_account_share_one_limit(
+    as_user, token_client, post, match, ana, other
+):
     url = f"/api/matches/{match.pk}/commands"
-    first, second = token_client(ana, "one"), token_client(ana, "two")
-    assert send_until_throttled(post, first, url)[0] == [422, 422, 422, 429]
-    assert post(second, url, NOT_A_MOVE).status_code == 422
-    assert post(as_user(ana), url, NOT_A_MOVE).status_code == 422
+    tokens = [token_client(ana, f"t{i}") for i in range(9)]
+    codes = [post(tokens[i % 9], url, NOT_A_MOVE).status_code for i in range(9)]
+    assert codes[:3] == [422, 422, 422] and set(codes[3:]) == {429}  # main: 9 x 422
+    assert post(as_user(ana), url, NOT_A_MOVE).status_code == 429  # the session too
+    # another account has its own count
+    assert post(as_user(other), url, NOT_A_MOVE).status_code == 403  # refused, not throttled
+
+
+@pytest.mark.django_db
+@override_settings(
+    REST_FRAMEWORK={
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"commands_per_address": "4/min"},
+    }
+)
+def test_many_accounts_from_one_address_share_the_address_limit(as_user, post, match):
+    from django.contrib.auth.models import User
+
+    url = f"/api/matches/{match.pk}/commands"
+    users = [User.objects.create_user(f"sock{i}") for i in range(6)]
+    codes = [post(as_user(u), url, NOT_A_MOVE).status_code for u in users]
+    assert 429 not in codes[:4] and codes[4:] == [429, 429]
 
 
 @pytest.mark.django_db

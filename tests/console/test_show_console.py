@@ -138,7 +138,7 @@ def test_the_organizer_runs_a_four_entrant_show_to_a_champion(org_client, organi
 @pytest.mark.parametrize(
     "over, field, words",
     [
-        ({"spectator_delay_s": -5}, "spectator_delay_s", "spectator_delay_s must be a whole"),
+        ({"spectator_delay_s": -5}, "spectator_delay_s", "greater than or equal to 0"),
         ({"game_pool": []}, "game_pool", "game_pool must be a non-empty list"),
         ({"bots": 0}, "players", "a show needs at least two entrants"),
         (

@@ -260,6 +260,8 @@ def test_a_player_files_a_dispute_and_an_overturn_waits_for_a_second_moderator(c
     rng = random.Random(13)
     show = make_show(people, rng=rng)
     cup = bs.create_bracket(
+        host_show=show.stream,
+        organizer_id=show.organizer_id,
         name="Side cup",
         game="higher-lower",
         format="single",

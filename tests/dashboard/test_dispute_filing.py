@@ -112,7 +112,7 @@ def test_a_player_of_show_a_cannot_dispute_show_bs_match_through_a_same_named_se
     client.force_login(people["pat"])
     url = f"/shows/{show_a.pk}/disputes/file?match={final_b.pk}&version={version}"
     resp, html = page(client, url)
-    assert resp.status_code == 403 and "is not a match of Show A or of a bracket" in html
+    assert resp.status_code == 403 and "is not a match of Show A or of a bracket it hosts" in html
     resp = client.post(url, {"match": final_b.pk, "version": version, "text": "mine now"})
     assert resp.status_code == 403
     resp = api_file(client, show_a, final_b, version)
@@ -146,6 +146,8 @@ def test_a_player_of_show_a_cannot_dispute_show_bs_match_through_a_same_named_se
 def test_a_bracket_seat_held_by_a_bot_is_not_the_players_though_the_name_matches(client, people):
     show, _final = make_show(people, "Cup night", "pat")
     cup = bs.create_bracket(
+        host_show=show.stream,
+        organizer_id=people["olga"].pk,
         name="Side cup",
         game="higher-lower",
         format="single",

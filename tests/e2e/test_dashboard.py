@@ -114,9 +114,11 @@ def test_an_overturn_ruled_by_one_moderator_and_approved_by_another_resets_the_b
 ):
     olga, pat = make_user("olga"), make_user("pat")
     mod1, mod2 = make_user("moderator1"), make_user("moderator2")
-    make_show(olga, pat, [mod1, mod2])
+    host = make_show(olga, pat, [mod1, mod2])
     names = ["ben", "cal", "dee", "ana"]  # ana the lowest seed: a bot chooses who starts
     cup = bracket_services.create_bracket(
+        host_show=host,
+        organizer_id=olga.pk,
         name="Side Cup",
         game="love-letter",
         format="single",

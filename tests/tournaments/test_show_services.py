@@ -291,6 +291,8 @@ def test_overturn_needs_a_second_moderator_and_resets_dependent_bracket_series()
     rng = random.Random(13)
     stream = show(rng=rng)
     cup = bs.create_bracket(
+        host_show=stream,
+        organizer_id=User.objects.get(username="olga").pk,
         name="Side cup",
         game="higher-lower",
         format="single",
@@ -347,6 +349,8 @@ def test_a_void_that_reopens_a_bracket_series_reopens_it_in_the_bracket():
     stream = show(rng=rng)
     names = ["ana", "ben", "cal", "dee"]
     cup = bs.create_bracket(
+        host_show=stream,
+        organizer_id=User.objects.get(username="olga").pk,
         name="Side cup",
         game="higher-lower",
         format="single",

@@ -10,9 +10,12 @@ from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from games import limits
 from games.core.registry import available
 
+from .. import usernames
 from ..items import DOUBTING_LOVE_LETTER, GAMES
+from ..models import ShowRecord
 from ..shows import ENTRANT_STEPS
 
 BOT_KINDS = [("heuristic", gettext_lazy("heuristic bot")), ("random", gettext_lazy("random bot"))]
@@ -75,6 +78,8 @@ class ShowForm(forms.Form):
     bots = forms.IntegerField(
         initial=0,
         required=False,
+        min_value=0,
+        max_value=limits.MAX_ENTRANTS,
         label=gettext_lazy("Bots"),
         help_text=gettext_lazy("bot entrants added after the accounts"),
     )
@@ -101,6 +106,8 @@ class ShowForm(forms.Form):
     )
     death_match_first_to = forms.IntegerField(
         required=False,
+        min_value=1,
+        max_value=limits.MAX_FIRST_TO,
         label=gettext_lazy("Death match first to"),
         help_text=gettext_lazy("empty: game default"),
     )
@@ -109,10 +116,17 @@ class ShowForm(forms.Form):
     )
     final_first_to = forms.IntegerField(
         required=False,
+        min_value=1,
+        max_value=limits.MAX_FIRST_TO,
         label=gettext_lazy("Final first to"),
         help_text=gettext_lazy("empty: game default"),
     )
-    candidates_per_round = forms.IntegerField(initial=1, label=gettext_lazy("Candidates per round"))
+    candidates_per_round = forms.IntegerField(
+        initial=1,
+        min_value=1,
+        max_value=limits.MAX_CANDIDATES,
+        label=gettext_lazy("Candidates per round"),
+    )
     candidate_rule = forms.ChoiceField(
         choices=[
             ("last", gettext_lazy("the last of the ranking")),
@@ -122,10 +136,17 @@ class ShowForm(forms.Form):
     )
     step_deadline_s = forms.IntegerField(
         initial=3600,
+        min_value=0,
+        max_value=limits.MAX_STEP_DEADLINE_S,
         label=gettext_lazy("Step deadline s"),
         help_text=gettext_lazy("seconds; 0: no deadline"),
     )
-    spectator_delay_s = forms.IntegerField(initial=300, label=gettext_lazy("Spectator delay s"))
+    spectator_delay_s = forms.IntegerField(
+        initial=300,
+        min_value=0,
+        max_value=limits.MAX_SPECTATOR_DELAY_S,
+        label=gettext_lazy("Spectator delay s"),
+    )
     spectator_policy = forms.ChoiceField(
         choices=[
             ("public", gettext_lazy("public information only")),
@@ -184,6 +205,14 @@ class ShowForm(forms.Form):
 
     def clean(self):
         data = super().clean()
+        count = len(data.get("players") or ()) + (data.get("bots") or 0)
+        if count > limits.MAX_ENTRANTS:
+            self.add_error(
+                "bots",
+                _("a show has at most %(n)s entrants, accounts and bots together")
+                % {"n": limits.MAX_ENTRANTS},
+            )
+            return data
         order = [n.strip() for n in (data.get("order") or "").splitlines() if n.strip()]
         if order and sorted(order) != sorted(self.entrants()[0]):
             self.add_error(
@@ -234,6 +263,8 @@ class BracketForm(forms.Form):
     )
     first_to = forms.IntegerField(
         required=False,
+        min_value=1,
+        max_value=limits.MAX_FIRST_TO,
         label=gettext_lazy("First to"),
         help_text=gettext_lazy("series length; empty: game default"),
     )
@@ -244,6 +275,8 @@ class BracketForm(forms.Form):
     double_round = forms.BooleanField(required=False, label=gettext_lazy("Double round"))
     swiss_rounds = forms.IntegerField(
         required=False,
+        min_value=1,
+        max_value=limits.MAX_ROUNDS,
         label=gettext_lazy("Swiss rounds"),
         help_text=gettext_lazy("Swiss only; empty: log2"),
     )
@@ -254,9 +287,21 @@ class BracketForm(forms.Form):
         help_text=gettext_lazy("its series count for the players' ratings"),
     )
 
-    def __init__(self, *args, **kwargs):
+    show = forms.ModelChoiceField(
+        queryset=ShowRecord.objects.none(),
+        required=False,
+        label=gettext_lazy("Disputes go to"),
+        help_text=gettext_lazy(
+            "one of your shows: its moderators rule on this bracket's disputes (none: no disputes)"
+        ),
+    )
+
+    def __init__(self, *args, organizer=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["game"].choices = _game_choices()
+        if organizer is not None:
+            self.fields["show"].queryset = ShowRecord.objects.filter(organizer_id=organizer.pk)
+        self.organizer = organizer
 
     def clean_entrants(self):
         return parse_seats(self.cleaned_data["entrants"])
@@ -282,6 +327,8 @@ class BracketForm(forms.Form):
             "options": options,
             "first_to": d.get("first_to"),
             "rated": d["rated"],
+            "host_show": d["show"].stream if d.get("show") else "",
+            "organizer_id": self.organizer.pk if self.organizer is not None else None,
         }
 
 
@@ -304,7 +351,10 @@ class MatchForm(forms.Form):
         ),
     )
     spectator_delay_s = forms.FloatField(
-        initial=0, min_value=0, max_value=1_000_000, label=gettext_lazy("Spectator delay s")
+        initial=0,
+        min_value=0,
+        max_value=limits.MAX_SPECTATOR_DELAY_S,
+        label=gettext_lazy("Spectator delay s"),
     )
     rated = forms.BooleanField(
         required=False,
@@ -341,6 +391,9 @@ class InviteForm(forms.Form):
 
     def clean_username(self):
         name = self.cleaned_data["username"].strip()
+        why = usernames.refusal(name)
+        if why:
+            raise forms.ValidationError(why)
         if User.objects.filter(username__iexact=name).exists():
             raise forms.ValidationError(
                 _("an account named %(name)s exists already") % {"name": name}
@@ -470,7 +523,9 @@ class ExtendStep(_Step):
     step = forms.ChoiceField(
         choices=[(s, s.replace("_", " ")) for s in ENTRANT_STEPS], label=gettext_lazy("Step")
     )
-    seconds = forms.IntegerField(label=gettext_lazy("Seconds"))
+    seconds = forms.IntegerField(
+        min_value=1, max_value=limits.MAX_EXTEND_S, label=gettext_lazy("Seconds")
+    )
     entrant = forms.CharField(
         required=False, label=gettext_lazy("Entrant"), help_text=gettext_lazy("empty: everyone's")
     )

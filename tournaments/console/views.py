@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -21,7 +22,7 @@ from games.core.protocol import RoleRequired, RuleError
 from games.models import Match
 from ratings import seeding
 
-from .. import bracket_services, demo, invitations, show_services, shows
+from .. import bracket_services, demo, invitations, show_services, shows, usernames
 from ..models import BracketRecord, ShowRecord
 from . import forms
 
@@ -216,13 +217,13 @@ def show_autopilot(request, pk):
 @login_required
 def bracket_new(request):
     _organizer(request)
-    form = forms.BracketForm(request.POST or None)
+    form = forms.BracketForm(request.POST or None, organizer=request.user)
     if request.method == "POST" and SEED in request.POST and form.is_valid():
         entrants, holders = form.cleaned_data["entrants"]
         game = form.cleaned_data["game"]
         data = request.POST.copy()
         data["entrants"] = seeding.lines_by_rating(game, data["entrants"], entrants, holders)
-        form = forms.BracketForm(data)
+        form = forms.BracketForm(data, organizer=request.user)
         return render(request, "console/bracket_new.html", {"form": form, "seeded": game})
     if request.method == "POST" and form.is_valid():
         try:
@@ -319,6 +320,9 @@ def signup(request, token):
             {"message": _("This invitation link is not valid or has expired: ask for a new one.")},
             status=400,
         )
+    why = usernames.refusal(invited)  # an invitation made before the rule
+    if why:
+        return render(request, "registration/signup_invalid.html", {"message": why}, status=400)
     if User.objects.filter(username__iexact=invited).exists():
         return render(
             request,
@@ -335,7 +339,19 @@ def signup(request, token):
     form = SignupForm(data, initial={"username": invited})
     form.fields["username"].disabled = True
     if data is not None and form.is_valid():
-        user = form.save()
+        try:
+            with transaction.atomic():
+                user = form.save()
+        except IntegrityError:  # another request took the link a moment before
+            return render(
+                request,
+                "registration/signup_invalid.html",
+                {
+                    "message": _("The invitation for %(name)s has been accepted already: log in.")
+                    % {"name": invited}
+                },
+                status=409,
+            )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(
             request, _("Welcome, %(name)s: your account is ready.") % {"name": user.username}

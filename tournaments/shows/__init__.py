@@ -128,6 +128,8 @@ from .state import (
     pending,
     round_by_id,
     round_decisions,
+    seat_holder_ids,
+    staff_ids,
 )
 from .state import _duel_of as _duel_of  # used by tests
 from .views import audit_log, events_for, public_log, view
@@ -181,6 +183,8 @@ __all__ = [
     "eliminated",
     "champion",
     "is_moderator",
+    "seat_holder_ids",
+    "staff_ids",
     "current_round",
     "next_round",
     "round_by_id",

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.core.protocol import Ctx, Event, RuleError
+from games.limits import MAX_ROUNDS
 
 from .builder import _Builder
 from .commands.rounds import _maybe_open_final
@@ -68,8 +69,8 @@ def create_show(
     elif rounds is None:
         titles = default_round_titles(len(entrants), opts["candidates_per_round"])
     else:
-        if not isinstance(rounds, (list, tuple)):
-            raise RuleError("rounds must be a list of round titles")
+        if not isinstance(rounds, (list, tuple)) or len(rounds) > MAX_ROUNDS:
+            raise RuleError(f"rounds must be a list of at most {MAX_ROUNDS} round titles")
         titles = []
         for i, r in enumerate(rounds, 1):
             t = r.get("title") if isinstance(r, Mapping) else r

@@ -47,10 +47,17 @@ DEFAULT_OPTIONS: Mapping[str, Any] = {
     # its matches count for the players' ratings (ratings/)
     "rated": True,
 }
-# bounds of the fields that size a show's work (plain for now: see the limits module)
-MAX_ENTRANTS = 64
-MAX_CHECK_IN_S = 7 * 24 * 3600
-MAX_READY_CHECK_S = 24 * 3600
+# bounds of the fields that size a show's work: one definition (games.limits)
+from games.limits import (  # noqa: E402
+    MAX_CANDIDATES,
+    MAX_CHECK_IN_S,
+    MAX_ENTRANTS,
+    MAX_FIRST_TO,
+    MAX_READY_CHECK_S,
+    MAX_SPECTATOR_DELAY_S,
+    MAX_STEP_DEADLINE_S,
+)
+
 ABSENTEE_RULES = ("drop", "waiting_list", "bot", "waiting_list_then_bot")
 BOT_KINDS = ("heuristic", "random")
 # the match options a show's match_clock may set
@@ -79,28 +86,30 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
             f"unknown show option(s): {', '.join(unknown)}; options: {', '.join(DEFAULT_OPTIONS)}"
         )
     o = {**DEFAULT_OPTIONS, **raw}
-    if not _is_int(o["spectator_delay_s"]) or o["spectator_delay_s"] < 0:
-        raise RuleError("spectator_delay_s must be a whole number of seconds, 0 or more")
+    _whole(o, "spectator_delay_s", 0, MAX_SPECTATOR_DELAY_S, "(seconds)")
     if o["spectator_policy"] not in ("public", "everything"):
         raise RuleError('spectator_policy must be "public" or "everything"')
     if o["final_game"] not in GAMES:
         raise RuleError(f"final_game must be one of {', '.join(GAMES)}")
-    if o["final_first_to"] is not None and (
-        not _is_int(o["final_first_to"]) or o["final_first_to"] < 1
-    ):
-        raise RuleError("final_first_to must be a whole number of at least 1")
+    if o["final_first_to"] is not None:
+        _whole(o, "final_first_to", 1, MAX_FIRST_TO, "(bouts), or none for the default")
     dm = o["death_match_first_to"]
     if isinstance(dm, Mapping):
-        bad = [g for g, n in dm.items() if g not in GAMES or not _is_int(n) or n < 1]
+        bad = [
+            g
+            for g, n in dm.items()
+            if g not in GAMES or not _is_int(n) or not 1 <= n <= MAX_FIRST_TO
+        ]
         if bad:
             raise RuleError(
-                "death_match_first_to maps games to a whole number of at least 1; "
+                f"death_match_first_to maps games to a whole number from 1 to {MAX_FIRST_TO}; "
                 f"not: {', '.join(map(str, bad))}"
             )
         o["death_match_first_to"] = dict(dm)
-    elif dm is not None and (not _is_int(dm) or dm < 1):
+    elif dm is not None and (not _is_int(dm) or not 1 <= dm <= MAX_FIRST_TO):
         raise RuleError(
-            "death_match_first_to must be a whole number of at least 1 (or one per game)"
+            f"death_match_first_to must be a whole number from 1 to {MAX_FIRST_TO} "
+            "(or one per game)"
         )
     if o["final_first_to"] is None and o["final_game"] == DOUBTING_LOVE_LETTER:
         o["final_first_to"] = FINAL_FIRST_TO_DLL
@@ -124,14 +133,10 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
     _check_length(o["final_game"], "final_first_to", o["final_first_to"])
     for game in pool:
         _check_length(game, "death_match_first_to", _death_match_length(o, game))
-    if not _is_int(o["candidates_per_round"]) or o["candidates_per_round"] < 1:
-        raise RuleError("candidates_per_round must be a whole number of at least 1")
+    _whole(o, "candidates_per_round", 1, MAX_CANDIDATES, "")
     if o["candidate_rule"] not in ("last", "winners_choose_any"):
         raise RuleError('candidate_rule must be "last" or "winners_choose_any"')
-    if not _is_int(o["step_deadline_s"]) or o["step_deadline_s"] < 0:
-        raise RuleError(
-            "step_deadline_s must be a whole number of seconds, 0 or more (0: no deadline)"
-        )
+    _whole(o, "step_deadline_s", 0, MAX_STEP_DEADLINE_S, "(seconds; 0: no deadline)")
     o["match_clock"] = _checked_clock(o["match_clock"], {o["final_game"], *pool})
     _check_schedule_options(o)
     if not isinstance(o["rated"], bool):
@@ -142,7 +147,7 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
 def _whole(o: Mapping[str, Any], key: str, low: int, high: int, what: str) -> None:
     v = o[key]
     if not _is_int(v) or not low <= v <= high:
-        raise RuleError(f"{key} must be a whole number from {low} to {high} {what}")
+        raise RuleError(f"{key} must be a whole number from {low} to {high} {what}".rstrip())
 
 
 def _check_schedule_options(o: dict[str, Any]) -> None:

@@ -338,6 +338,21 @@ def is_moderator(state: ShowState, username: str) -> bool:
     return username == state.organizer or username in state.moderators
 
 
+def seat_holder_ids(state: ShowState) -> frozenset[int]:
+    """The accounts that hold (or held) an entrant of the show: none of them
+    may moderate it, whatever names they go by."""
+    return frozenset(
+        uid for uid in state.held.values() if isinstance(uid, int) and not isinstance(uid, bool)
+    )
+
+
+def staff_ids(state: ShowState) -> frozenset[int]:
+    """The accounts with the organizer's or a moderator's rights now: those
+    appointed, less every account holding a seat in the show."""
+    ids = {state.organizer_id, *state.moderator_ids.values()}
+    return frozenset(i for i in ids if isinstance(i, int)) - seat_holder_ids(state)
+
+
 def current_round(state: ShowState) -> Round | None:
     for r in state.rounds:
         if r.status == STARTED:

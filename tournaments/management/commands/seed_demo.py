@@ -223,6 +223,7 @@ class Command(BaseCommand):
     def _bracket(self, player2, rng):
         """A single elimination of eight, running: bots play it out in `make
         run`, except player2's series, which waits for player2."""
+        host = ShowRecord.objects.get(name=LIVE_DEMO)
         stream = bs.create_bracket(
             name="Demo: cup (running bracket)",
             game="love-me-not",
@@ -232,6 +233,9 @@ class Command(BaseCommand):
             holders={e: (player2.pk if e == PLAYER2 else "bot:heuristic") for e in CUP},
             actor=ORGANIZER,
             rng=rng,
+            # the live show's moderators take the cup's disputes (README, "Security")
+            host_show=host.stream,
+            organizer_id=host.organizer_id,
         )
         # the first series not player2's are played now: the next round is open
         for m in Match.objects.filter(show_stream=stream, status="live").order_by("id")[1:3]:

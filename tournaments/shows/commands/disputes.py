@@ -48,7 +48,7 @@ def _file_dispute(b: _Builder, c: Mapping[str, Any]) -> None:
     if c.get("foreign") is True:
         raise RoleRequired(
             "only a player seated in that match or a moderator of its show may file a "
-            "dispute: it is not a match of this show or of a bracket"
+            "dispute: it is not a match of this show or of a bracket it hosts"
         )
     if not mod and not (b.role == PLAYER and c.get("seated") is True):
         raise RoleRequired(

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.core.protocol import RuleError
+from games.limits import MAX_EXTEND_S
 
 from ..builder import (
     _Builder,
@@ -28,6 +29,7 @@ from ..state import (
     current_round,
     inventory,
     is_moderator,
+    seat_holder_ids,
 )
 
 
@@ -79,6 +81,10 @@ def _appoint_moderator(b: _Builder, c: Mapping[str, Any]) -> None:
     user_id = c.get("user_id")
     if "user_id" in c and not _is_int(user_id):  # the platform names the account
         raise RuleError(f"{who} has no account on this platform: only an account can moderate")
+    if user_id is not None and user_id in seat_holder_ids(s):  # by account, whatever the name
+        raise RuleError(f"{who} holds a seat in this show and cannot moderate it")
+    if user_id is not None and user_id == s.organizer_id:
+        raise RuleError("the organizer is a moderator already")
     b.emit("moderator_appointed", {"username": who, "user_id": user_id})
 
 
@@ -158,8 +164,8 @@ def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
     if step not in TIMED_STEPS:
         raise RuleError(f"step must be one of {', '.join(TIMED_STEPS)}")
     secs = c.get("seconds")
-    if not isinstance(secs, (int, float)) or isinstance(secs, bool) or secs <= 0:
-        raise RuleError("seconds must be a positive number")
+    if not isinstance(secs, (int, float)) or isinstance(secs, bool) or not 0 < secs <= MAX_EXTEND_S:
+        raise RuleError(f"seconds must be a positive number, at most {MAX_EXTEND_S}")
     who = c.get("entrant")
     keys = [
         k
