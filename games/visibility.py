@@ -8,9 +8,10 @@ which view they may have:
 - the match's moderators (a show's organizer and appointed moderators; for a
   match outside any show, those named when it was created): the omniscient
   view, live; each opening of a live show match is recorded on the show;
-- everyone else: the public view as of ``now - spectator_delay_s`` (the
-  omniscient one under the show's policy "everything"); the full replay once
-  the end is older than the delay and the result is settled.
+- everyone else: the public view as of ``now - spectator_delay_s`` (under
+  the show's policy "everything", what the seats know together: every hand
+  and past move, never the deck, a deal's order or salt); the full replay
+  once the end is older than the delay and the result is settled.
 
 A match knows nothing of its show: the show facts come from a provider that
 the tournaments app registers at startup (``register_show_provider``).
@@ -25,7 +26,14 @@ from typing import Protocol
 
 from django.http import Http404
 
-from games.core.protocol import MODERATOR, MODERATOR_VIEW, SEAT, SPECTATOR_VIEW, Viewer
+from games.core.protocol import (
+    EVERY_SEAT_VIEW,
+    MODERATOR,
+    MODERATOR_VIEW,
+    SEAT,
+    SPECTATOR_VIEW,
+    Viewer,
+)
 
 PUBLIC = "public"
 EVERYTHING = "everything"
@@ -177,8 +185,12 @@ def window(match, viewer: Viewer, rows: list, *, fold, now: float | None = None)
         and fold(seen).finished
         and (not facts.show_stream or _settled(facts.show_stream, match.stream))
     )
-    everything = replay or facts.spectator_policy == EVERYTHING
-    return Window(seen, MODERATOR_VIEW if everything else SPECTATOR_VIEW, cut, replay)
+    if replay:
+        return Window(seen, MODERATOR_VIEW, cut, replay)
+    # "everything" is what the seats know at the cut, never the moderators' view
+    # (which holds the undealt deck, the order and the salt)
+    everything = facts.spectator_policy == EVERYTHING
+    return Window(seen, EVERY_SEAT_VIEW if everything else SPECTATOR_VIEW, cut, replay)
 
 
 def _settled(show_stream: str, match_stream: str) -> bool:
@@ -205,6 +217,24 @@ def show_cut(show_stream: str, user, *, live_for: frozenset[int] = frozenset(), 
             return None
     delay = facts.spectator_delay_s if facts is not None else 300.0
     return (clock() if now is None else now) - delay
+
+
+def version_at(stream: str, cut: float) -> int:
+    """The stream's newest version recorded at or before ``cut``, by the
+    database's clock (``recorded_at``, as matches are cut), never by the time
+    a command says it is; the first append (a show's announcement) always."""
+    from datetime import UTC, datetime
+
+    from django.db.models import Max
+
+    from eventlog.models import StoredEvent
+
+    rows = StoredEvent.objects.filter(stream=stream)
+    opened = rows.filter(version=1).values_list("recorded_at", flat=True).first()
+    if opened is None:
+        return 0
+    limit = max(datetime.fromtimestamp(cut, tz=UTC), opened)
+    return rows.filter(recorded_at__lte=limit).aggregate(v=Max("version"))["v"] or 0
 
 
 def show_policy(show_stream: str) -> str:

@@ -1,19 +1,15 @@
-"""The read models, read-only in the admin until the show pages come."""
+"""The read models, read-only in the admin, to superusers only: they hold
+live results, secret items and dispute texts (``is_staff`` grants nothing)."""
 
 from django.contrib import admin
+
+from eventlog.admin import SuperuserOnly
 
 from .models import BracketRecord, DisputeRecord, ItemRecord, ShowRecord
 
 
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+class ReadOnly(SuperuserOnly):
+    pass
 
 
 @admin.register(ShowRecord)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
@@ -42,6 +41,7 @@ from hooks import models as hook_models
 
 from . import bracket_services, show_services, shows
 from .models import BracketRecord, ShowRecord
+from .readmodels import show_status
 
 NDJSON = "application/x-ndjson"
 MAX_ENTRANTS = 64
@@ -399,21 +399,37 @@ SHOW_COMMAND_EXAMPLES = [
 
 
 # ---- shows --------------------------------------------------------------------
-def _load(record: ShowRecord):
-    state, _, _ = show_services.load(record.stream)
-    return state
+def _seen(record: ShowRecord, user):
+    """The show as ``user`` may see it: as of the delay, by the pages' own rule."""
+    from .views import show_as_seen
+
+    return show_as_seen(record.stream, user)[0]
 
 
-def _view(record: ShowRecord, acting: show_services.Acting, state=None) -> dict:
-    state = state or _load(record)
-    return shows.view(state, acting.role, acting.actor, now=time.time())
+def _view(record: ShowRecord, acting: show_services.Acting, user) -> dict:
+    return shows.view(_seen(record, user), acting.role, acting.actor)
+
+
+def _show_summary(record: ShowRecord, user) -> dict:
+    """A line of the list: the record's fields as of the caller's cut."""
+    line = ShowSummarySerializer(record).data
+    seen = _seen(record, user)
+    if seen.version != record.version:
+        line.update(
+            status=show_status(seen),
+            champion=seen.champion or "",
+            round_no=len([r for r in seen.rounds if r.status != "planned"]),
+            version=seen.version,
+        )
+    return line
 
 
 class ShowList(APIView):
     @extend_schema(responses=ShowSummarySerializer(many=True))
     def get(self, request):
         """The latest shows."""
-        return Response(ShowSummarySerializer(ShowRecord.objects.all()[:100], many=True).data)
+        records = ShowRecord.objects.all()[:100]
+        return Response([_show_summary(r, request.user) for r in records])
 
     @extend_schema(
         request=CreateShowSerializer,
@@ -450,7 +466,7 @@ class ShowView(APIView):
                 "id": record.pk,
                 "stream": record.stream,
                 "acting": {"role": acting.role, "name": acting.actor},
-                "show": _view(record, acting),
+                "show": _view(record, acting, request.user),
             }
         )
 
@@ -494,7 +510,7 @@ class ShowCommand(APIView):
         # a RoleRequired refusal is a 403 (the handler), any other RuleError a 422
         rows = show_services.command(record.stream, body.validated_data["command"], acting)
         return Response(
-            {"appended": [r.version for r in rows], "view": _view(record, acting)},
+            {"appended": [r.version for r in rows], "view": _view(record, acting, request.user)},
             status=status.HTTP_201_CREATED,
         )
 
@@ -505,7 +521,7 @@ class ShowPending(APIView):
         """Who must decide what, by when (as the caller may see the show)."""
         record = get_show(pk)
         acting = show_services.acting_for(record.stream, request.user)
-        return Response(_view(record, acting)["pending"])
+        return Response(_view(record, acting, request.user)["pending"])
 
 
 class ShowItems(APIView):
@@ -514,7 +530,7 @@ class ShowItems(APIView):
         """Inventories: the caller's own items (every entrant's for moderators)."""
         record = get_show(pk)
         acting = show_services.acting_for(record.stream, request.user)
-        view = _view(record, acting)
+        view = _view(record, acting, request.user)
         return Response({"inventories": view["inventories"], "item_counts": view["item_counts"]})
 
 
@@ -524,13 +540,12 @@ class ShowDisputes(APIView):
         """Disputes as the caller may see them."""
         record = get_show(pk)
         acting = show_services.acting_for(record.stream, request.user)
-        return Response({"disputes": _view(record, acting)["disputes"]})
+        return Response({"disputes": _view(record, acting, request.user)["disputes"]})
 
 
-def _public_log(record: ShowRecord, acting: show_services.Acting, state=None) -> list[dict]:
+def _public_log(record: ShowRecord, user) -> list[dict]:
     """The show's log as the page shows it: spectators see it with the delay."""
-    state = state or _load(record)
-    return shows.public_log(state, now=None if acting.role != shows.SPECTATOR else time.time())
+    return shows.public_log(_seen(record, user))
 
 
 class ShowLog(APIView):
@@ -538,8 +553,7 @@ class ShowLog(APIView):
     def get(self, request, pk):
         """The show's log: every step, item movement and ruling, as the caller may see it."""
         record = get_show(pk)
-        acting = show_services.acting_for(record.stream, request.user)
-        return Response({"events": _public_log(record, acting)})
+        return Response({"events": _public_log(record, request.user)})
 
 
 # ---- exports ------------------------------------------------------------------
@@ -579,8 +593,7 @@ class ShowExport(APIView):
         """A show's log, then each of its matches' history, as JSON lines:
         exactly what the caller may see (spectators: with the delay)."""
         record = get_show(pk)
-        acting = show_services.acting_for(record.stream, request.user)
-        lines = [{"stream": record.stream, **e} for e in _public_log(record, acting)]
+        lines = [{"stream": record.stream, **e} for e in _public_log(record, request.user)]
         for match in Match.objects.filter(show_stream=record.stream).order_by("id"):
             try:
                 lines.extend(_match_lines(match, request.user))
@@ -681,12 +694,27 @@ class CreateWebhookSerializer(serializers.Serializer):
         default="json",
         help_text='json (the event), or discord ({"content": "..."})',
     )
+    live = serializers.BooleanField(
+        default=False,
+        help_text="events at once, before the spectator delay (this show's organizer only; "
+        "by default each event goes out when spectators see it)",
+    )
 
 
 class DeliverySerializer(serializers.ModelSerializer):
     class Meta:
         model = hook_models.WebhookDelivery
-        fields = ["id", "kind", "stream", "version", "status", "attempts", "status_code", "error"]
+        fields = [
+            "id",
+            "kind",
+            "stream",
+            "version",
+            "status",
+            "due_at",
+            "attempts",
+            "status_code",
+            "error",
+        ]
 
 
 class WebhookSerializer(serializers.ModelSerializer):
@@ -700,6 +728,7 @@ class WebhookSerializer(serializers.ModelSerializer):
             "url",
             "kinds",
             "format",
+            "live",
             "active",
             "consecutive_failures",
             "disabled_reason",
@@ -765,6 +794,8 @@ class ShowWebhooks(APIView):
             format=data["format"],
             secret=hook_models.WebhookEndpoint.new_secret(),
             created_by=request.user.username,
+            owner_id=request.user.pk,
+            live=data["live"],
         )
         return Response(NewWebhookSerializer(hook).data, status=status.HTTP_201_CREATED)
 

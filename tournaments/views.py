@@ -29,9 +29,8 @@ def show_as_seen(stream: str, user, now: float | None = None):
     cut = visibility.show_cut(stream, user, live_for=live_for, now=now)
     if cut is None:
         return state, None
-    # the announcement (name, entrants, options) is public from the start
-    opened = state.log[0].data.get("at", cut) if state.log else cut
-    return shows.as_of(state, max(cut, opened)), cut
+    # one clock with the matches: what was recorded by the cut (the announcement always)
+    return shows.upto(state, visibility.version_at(stream, cut)), cut
 
 
 def _show_line(record: ShowRecord, user, now: float) -> dict:

@@ -33,7 +33,17 @@ from typing import Any
 from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
 from games.core.fields import shown, whole
 from games.core.frozen import replace
-from games.core.protocol import MODERATOR, SEAT, Ctx, Decision, Event, Outcome, RuleError, Viewer
+from games.core.protocol import (
+    EVERY_SEAT,
+    MODERATOR,
+    SEAT,
+    Ctx,
+    Decision,
+    Event,
+    Outcome,
+    RuleError,
+    Viewer,
+)
 from games.core.rules import FIRST_ALTERNATES, BoutRules, OptionSpec, int_option
 
 from . import bots as _bots
@@ -661,11 +671,12 @@ class BlevenRules(BoutRules):
         if state is None:
             return {}
         all_seen = viewer.kind == MODERATOR
+        every_hand = all_seen or viewer.kind == EVERY_SEAT
         me = viewer.seat if viewer.kind == SEAT and viewer.seat in state.seats else None
         dec = self._decision(state)
         fields = {}
         for s in state.seats:
-            if all_seen or s == me:
+            if every_hand or s == me:
                 fields[s] = list(state.hand(s))
         result = copy.deepcopy(dict(state.result)) if state.result is not None else None
         if result is not None and "fields" in result:
@@ -703,7 +714,7 @@ class BlevenRules(BoutRules):
             "fields": fields,
             "hand": list(state.hand(me)) if me is not None else None,
             "drawn": state.drawn
-            if (state.drawn is not None and (all_seen or me == state.turn))
+            if (state.drawn is not None and (every_hand or me == state.turn))
             else None,
             "bid": bid,
             "pending": {"seat": dec.seat, "kind": dec.kind, "deadline": dec.deadline}

@@ -15,6 +15,10 @@ from typing import Any
 MODERATOR = "moderator"
 SPECTATOR = "spectator"
 SEAT = "seat"
+# a spectator under a show's policy "everything": what the seats know
+# together (every hand, every seat's secret move), never the deck, a deal's
+# order or its salt (those stay the moderators' until the deal is revealed)
+EVERY_SEAT = "every_seat"
 
 
 class RuleError(Exception):
@@ -47,6 +51,8 @@ class Event:
             return self.data
         if viewer.kind == SEAT and viewer.seat in self.visible_to:
             return self.data
+        if viewer.kind == EVERY_SEAT and self.visible_to:
+            return self.data
         return self.public
 
     def to_json(self) -> dict:
@@ -70,7 +76,7 @@ class Event:
 
 @dataclass(frozen=True)
 class Viewer:
-    kind: str  # SEAT, MODERATOR or SPECTATOR
+    kind: str  # SEAT, MODERATOR, SPECTATOR or EVERY_SEAT
     seat: str | None = None
 
     @classmethod
@@ -80,6 +86,7 @@ class Viewer:
 
 MODERATOR_VIEW = Viewer(MODERATOR)
 SPECTATOR_VIEW = Viewer(SPECTATOR)
+EVERY_SEAT_VIEW = Viewer(EVERY_SEAT)
 
 
 @dataclass(frozen=True)

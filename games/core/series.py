@@ -32,6 +32,7 @@ from games.core.frozen import replace
 
 from .fields import check_fields
 from .protocol import (
+    EVERY_SEAT,
     MODERATOR,
     SEAT,
     Ctx,
@@ -565,7 +566,8 @@ class Series:
             "items": {
                 s: list(v)
                 for s, v in state.items.items()
-                if viewer.kind == MODERATOR or (viewer.kind == SEAT and viewer.seat == s)
+                if viewer.kind in (MODERATOR, EVERY_SEAT)
+                or (viewer.kind == SEAT and viewer.seat == s)
             },
             "pending": [
                 {"seat": d.seat, "kind": d.kind, "deadline": d.deadline}

@@ -40,6 +40,7 @@ from games.core.deal import commitment_of, new_salt, reveal_event
 from games.core.fields import shown
 from games.core.frozen import replace
 from games.core.protocol import (
+    EVERY_SEAT,
     MODERATOR,
     SEAT,
     Ctx,
@@ -1124,10 +1125,13 @@ class DoubtingLoveLetter(BoutRules):
     def view(self, state: BoutState, viewer: Viewer) -> dict:
         s = state
         mod = viewer.kind == MODERATOR
+        every_seat = mod or viewer.kind == EVERY_SEAT  # what the seats know, not the deck
         me = viewer.seat if viewer.kind == SEAT and viewer.seat in s.seats else None
         play = None
         if s.play is not None and s.phase in (CHALLENGE, GUESS):
-            play = {k: v for k, v in self._discard_view(s.play, mod, me).items() if k != "kind"}
+            play = {
+                k: v for k, v in self._discard_view(s.play, every_seat, me).items() if k != "kind"
+            }
         out: dict[str, Any] = {
             "seats": list(s.seats),
             "first": s.first,
@@ -1147,7 +1151,7 @@ class DoubtingLoveLetter(BoutRules):
             "immune": sorted(s.immune),
             "insurance_active": sorted(s.insurance),
             "plus_one_used": sorted(s.plus_one),
-            "discards": [self._discard_view(d, mod, me) for d in s.discards],
+            "discards": [self._discard_view(d, every_seat, me) for d in s.discards],
             "discard_sums": self.sums(s),
             "play": play,
             "showdown": dict(s.showdown) if s.showdown is not None else None,
@@ -1166,10 +1170,11 @@ class DoubtingLoveLetter(BoutRules):
             if s.phase == RIGGING and s.asked == me:
                 out["rig_takes"] = sorted(set(self._left_after_rigs(s)))  # what the rule allows
         if mod:
-            out["hands"] = {seat: list(h) for seat, h in s.hands.items()}
             out["deck"] = list(s.deck)
             out["order"] = list(s.order)
             out["salt"] = s.salt
+        if every_seat:
+            out["hands"] = {seat: list(h) for seat, h in s.hands.items()}
             out["bluffs_left"] = {
                 seat: s.options["bluffs_per_bout"] - s.bluffs[seat] for seat in s.seats
             }

@@ -40,6 +40,7 @@ from typing import Any
 from games.core.fields import shown, whole
 from games.core.frozen import replace
 from games.core.protocol import (
+    EVERY_SEAT,
     MODERATOR,
     SEAT,
     Ctx,
@@ -534,7 +535,8 @@ class HigherLowerRules(BoutRules):
         return {s: (state.chips if s == state.guesser else 0) for s in state.seats}
 
     def view(self, state: HLState, viewer: Viewer) -> dict:
-        omniscient = viewer.kind == MODERATOR
+        # the pick and the guess are moves already made: every seat's secrets are "everything"'s
+        omniscient = viewer.kind in (MODERATOR, EVERY_SEAT)
         me = viewer.seat if viewer.kind == SEAT else None
         role = state.role_of(me)
         out: dict[str, Any] = {

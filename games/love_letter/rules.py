@@ -40,6 +40,7 @@ from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
 from games.core.fields import shown
 from games.core.frozen import replace
 from games.core.protocol import (
+    EVERY_SEAT,
     MODERATOR,
     SEAT,
     Ctx,
@@ -603,10 +604,11 @@ class LoveLetterRules(BoutRules):
 
     def view(self, state: LoveLetterState, viewer: Viewer) -> dict:
         omniscient = viewer.kind == MODERATOR
+        every_hand = omniscient or viewer.kind == EVERY_SEAT
         me = viewer.seat if viewer.kind == SEAT and viewer.seat in state.seats else None
         hands = {}
         for s in state.seats:
-            if omniscient or s == me:
+            if every_hand or s == me:
                 hands[s] = [_c(c) for c in state.hand(s)]
             else:
                 hands[s] = None

@@ -35,6 +35,7 @@ from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
 from games.core.fields import shown
 from games.core.frozen import replace
 from games.core.protocol import (
+    EVERY_SEAT,
     MODERATOR,
     SEAT,
     Ctx,
@@ -367,10 +368,11 @@ class LoveMeNotRules(BoutRules):
     def view(self, state: LoveMeNotState, viewer: Viewer) -> dict:
         omniscient = viewer.kind == MODERATOR
         me = viewer.seat if viewer.kind == SEAT and viewer.seat in state.seats else None
-        open_all = omniscient or state.finished
+        # every tableau and pile is open to "everything" (each seat knows its own)
+        open_all = omniscient or state.finished or viewer.kind == EVERY_SEAT
         hands, tableaus, piles, choices = {}, {}, {}, {}
         for i, s in enumerate(state.seats):
-            mine = s == me or omniscient
+            mine = s == me or omniscient or viewer.kind == EVERY_SEAT
             hands[s] = list(state.hands[i]) if mine else None
             if mine or open_all:
                 tableaus[s] = list(state.tableaus[i])

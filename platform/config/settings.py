@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "ratings",
+    "broadcast",
     "api",
     "hooks",
     "reminders",
@@ -161,6 +162,8 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-deadlines": {"task": "clocks.sweep", "schedule": 2.0},
     "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},
+    # the webhook outbox: deliveries a crash left unqueued
+    "sweep-webhook-deliveries": {"task": "hooks.sweep", "schedule": 5.0},
 }
 # live sockets join their group again this often (seconds), catching up on what a
 # Redis restart (which empties the channel layer's groups) kept from them

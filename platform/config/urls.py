@@ -19,6 +19,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/", include("django.contrib.auth.urls")),  # password change and reset
+    path("", include("broadcast.urls")),  # the show board, TV, overlays, replays
     path("console/", include("tournaments.console.urls")),
     path("games/", include("games.urls")),
     path("shows/", include("tournaments.urls")),

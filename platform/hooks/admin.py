@@ -1,5 +1,7 @@
 from django.contrib import admin
 
+from eventlog.admin import SuperuserOnly
+
 from .models import WebhookDelivery, WebhookEndpoint
 
 
@@ -10,6 +12,8 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(SuperuserOnly):
+    """A pending delivery's body is a result the audience has not seen yet."""
+
     list_display = ["endpoint", "kind", "stream", "version", "status", "attempts", "status_code"]
     list_filter = ["status", "kind"]

@@ -8,8 +8,9 @@ class HooksConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from eventlog.store import on_append
+        from eventlog.store import on_append, register_projector
 
-        from .dispatch import dispatch_after_append
+        from .dispatch import outbox_projector, queue_after_commit
 
-        on_append(dispatch_after_append)
+        register_projector(outbox_projector)  # in the append's transaction
+        on_append(queue_after_commit)

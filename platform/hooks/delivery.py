@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import socket
 import ssl
+import time
 
 from django.conf import settings
 from django.db import transaction
@@ -71,11 +72,28 @@ def send(url: str, body: bytes, headers: dict, timeout: float) -> int:
 
 
 def attempt(delivery_id: int, now: float | None = None) -> float | None:
-    """Try once. Returns seconds to wait before the next try, or None when done."""
-    delivery = WebhookDelivery.objects.select_related("endpoint").get(pk=delivery_id)
+    """Try once, if it is due. Returns seconds to wait before the next try (or
+    until it is due), or None when done. The delivery's row stays locked
+    while it is sent: a worker that finds it locked leaves it (another is
+    sending it), so a task and the sweeper never send it twice."""
+    with transaction.atomic():
+        delivery = (
+            WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("endpoint")
+            .filter(pk=delivery_id)
+            .first()
+        )
+        if delivery is None or delivery.status != WebhookDelivery.PENDING:
+            return None  # gone, done, or being sent right now
+        moment = time.time() if now is None else now
+        due = delivery.due_at.timestamp() if delivery.due_at is not None else 0.0
+        if due > moment:
+            return due - moment  # behind the spectator delay
+        return _attempt(delivery, now)
+
+
+def _attempt(delivery: WebhookDelivery, now: float | None) -> float | None:
     endpoint = delivery.endpoint
-    if delivery.status != WebhookDelivery.PENDING:
-        return None
     if not endpoint.active:
         delivery.status, delivery.error = WebhookDelivery.FAILED, "the endpoint is disabled"
         delivery.save(update_fields=["status", "error"])

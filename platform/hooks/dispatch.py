@@ -1,16 +1,24 @@
-"""From the log to deliveries: after every committed append, the show and
-match events a show's hooks asked for become delivery rows, each sent by a
-Celery task. Payloads carry only what a spectator may see."""
+"""From the log to deliveries, through an outbox: inside the transaction of
+every append, the show and match events a show's hooks asked for become
+delivery rows, each due at its recorded time + the show's spectator delay
+(at once for an endpoint of the show's organizer that asked to be live).
+After the commit each is queued (a Celery task, or the embedded sender);
+the sweeper (hooks.outbox) sends whatever a crash left unqueued. Payloads
+carry only what a spectator may see."""
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
+from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Q
 
+from eventlog.store import followed_in_append
+from games import visibility
 from games.core.adapt import as_game_event
 from games.core.protocol import SPECTATOR_VIEW
 
@@ -56,8 +64,8 @@ def payload(endpoint: WebhookEndpoint, body: dict) -> str:
     return json.dumps(body, default=str)
 
 
-def _show_items(rows) -> list[tuple[str, str, int, dict]]:
-    """(show stream, kind, version, body) of the show events hooks care about."""
+def _show_items(rows) -> list[tuple[str, str, int, dict, object]]:
+    """(show stream, kind, version, body, recorded_at) of the show events hooks care about."""
     out = []
     for r in rows:
         kind = SHOW_KINDS.get(r.type)
@@ -81,26 +89,30 @@ def _show_items(rows) -> list[tuple[str, str, int, dict]]:
                     "text": _text(kind, r.type, data),
                     "data": data,
                 },
+                r.recorded_at,
             )
         )
     return out
 
 
-def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict]]:
+def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict, object]]:
     """A show's match moved: whose turn it is now (seats and steps only)."""
     from games import services
     from games.core.registry import series_for
     from games.models import Match
 
-    last = {}
+    last, recorded = {}, {}
     for r in rows:
-        last[r.stream] = r.version
+        last[r.stream], recorded[r.stream] = r.version, r.recorded_at
     out = []
     for match in Match.objects.filter(
         stream__in=list(last), show_stream__in=wanted_shows, status="live"
     ):
         # who must act and by when is public: no view needed (nor its spectator delay)
-        decisions = series_for(match.game).pending(services.load(match).state)
+        state = services.load(match).state
+        if state is None:  # only its creation record so far
+            continue
+        decisions = series_for(match.game).pending(state)
         pending = [{"seat": d.seat, "kind": d.kind, "deadline": d.deadline} for d in decisions]
         seats = sorted({p["seat"] for p in pending})
         if not seats:
@@ -119,16 +131,28 @@ def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict]
                     "pending": pending,
                     "text": f"{match.title or match.stream}: {', '.join(seats)} to move",
                 },
+                recorded[match.stream],
             )
         )
     return out
 
 
-def dispatch_after_append(rows) -> None:
+def _due(endpoint: WebhookEndpoint, recorded_at, facts) -> object:
+    """When a delivery may go: at the event's recorded time + the show's
+    spectator delay; at once only for a live endpoint of the show's organizer."""
+    if endpoint.live and facts is not None and endpoint.owner_id in facts.organizer_ids:
+        return recorded_at
+    delay = float(facts.spectator_delay_s) if facts is not None else 300.0
+    return recorded_at + timedelta(seconds=delay)
+
+
+def record_deliveries(rows) -> int:
+    """The outbox: the delivery rows of one append, written in its transaction
+    (a retried append writes none twice). Returns how many were written."""
     show_rows = [r for r in rows if r.stream.startswith("show-")]
     match_rows = [r for r in rows if r.stream.startswith("match-")]
     if not show_rows and not match_rows:
-        return
+        return 0
     from games.models import Match
 
     # one query: the active hooks of the shows these rows belong to
@@ -138,30 +162,68 @@ def dispatch_after_append(rows) -> None:
         touched |= Q(show_stream__in=of_matches.values("show_stream"))
     endpoints = list(WebhookEndpoint.objects.filter(touched, active=True))
     if not endpoints:
-        return
+        return 0
     items = _show_items(show_rows)
     turn_shows = {e.show_stream for e in endpoints if "your_turn" in e.kinds}
     if match_rows and turn_shows:
         items += _turn_items(match_rows, turn_shows)
-    for show_stream, kind, version, body in items:
-        for endpoint in endpoints:
-            if endpoint.show_stream != show_stream or kind not in endpoint.kinds:
-                continue
-            try:
-                with transaction.atomic():
-                    delivery = WebhookDelivery.objects.create(
-                        endpoint=endpoint,
-                        kind=kind,
-                        stream=body["stream"],
-                        version=version,
-                        body=payload(endpoint, body),
-                    )
-            except IntegrityError:
-                continue  # already recorded
-            enqueue(delivery.pk)
+    facts = {s: visibility.show_facts(s) for s in {e.show_stream for e in endpoints}}
+    made = [
+        WebhookDelivery(
+            endpoint=endpoint,
+            kind=kind,
+            stream=body["stream"],
+            version=version,
+            body=payload(endpoint, body),
+            due_at=_due(endpoint, recorded_at, facts[show_stream]),
+        )
+        for show_stream, kind, version, body, recorded_at in items
+        for endpoint in endpoints
+        if endpoint.show_stream == show_stream and kind in endpoint.kinds
+    ]
+    WebhookDelivery.objects.bulk_create(made, ignore_conflicts=True)
+    return len(made)
 
 
-def enqueue(delivery_id: int) -> None:
+# the rows of the append being projected, until its last one
+_append = threading.local()
+
+
+def outbox_projector(row) -> None:
+    """Runs inside every append's transaction (a projector): once the append's
+    last row is projected, its deliveries are written. A rebuild replays rows
+    that carry no append mark: nothing is sent again."""
+    if not hasattr(row, "followed_in_append"):
+        return
+    rows = getattr(_append, "rows", None) or []
+    if rows and (rows[-1].stream != row.stream or rows[-1].version + 1 != row.version):
+        rows = []  # what an append that failed left behind
+    rows.append(row)
+    if followed_in_append(row):
+        _append.rows = rows
+        return
+    _append.rows = []
+    try:
+        with transaction.atomic():  # a savepoint: a broken hook never undoes a move
+            record_deliveries(rows)
+    except Exception:
+        log.exception("could not record the webhook deliveries of %s", row.stream)
+
+
+def queue_after_commit(rows) -> None:
+    """After the commit: queue the deliveries the append wrote (the sweeper
+    sends them anyway if this never runs)."""
+    streams = {r.stream for r in rows if r.stream.startswith(("show-", "match-"))}
+    if not streams:
+        return
+    first = min(r.version for r in rows)
+    for pk, due_at in WebhookDelivery.objects.filter(
+        stream__in=streams, version__gte=first, status=WebhookDelivery.PENDING, attempts=0
+    ).values_list("pk", "due_at"):
+        enqueue(pk, due_at)
+
+
+def enqueue(delivery_id: int, due_at=None) -> None:
     if settings.CELERY_BROKER_URL.startswith("memory://"):
         from . import embedded
 
@@ -170,6 +232,6 @@ def enqueue(delivery_id: int) -> None:
     from .tasks import deliver
 
     try:
-        deliver.apply_async(args=[delivery_id])
+        deliver.apply_async(args=[delivery_id], eta=due_at)
     except Exception:  # never fail a move because a hook could not be queued
         log.exception("could not queue webhook delivery %s", delivery_id)

@@ -17,6 +17,11 @@ class WebhookEndpoint(models.Model):
     format = models.CharField(max_length=10, default="json")  # json | discord
     secret = models.CharField(max_length=64)
     created_by = models.CharField(max_length=150)
+    # the account that registered it: "live" holds only while it is the show's organizer
+    owner_id = models.PositiveBigIntegerField(null=True, blank=True)
+    # events at once rather than at the show's spectator delay (the organizer's own
+    # endpoint only, by choice): see the README, "Webhooks"
+    live = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     active = models.BooleanField(default=True)
     consecutive_failures = models.PositiveIntegerField(default=0)
@@ -34,6 +39,12 @@ class WebhookEndpoint(models.Model):
 
 
 class WebhookDelivery(models.Model):
+    """One event for one endpoint: the outbox. Written in the transaction that
+    appends the event, so a crash after the commit loses nothing; sent once it
+    is due (its recorded time + the show's delay) by whoever gets to it first
+    (the task queued after the commit, the sweeper); sent at most once per
+    try, never again once delivered."""
+
     PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 
     endpoint = models.ForeignKey(
@@ -48,8 +59,11 @@ class WebhookDelivery(models.Model):
     status_code = models.PositiveIntegerField(null=True, blank=True)
     error = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # not before: the event's recorded time (the database's clock) + the show's delay
+    due_at = models.DateTimeField(null=True, blank=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]
         unique_together = [("endpoint", "stream", "version", "kind")]
+        indexes = [models.Index(fields=["status", "due_at"], name="hooks_delivery_due_idx")]

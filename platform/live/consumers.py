@@ -26,6 +26,7 @@ from django.http import HttpRequest
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.utils import translation
 
+from broadcast import viewers
 from eventlog.store import read
 from games import services, visibility
 from games.core.protocol import SPECTATOR_VIEW
@@ -81,6 +82,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         except Exception as exc:  # the layer away (Redis restarting): joined again later
             log.warning("socket of match %s could not join its group: %s", self.pk, exc)
         self.groups.append(self.group)  # discarded on disconnect
+        await viewers.joined(self)  # the viewer counts (broadcast.viewers)
         if self.viewer.kind == SPECTATOR_VIEW.kind:
             # read once joined: what was appended before is held, what comes after announced
             self._hold_all(await database_sync_to_async(self._pending)())
@@ -120,6 +122,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         return sorted((v, d) for d, v in due.items())
 
     async def disconnect(self, code):
+        await viewers.left(self)
         for pending in (
             getattr(self, "release", None),
             getattr(self, "releasing", None),  # a release rendering right now

@@ -43,13 +43,19 @@ def _disqualify_one(stream):
 
 
 def _hooked_show(receiver):
-    User.objects.create_user("olga")
+    olga = User.objects.create_user("olga")
     User.objects.create_user("mia")
     stream = ss.create_show(
         name="Hooked", organizer="olga", entrants=["ana", "ben", "cal", "dee"], options={}
     )
+    # the organizer's own endpoint, live: not held for the spectator delay (test_hooks_outbox)
     hook = WebhookEndpoint.objects.create(
-        show_stream=stream, url=receiver.url, kinds=["elimination", "ruling"], secret="k" * 64
+        show_stream=stream,
+        url=receiver.url,
+        kinds=["elimination", "ruling"],
+        secret="k" * 64,
+        owner_id=olga.pk,
+        live=True,
     )
     return stream, hook
 

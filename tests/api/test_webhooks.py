@@ -48,7 +48,13 @@ def make_show(holders):
         organizer="olga",
         entrants=ENTRANTS,
         holders=holders,
-        options={"step_deadline_s": 0, "death_match_first_to": 1, "final_first_to": 1},
+        # no spectator delay: deliveries are due at once (the delay: test_hooks_outbox.py)
+        options={
+            "step_deadline_s": 0,
+            "death_match_first_to": 1,
+            "final_first_to": 1,
+            "spectator_delay_s": 0,
+        },
     )
     ss.command(
         stream, {"type": "appoint_moderator", "username": "mia"}, ss.Acting("olga", "organizer")

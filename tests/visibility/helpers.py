@@ -2,8 +2,12 @@
 
 import random
 
+from django.contrib.auth.models import User
+
 from eventlog.store import read
 from games import services
+
+ENTRANTS = ["ana", "ben", "cal", "dee"]
 
 
 def bot_match(game="love-me-not", seats=("ana", "ben"), seed=1, moves=None, **kw):
@@ -29,3 +33,33 @@ def seated_match(users, game="love-me-not", seed=1, **kw):
 
 def times(match):
     return [(r.version, r.recorded_at.timestamp()) for r in read(match.stream)]
+
+
+def played_show(t0):
+    """A show with a 300 s spectator delay, played by bots to its champion on
+    a clock from ``t0``: (olga its organizer, its record, its state, the end)."""
+    from tournaments import autopilot
+    from tournaments import show_services as ss
+    from tournaments.models import ShowRecord
+
+    olga = User.objects.create_user("olga", password="pw-123456")
+    rng = random.Random(4)
+    stream = ss.create_show(
+        name="Friday night",
+        organizer="olga",
+        entrants=ENTRANTS,
+        options={
+            "death_match_first_to": 1,
+            "final_first_to": 1,
+            "step_deadline_s": 0,
+            "game_pool": ["love-me-not", "higher-lower"],
+            "spectator_delay_s": 300,
+        },
+        holders={e: "bot:heuristic" for e in ENTRANTS},
+        now=t0,
+        rng=rng,
+    )
+    end = autopilot.run(stream, rng, start=t0)
+    state = ss.load(stream)[0]
+    assert state.champion
+    return olga, ShowRecord.objects.get(stream=stream), state, end

@@ -9,7 +9,14 @@ from eventlog.store import read
 from games import services, visibility
 from games.core.adapt import redact
 from games.core.playout import bot_command
-from games.core.protocol import MODERATOR_VIEW, SEAT, SPECTATOR_VIEW, RuleError, Viewer
+from games.core.protocol import (
+    EVERY_SEAT_VIEW,
+    MODERATOR_VIEW,
+    SEAT,
+    SPECTATOR_VIEW,
+    RuleError,
+    Viewer,
+)
 from games.core.registry import series_for
 from games.visibility import NotVisibleYet
 
@@ -189,16 +196,18 @@ def test_a_show_match_replay_waits_for_a_settled_result(fake_shows):
     assert services.view_for(match, SPECTATOR_VIEW)["replay"] is True
 
 
-def test_show_policy_everything_gives_spectators_the_omniscient_view_as_of_the_delay(
+def test_show_policy_everything_gives_spectators_every_seats_view_as_of_the_delay(
     fake_shows,
 ):
     show = fake_shows.add("fake-show-x", delay=30, policy="everything")
     match = bot_match(show_stream=show, moves=8)
     rows = read(match.stream)
     cut = rows[len(rows) // 2].recorded_at.timestamp()
-    seen, expected = public_at(match, cut, MODERATOR_VIEW)
+    seen, expected = public_at(match, cut, EVERY_SEAT_VIEW)
     got = services.view_for(match, SPECTATOR_VIEW, now=cut + 30)
     assert got["version"] == seen[-1].version and got["bout"] == expected["bout"]
+    # every hand, but not the moderators' deck
+    assert None not in got["bout"]["hands"].values() and got["bout"]["deck"] is None
 
 
 def test_an_omniscient_opening_of_a_live_show_match_is_recorded(client, fake_shows):

@@ -57,7 +57,7 @@ each moderator's; the services map a user to a role by id, never by name
 from .commands.schedule import check_in_opens_at, due, next_due
 from .creation import create_show
 from .decide import COMMANDS, decide
-from .evolve import EVENT_TYPES, as_of, evolve, fold, replay
+from .evolve import EVENT_TYPES, as_of, evolve, fold, replay, upto
 from .options import (
     DEATH_MATCH_FIRST_TO_DLL,
     DEFAULT_OPTIONS,
@@ -212,6 +212,7 @@ __all__ = [
     "replay",
     "EVENT_TYPES",
     "as_of",
+    "upto",
     "view",
     "public_log",
     "events_for",

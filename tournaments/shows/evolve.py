@@ -515,6 +515,11 @@ _EVOLVERS = {
 EVENT_TYPES = tuple(_EVOLVERS)
 
 
+def upto(state: ShowState, version: int) -> ShowState:
+    """The show as it stood at ``version`` (its first ``version`` events)."""
+    return state if version >= len(state.log) else fold(state.log[:version])
+
+
 def as_of(state: ShowState, t: float) -> ShowState:
     """The show as it stood at time ``t`` (events recorded after ``t`` left out)."""
     kept = []

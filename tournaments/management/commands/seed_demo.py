@@ -6,6 +6,7 @@ import time
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 
+from broadcast import overlays
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.core.registry import available
@@ -55,11 +56,14 @@ class Command(BaseCommand):
         self._finished_show(org, mods, rng)
         with held():  # the scene is set step by step; the autopilot takes over after
             self._live_show(org, mods, player, rng)
+        self._broadcast(org)
         self._bracket(player2, rng)
         self._game_matches(player, player2, rng)
         self._scheduled_show(org, mods)
         self._leagues(org, player, player2, rng)
-        self.stdout.write(self.style.SUCCESS("demo seeded: open http://127.0.0.1:8000/"))
+        self.stdout.write(
+            self.style.SUCCESS("demo seeded: `make run` serves it next (Serving on ...)")
+        )
 
     def _user(self, name, role, superuser=False):
         """The account, with a fresh password printed (the old one stops working)."""
@@ -159,6 +163,18 @@ class Command(BaseCommand):
             self.stdout.write(f"seeded a live show: {live} is being played by bots now")
         else:
             self.stdout.write("seeded a live show (waiting for its next step)")
+
+    def _broadcast(self, org):
+        """The live show's board, TV and a stream overlay link (made now: only
+        its hash is kept, so this is the one time it is printed)."""
+        record = ShowRecord.objects.get(name=LIVE_DEMO)
+        token = overlays.rotate(record, org)
+        site = "http://127.0.0.1:8000"
+        self.stdout.write(
+            f"broadcast of {record.name}: board {site}/shows/{record.pk}/board/ , "
+            f"TV {site}/shows/{record.pk}/tv/ , overlay (e.g. in OBS) "
+            f"{site}/overlay/{token}/scoreboard/ (also bracket, featured, hands)"
+        )
 
     def _scheduled_show(self, org, mods):
         """A weekly template, and its next show open for registration now: check-in

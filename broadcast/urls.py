@@ -1,0 +1,13 @@
+from django.urls import path
+
+from . import views
+
+app_name = "broadcast"
+urlpatterns = [
+    path("shows/<int:pk>/board/", views.board, name="board"),
+    path("shows/<int:pk>/tv/", views.tv, name="tv"),
+    path("shows/<int:pk>/overlays/", views.overlay_links, name="overlay_links"),
+    path("overlay/<str:token>/<slug:kind>/", views.overlay, name="overlay"),
+    path("games/matches/<int:pk>/replay/", views.replay, name="replay"),
+    path("games/matches/<int:pk>/viewers/", views.match_viewers, name="match_viewers"),
+]

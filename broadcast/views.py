@@ -1,0 +1,138 @@
+"""The broadcast's pages: thin views over board.py, overlays.py and the
+match services. The board, TV and overlays are what spectators see, for
+everyone (a broadcast has one cut); the replay is the match's own policy's."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.http import require_http_methods
+
+from games import services as match_services
+from games.core.protocol import RuleError
+from games.models import Match
+from games.tables import table_for
+from tournaments.models import ShowRecord
+
+from . import overlays, viewers
+from .board import board_for, featured
+
+IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
+
+def _board(request, pk, template):
+    record = get_object_or_404(ShowRecord, pk=pk)
+    context = board_for(record)
+    return render(request, template, context)
+
+
+def board(request, pk):
+    """The show board: the full page, or (htmx, every few seconds) its fragment."""
+    template = "broadcast/_board.html" if request.htmx else "broadcast/board.html"
+    return _board(request, pk, template)
+
+
+def tv(request, pk):
+    """TV: the show's featured match, full page or (htmx) fragment."""
+    record = get_object_or_404(ShowRecord, pk=pk)
+    context = board_for(record)
+    context["featured"] = featured(record, context["live"])
+    template = "broadcast/_tv.html" if request.htmx else "broadcast/tv.html"
+    return render(request, template, context)
+
+
+@xframe_options_exempt  # a streaming tool may frame it; it holds nothing private
+def overlay(request, token, kind):
+    """A transparent page for a streaming tool's browser source, opened by the
+    show's current secret link only (an old or wrong link: 404)."""
+    if kind not in overlays.KINDS:
+        raise Http404(_("no such overlay"))
+    record = overlays.show_for(token)
+    if record is None:
+        raise Http404(_("This overlay link is not (or no longer) valid."))
+    context = board_for(record)
+    if kind in ("featured", "hands"):
+        context["featured"] = featured(record, context["live"])
+    context.update(kind=kind, token=token)
+    template = f"broadcast/overlay/_{kind}.html" if request.htmx else "broadcast/overlay.html"
+    return render(request, template, context)
+
+
+@never_cache  # the new link is shown once: no copy kept on the way
+@require_http_methods(["GET", "POST"])
+@login_required
+def overlay_links(request, pk):
+    """The organizer's page of the show's overlay links: a new secret link is
+    made (and the old one stops working) with a POST; it is shown once."""
+    record = get_object_or_404(ShowRecord, pk=pk)
+    if not overlays.is_organizer(record.stream, request.user):
+        raise PermissionDenied(_("Only the show's organizer may see its overlay links."))
+    token = None
+    if request.method == "POST":
+        key = request.POST.get("idempotency_key", "")
+        if key and not IDEMPOTENCY_KEY.fullmatch(key):
+            return HttpResponseBadRequest(
+                _("idempotency_key: 1 to 64 letters, digits or _.:- only")
+            )
+        token = overlays.rotate(record, request.user, idempotency_key=key)
+    links = []
+    if token is not None:
+        links = [
+            (kind, request.build_absolute_uri(reverse("broadcast:overlay", args=[token, kind])))
+            for kind in overlays.KINDS
+        ]
+    return render(
+        request,
+        "broadcast/overlay_links.html",
+        {
+            "show": record,
+            "links": links,
+            "made_at": overlays.made_at(record),
+            "repeated": request.method == "POST" and token is None,
+            "request_key": uuid.uuid4().hex,
+        },
+    )
+
+
+def replay(request, pk):
+    """A finished match, step by step: ``?v=N`` opens (and links) step N; the
+    htmx fetch of a step gets the table alone. The policy decides whether the
+    replay is open to this viewer (else 403 in words)."""
+    match = get_object_or_404(Match, pk=pk)
+    viewer = match_services.viewer_for(match, request.user, record=False)
+    step = request.GET.get("v")
+    if step is not None and not (step.isascii() and step.isdigit() and len(step) < 9):
+        return HttpResponseBadRequest(_("v must be a step number"))
+    try:
+        full = table_for(match, viewer, at=10**9)  # the last step: every line of the history
+        table = table_for(match, viewer, at=int(step)) if step is not None else None
+    except RuleError as exc:
+        raise PermissionDenied(str(exc)) from None
+    spoiler_free = request.GET.get("spoilers") == "off"
+    if table is None:
+        table = table_for(match, viewer, at=2) if spoiler_free else full
+    context = {
+        "match": match,
+        "table": table,
+        "lines": full.history,
+        "first": 2,
+        "last": full.latest,
+        "spoiler_free": spoiler_free,
+    }
+    template = "broadcast/_replay_step.html" if request.htmx else "broadcast/replay.html"
+    return render(request, template, context)
+
+
+def match_viewers(request, pk):
+    """How many spectators watch a match now (a small fragment)."""
+    match = get_object_or_404(Match, pk=pk)
+    return render(request, "broadcast/_viewers.html", {"viewers": viewers.match_count(match.pk)})
