@@ -97,8 +97,7 @@ def table_html(match, at):
 
 
 def test_the_show_page_lists_a_match_not_open_yet_with_when_it_opens(monkeypatch):
-    for name in ("olga",):
-        User.objects.get_or_create(username=name)
+    olga, _ = User.objects.get_or_create(username="olga")
     stream = ss.create_show(
         name="Late night",
         organizer="olga",
@@ -115,3 +114,9 @@ def test_the_show_page_lists_a_match_not_open_yet_with_when_it_opens(monkeypatch
     assert TITLE not in html
     assert 'data-refresh="5"' in html  # the page brings itself up to date
     assert f"Spectators see this show {DELAY} s late." in html
+    # the organizer's console brings its status and log up to date by itself
+    console = Client()
+    console.force_login(olga)
+    html = console.get(f"/console/shows/{show.pk}/").content.decode()
+    assert 'id="console-live" data-refresh="5"' in html
+    assert 'id="console-log" data-refresh="5"' in html and "js/refresh.js" in html
