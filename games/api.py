@@ -533,6 +533,7 @@ class MatchCommand(APIView):
             viewer.seat,
             body.validated_data["command"],
             actor=request.user.username,
+            account=request.user.pk,
             command_id=body.validated_data.get("command_id") or None,
         )
         versions = [r.version for r in rows]
