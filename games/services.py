@@ -8,7 +8,6 @@ and appends with the version it folded, so two writers never both win.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import threading
 import time
@@ -31,6 +30,7 @@ from eventlog.store import (
     command_fingerprint,
     read,
     replayed,
+    stream_named_by,
     system_command_id,
 )
 from games.core.adapt import as_game_event, redact
@@ -310,7 +310,7 @@ def create_match(
     if key:
         # the stream is named by (actor, id), so a retry, even one racing
         # the first try, meets the same stream and answers with its match
-        stream = "match-" + hashlib.sha256(f"{actor}\0{key}".encode()).hexdigest()[:16]
+        stream = stream_named_by("match-", actor, key)
     created = NewEvent(
         "match_created",
         {

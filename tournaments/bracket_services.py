@@ -12,7 +12,14 @@ from typing import Any
 
 from django.db import transaction
 
-from eventlog.store import ConcurrencyError, NewEvent, append
+from eventlog.store import (
+    ConcurrencyError,
+    NewEvent,
+    append,
+    command_fingerprint,
+    replayed,
+    stream_named_by,
+)
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.core.registry import rules_for
@@ -60,13 +67,16 @@ def create_bracket(
     rng: random.Random | None = None,
     now: float | None = None,
     rated: bool = True,
+    command_id: str | None = None,
+    account: int | None = None,
 ) -> str:
     """Create a bracket and open its first series; returns the stream.
 
     ``first_to``: one series length for all, or per round label (``R1``,
     ``GF``...; missing rounds take the game's default). ``holders`` maps an
     entrant to a user id or ``bot:<kind>``; ``rated``: its series count for
-    the players' ratings."""
+    the players' ratings. A ``command_id`` sent again by the same account for
+    the same bracket returns the bracket it made first."""
     rules_for(game)  # an unknown game is refused here
     if not name.strip():
         raise RuleError("give the bracket a name")
@@ -87,11 +97,26 @@ def create_bracket(
         rated=rated,
     )
     stream = f"bracket-{uuid.uuid4().hex[:16]}"
+    key = fingerprint = None
+    if command_id:
+        key = match_services.command_key(command_id)
+        sender = f"user:{account}" if account is not None else f"actor:{actor}"
+        fingerprint = command_fingerprint(sender, created)
+        stream = stream_named_by("bracket-", sender, key)
+        if replayed(stream, key, fingerprint):
+            return stream
     with transaction.atomic():
-        append(
-            stream, 0, [NewEvent(created["type"], created["data"])], actor=actor, role="organizer"
+        rows = append(
+            stream,
+            0,
+            [NewEvent(created["type"], created["data"])],
+            actor=actor,
+            role="organizer",
+            command_id=key,
+            fingerprint=fingerprint,
         )
-        _open_pending(stream, rng=rng, now=now)
+        if not rows.replay:
+            _open_pending(stream, rng=rng, now=now)
     return stream
 
 

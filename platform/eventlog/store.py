@@ -112,6 +112,13 @@ def command_fingerprint(account: Any, body: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def stream_named_by(prefix: str, sender: Any, command_id: str) -> str:
+    """The stream a client's creating command (a new match, show, bracket)
+    opens, named by its sender and id: a retry, even one racing the first
+    try, meets the same stream and is answered with what the first made."""
+    return prefix + hashlib.sha256(f"{sender}\0{command_id}".encode()).hexdigest()[:16]
+
+
 def _checked(command_id: str | None) -> str | None:
     if command_id is not None and not (0 < len(command_id) <= COMMAND_ID_MAX):
         raise ValueError(f"a command id is 1 to {COMMAND_ID_MAX} characters long")
