@@ -23,7 +23,7 @@ from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime
 
 from eventlog.models import StoredEvent
-from eventlog.readmodels import first_event_id, read_model
+from eventlog.readmodels import first_event_id, read_model, stable_id
 from games.core.adapt import as_game_event
 
 from . import brackets
@@ -241,6 +241,7 @@ def project_bracket(row):
     record.series.all().delete()
     BracketSeriesRecord.objects.bulk_create(
         BracketSeriesRecord(
+            id=stable_id("series", record.pk, s.id),
             bracket=record,
             series_id=s.id,
             round=s.round,
@@ -324,13 +325,17 @@ def _project_show_rows(record, before, state):
     if stale:
         record.entrants.filter(name__in=stale).delete()
     ShowEntrantRecord.objects.bulk_create(
-        ShowEntrantRecord(show=record, name=e, status=status, position=i) for i, e, status in fresh
+        ShowEntrantRecord(
+            id=stable_id("entrant", record.pk, e), show=record, name=e, status=status, position=i
+        )
+        for i, e, status in fresh
     )
     stale, fresh = _changed(dict(before.items), dict(state.items))
     if stale:
         record.items.filter(item_id__in=stale).delete()
     ItemRecord.objects.bulk_create(
         ItemRecord(
+            id=stable_id("item", record.pk, it.id),
             show=record,
             item_id=it.id,
             item=it.item,
@@ -347,6 +352,7 @@ def _project_show_rows(record, before, state):
         record.disputes.filter(dispute_id__in=stale).delete()
     DisputeRecord.objects.bulk_create(
         DisputeRecord(
+            id=stable_id("dispute", record.pk, d.id),
             show=record,
             dispute_id=d.id,
             target_stream=d.target_stream,

@@ -243,7 +243,7 @@ def _command_key(
     return key, command_fingerprint(sender, body)
 
 
-def register(stream: str, user, *, now: float | None = None) -> list:
+def register(stream: str, user, *, now: float | None = None, command_id: str | None = None) -> list:
     """``user`` registers for a scheduled show (the platform vouches for the
     account: its id and name go into the show's log)."""
     if user is None or not user.is_authenticated:
@@ -253,6 +253,8 @@ def register(stream: str, user, *, now: float | None = None) -> list:
         {"type": "register", "user_id": user.pk, "username": user.username},
         Acting(user.username, shows.SYSTEM),
         now=now,
+        command_id=command_id,
+        account=user.pk,
     )
 
 

@@ -196,3 +196,19 @@ def test_a_double_clicked_dashboard_grant_writes_once(client, staffed_show):
         resp = client.post(f"/shows/{record.pk}/dashboard/act", form)
         assert resp.status_code == 302, resp.content.decode()[-2000:]
     assert len(items_of(record.stream)) == 1
+
+
+def test_a_retried_invitation_is_the_same_invitation(client, staffed_show):
+    record, users = staffed_show
+    client.force_login(users["olga"])
+    url = f"/api/shows/{record.pk}/invitations"
+    body = {"entrant": "ana", "command_id": "invite-ana"}
+    first = client.post(url, body, content_type="application/json")
+    again = client.post(url, body, content_type="application/json")
+    assert first.status_code == 201 and again.status_code == 201, (first.content, again.content)
+    assert first.json()["id"] == again.json()["id"]
+    assert len(ss.load(record.stream)[0].invitations) == 1
+    # the same id for another entrant is another command: refused
+    other = client.post(url, {**body, "entrant": "ben"}, content_type="application/json")
+    assert other.status_code == 409, other.content
+    assert len(ss.load(record.stream)[0].invitations) == 1
