@@ -70,7 +70,8 @@ def refusals(*codes: int) -> dict:
         401: "no or a bad login or token (not_authenticated, bad_token)",
         403: "the caller's role may not do this (permission_denied)",
         404: "no such match (not_found)",
-        409: "the match moved on meanwhile (conflict, with current_version)",
+        409: "the stream moved on meanwhile (conflict, with current_version), or the "
+        "command_id was used for another command or by another account (command_id_reused)",
         413: "the body is too large (too_large)",
         422: "a rule refused it, in the rule's words (rule)",
         429: "too many commands; see Retry-After (throttled)",
@@ -382,7 +383,7 @@ class MatchList(APIView):
 
     @extend_schema(
         request=CreateMatchSerializer,
-        responses={201: MatchSummarySerializer, **refusals(400, 401, 403, 413, 422)},
+        responses={201: MatchSummarySerializer, **refusals(400, 401, 403, 409, 413, 422)},
     )
     def post(self, request):
         """Organizers (the permission games.add_match) create a match, time

@@ -422,7 +422,7 @@ class ShowList(APIView):
 
     @extend_schema(
         request=CreateShowSerializer,
-        responses={201: ShowSummarySerializer, **refusals(400, 401, 403, 413, 422)},
+        responses={201: ShowSummarySerializer, **refusals(400, 401, 403, 409, 413, 422)},
     )
     def post(self, request):
         """Organizers (permission tournaments.add_showrecord) create a show; the caller
@@ -623,7 +623,7 @@ class BracketList(APIView):
 
     @extend_schema(
         request=CreateBracketSerializer,
-        responses={201: BracketViewSerializer, **refusals(400, 401, 403, 413, 422)},
+        responses={201: BracketViewSerializer, **refusals(400, 401, 403, 409, 413, 422)},
         examples=[
             OpenApiExample(
                 "Eight bots, single elimination",

@@ -91,7 +91,7 @@ class ShowInvitations(APIView):
 
     @extend_schema(
         request=CreateInvitationSerializer,
-        responses={201: NewInvitationSerializer, **refusals(400, 401, 403, 404, 413, 422)},
+        responses={201: NewInvitationSerializer, **refusals(400, 401, 403, 404, 409, 413, 422)},
         examples=[OpenApiExample("Invite a person to hold ana", {"entrant": "ana"})],
     )
     def post(self, request, pk):
@@ -139,7 +139,7 @@ class AcceptInvitation(APIView):
 
     @extend_schema(
         request=AcceptInvitationSerializer,
-        responses={200: AcceptedSerializer, **refusals(400, 401, 413, 422, 429)},
+        responses={200: AcceptedSerializer, **refusals(400, 401, 409, 413, 422, 429)},
     )
     def post(self, request):
         """Accept a show invitation: the caller's account (logged in, or an

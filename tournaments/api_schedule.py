@@ -95,7 +95,7 @@ class ShowRegister(APIView):
 
     @extend_schema(
         request=RegisterSerializer,
-        responses={201: ShowSummarySerializer, **refusals(401, 403, 404, 409, 422, 429)},
+        responses={201: ShowSummarySerializer, **refusals(400, 401, 403, 404, 409, 422, 429)},
     )
     def post(self, request, pk):
         """Register the caller for a scheduled show with open registration (a seat,

@@ -51,21 +51,13 @@ def _fold_classes() -> dict[str, type]:
     if not _classes:
         from games.core.protocol import Event
 
-        from . import shows
+        from .shows import state
 
-        for c in (
-            shows.ShowState,
-            shows.Round,
-            shows.Duel,
-            shows.Item,
-            shows.Dispute,
-            shows.Final,
-            Event,
-            brackets.Bracket,
-            brackets.Series,
-            brackets.Result,
-        ):
-            _classes[c.__name__] = c
+        for module in (state, brackets):
+            for c in vars(module).values():
+                if isinstance(c, type) and is_dataclass(c) and c.__module__ == module.__name__:
+                    _classes[c.__name__] = c
+        _classes[Event.__name__] = Event
     return _classes
 
 
@@ -85,6 +77,8 @@ def _to_json(x):
     """A fold as JSON: tuples, sets, dicts (any keys) and the fold's classes tagged."""
     if x is None or isinstance(x, (bool, int, float, str)):
         return x
+    if x is brackets.TBD:
+        return {"tbd": True}
     if isinstance(x, list):
         return [_to_json(v) for v in x]
     if isinstance(x, tuple):
@@ -105,6 +99,8 @@ def _from_json(x):
         return x
     if isinstance(x, list):
         return [_from_json(v) for v in x]
+    if "tbd" in x:
+        return brackets.TBD
     if "tuple" in x:
         return tuple(_from_json(v) for v in x["tuple"])
     if "set" in x:

@@ -90,6 +90,23 @@ def test_a_planted_pickle_in_a_record_never_runs():
     assert readmodels._thaw(sneaky) is None
 
 
+@pytest.mark.django_db
+def test_every_fold_is_stored_as_json_invitations_and_undecided_slots_included():
+    from tournaments import invitations
+
+    stream = show()
+    invitations.invite(stream, "ana", ORG)
+    state, version, _ = ss.load(stream)
+    kept = readmodels._thaw(ShowRecord.objects.get(stream=stream).folded)
+    assert kept == (version, state) and state.invitations
+    bracket = bs.create_bracket(
+        name="Cup", game="higher-lower", format="double", entrants=["ana", "ben", "cal", "dee"]
+    )
+    record = BracketRecord.objects.get(stream=bracket)
+    folded, version = readmodels.bracket_folded(bracket)
+    assert readmodels._thaw(record.folded) == (version, folded)
+
+
 def test_the_fold_cache_is_safe_under_concurrent_eviction(monkeypatch):
     """The server's threads share the cache: a hit whose stream another
     thread evicts meanwhile was a KeyError."""
