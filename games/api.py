@@ -19,8 +19,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.exceptions import Forbidden
+from api.fields import command_id_field
 from api.throttling import COMMAND_THROTTLES
-from eventlog.store import CLIENT_ID, CLIENT_ID_RULE
 from games.core.protocol import MODERATOR, SEAT
 from games.core.registry import available
 
@@ -30,7 +30,6 @@ from .models import Match
 User = get_user_model()
 from games.limits import MAX_ADD_TIME_S, MAX_PK  # noqa: E402  (one definition of each bound)
 
-COMMAND_ID = rf"^{CLIENT_ID.pattern}\Z"  # the event store's own rule
 # a command is a flat object: a few named scalars, or short lists of them
 COMMAND_MAX_KEYS = 16
 COMMAND_MAX_KEY = 32
@@ -71,7 +70,8 @@ def refusals(*codes: int) -> dict:
         401: "no or a bad login or token (not_authenticated, bad_token)",
         403: "the caller's role may not do this (permission_denied)",
         404: "no such match (not_found)",
-        409: "the match moved on meanwhile (conflict, with current_version)",
+        409: "the stream moved on meanwhile (conflict, with current_version), or the "
+        "command_id was used for another command or by another account (command_id_reused)",
         413: "the body is too large (too_large)",
         422: "a rule refused it, in the rule's words (rule)",
         429: "too many commands; see Retry-After (throttled)",
@@ -212,14 +212,7 @@ class CommandField(serializers.DictField):
 
 class CommandSerializer(serializers.Serializer):
     command = CommandField(help_text='the move, e.g. {"type": "play", "card": "1", "claim": "3"}')
-    command_id = serializers.RegexField(
-        COMMAND_ID,
-        required=False,
-        max_length=64,
-        help_text="your id for this command (letters, digits, _.:-; up to 64): "
-        "a retry with the same id is applied once",
-        error_messages={"invalid": CLIENT_ID_RULE},
-    )
+    command_id = command_id_field()
 
 
 class CommandResultSerializer(serializers.Serializer):
@@ -266,6 +259,7 @@ class HoldersField(serializers.DictField):
 
 
 class CreateMatchSerializer(serializers.Serializer):
+    command_id = command_id_field()
     game = serializers.CharField(max_length=64)
     seats = serializers.ListField(
         child=serializers.CharField(max_length=100), min_length=2, max_length=8
@@ -298,6 +292,7 @@ class ModerateSerializer(serializers.Serializer):
         trim_whitespace=False,  # a seat's name exactly as the match has it
         help_text="for add_time: the seat whose clock gets the time (none: every clock)",
     )
+    command_id = command_id_field()
 
     def validate_seat(self, seat):
         seats = self.context["match"].seats
@@ -388,7 +383,7 @@ class MatchList(APIView):
 
     @extend_schema(
         request=CreateMatchSerializer,
-        responses={201: MatchSummarySerializer, **refusals(400, 401, 403, 413, 422)},
+        responses={201: MatchSummarySerializer, **refusals(400, 401, 403, 409, 413, 422)},
     )
     def post(self, request):
         """Organizers (the permission games.add_match) create a match, time
@@ -409,6 +404,7 @@ class MatchList(APIView):
             moderators=[request.user.pk],
             spectator_delay_s=data.get("spectator_delay_s", 0),
             rated=data["rated"],
+            command_id=data.get("command_id"),
         )
         return Response(MatchSummarySerializer(match).data, status=status.HTTP_201_CREATED)
 
@@ -536,15 +532,19 @@ class MatchCommand(APIView):
             viewer.seat,
             body.validated_data["command"],
             actor=request.user.username,
+            account=request.user.pk,
             command_id=body.validated_data.get("command_id") or None,
         )
         versions = [r.version for r in rows]
-        # a retried command id: its first result, nothing written now
-        replay = getattr(rows, "replay", False)
         return Response(
             {"appended": versions, "view": services.view_for(match, viewer)},
-            status=status.HTTP_200_OK if replay else status.HTTP_201_CREATED,
+            status=written_status(rows),
         )
+
+
+def written_status(rows) -> int:
+    """201, or 200 for a retried command id (its first result, nothing written now)."""
+    return status.HTTP_200_OK if getattr(rows, "replay", False) else status.HTTP_201_CREATED
 
 
 class MatchModerate(APIView):
@@ -566,10 +566,18 @@ class MatchModerate(APIView):
             )
         body = ModerateSerializer(data=request.data, context={"match": match})
         body.is_valid(raise_exception=True)
+        cmd = dict(body.validated_data)
+        command_id = cmd.pop("command_id", None)
         rows = services.submit(
-            match, None, dict(body.validated_data), actor=request.user.username, role=MODERATOR
+            match,
+            None,
+            cmd,
+            actor=request.user.username,
+            role=MODERATOR,
+            account=request.user.pk,
+            command_id=command_id,
         )
-        return Response({"appended": [r.version for r in rows]}, status=status.HTTP_201_CREATED)
+        return Response({"appended": [r.version for r in rows]}, status=written_status(rows))
 
 
 class NoSuchEndpoint(APIView):

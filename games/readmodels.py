@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 from django.contrib.auth import get_user_model
 
-from eventlog.readmodels import read_model
+from eventlog.readmodels import read_model, stable_id
 from eventlog.store import followed_in_append
 
 from .models import Match, Notification, SeatHolder
@@ -55,7 +55,11 @@ def note_waiting(match: Match, pending, bout_no: int = 0) -> None:
         n = notes.filter(user_id=user_id).update(text=text, created_at=match.updated_at)
         if not n:
             Notification.objects.create(
-                user_id=user_id, match=match, text=text, created_at=match.updated_at
+                id=stable_id("waiting", match.pk, user_id),
+                user_id=user_id,
+                match=match,
+                text=text,
+                created_at=match.updated_at,
             )
 
 
@@ -83,6 +87,7 @@ def project_match(row):
         for seat in d["seats"]:
             holder = d.get("holders", {}).get(seat)
             SeatHolder.objects.create(
+                id=stable_id("seat", match.pk, seat),
                 match=match,
                 seat=seat,
                 user_id=holder if holder in users else None,  # a deleted user: open
@@ -90,6 +95,7 @@ def project_match(row):
             )
             if holder in users:
                 Notification.objects.create(
+                    id=stable_id("opened", match.pk, seat),
                     user_id=holder,
                     match=match,
                     text=f"Your match has opened: {match} (you play {seat})",

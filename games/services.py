@@ -8,7 +8,6 @@ and appends with the version it folded, so two writers never both win.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import threading
 import time
@@ -28,8 +27,10 @@ from eventlog.store import (
     NewEvent,
     append,
     client_command_id,
+    command_fingerprint,
     read,
     replayed,
+    stream_named_by,
     system_command_id,
 )
 from games.core.adapt import as_game_event, redact
@@ -305,11 +306,11 @@ def create_match(
         Ctx(now=now, rng=rng, role="system"), seats, options, items, setup, chooser=chooser
     )
     stream = f"match-{uuid.uuid4().hex[:16]}"
-    key = _command_key(command_id)
+    key = command_key(command_id)
     if key:
         # the stream is named by (actor, id), so a retry, even one racing
         # the first try, meets the same stream and answers with its match
-        stream = "match-" + hashlib.sha256(f"{actor}\0{key}".encode()).hexdigest()[:16]
+        stream = stream_named_by("match-", actor, key)
     created = NewEvent(
         "match_created",
         {
@@ -325,7 +326,12 @@ def create_match(
             "rated": rated,
         },
     )
-    if key and replayed(stream, key):
+    # the same id again is a retry only for the same match asked for
+    asked = {k: v for k, v in created.data.items() if k != "at"}
+    fingerprint = (
+        command_fingerprint(actor, {**asked, "options": options, "items": items}) if key else None
+    )
+    if key and replayed(stream, key, fingerprint):
         return Match.objects.get(stream=stream)
     with transaction.atomic():
         opened = append(
@@ -335,6 +341,7 @@ def create_match(
             actor=actor,
             role=role,
             command_id=key,
+            fingerprint=fingerprint,
             extra={**PLATFORM, "at": now},
         )
         if opened.replay:
@@ -372,6 +379,7 @@ def submit(
     system_id: tuple | None = None,
     now: float | None = None,
     rng: random.Random | None = None,
+    account: int | None = None,
 ) -> list:
     """Submit one command as ``seat`` (None for system and moderators).
 
@@ -379,14 +387,20 @@ def submit(
     retries, ConcurrencyError. A repeated ``command_id`` (a client's) or
     ``system_id`` (the parts of an id the system derives, e.g. a timeout's
     deadline) returns the events of its first success, marked ``replay``,
-    and writes nothing."""
+    and writes nothing. A client's id is a retry only from the same sender
+    (``account``, the user's id, else the actor) with the same command, else
+    CommandIdReused."""
     series = series_for(match.game)
     if not isinstance(command, Mapping):
         raise RuleError("a command must be an object with a type")
-    key = system_command_id(*system_id) if system_id else _command_key(command_id)
+    key = system_command_id(*system_id) if system_id else command_key(command_id)
+    fingerprint = None
+    if key and not system_id:
+        sender = f"user:{account}" if account is not None else f"actor:{actor or seat or role}"
+        fingerprint = command_fingerprint(sender, {"seat": seat, "role": role, "command": command})
     for attempt in range(MAX_RETRIES):
         if key:
-            first = replayed(match.stream, key)
+            first = replayed(match.stream, key, fingerprint)
             if first:
                 return first  # a retry: the first result, nothing new
         loaded = load(match)
@@ -399,7 +413,7 @@ def submit(
         except RuleError:
             # the same command may have been written between the look-up and the
             # load: then this is a retry and gets the first result, not a refusal
-            if key and (first := replayed(match.stream, key)):
+            if key and (first := replayed(match.stream, key, fingerprint)):
                 return first
             raise
         if not new:
@@ -411,6 +425,7 @@ def submit(
                     loaded.version,
                     new,
                     command_id=key,
+                    fingerprint=fingerprint,
                     actor=actor or seat or role,
                     role=role,
                     extra={"command": _public_command(command, seat), "at": t},
@@ -430,7 +445,7 @@ def submit(
     raise AssertionError("unreachable")
 
 
-def _command_key(command_id: str | None) -> str | None:
+def command_key(command_id: str | None) -> str | None:
     """A client's command id as stored, or RuleError in words."""
     if not command_id:
         return None

@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from api.throttling import wait_before_next
-from eventlog.store import ConcurrencyError
+from eventlog.store import CommandIdReused, ConcurrencyError
 from games.core.protocol import SEAT, RuleError
 from games.core.registry import available, rules_for
 from games.core.tables import BadForm
@@ -132,6 +132,7 @@ def match_command(request, pk):
             viewer.seat,
             command,
             actor=request.user.username,
+            account=request.user.pk,
             command_id=request.POST.get("command_id") or None,
         )
     except (RuleError, BadForm) as exc:
@@ -139,6 +140,9 @@ def match_command(request, pk):
         return _refuse(request, match, key, in_words(str(exc)), 422)
     except ConcurrencyError:
         msg = _("the match moved on while you were deciding; look again")
+        return _refuse(request, match, key, msg, 409)
+    except CommandIdReused:
+        msg = _("this form was already used for another move; look again")
         return _refuse(request, match, key, msg, 409)
     if request.htmx:
         return _render_table(request, table_for(match, viewer))

@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.exceptions import Forbidden
+from api.fields import command_id_field
 from api.throttling import COMMAND_THROTTLES
 from games import services as match_services
 from games.api import (
@@ -34,6 +35,7 @@ from games.api import (
     get_match,
     refusals,
     require_login,
+    written_status,
 )
 from games.models import Match
 from hooks import addresses as hook_addresses
@@ -148,6 +150,7 @@ class StartField(serializers.DateTimeField):
 
 
 class ShowCommandSerializer(serializers.Serializer):
+    command_id = command_id_field()
     command = ShowCommandField(help_text='e.g. {"type": "give_token", "to": "ben"}')
     entrant = serializers.CharField(
         required=False,
@@ -192,6 +195,7 @@ class ShowViewSerializer(serializers.Serializer):
 
 
 class CreateShowSerializer(serializers.Serializer):
+    command_id = command_id_field()
     name = serializers.CharField(max_length=200)
     entrants = serializers.ListField(
         child=serializers.CharField(max_length=MAX_NAME),
@@ -303,6 +307,7 @@ class FirstToField(serializers.JSONField):
 
 
 class CreateBracketSerializer(serializers.Serializer):
+    command_id = command_id_field()
     name = serializers.CharField(max_length=200)
     game = serializers.CharField(max_length=64)
     format = serializers.CharField(max_length=20, help_text="single, double, round_robin or swiss")
@@ -440,7 +445,7 @@ class ShowList(APIView):
 
     @extend_schema(
         request=CreateShowSerializer,
-        responses={201: ShowSummarySerializer, **refusals(400, 401, 403, 413, 422)},
+        responses={201: ShowSummarySerializer, **refusals(400, 401, 403, 409, 413, 422)},
     )
     def post(self, request):
         """Organizers (permission tournaments.add_showrecord) create a show; the caller
@@ -457,6 +462,8 @@ class ShowList(APIView):
             holders=data.get("holders"),
             rounds=data.get("rounds"),
             starts_at=data["starts_at"].timestamp() if data.get("starts_at") else None,
+            organizer_id=request.user.pk,
+            command_id=data.get("command_id"),
         )
         record = ShowRecord.objects.get(stream=stream)
         return Response(ShowSummarySerializer(record).data, status=status.HTTP_201_CREATED)
@@ -515,10 +522,16 @@ class ShowCommand(APIView):
             record.stream, request.user, body.validated_data.get("entrant")
         )
         # a RoleRequired refusal is a 403 (the handler), any other RuleError a 422
-        rows = show_services.command(record.stream, body.validated_data["command"], acting)
+        rows = show_services.command(
+            record.stream,
+            body.validated_data["command"],
+            acting,
+            command_id=body.validated_data.get("command_id"),
+            account=request.user.pk,
+        )
         return Response(
             {"appended": [r.version for r in rows], "view": _view(record, acting, request.user)},
-            status=status.HTTP_201_CREATED,
+            status=written_status(rows),
         )
 
 
@@ -631,7 +644,7 @@ class BracketList(APIView):
 
     @extend_schema(
         request=CreateBracketSerializer,
-        responses={201: BracketViewSerializer, **refusals(400, 401, 403, 413, 422)},
+        responses={201: BracketViewSerializer, **refusals(400, 401, 403, 409, 413, 422)},
         examples=[
             OpenApiExample(
                 "Eight bots, single elimination",
@@ -667,6 +680,8 @@ class BracketList(APIView):
             actor=request.user.username,
             organizer_id=request.user.pk,
             host_show=get_show(data["show"]).stream if "show" in data else "",
+            account=request.user.pk,
+            command_id=data.get("command_id"),
         )
         record = BracketRecord.objects.get(stream=stream)
         return Response(_bracket_view(record), status=status.HTTP_201_CREATED)

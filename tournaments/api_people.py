@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.exceptions import Forbidden
+from api.fields import command_id_field
 from api.throttling import COMMAND_THROTTLES
 from games.api import refusals, require_login
 
@@ -54,12 +55,14 @@ class NewInvitationSerializer(serializers.Serializer):
 
 
 class CreateInvitationSerializer(serializers.Serializer):
+    command_id = command_id_field()
     entrant = serializers.CharField(
         max_length=MAX_NAME, help_text="the entrant the invited person will hold"
     )
 
 
 class AcceptInvitationSerializer(serializers.Serializer):
+    command_id = command_id_field()
     token = serializers.CharField(max_length=MAX_TOKEN)
 
 
@@ -88,7 +91,7 @@ class ShowInvitations(APIView):
 
     @extend_schema(
         request=CreateInvitationSerializer,
-        responses={201: NewInvitationSerializer, **refusals(400, 401, 403, 404, 413, 422)},
+        responses={201: NewInvitationSerializer, **refusals(400, 401, 403, 404, 409, 413, 422)},
         examples=[OpenApiExample("Invite a person to hold ana", {"entrant": "ana"})],
     )
     def post(self, request, pk):
@@ -98,7 +101,13 @@ class ShowInvitations(APIView):
         acting = require_role(request, record, (shows.ORGANIZER,), "invite")
         body = CreateInvitationSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        inv = invitations.invite(record.stream, body.validated_data["entrant"], acting)
+        inv = invitations.invite(
+            record.stream,
+            body.validated_data["entrant"],
+            acting,
+            command_id=body.validated_data.get("command_id"),
+            account=request.user.pk,
+        )
         return Response(
             {
                 "id": inv.invitation_id,
@@ -130,7 +139,7 @@ class AcceptInvitation(APIView):
 
     @extend_schema(
         request=AcceptInvitationSerializer,
-        responses={200: AcceptedSerializer, **refusals(400, 401, 413, 422, 429)},
+        responses={200: AcceptedSerializer, **refusals(400, 401, 409, 413, 422, 429)},
     )
     def post(self, request):
         """Accept a show invitation: the caller's account (logged in, or an
@@ -138,7 +147,9 @@ class AcceptInvitation(APIView):
         require_login(request, "accept an invitation")
         body = AcceptInvitationSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        inv = invitations.accept(body.validated_data["token"], request.user)
+        inv = invitations.accept(
+            body.validated_data["token"], request.user, body.validated_data.get("command_id")
+        )
         record = ShowRecord.objects.get(stream=inv.show_stream)
         return Response({"show": record.pk, "entrant": inv.entrant})
 

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.exceptions import Forbidden
+from api.fields import command_id_field
 from api.throttling import COMMAND_THROTTLES
 from games.api import MAX_PK, refusals, require_login
 from games.core.protocol import RuleError
@@ -85,19 +86,27 @@ def _organizer(request, doing: str) -> None:
         raise Forbidden(f"to {doing} needs an organizer's permission (tournaments.add_showrecord)")
 
 
+class RegisterSerializer(serializers.Serializer):
+    command_id = command_id_field()
+
+
 class ShowRegister(APIView):
     throttle_classes = COMMAND_THROTTLES
 
     @extend_schema(
-        request=None,
-        responses={201: ShowSummarySerializer, **refusals(401, 403, 404, 409, 422, 429)},
+        request=RegisterSerializer,
+        responses={201: ShowSummarySerializer, **refusals(400, 401, 403, 404, 409, 422, 429)},
     )
     def post(self, request, pk):
         """Register the caller for a scheduled show with open registration (a seat,
         the waiting list, or the organizer's approval, as the show says)."""
         record = get_show(pk)
         require_login(request, "register for a show")
-        show_services.register(record.stream, request.user)
+        body = RegisterSerializer(data=request.data or {})
+        body.is_valid(raise_exception=True)
+        show_services.register(
+            record.stream, request.user, command_id=body.validated_data.get("command_id")
+        )
         record.refresh_from_db()
         return Response(ShowSummarySerializer(record).data, status=status.HTTP_201_CREATED)
 

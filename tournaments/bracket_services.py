@@ -12,7 +12,14 @@ from typing import Any
 
 from django.db import transaction
 
-from eventlog.store import ConcurrencyError, NewEvent, append
+from eventlog.store import (
+    ConcurrencyError,
+    NewEvent,
+    append,
+    command_fingerprint,
+    replayed,
+    stream_named_by,
+)
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.core.registry import rules_for
@@ -63,6 +70,8 @@ def create_bracket(
     rated: bool = True,
     host_show: str = "",
     organizer_id: int | None = None,
+    command_id: str | None = None,
+    account: int | None = None,
 ) -> str:
     """Create a bracket and open its first series; returns the stream.
 
@@ -71,7 +80,9 @@ def create_bracket(
     entrant to a user id or ``bot:<kind>``; ``rated``: its series count for
     the players' ratings; ``host_show``: the show whose organizer and
     moderators take the disputes about its matches (no other show's do),
-    named by that show's organizer (``organizer_id``, the creating account)."""
+    named by that show's organizer (``organizer_id``, the creating account).
+    A ``command_id`` sent again by the same account for the same bracket
+    returns the bracket it made first."""
     rules_for(game)  # an unknown game is refused here
     if not name.strip():
         raise RuleError("give the bracket a name")
@@ -106,11 +117,26 @@ def create_bracket(
         organizer_id=organizer_id,
     )
     stream = f"bracket-{uuid.uuid4().hex[:16]}"
+    key = fingerprint = None
+    if command_id:
+        key = match_services.command_key(command_id)
+        sender = f"user:{account}" if account is not None else f"actor:{actor}"
+        fingerprint = command_fingerprint(sender, created)
+        stream = stream_named_by("bracket-", sender, key)
+        if replayed(stream, key, fingerprint):
+            return stream
     with transaction.atomic():
-        append(
-            stream, 0, [NewEvent(created["type"], created["data"])], actor=actor, role="organizer"
+        rows = append(
+            stream,
+            0,
+            [NewEvent(created["type"], created["data"])],
+            actor=actor,
+            role="organizer",
+            command_id=key,
+            fingerprint=fingerprint,
         )
-        _open_pending(stream, rng=rng, now=now)
+        if not rows.replay:
+            _open_pending(stream, rng=rng, now=now)
     return stream
 
 

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from eventlog.store import read
+from eventlog.store import CommandIdReused, read
 from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
@@ -34,6 +34,7 @@ from .items import SCOPE_WORDS, SCOPES, known_items
 from .models import ShowRecord
 from .ruling_words import ruling_params_words
 from .show_services import Acting, acting_for, command, load
+from .words import FORM_REUSED
 
 STAFF = (shows.ORGANIZER, shows.MODERATOR)
 RULING_WORDS = {
@@ -298,7 +299,7 @@ def _show_command(post, acting: Acting) -> dict:
     raise RuleError(_("unknown action %(action)r") % {"action": action})
 
 
-def _clock(record: ShowRecord, post, acting: Acting) -> str:
+def _clock(record: ShowRecord, post, acting: Acting, account: int) -> str:
     match = Match.objects.filter(pk=_int(post, "match"), show_stream=record.stream).first()
     if match is None:
         raise RuleError(_("that is not a match of this show"))
@@ -311,7 +312,15 @@ def _clock(record: ShowRecord, post, acting: Acting) -> str:
         cmd["seconds"] = _number(post, "seconds")
         if _text(post, "seat"):  # else every clock of the match
             cmd["seat"] = _text(post, "seat")
-    match_services.submit(match, None, cmd, actor=acting.actor, role="moderator")
+    match_services.submit(
+        match,
+        None,
+        cmd,
+        actor=acting.actor,
+        role="moderator",
+        account=account,
+        command_id=post.get("command_id") or None,
+    )
     return _("%(match)s: %(action)s done") % {"match": match, "action": _(action.replace("_", " "))}
 
 
@@ -325,7 +334,7 @@ def dashboard_action(request, pk):
     post = request.POST
     try:
         if post.get("action") in CLOCK_ACTIONS:
-            done = _clock(record, post, acting)
+            done = _clock(record, post, acting, request.user.pk)
         else:
             cmd = _show_command(post, acting)
             if cmd["type"] == "rule_dispute" and post.get("confirmed") != "yes":
@@ -339,12 +348,19 @@ def dashboard_action(request, pk):
                         "fields": [(k, v) for k, v in post.items() if k != "csrfmiddlewaretoken"],
                     },
                 )
-            command(record.stream, cmd, acting)
+            command(
+                record.stream,
+                cmd,
+                acting,
+                command_id=post.get("command_id") or None,
+                account=request.user.pk,
+            )
             done = _done_words(cmd, load(record.stream)[0])
     except RoleRequired as exc:
         return render(request, "403.html", {"message": str(exc)}, status=403)
-    except RuleError as exc:
-        ctx = _context(request, record, acting, error=str(exc))
+    except (RuleError, CommandIdReused) as exc:
+        error = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
+        ctx = _context(request, record, acting, error=error)
         return render(request, "dashboard/dashboard.html", ctx, status=400)
     messages.success(request, done)
     return redirect(reverse("dashboard:show", args=[record.pk]) + "#top")
@@ -395,11 +411,19 @@ def file_dispute(request, pk):
             "text": _text(data, "text"),
         }
         try:
-            command(record.stream, cmd, acting)
+            command(
+                record.stream,
+                cmd,
+                acting,
+                command_id=data.get("command_id") or None,
+                account=request.user.pk,
+            )
         except RoleRequired as exc:
             return render(request, "403.html", {"message": str(exc)}, status=403)
         except RuleError as exc:
             error = str(exc)
+        except CommandIdReused:
+            error = FORM_REUSED
         else:
             filed = max(
                 load(record.stream)[0].disputes.values(), key=lambda d: int(d.id.split("-")[1])

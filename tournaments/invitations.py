@@ -49,11 +49,14 @@ class ShowInvitation:
     token: str | None = None  # only when it is created: shown once
 
 
-def invite(stream: str, entrant: str, acting: show_services.Acting) -> ShowInvitation:
-    """The organizer invites a person to hold ``entrant``: the link's token."""
-    show_services.command(stream, {"type": "invite", "entrant": entrant}, acting)
+def invite(stream: str, entrant: str, acting: show_services.Acting, **command_id) -> ShowInvitation:
+    """The organizer invites a person to hold ``entrant``: the link's token
+    (a retried ``command_id``: the same invitation's)."""
+    rows = show_services.command(
+        stream, {"type": "invite", "entrant": entrant}, acting, **command_id
+    )
     state, _, _ = show_services.load(stream)
-    inv = state.invitations[f"invitation-{state.invitation_seq}"]
+    inv = state.invitations[rows[0].data["invitation_id"]]
     token = signing.dumps({"s": stream, "i": inv.id}, salt=SHOW_SALT)
     return ShowInvitation(stream, inv.id, inv.entrant, inv.status, token)
 
@@ -63,9 +66,9 @@ def listing(stream: str) -> list[shows.Invitation]:
     return sorted(state.invitations.values(), key=lambda i: int(i.id.split("-")[1]))
 
 
-def revoke(stream: str, invitation_id: str, acting: show_services.Acting) -> None:
+def revoke(stream: str, invitation_id: str, acting: show_services.Acting, **command_id) -> None:
     show_services.command(
-        stream, {"type": "revoke_invitation", "invitation_id": invitation_id}, acting
+        stream, {"type": "revoke_invitation", "invitation_id": invitation_id}, acting, **command_id
     )
 
 
@@ -78,7 +81,7 @@ def read_token(token: str) -> tuple[str, str]:
         raise RuleError("this invitation is not valid or has expired: ask for a new one") from None
 
 
-def accept(token: str, user) -> ShowInvitation:
+def accept(token: str, user, command_id: str | None = None) -> ShowInvitation:
     """``user`` holds the invited entrant from now on. Refused (nothing
     written) when the link is forged or expired, the invitation revoked or
     used, or the entrant is playing a match (accept once it has ended)."""
@@ -101,6 +104,8 @@ def accept(token: str, user) -> ShowInvitation:
             "username": user.username,
         },
         show_services.Acting(user.username, shows.SYSTEM),
+        command_id=command_id,
+        account=user.pk,
     )
     inv = show_services.load(stream)[0].invitations[iid]
     return ShowInvitation(stream, inv.id, inv.entrant, inv.status)

@@ -1,23 +1,29 @@
 """Tournament read models, kept in step with the log and rebuildable.
 
 Projectors and services fold a show's or a bracket's stream incrementally:
-each record keeps its stream folded (pickled every ``_EVERY`` events) and a
+each record keeps its stream folded (as JSON every ``_EVERY`` events) and a
 random ``fold_token`` rewritten with every event, and this process keeps the
 latest fold of each stream under its token. A cached fold is used only while
-its token is the record's, a pickled one only from the version it was taken
+its token is the record's, a stored one only from the version it was taken
 at, and the record is written in the append's transaction: a rolled-back
 append or another process's write is detected, the events after the fold
-are folded on, and nothing stale is ever used. A full fold is the fallback."""
+are folded on, and nothing stale is ever used. A full fold is the fallback.
+
+A stored fold is JSON read back into the fold's own classes alone (never a
+pickle: the app's role may write these rows, and unpickling runs code). The
+process's cache is shared by the server's threads, so it is locked."""
 
 import hashlib
-import pickle
+import json
+import logging
+import threading
 import uuid
 from collections import OrderedDict
-from dataclasses import fields
+from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime
 
 from eventlog.models import StoredEvent
-from eventlog.readmodels import first_event_id, read_model
+from eventlog.readmodels import first_event_id, read_model, stable_id
 from games.core.adapt import as_game_event
 
 from . import brackets
@@ -30,47 +36,97 @@ from .models import (
     ShowRecord,
 )
 
-_EVERY = 50  # events between two pickled folds in a record
+log = logging.getLogger(__name__)
+
+_EVERY = 50  # events between two stored folds in a record
 _CACHED = 256  # streams whose latest fold this process keeps
 _cache: OrderedDict[str, tuple[str, object]] = OrderedDict()  # stream -> (token, fold)
+_cache_lock = threading.Lock()
 _shape_key = ""
+_classes: dict[str, type] = {}
+
+
+def _fold_classes() -> dict[str, type]:
+    """The classes a fold holds, by name: the only ones a stored fold makes."""
+    if not _classes:
+        from games.core.protocol import Event
+
+        from .shows import state
+
+        for module in (state, brackets):
+            for c in vars(module).values():
+                if isinstance(c, type) and is_dataclass(c) and c.__module__ == module.__name__:
+                    _classes[c.__name__] = c
+        _classes[Event.__name__] = Event
+    return _classes
 
 
 def _shape() -> str:
-    """The fields of every class a pickled fold holds: a changed class makes
-    older pickles unusable (the stream is folded again)."""
+    """The fields of every class a stored fold holds: a changed class makes
+    older folds unusable (the stream is folded again)."""
     global _shape_key
     if not _shape_key:
-        from games.core.protocol import Event
-
-        from . import shows
-
-        classes = (
-            shows.ShowState,
-            shows.Round,
-            shows.Duel,
-            shows.Item,
-            shows.Dispute,
-            shows.Final,
-            Event,
-            brackets.Bracket,
-            brackets.Series,
-            brackets.Result,
+        names = ";".join(
+            f"{n}:{','.join(f.name for f in fields(c))}" for n, c in _fold_classes().items()
         )
-        names = ";".join(f"{c.__name__}:{','.join(f.name for f in fields(c))}" for c in classes)
         _shape_key = hashlib.sha256(names.encode()).hexdigest()[:16]
     return _shape_key
 
 
+def _to_json(x):
+    """A fold as JSON: tuples, sets, dicts (any keys) and the fold's classes tagged."""
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    if x is brackets.TBD:
+        return {"tbd": True}
+    if isinstance(x, list):
+        return [_to_json(v) for v in x]
+    if isinstance(x, tuple):
+        return {"tuple": [_to_json(v) for v in x]}
+    if isinstance(x, (set, frozenset)):
+        kind = "set" if isinstance(x, set) else "frozenset"
+        return {kind: [_to_json(v) for v in x]}
+    if isinstance(x, dict):
+        return {"dict": [[_to_json(k), _to_json(v)] for k, v in x.items()]}
+    name = type(x).__name__
+    if is_dataclass(x) and _fold_classes().get(name) is type(x):
+        return {"class": name, "fields": {f.name: _to_json(getattr(x, f.name)) for f in fields(x)}}
+    raise TypeError(f"a fold holds no {type(x).__name__}")
+
+
+def _from_json(x):
+    if not isinstance(x, (list, dict)):
+        return x
+    if isinstance(x, list):
+        return [_from_json(v) for v in x]
+    if "tbd" in x:
+        return brackets.TBD
+    if "tuple" in x:
+        return tuple(_from_json(v) for v in x["tuple"])
+    if "set" in x:
+        return {_from_json(v) for v in x["set"]}
+    if "frozenset" in x:
+        return frozenset(_from_json(v) for v in x["frozenset"])
+    if "dict" in x:
+        return {_from_json(k): _from_json(v) for k, v in x["dict"]}
+    cls = _fold_classes()[x["class"]]  # KeyError for anything else: not used
+    made = object.__new__(cls)
+    for f in fields(cls):
+        object.__setattr__(made, f.name, _from_json(x["fields"][f.name]))
+    return made
+
+
 def _thaw(blob):
-    """(version, fold) pickled in a record, or None when it cannot be used."""
+    """(version, fold) stored in a record, or None when it cannot be used."""
     if not blob:
         return None
     try:
-        shape, version, folded = pickle.loads(bytes(blob))
-    except Exception:  # written by other code: fold again
+        shape, version, folded = json.loads(bytes(blob))
+        if shape != _shape():
+            return None
+        return version, _from_json(folded)
+    except Exception:  # written by other code or an older release: fold again
         return None
-    return (version, folded) if shape == _shape() else None
 
 
 def _folded(model, stream: str, upto: int | None, fold_rows):
@@ -79,10 +135,9 @@ def _folded(model, stream: str, upto: int | None, fold_rows):
     rec = model.objects.filter(stream=stream).values_list("version", "fold_token").first()
     start, at = None, 0
     if rec is not None:
-        hit = _cache.get(stream)
-        if hit is not None and hit[0] == rec[1] and (upto is None or rec[0] <= upto):
-            start, at = hit[1], rec[0]
-            _cache.move_to_end(stream)
+        hit = _cached(stream, rec[1]) if upto is None or rec[0] <= upto else None
+        if hit is not None:
+            start, at = hit, rec[0]
         else:
             blob = model.objects.filter(stream=stream).values_list("folded", flat=True).first()
             kept = _thaw(blob)
@@ -95,16 +150,32 @@ def _folded(model, stream: str, upto: int | None, fold_rows):
     return fold_rows(start, rows), rows[-1].version if rows else at
 
 
+def _cached(stream: str, token: str):
+    """This process's fold of ``stream`` if it is the one under ``token``, else None."""
+    with _cache_lock:
+        hit = _cache.get(stream)
+        if hit is None or hit[0] != token:
+            return None
+        _cache.move_to_end(stream)
+        return hit[1]
+
+
 def _keep(stream: str, version: int, folded) -> dict:
     """Cache the fold at ``version``; the record fields that go with it."""
     token = uuid.uuid4().hex
-    _cache[stream] = (token, folded)
-    _cache.move_to_end(stream)
-    while len(_cache) > _CACHED:
-        _cache.popitem(last=False)
+    with _cache_lock:
+        _cache[stream] = (token, folded)
+        _cache.move_to_end(stream)
+        while len(_cache) > _CACHED:
+            _cache.popitem(last=False)
     out = {"fold_token": token}
     if version % _EVERY == 0 or version < _EVERY:
-        out["folded"] = pickle.dumps((_shape(), version, folded), pickle.HIGHEST_PROTOCOL)
+        try:
+            stored = [_shape(), version, _to_json(folded)]
+        except TypeError:  # a fold holding another class: folded from the log instead
+            log.warning("fold of %s not stored", stream, exc_info=True)
+        else:
+            out["folded"] = json.dumps(stored, separators=(",", ":")).encode()
     return out
 
 
@@ -166,6 +237,7 @@ def project_bracket(row):
     record.series.all().delete()
     BracketSeriesRecord.objects.bulk_create(
         BracketSeriesRecord(
+            id=stable_id("series", record.pk, s.id),
             bracket=record,
             series_id=s.id,
             round=s.round,
@@ -250,13 +322,17 @@ def _project_show_rows(record, before, state):
     if stale:
         record.entrants.filter(name__in=stale).delete()
     ShowEntrantRecord.objects.bulk_create(
-        ShowEntrantRecord(show=record, name=e, status=status, position=i) for i, e, status in fresh
+        ShowEntrantRecord(
+            id=stable_id("entrant", record.pk, e), show=record, name=e, status=status, position=i
+        )
+        for i, e, status in fresh
     )
     stale, fresh = _changed(dict(before.items), dict(state.items))
     if stale:
         record.items.filter(item_id__in=stale).delete()
     ItemRecord.objects.bulk_create(
         ItemRecord(
+            id=stable_id("item", record.pk, it.id),
             show=record,
             item_id=it.id,
             item=it.item,
@@ -273,6 +349,7 @@ def _project_show_rows(record, before, state):
         record.disputes.filter(dispute_id__in=stale).delete()
     DisputeRecord.objects.bulk_create(
         DisputeRecord(
+            id=stable_id("dispute", record.pk, d.id),
             show=record,
             dispute_id=d.id,
             target_stream=d.target_stream,

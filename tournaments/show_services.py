@@ -18,7 +18,13 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from eventlog.store import ConcurrencyError, append
+from eventlog.store import (
+    ConcurrencyError,
+    append,
+    command_fingerprint,
+    replayed,
+    stream_named_by,
+)
 from games import services as match_services
 from games.core.protocol import Ctx, Event, RoleRequired, RuleError
 from games.core.registry import series_for
@@ -107,11 +113,14 @@ def create_show(
     rng: random.Random | None = None,
     organizer_id: int | None = None,
     starts_at: float | None = None,
+    command_id: str | None = None,
 ) -> str:
     """Create a show; ``holders`` maps an entrant to a user id or ``bot:<kind>``.
     The organizer's rights go to ``organizer_id`` (default: the account named
     ``organizer`` now). With ``starts_at`` (Unix time) people register until
-    then and the clock's sweep starts it (tournaments.show_clock)."""
+    then and the clock's sweep starts it (tournaments.show_clock). A
+    ``command_id`` sent again by the same organizer for the same show
+    returns the show it made first."""
     holders = dict(holders or {})
     for e in holders:
         if e not in entrants:
@@ -121,6 +130,17 @@ def create_show(
     if organizer_id is not None and organizer_id in holders.values():
         raise RuleError("the organizer cannot also hold an entrant of the show")
     stream = f"show-{uuid.uuid4().hex[:16]}"
+    if organizer_id is None:
+        organizer_id = _account_id(organizer)
+    asked = {"name": name, "entrants": entrants, "options": options, "holders": holders}
+    asked.update(rounds=rounds, starts_at=starts_at)
+    key, fingerprint = _command_key(
+        command_id, organizer_id, Acting(organizer, shows.ORGANIZER), asked
+    )
+    if key:
+        stream = stream_named_by("show-", f"{organizer_id}:{organizer}", key)
+        if replayed(stream, key, fingerprint):
+            return stream
     ctx = Ctx(
         now=time.time() if now is None else now,
         rng=rng or match_services.secure_rng(),
@@ -142,8 +162,17 @@ def create_show(
         first.type, {**first.data, "holders": holders}, first.visible_to, first.public
     )
     with transaction.atomic():
-        append(stream, 0, events, actor=organizer, role=shows.ORGANIZER)
-        _reconcile(stream, ctx)
+        rows = append(
+            stream,
+            0,
+            events,
+            actor=organizer,
+            role=shows.ORGANIZER,
+            command_id=key,
+            fingerprint=fingerprint,
+        )
+        if not rows.replay:
+            _reconcile(stream, ctx)
     return stream
 
 
@@ -154,12 +183,20 @@ def command(
     *,
     now: float | None = None,
     rng: random.Random | None = None,
+    command_id: str | None = None,
+    account: int | None = None,
 ) -> list:
     """Submit one show command as ``acting``; RuleError when refused (nothing
-    written). Rulings are carried out on their match in the same transaction."""
+    written). Rulings are carried out on their match in the same transaction.
+    A ``command_id`` sent again by the same sender (``account``, else the
+    actor) with the same command returns the first result, marked ``replay``;
+    from anyone else or with another command, CommandIdReused."""
     if not isinstance(cmd, Mapping) or not isinstance(cmd.get("type"), str):
         raise RuleError("a command needs a type")
+    key, fingerprint = _command_key(command_id, account, acting, cmd)
     for attempt in range(MAX_RETRIES):
+        if key and (first := replayed(stream, key, fingerprint)):
+            return first  # a retry: the first result, nothing new
         state, version, holders = load(stream)
         ctx = Ctx(
             now=time.time() if now is None else now,
@@ -179,10 +216,26 @@ def command(
             _check_match_version(full.get("target_stream"), full.get("target_version"))
         if cmd["type"] == "substitute":
             full["holder"] = _substitute_holder(state, full)
-        new = shows.decide(state, full, ctx)
+        try:
+            new = shows.decide(state, full, ctx)
+        except RuleError:
+            # written meanwhile by a retry racing this one: the first result
+            if key and (first := replayed(stream, key, fingerprint)):
+                return first
+            raise
         try:
             with transaction.atomic():
-                rows = append(stream, version, new, actor=acting.actor, role=acting.role)
+                rows = append(
+                    stream,
+                    version,
+                    new,
+                    actor=acting.actor,
+                    role=acting.role,
+                    command_id=key,
+                    fingerprint=fingerprint,
+                )
+                if rows.replay:
+                    return rows
                 for e in new:
                     if e.type == "ruling_applied":
                         carry_out(e.data, acting.actor, now=ctx.now)
@@ -197,7 +250,19 @@ def command(
     raise AssertionError("unreachable")
 
 
-def register(stream: str, user, *, now: float | None = None) -> list:
+def _command_key(
+    command_id: str | None, account: int | None, acting: Acting, cmd: Mapping[str, Any]
+) -> tuple[str | None, str | None]:
+    """A client's command id as stored, and the fingerprint of its command."""
+    key = match_services.command_key(command_id)
+    if not key:
+        return None, None
+    sender = f"user:{account}" if account is not None else f"actor:{acting.actor}"
+    body = {"cmd": dict(cmd), "as": [acting.actor, acting.role]}
+    return key, command_fingerprint(sender, body)
+
+
+def register(stream: str, user, *, now: float | None = None, command_id: str | None = None) -> list:
     """``user`` registers for a scheduled show (the platform vouches for the
     account: its id and name go into the show's log)."""
     if user is None or not user.is_authenticated:
@@ -207,6 +272,8 @@ def register(stream: str, user, *, now: float | None = None) -> list:
         {"type": "register", "user_id": user.pk, "username": user.username},
         Acting(user.username, shows.SYSTEM),
         now=now,
+        command_id=command_id,
+        account=user.pk,
     )
 
 

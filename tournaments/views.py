@@ -4,6 +4,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from eventlog.store import CommandIdReused
 from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
@@ -17,6 +18,7 @@ from .models import BracketRecord, ShowRecord
 from .readmodels import bracket_folded, show_status
 from .schedule_views import schedule_context
 from .show_services import acting_for, command, load
+from .words import FORM_REUSED
 
 
 def show_as_seen(stream: str, user, now: float | None = None):
@@ -150,12 +152,18 @@ def show_decide(request, pk):
     try:
         if not field:
             raise RuleError("decide here one of: " + ", ".join(PLAYER_DECISIONS))
-        command(record.stream, {"type": kind, field: value}, acting)
+        command(
+            record.stream,
+            {"type": kind, field: value},
+            acting,
+            command_id=request.POST.get("command_id") or None,
+            account=request.user.pk,
+        )
     except RoleRequired as exc:
         raise PermissionDenied(str(exc)) from None
-    except RuleError as exc:
+    except (RuleError, CommandIdReused) as exc:
         context = _show_context(request, record)
-        context["refusal"] = str(exc)
+        context["refusal"] = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
         return render(request, "tournaments/show.html", context, status=400)
     chosen = ", ".join(value) if field == "candidates" else value
     messages.success(

@@ -2,6 +2,7 @@
 for translation: a template shows one with ``{% translate value %}``; the
 stored values themselves stay as they are."""
 
+from django.utils.translation import gettext_lazy
 from django.utils.translation import gettext_noop as _
 
 STATUS_WORDS = (
@@ -65,4 +66,10 @@ ACTION_WORDS = (
     _("transfer dispute"),
     _("approve ruling"),
     _("reject ruling"),
+)
+
+
+# a form's hidden command id met another command already written under it
+FORM_REUSED = gettext_lazy(
+    "this form was already sent for another command; reload the page and try again"
 )

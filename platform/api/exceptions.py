@@ -11,7 +11,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from eventlog.store import ConcurrencyError, stream_version
+from eventlog.store import CommandIdReused, ConcurrencyError, stream_version
 from games.core.protocol import RoleRequired, RuleError
 
 from .parsers import TooLarge, max_body_bytes
@@ -54,6 +54,8 @@ def handle(exc, context):
         return error("permission_denied", str(exc), status.HTTP_403_FORBIDDEN)
     if isinstance(exc, RuleError):
         return error("rule", str(exc), 422)
+    if isinstance(exc, CommandIdReused):
+        return error("command_id_reused", str(exc), status.HTTP_409_CONFLICT)
     if isinstance(exc, ConcurrencyError):
         current = exc.actual if exc.actual is not None else stream_version(exc.stream)
         return error(

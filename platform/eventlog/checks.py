@@ -10,10 +10,14 @@ from .models import StoredEvent
 
 # the triggers each migration installs, per backend
 EXPECTED = {
-    "sqlite": {"0002_append_only_triggers": ["eventlog_no_update", "eventlog_no_delete"]},
+    "sqlite": {
+        "0002_append_only_triggers": ["eventlog_no_update", "eventlog_no_delete"],
+        "0005_logdb_gapless_versions": ["eventlog_append_checked"],
+    },
     "postgresql": {
         "0002_append_only_triggers": ["eventlog_no_update_delete"],
         "0003_command_id_per_stream_no_truncate": ["eventlog_no_truncate"],
+        "0005_logdb_gapless_versions": ["eventlog_append_checked"],
     },
 }
 _TRIGGERS_SQL = {
@@ -51,7 +55,7 @@ def append_only_triggers(app_configs=None, databases=None, **kwargs):
                     f"the event table ({alias}) has lost its append-only trigger(s): "
                     + ", ".join(missing),
                     hint="a migration rebuilt or altered the table; add a migration that "
-                    "reinstalls the triggers (see eventlog/migrations/0002 and 0003)",
+                    "reinstalls the triggers (see eventlog/migrations/0002, 0003 and 0005)",
                     id="eventlog.E001",
                 )
             )

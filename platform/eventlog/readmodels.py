@@ -6,10 +6,13 @@ A rebuild is safe while the site runs: on PostgreSQL it holds the append
 lock exclusively (appends hold it shared, store.REBUILD_LOCK), so it waits
 for appends in flight and no append commits until it is done; on SQLite its
 transaction holds the single write lock. A read model's primary key is the
-global id of its stream's first event, so a rebuild changes no URL."""
+global id of its stream's first event, so a rebuild changes no URL; a child
+row's (a seat, an entrant, an item...) is ``stable_id`` of its natural key,
+the same live, rewritten, and after a rebuild."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from django.db import connection, transaction
@@ -71,3 +74,10 @@ def first_event_id(row: StoredEvent) -> int:
     return (
         StoredEvent.objects.filter(stream=row.stream, version=1).values_list("id", flat=True).get()
     )
+
+
+def stable_id(*natural_key) -> int:
+    """A child row's primary key from its natural key (its kind, its parent's
+    id, its own name): 60 bits of a hash, never 0, the same on every rebuild."""
+    digest = hashlib.sha256("\0".join(map(str, natural_key)).encode()).digest()
+    return (int.from_bytes(digest[:8], "big") >> 4) or 1

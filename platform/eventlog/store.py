@@ -5,7 +5,10 @@ with the version it folded; a writer that lost the race gets
 ``ConcurrencyError`` and nothing is written.
 
 A command id belongs to its stream: unique (stream, command id, seq), so the
-same id on two streams is two commands. Clients' ids are stored as ``c:<id>``
+same id on two streams is two commands. A client's command also records its
+fingerprint (``command_fingerprint``: who sent it and what it says): the same
+id again is a replay only with the same fingerprint, else ``CommandIdReused``
+(nothing written; the API answers 409). Clients' ids are stored as ``c:<id>``
 (``client_command_id``) and the system's as ``s:<...>`` (``system_command_id``),
 so no client can send an id the system will use.
 
@@ -16,6 +19,7 @@ The log knows no game: events go in as ``NewEvent`` (or anything with
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -40,6 +44,18 @@ class ConcurrencyError(Exception):
         super().__init__(
             f"stream {stream} is no longer at version {expected}"
             + (f" (now {actual})" if actual is not None else "")
+        )
+
+
+class CommandIdReused(Exception):
+    """A command id already used on this stream by another account or for
+    another command: not a retry, so not answered with the first result."""
+
+    def __init__(self, stream: str, command_id: str):
+        self.stream, self.command_id = stream, command_id
+        super().__init__(
+            "this command id was already used here for another command (another "
+            "account's, or with other content): send a new id for a new command"
         )
 
 
@@ -87,6 +103,22 @@ def system_command_id(*parts: Any) -> str:
     return _checked("s:" + ":".join(str(p) for p in parts))
 
 
+def command_fingerprint(account: Any, body: Any) -> str:
+    """Who sent a command and what it says, hashed: what makes a repeated
+    command id a retry of the same command rather than another one."""
+    text = json.dumps(
+        {"by": account, "body": body}, sort_keys=True, separators=(",", ":"), default=str
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def stream_named_by(prefix: str, sender: Any, command_id: str) -> str:
+    """The stream a client's creating command (a new match, show, bracket)
+    opens, named by its sender and id: a retry, even one racing the first
+    try, meets the same stream and is answered with what the first made."""
+    return prefix + hashlib.sha256(f"{sender}\0{command_id}".encode()).hexdigest()[:16]
+
+
 def _checked(command_id: str | None) -> str | None:
     if command_id is not None and not (0 < len(command_id) <= COMMAND_ID_MAX):
         raise ValueError(f"a command id is 1 to {COMMAND_ID_MAX} characters long")
@@ -128,9 +160,15 @@ def stream_version(stream: str) -> int:
     return StoredEvent.objects.filter(stream=stream).aggregate(v=Max("version"))["v"] or 0
 
 
-def replayed(stream: str, command_id: str) -> Appended:
-    """What ``command_id`` wrote on ``stream`` (empty if nothing yet)."""
-    rows = StoredEvent.objects.filter(stream=stream, command_id=command_id).order_by("command_seq")
+def replayed(stream: str, command_id: str, fingerprint: str | None = None) -> Appended:
+    """What ``command_id`` wrote on ``stream`` (empty if nothing yet).
+    With a ``fingerprint``, rows another command wrote under that id raise
+    ``CommandIdReused``."""
+    rows = list(
+        StoredEvent.objects.filter(stream=stream, command_id=command_id).order_by("command_seq")
+    )
+    if rows and fingerprint is not None and rows[0].metadata.get("fingerprint") != fingerprint:
+        raise CommandIdReused(stream, command_id)
     return Appended(rows, replay=True)
 
 
@@ -154,12 +192,15 @@ def append(
     role: str | None = None,
     causation: int | None = None,
     extra: Mapping[str, Any] | None = None,
+    fingerprint: str | None = None,
 ) -> Appended:
     """Append ``events`` after ``expected_version`` in one transaction.
 
     A command id already recorded on this stream returns the events it wrote
-    the first time, marked ``replay``, and writes nothing. A projector's error
-    propagates as itself and nothing is written."""
+    the first time, marked ``replay``, and writes nothing; with a
+    ``fingerprint`` (``command_fingerprint``) only if the first one had the
+    same, else ``CommandIdReused``. A projector's error propagates as itself
+    and nothing is written."""
     _checked(command_id)
     batch = [NewEvent.of(e) for e in events]
     if not batch:
@@ -179,6 +220,7 @@ def append(
                     "public": dict(e.public) if e.public is not None else None,
                 },
                 **(extra or {}),
+                **({"fingerprint": fingerprint} if fingerprint and command_id else {}),
             },
             command_id=command_id,
             command_seq=i,
@@ -192,7 +234,7 @@ def append(
             else:
                 # SQLite writes one transaction at a time (IMMEDIATE), so the
                 # checks and the insert cannot be split by another writer
-                if command_id and replayed(stream, command_id):
+                if command_id and replayed(stream, command_id, fingerprint):
                     raise _Conflict
                 if stream_version(stream) != expected_version:
                     raise _Conflict
@@ -207,7 +249,7 @@ def append(
         # a retried command id answers with its first result; anything else
         # lost the race for this version
         if command_id:
-            first = replayed(stream, command_id)
+            first = replayed(stream, command_id, fingerprint)
             if first:
                 return first
         raise ConcurrencyError(stream, expected_version, stream_version(stream)) from None

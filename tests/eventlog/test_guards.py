@@ -36,16 +36,35 @@ def refused(sql, match):
 @pytest.mark.django_db
 def test_truncate_is_refused_on_postgresql():
     append("s-t", 0, ev(2))
-    with connection.cursor() as cur:
-        # the test suite's sessions may flush between transactional tests
-        # (tests/conftest.py); any other session may not
-        cur.execute("SET LOCAL eventlog.test_allow_truncate = 'off'")
     refused(f"TRUNCATE {TABLE}", "append-only")
     refused(f"TRUNCATE {TABLE} CASCADE", "append-only")
     with pytest.raises(CommandError, match="couldn't be flushed") as flushed:
         with transaction.atomic():
             call_command("flush", "--noinput", verbosity=0)
     assert "append-only" in str(flushed.value.__cause__)
+    assert len(read("s-t")) == 2
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_no_setting_a_session_may_flip_lets_truncate_through():
+    """Not even a role granted TRUNCATE (an owner's helper, a careless grant)
+    gets past the trigger by setting a custom option: there is no switch."""
+    append("s-t", 0, ev(2))
+    role = f"gs_test_trunc_{uuid.uuid4().hex[:8]}"
+    with connection.cursor() as cur:
+        cur.execute(f"CREATE ROLE {role} NOLOGIN NOSUPERUSER")
+        cur.execute(f"GRANT SELECT, TRUNCATE ON {TABLE} TO {role}")
+        cur.execute(f"SET ROLE {role}")
+        cur.execute("SET eventlog.test_allow_truncate = 'on'")
+    try:
+        refused(f"TRUNCATE {TABLE}", "append-only")
+        # what lets the test suite's own flush through is a superuser's alone
+        refused("SET session_replication_role = replica", "permission denied")
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("RESET ROLE")
+            cur.execute("RESET eventlog.test_allow_truncate")
     assert len(read("s-t")) == 2
 
 
@@ -61,7 +80,6 @@ def test_the_app_role_may_only_select_and_insert_events():
     (row,) = append("s-r", 0, ev(1))
     with connection.cursor() as cur:
         cur.execute(f"SET ROLE {role}")
-        cur.execute("SET LOCAL eventlog.test_allow_truncate = 'off'")
     # what the app does still works: read, append, project into read models
     assert read("s-r")[0].id == row.id
     match = services.create_match("love-me-not", ["ana", "ben"])
@@ -174,3 +192,75 @@ def test_ids_are_matched_to_rows_by_version():
     rows = append("s-v", 0, ev(5))
     stored = {r.version: r.id for r in read("s-v")}
     assert {r.version: r.id for r in rows} == stored
+
+
+def _raw_insert(stream, version, recorded_at="now()"):
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {TABLE} (stream, version, type, data, metadata, command_seq, recorded_at)"
+            f" VALUES (%s, %s, 'forged', '{{}}', '{{\"role\": \"moderator\"}}', 0, {recorded_at})"
+            " RETURNING recorded_at",
+            [stream, version],
+        )
+        return cur.fetchone()[0]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_database_keeps_streams_gapless_and_dates_every_event():
+    """Raw INSERTs as the app's role, past append(): a gap, a first version
+    other than 1, and a backdated event."""
+    role = f"gs_test_app_{uuid.uuid4().hex[:8]}"
+    with connection.cursor() as cur:
+        cur.execute(f"CREATE ROLE {role} NOLOGIN")
+    call_command("grant_app_role", role, verbosity=0)
+    append("s-g", 0, ev(2))
+    with connection.cursor() as cur:
+        cur.execute(f"SET ROLE {role}")
+        cur.execute("SELECT statement_timestamp()")
+        (before,) = cur.fetchone()
+    try:
+        for stream, version in (("s-g", 7), ("s-g", 4), ("s-new", 2), ("s-new", 0), ("s-new", -1)):
+            with pytest.raises(DatabaseError, match="gapless"), transaction.atomic():
+                _raw_insert(stream, version)
+        with pytest.raises(IntegrityError), transaction.atomic():
+            _raw_insert("s-g", 2)  # taken: the unique constraint's to refuse
+        at = _raw_insert("s-g", 3, "'2001-01-01T00:00:00Z'")
+        assert at >= before and at.year > 2001
+        assert _raw_insert("s-new", 1, "'2999-01-01T00:00:00Z'").year < 2999
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("RESET ROLE")
+    assert [r.version for r in read("s-g")] == [1, 2, 3]
+    assert read("s-g")[-1].recorded_at == at
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_appends_racing_for_one_version_still_lose_as_concurrency_errors():
+    """The trigger leaves a taken version to the unique constraint, so a
+    writer that lost the race gets ConcurrencyError, not a database error."""
+    import threading
+
+    append("s-race", 0, ev(1))
+    outcomes, barrier = [], threading.Barrier(6)
+
+    def write():
+        try:
+            barrier.wait(timeout=30)
+            append("s-race", 1, ev(2))
+            outcomes.append("won")
+        except ConcurrencyError:
+            outcomes.append("lost")
+        except Exception as exc:  # asserted on below
+            outcomes.append(repr(exc))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=write) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(outcomes) == ["lost"] * 5 + ["won"], outcomes
+    assert [r.version for r in read("s-race")] == [1, 2, 3]

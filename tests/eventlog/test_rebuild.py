@@ -1,4 +1,5 @@
-"""`rebuild_read_models` reproduces the live read models, primary keys and
+"""`rebuild_read_models` reproduces the live read models, primary keys
+(child rows' too: seats, notifications, series, entrants, items, disputes) and
 URLs included, survives deleted users, and loses nothing to writers running
 while it works."""
 
@@ -18,9 +19,11 @@ from games import services
 from games.models import Match, Notification, SeatHolder
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
+from tournaments import shows
 from tournaments.models import (
     BracketRecord,
     BracketSeriesRecord,
+    DisputeRecord,
     ItemRecord,
     ShowEntrantRecord,
     ShowRecord,
@@ -34,14 +37,14 @@ def rebuild():
 
 
 def everything():
-    def rows(model, order, drop=("id",)):
+    def rows(model, order, drop=()):
         return [
             {k: v for k, v in r.items() if k not in drop}
             for r in model.objects.order_by(*order).values()
         ]
 
     return {
-        "matches": rows(Match, ["id"], drop=()),
+        "matches": rows(Match, ["id"]),
         "holders": rows(SeatHolder, ["match_id", "seat"]),
         "notes": rows(Notification, ["match_id", "user_id", "text"]),
         # the kept fold and its token are a cache of the log, not a read of it
@@ -50,6 +53,7 @@ def everything():
         "shows": rows(ShowRecord, ["id"], drop=("folded", "fold_token")),
         "entrants": rows(ShowEntrantRecord, ["show_id", "position"]),
         "items": rows(ItemRecord, ["show_id", "item_id"]),
+        "disputes": rows(DisputeRecord, ["show_id", "dispute_id"]),
         "urls": sorted(
             [reverse("games:match", args=[pk]) for pk in Match.objects.values_list("pk", flat=True)]
             + [
@@ -81,15 +85,26 @@ def test_rebuild_equals_live_with_the_same_ids_and_urls(client):
     )
     for m in Match.objects.filter(show_stream=stream, status="live"):
         services.run_bots(m, start=1_000_000.0, rng=rng)
-    ss.create_show(
+    olga = User.objects.create_user("olga")
+    User.objects.create_user("mia")
+    night = ss.create_show(
         name="Night",
         organizer="olga",
         entrants=["ana", "ben"],
         holders={"ana": "bot:random"},
         rng=rng,
+        organizer_id=olga.pk,
     )
+    org, mia = ss.Acting("olga", shows.ORGANIZER), ss.Acting("mia", shows.MODERATOR)
+    ss.command(night, {"type": "appoint_moderator", "username": "mia"}, org)
+    grant = {"type": "grant_item", "entrant": "ben", "item": "insurance", "scope": "any"}
+    ss.command(night, {**grant, "given_by": "mia", "reason": "for the test"}, mia)
+    filed = {"type": "file_dispute", "target_stream": night, "target_version": 2}
+    ss.command(night, {**filed, "text": "was that card legal?"}, mia)
     live = everything()
-    assert live["matches"] and live["brackets"] and live["shows"] and live["notes"]
+    for table in ("matches", "holders", "notes", "brackets", "series", "shows", "entrants"):
+        assert live[table], table
+    assert live["items"] and live["disputes"]
     page = client.get(reverse("games:match", args=[solo.pk]))
     assert page.status_code == 200
     rebuild()

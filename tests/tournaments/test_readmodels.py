@@ -2,8 +2,10 @@
 result always equals a full fold of the stream, and a fold that is not the
 record's (rolled back, written by other code) is never used."""
 
+import json
 import pickle
 import random
+import threading
 
 import pytest
 from django.db import transaction
@@ -42,17 +44,104 @@ def test_incremental_show_fold_equals_a_full_fold():
     state, version, _ = ss.load(stream)
     assert state.champion is not None and version == len(read(stream))
     assert state == full_fold(stream)
-    # another process: no cached fold, the record's pickled one plus the events after it
+    # another process: no cached fold, the record's stored one plus the events after it
     readmodels._cache.clear()
     kept_at = readmodels._thaw(ShowRecord.objects.get(stream=stream).folded)[0]
     assert kept_at < version
     assert ss.load(stream)[0] == full_fold(stream)
-    # no usable pickle either (another shape of the classes): folded from the start
+    # no usable stored fold either (another shape of the classes): folded from the start
     readmodels._cache.clear()
     ShowRecord.objects.filter(stream=stream).update(
-        folded=pickle.dumps(("another shape", version, "not a show"))
+        folded=json.dumps(["another shape", version, "not a show"]).encode()
     )
     assert ss.load(stream)[0] == full_fold(stream)
+
+
+class _Planted:
+    """What a stolen app credential could write into a record: a pickle that
+    runs code when it is loaded."""
+
+    ran = []
+
+    def __reduce__(self):
+        return (_Planted.ran.append, ("code ran",))
+
+
+@pytest.mark.django_db
+def test_a_planted_pickle_in_a_record_never_runs():
+    stream = show()
+    grant(stream)
+    state, version, _ = ss.load(stream)
+    readmodels._cache.clear()
+    planted = pickle.dumps((readmodels._shape(), version, _Planted()))
+    ShowRecord.objects.filter(stream=stream).update(folded=planted)
+    assert ss.load(stream)[0] == full_fold(stream)
+    assert _Planted.ran == []
+    # what is stored is JSON, read back into the fold's own classes alone
+    readmodels._cache.clear()
+    grant(stream, "ben")
+    blob = bytes(ShowRecord.objects.get(stream=stream).folded)
+    assert json.loads(blob)[1] <= ss.load(stream)[1]
+    readmodels._cache.clear()
+    assert readmodels._thaw(blob)[1] == shows.fold(
+        as_game_event(r) for r in read(stream) if r.version <= json.loads(blob)[1]
+    )
+    sneaky = json.dumps([readmodels._shape(), 1, {"class": "User", "fields": {}}]).encode()
+    assert readmodels._thaw(sneaky) is None
+
+
+@pytest.mark.django_db
+def test_every_fold_is_stored_as_json_invitations_and_undecided_slots_included():
+    from tournaments import invitations
+
+    stream = show()
+    invitations.invite(stream, "ana", ORG)
+    state, version, _ = ss.load(stream)
+    kept = readmodels._thaw(ShowRecord.objects.get(stream=stream).folded)
+    assert kept == (version, state) and state.invitations
+    bracket = bs.create_bracket(
+        name="Cup", game="higher-lower", format="double", entrants=["ana", "ben", "cal", "dee"]
+    )
+    record = BracketRecord.objects.get(stream=bracket)
+    folded, version = readmodels.bracket_folded(bracket)
+    assert readmodels._thaw(record.folded) == (version, folded)
+
+
+def test_the_fold_cache_is_safe_under_concurrent_eviction(monkeypatch):
+    """The server's threads share the cache: a hit whose stream another
+    thread evicts meanwhile was a KeyError."""
+    monkeypatch.setattr(readmodels, "_CACHED", 2)
+    readmodels._cache.clear()
+    errors, stop = [], threading.Event()
+    tokens = {}
+
+    def keep(k):
+        try:
+            for i in range(3000):
+                stream = f"s-{(i + k) % 5}"
+                tokens[stream] = readmodels._keep(stream, 1, ("fold", i))["fold_token"]
+        except Exception as exc:  # asserted on below
+            errors.append(exc)
+
+    def hit():
+        try:
+            while not stop.is_set():
+                for stream, token in list(tokens.items()):
+                    readmodels._cached(stream, token)
+        except Exception as exc:  # asserted on below
+            errors.append(exc)
+
+    readers = [threading.Thread(target=hit) for _ in range(3)]
+    writers = [threading.Thread(target=keep, args=(k,)) for k in range(3)]
+    for t in readers + writers:
+        t.start()
+    for t in writers:
+        t.join(timeout=60)
+    stop.set()
+    for t in readers:
+        t.join(timeout=60)
+    assert errors == []
+    assert len(readmodels._cache) <= 2
 
 
 @pytest.mark.django_db

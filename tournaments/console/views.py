@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from eventlog.store import CommandIdReused
 from games import services as match_services
 from games.core.protocol import RoleRequired, RuleError
 from games.models import Match
@@ -24,6 +25,7 @@ from ratings import seeding
 
 from .. import bracket_services, demo, invitations, show_services, shows, usernames
 from ..models import BracketRecord, ShowRecord
+from ..words import FORM_REUSED
 from . import forms
 
 PERMISSION = "games.add_match"
@@ -75,6 +77,11 @@ def index(request):
     )
 
 
+def _command_id(request) -> dict:
+    """The hidden command id of a console form ({% command_id_field %}), and its sender."""
+    return {"command_id": request.POST.get("command_id") or None, "account": request.user.pk}
+
+
 def create_show_from(request, form, fields: dict[str, str]) -> ShowRecord | None:
     """The show a valid new-show form describes, organized by the caller; None
     (the refusal beside its field) when the show service refuses it."""
@@ -82,10 +89,14 @@ def create_show_from(request, form, fields: dict[str, str]) -> ShowRecord | None
         stream = show_services.create_show(
             organizer=request.user.username,
             organizer_id=request.user.pk,
+            command_id=request.POST.get("command_id") or None,
             **form.service_args(),
         )
     except RuleError as exc:
         _place(form, exc, fields)
+        return None
+    except CommandIdReused:
+        form.add_error(None, FORM_REUSED)
         return None
     return ShowRecord.objects.get(stream=stream)
 
@@ -176,11 +187,13 @@ def show_step(request, pk, kind):
     form = cls(request.POST, prefix=kind)
     if form.is_valid():
         try:
-            show_services.command(record.stream, form.command(), acting)
+            show_services.command(record.stream, form.command(), acting, **_command_id(request))
         except RoleRequired as exc:
             raise PermissionDenied(str(exc)) from None
         except RuleError as exc:
             form.add_error(None, str(exc))
+        except CommandIdReused:
+            form.add_error(None, FORM_REUSED)
         else:
             messages.success(request, _("Done: %(step)s.") % {"step": cls.title.lower()})
             return redirect("console:show", pk=record.pk)
@@ -200,9 +213,11 @@ def show_autopilot(request, pk):
     if form.is_valid():
         cmd = form.command()
         try:
-            show_services.command(record.stream, cmd, acting)
+            show_services.command(record.stream, cmd, acting, **_command_id(request))
         except RuleError as exc:
             form.add_error(None, str(exc))
+        except CommandIdReused:
+            form.add_error(None, FORM_REUSED)
         else:
             messages.success(
                 request,
@@ -228,8 +243,10 @@ def bracket_new(request):
     if request.method == "POST" and form.is_valid():
         try:
             stream = bracket_services.create_bracket(
-                actor=request.user.username, **form.service_args()
+                actor=request.user.username, **_command_id(request), **form.service_args()
             )
+        except CommandIdReused:
+            form.add_error(None, FORM_REUSED)
         except RuleError as exc:
             _place(
                 form,
@@ -270,7 +287,10 @@ def match_new(request):
                 moderators=[request.user.pk],
                 spectator_delay_s=form.cleaned_data["spectator_delay_s"],
                 rated=form.cleaned_data["rated"],
+                command_id=request.POST.get("command_id") or None,
             )
+        except CommandIdReused:
+            form.add_error(None, FORM_REUSED)
         except RuleError as exc:
             _place(
                 form,
