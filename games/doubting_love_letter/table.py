@@ -186,7 +186,8 @@ def _play_controls(view: dict, seat: str) -> list[Control]:
         if c == 8 or (countess_forced(hand) and c != 7):
             continue
         claims = []
-        for claim in range(1, 8):
+        # the card's own rank first: the form's default is never a bluff
+        for claim in sorted(range(1, 8), key=lambda claim: claim != c):
             if claim != c and not can_bluff:
                 continue
             word = rank(claim) if claim == c else _("%(c)s (bluff)") % {"c": rank(claim)}
