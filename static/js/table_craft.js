@@ -176,6 +176,28 @@
     refocus(t);
   }
 
+  // htmx binds a swapped-in form only when it settles (20 ms later): a move
+  // made before then (a fast key) is sent through htmx all the same
+  document.addEventListener(
+    "submit",
+    function (e) {
+      var form = e.target;
+      if (!window.htmx || !form.hasAttribute("hx-post") || !form.closest("#table")) {
+        return;
+      }
+      if (!form["htmx-internal-data"]) {
+        e.preventDefault();
+        htmx.process(form);
+        if (e.submitter) {
+          e.submitter.click(); // htmx now sees which button sent it
+        } else {
+          form.requestSubmit();
+        }
+      }
+    },
+    true
+  );
+
   document.addEventListener("htmx:afterSwap", settle);
   document.addEventListener("htmx:afterSettle", settle);
 
