@@ -16,8 +16,7 @@ from typing import Any
 
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
-from django.utils.translation import gettext_noop, pgettext
+from django.utils.translation import gettext_noop, ngettext, pgettext
 
 from games.core.deal import REVEAL
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
@@ -43,7 +42,7 @@ class SeatRow:
     reserve: float | None
     items: tuple[str, ...]
     part: SeatPart
-    picks: tuple["CardPick | None", ...] = ()  # per card of the hand: what clicking it does
+    picks: tuple[CardPick | None, ...] = ()  # per card of the hand: what clicking it does
 
     @property
     def hand(self) -> list[dict]:
@@ -116,7 +115,11 @@ class Table:
     def last_bout(self) -> Line | None:
         """How the last bout ended, while the match goes on."""
         return next(
-            (line for line in reversed(self.history) if line.kind == "bout_scored" and not line.void),
+            (
+                line
+                for line in reversed(self.history)
+                if line.kind == "bout_scored" and not line.void
+            ),
             None,
         )
 
@@ -328,9 +331,7 @@ def card_picks(hand, controls: list[Control]) -> tuple[CardPick | None, ...]:
             if str(c.fixed.get("card", "")) == card.value:
                 pick = CardPick(c.key)
                 break
-            f = next(
-                (f for f in c.fields if any(ch.value == card.value for ch in f.choices)), None
-            )
+            f = next((f for f in c.fields if any(ch.value == card.value for ch in f.choices)), None)
             if f is not None and f.name in ("card", "keep"):
                 pick = CardPick(c.key, f.name, card.value)
                 break

@@ -25,10 +25,12 @@ from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import series_for
 from games.models import Match
+from games.tables import describe_row, names_for, table_module
 
 from . import shows
 from .dispute_filing import filer, takes_disputes_about
 from .items import SCOPE_WORDS, SCOPES, known_items
+from .log_words import log_lines
 from .models import ShowRecord
 from .ruling_words import ruling_params_words
 from .show_services import Acting, acting_for, command, load
@@ -109,11 +111,13 @@ def _disputes(state: shows.ShowState) -> list[dict]:
 def _match_audit(record: ShowRecord) -> list[dict]:
     """Moderators' actions written on the show's matches (pauses, added time, rulings)."""
     out = []
-    streams = Match.objects.filter(show_stream=record.stream).values_list("stream", flat=True)
-    for stream in streams:
+    for match in Match.objects.filter(show_stream=record.stream):
+        stream = match.stream
+        module, names = table_module(match.game), names_for(match.seats, None)
         for r in read(stream):
             if r.metadata.get("role") != shows.MODERATOR:
                 continue
+            what = describe_row(module, {"type": r.type, "data": r.data}, None, names)
             out.append(
                 {
                     "version": r.version,
@@ -122,7 +126,8 @@ def _match_audit(record: ShowRecord) -> list[dict]:
                     "role": shows.MODERATOR,
                     "reason": r.data.get("reason", ""),
                     "at": r.data.get("at") or r.metadata.get("at"),
-                    "text": f"{r.type.replace('_', ' ')} in {stream}",
+                    "text": _("%(what)s (%(match)s, move %(n)s)")
+                    % {"what": what, "match": match, "n": r.version},
                     "void": False,
                 }
             )
@@ -132,7 +137,7 @@ def _match_audit(record: ShowRecord) -> list[dict]:
 def audit_rows(record: ShowRecord, state, kind: str = "", actor: str = "") -> list[dict]:
     """Every organizer and moderator action of the show (its own log and its
     matches'), newest first, filtered by kind and actor when given."""
-    rows = shows.audit_log(state) + _match_audit(record)
+    rows = log_lines(shows.audit_log(state), record.stream) + _match_audit(record)
     rows = [
         r for r in rows if (not kind or r["kind"] == kind) and (not actor or r["actor"] == actor)
     ]

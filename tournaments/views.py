@@ -12,6 +12,7 @@ from games.models import Match
 from . import shows
 from .bracket_services import bracket_output
 from .bracket_tree import bracket_tree
+from .log_words import log_lines
 from .models import BracketRecord, ShowRecord
 from .readmodels import bracket_folded, show_status
 from .schedule_views import schedule_context
@@ -111,7 +112,7 @@ def _show_context(request, record) -> dict:
         "schedule": schedule_context(record, request.user),
         "acting": acting,
         "view": shows.view(seen, acting.role, acting.actor),
-        "log": shows.public_log(seen)[-60:],
+        "log": log_lines(shows.public_log(seen)[-60:], record.stream),
         "matches": match_services.summaries_for(matches, request.user, now=now),
         "pending": shows.pending(seen),
         # only an entrant who sees the show live is asked anything

@@ -46,9 +46,13 @@ def _my_turn(client, game, options):
 @pytest.mark.parametrize("game", ["love-letter", "doubting-love-letter", "love-me-not"])
 def test_the_cards_of_your_hand_are_the_buttons_that_play_them(client, game):
     match, table, html = _my_turn(client, game, {"decision_s": 0})
-    hand = re.search(r'<div class="hand cards" role="group" aria-label="your hand">(.*?)</div>', html, re.S)
+    hand = re.search(
+        r'<div class="hand cards" role="group" aria-label="your hand">(.*?)</div>', html, re.S
+    )
     assert hand, "your hand is a labelled group"
-    buttons = re.findall(r'<button type="button" class="card pick[^"]*" data-control="([^"]+)"', hand.group(1))
+    buttons = re.findall(
+        r'<button type="button" class="card pick[^"]*" data-control="([^"]+)"', hand.group(1)
+    )
     assert buttons, "at least one card of the hand is a button"
     keys = {c.key for c in table.controls}
     for key in buttons:
@@ -90,7 +94,11 @@ def test_the_last_move_is_highlighted_and_the_history_is_a_labelled_scroll_box(c
     assert last is not None and last.version == table.history[-1].version
     assert f'<p class="last-move" aria-live="polite">Last move ({last.version}):' in html
     assert re.search(rf'<li value="{last.version}" class="last" aria-current="true">', html)
-    box = re.search(r'<div class="history-scroll" tabindex="0" role="region" aria-label="([^"]+)">\s*<ol>(.*?)</ol>', html, re.S)
+    box = re.search(
+        r'<div class="history-scroll" tabindex="0" role="region" aria-label="([^"]+)">\s*<ol>(.*?)</ol>',
+        html,
+        re.S,
+    )
     assert box and box.group(1)
     versions = [int(v) for v in re.findall(r'<li value="(\d+)"', box.group(2))]
     assert versions == sorted(versions), "oldest first"
@@ -99,7 +107,11 @@ def test_the_last_move_is_highlighted_and_the_history_is_a_labelled_scroll_box(c
 def test_the_last_bout_is_how_the_latest_bout_scored_ended():
     from games.tables import Table
 
-    lines = [Line(1, "set up", kind="match_created"), Line(9, "Bout 1 went to ben (last player in the round).", kind="bout_scored"), Line(10, "ana drew a card.", kind="card_drawn")]
+    lines = [
+        Line(1, "set up", kind="match_created"),
+        Line(9, "Bout 1 went to ben (last player in the round).", kind="bout_scored"),
+        Line(10, "ana drew a card.", kind="card_drawn"),
+    ]
     table = Table.__new__(Table)
     table.history = lines
     assert table.last_bout.text.startswith("Bout 1 went to ben")
@@ -113,17 +125,42 @@ def _words(game, kind, data, you="ana"):
 
 def test_the_history_reads_as_a_person_writes_it():
     with translation.override("en"):
-        assert _words("love-letter", "first_player_chosen", {"seat": "ana", "how": "setup"}) == "You play first."
-        assert _words("love-letter", "first_player_chosen", {"seat": "ana", "how": "ana"}) == "You chose to play first."
-        assert _words("love-letter", "first_player_chosen", {"seat": "ben", "how": "setup"}) == "ben plays first."
-        assert _words("love-letter", "time_added", {"seat": "ana", "seconds": 30}) == "A moderator added 30 seconds to your clock."
-        assert _words("love-letter", "time_added", {"seat": "ben", "seconds": 1}) == "A moderator added 1 second to ben's clock."
-        assert _words("bleven", "round_dealt", {"bout": 2, "cutter": "ana"}) == "Round 2 dealt; you cut."
+        assert (
+            _words("love-letter", "first_player_chosen", {"seat": "ana", "how": "setup"})
+            == "You play first."
+        )
+        assert (
+            _words("love-letter", "first_player_chosen", {"seat": "ana", "how": "ana"})
+            == "You chose to play first."
+        )
+        assert (
+            _words("love-letter", "first_player_chosen", {"seat": "ben", "how": "setup"})
+            == "ben plays first."
+        )
+        assert (
+            _words("love-letter", "time_added", {"seat": "ana", "seconds": 30})
+            == "A moderator added 30 seconds to your clock."
+        )
+        assert (
+            _words("love-letter", "time_added", {"seat": "ben", "seconds": 1})
+            == "A moderator added 1 second to ben's clock."
+        )
+        assert (
+            _words("bleven", "round_dealt", {"bout": 2, "cutter": "ana"})
+            == "Round 2 dealt; you cut."
+        )
         assert _words("love-letter", "turn_started", {"seat": "ana"}).startswith("You drew")
-        text = _words("higher-lower", "auction_closed", {"how": "bid", "guesser": "ana", "dealer": "ben", "declared": 30})
+        text = _words(
+            "higher-lower",
+            "auction_closed",
+            {"how": "bid", "guesser": "ana", "dealer": "ben", "declared": 30},
+        )
         assert "you guesses" not in text and "ben deals" not in text
     with translation.override("fr"):
-        assert _words("love-letter", "first_player_chosen", {"seat": "ana", "how": "setup"}) == "Vous jouez en premier."
+        assert (
+            _words("love-letter", "first_player_chosen", {"seat": "ana", "how": "setup"})
+            == "Vous jouez en premier."
+        )
         assert "votre" in _words("love-letter", "time_added", {"seat": "ana", "seconds": 30})
 
 
@@ -132,7 +169,9 @@ def test_engine_sentences_agree_with_you():
 
     names = names_for(["ana", "ben"], "ana")
     with translation.override("en"):
-        assert in_words("ana is protected by a Handmaid", names) == "you are protected by a Handmaid"
+        assert (
+            in_words("ana is protected by a Handmaid", names) == "you are protected by a Handmaid"
+        )
         assert in_words("ben is protected by a Handmaid", names) == "ben is protected by a Handmaid"
 
 

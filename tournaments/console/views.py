@@ -22,6 +22,7 @@ from games.models import Match
 from ratings import seeding
 
 from .. import bracket_services, demo, invitations, show_services, shows
+from ..log_words import log_lines
 from ..models import BracketRecord, ShowRecord
 from . import forms
 
@@ -152,7 +153,7 @@ def _console(request, record, acting, bound=None, status=200):
             "holders": holders,
             "steps": steps,
             "autopilot": autopilot,
-            "log": shows.public_log(state)[-30:],
+            "log": log_lines(shows.public_log(state)[-30:], record.stream),
             "server_now": time.time(),
         },
         status=status,
