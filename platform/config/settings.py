@@ -272,6 +272,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # no link inside each operation's toggle button (axe: nested-interactive)
+    "SWAGGER_UI_SETTINGS": {"deepLinking": False},
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
