@@ -118,16 +118,24 @@ def test_a_bout_by_clicking_the_cards(contexts, make_user, shot):
     expect(page.locator(".last-bout, .result")).to_contain_text(re.compile(r"Bout 1|over"))
 
 
-def test_your_turn_is_in_the_tab_title_and_the_sound_toggle_is_remembered(contexts, make_user):
+def test_your_turn_is_in_the_tab_title_and_the_sound_toggle_is_remembered(
+    contexts, make_user, doc_shot
+):
     ana = make_user("ana")
-    match = _seated("love-me-not", {"decision_s": 0, "first_to": 1}, ana)
-    page = contexts(ana)
+    match = _seated("love-letter", {"decision_s": 0, "first_to": 1}, ana)
+    services.play_bots(match, rng=random.Random(3))
+    page = contexts(ana, viewport={"width": 900, "height": 1000})
     page.goto(f"/games/matches/{match.pk}/")
     expect(page).to_have_title(re.compile(r"^● Your turn — "))
+    page.locator("#table button.card.pick").first.hover()
+    doc_shot(page, "7-table-your-turn")
     toggle = page.get_by_label("Play a sound when it is your turn")
     expect(toggle).not_to_be_checked()  # off by default
     toggle.check()
     page.reload()
     expect(page.get_by_label("Play a sound when it is your turn")).to_be_checked()
-    page.keyboard.press("1")  # keep the first card: ana's choice is made
+    key = page.locator("#table button.card.pick").first.get_attribute("data-key")
+    page.keyboard.press(key)  # ana plays: the move is the bot's now
+    if page.evaluate(IN_A_CONTROL):
+        page.keyboard.press("Enter")
     expect(page).not_to_have_title(re.compile(r"^● "))
