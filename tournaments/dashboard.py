@@ -24,6 +24,7 @@ from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import series_for
+from games.engine_words import item_name
 from games.models import Match
 from games.tables import describe_row, names_for, table_module
 
@@ -332,7 +333,7 @@ def dashboard_action(request, pk):
                     },
                 )
             command(record.stream, cmd, acting)
-            done = _done_words(cmd, load(record.stream)[0])
+            done = _done_words(cmd, load(record.stream)[0], record)
     except RoleRequired as exc:
         return render(request, "403.html", {"message": str(exc)}, status=403)
     except RuleError as exc:
@@ -342,7 +343,28 @@ def dashboard_action(request, pk):
     return redirect(reverse("dashboard:show", args=[record.pk]) + "#top")
 
 
-def _done_words(cmd: Mapping[str, Any], state) -> str:
+def _granted_words(cmd: Mapping[str, Any], record: ShowRecord) -> str:
+    """When a granted item applies: a match takes its seats' items when it
+    opens, so one being played now does not get it."""
+    who = cmd["entrant"]
+    item = item_name(cmd["item"])
+    playing = [
+        m for m in Match.objects.filter(show_stream=record.stream, status="live") if who in m.seats
+    ]
+    if playing:
+        return _(
+            "%(item)s granted to %(who)s. It applies from %(who)s's next match, "
+            "not in %(match)s, which is being played now."
+        ) % {"item": item, "who": who, "match": playing[0]}
+    return _("%(item)s granted to %(who)s. It applies from %(who)s's next match.") % {
+        "item": item,
+        "who": who,
+    }
+
+
+def _done_words(cmd: Mapping[str, Any], state, record: ShowRecord | None = None) -> str:
+    if cmd["type"] == "grant_item" and record is not None:
+        return _granted_words(cmd, record)
     if cmd["type"] == "rule_dispute":
         d = state.disputes[cmd["dispute_id"]]
         if d.status == shows.AWAITING:
