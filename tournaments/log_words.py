@@ -151,6 +151,10 @@ def describe(kind: str, d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
             _("death match %(a)s vs %(b)s opens (%(game)s)")
             % {"a": g("candidate"), "b": g("dmo"), "game": _game(g("game"))}
         ),
+        "death_match_linked": lambda: (
+            _("the death match of %(who)s is played in %(match)s")
+            % {"who": g("candidate"), "match": match(g("match_stream"))}
+        ),
         "death_match_result": lambda: (
             _("%(winner)s wins the death match against %(loser)s")
             % {"winner": g("winner"), "loser": g("loser")}
