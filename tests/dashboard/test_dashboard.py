@@ -395,3 +395,14 @@ def test_an_item_granted_during_a_match_says_when_it_applies(client, people):
         f"Insurance granted to ana. It applies from ana&#x27;s next match, not in {final}, "
         "which is being played now."
     ) in page
+
+
+@pytest.mark.django_db
+def test_a_moderator_reaches_dispute_filing_by_a_link(client, people):
+    show = make_show(people, entrants=["ana", "ben"])
+    final = Match.objects.get(show_stream=show.stream, kind="final")
+    as_user(client, people, "mia")
+    page = text(client.get(f"/shows/{show.pk}/dashboard/"))
+    link = f"/shows/{show.pk}/disputes/file?match={final.pk}"
+    assert f'href="{link}"' in page
+    assert client.get(link).status_code == 200
