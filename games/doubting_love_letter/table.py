@@ -230,6 +230,12 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         return seat_name(names, d.get(key))
 
     if t == "bout_started":
+        if d.get("first") == you:
+            return _("Bout %(n)s: you play first; removed %(removed)s; fingerprint %(h)s…") % {
+                "n": d.get("bout_no"),
+                "removed": ", ".join(rank(c) for c in d.get("removed", [])),
+                "h": d.get("commitment", "")[:16],
+            }
         return _("Bout %(n)s: %(first)s plays first; removed %(removed)s; fingerprint %(h)s…") % {
             "n": d.get("bout_no"),
             "first": names.get(d.get("first"), d.get("first")),

@@ -149,6 +149,12 @@ def test_the_history_reads_as_a_person_writes_it():
             _words("bleven", "round_dealt", {"bout": 2, "cutter": "ana"})
             == "Round 2 dealt; you cut."
         )
+        assert _words("love-letter", "round_started", {"bout": 1, "first": "ana"}) == (
+            "Round 1: you play first."
+        )
+        assert "you play first;" in _words(
+            "doubting-love-letter", "bout_started", {"bout_no": 1, "first": "ana"}
+        )
         assert _words("love-letter", "turn_started", {"seat": "ana"}).startswith("You drew")
         text = _words(
             "higher-lower",
