@@ -229,6 +229,20 @@ _SHAPES: tuple[tuple[re.Pattern, dict[str, str] | str, tuple[str, ...]], ...] = 
 )
 
 
+# the same sentences when the viewer is their subject
+_YOURS = {
+    "%(who)s is protected by a Handmaid": gettext_noop("you are protected by a Handmaid"),
+    "%(who)s lost both lives (%(why)s)": gettext_noop("you lost both lives (%(why)s)"),
+    "%(who)s ran out of time": gettext_noop("you ran out of time"),
+    "%(who)s's field adds up to %(sum)s, less than %(min)s: %(rival)s takes the %(s)s bid stones": gettext_noop(
+        "your field adds up to %(sum)s, less than %(min)s: %(rival)s takes the %(s)s bid stones"
+    ),
+    "the draw pile ran out before %(who)s could draw while no bid stood: the round is annulled": gettext_noop(
+        "the draw pile ran out before you could draw while no bid stood: the round is annulled"
+    ),
+}
+
+
 def in_words(message: str, names: dict | None = None) -> str:
     """An engine's message in the reader's language (``names``: how seats
     read, "you" for the viewer's own); unknown messages come back as they are."""
@@ -244,6 +258,10 @@ def in_words(message: str, names: dict | None = None) -> str:
             words = words.get(f"{parts['hit']} {parts['answer']}")
             if words is None:
                 continue
+        yours = _YOURS.get(words if isinstance(words, str) else "")
+        you = getattr(names, "you", None)
+        if yours and you is not None and parts.get(seats[0]) == you:
+            words = yours  # the viewer is the subject: the verb agrees with "you"
         for key in seats:
             parts[key] = (names or {}).get(parts[key], parts[key])
         if "why" in parts:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop, pgettext
+from django.utils.translation import gettext_noop, ngettext, pgettext
 
 from games.core.deal import REVEAL
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
@@ -41,6 +42,23 @@ class SeatRow:
     reserve: float | None
     items: tuple[str, ...]
     part: SeatPart
+    picks: tuple[CardPick | None, ...] = ()  # per card of the hand: what clicking it does
+
+    @property
+    def hand(self) -> list[dict]:
+        """The hand's cards, each with what clicking it does (your own)."""
+        picks = self.picks or (None,) * len(self.part.hand)
+        return [{"card": c, "pick": p} for c, p in zip(self.part.hand, picks, strict=True)]
+
+
+@dataclass(frozen=True)
+class CardPick:
+    """Clicking a card of your hand: the control it plays, and the value it
+    sets there when the control asks which card (``field``)."""
+
+    control: str
+    field: str = ""
+    value: str = ""
 
 
 @dataclass(frozen=True)
@@ -48,6 +66,7 @@ class Line:
     version: int
     text: str
     void: bool = False
+    kind: str = ""  # the event's type
 
 
 @dataclass
@@ -91,6 +110,27 @@ class Table:
         ]
 
     @property
+    def last_move(self) -> Line | None:
+        """The newest line still standing (what just happened)."""
+        return next((line for line in reversed(self.history) if not line.void), None)
+
+    @property
+    def last_bout(self) -> Line | None:
+        """How the last bout ended, while the match goes on."""
+        return next(
+            (
+                line
+                for line in reversed(self.history)
+                if line.kind == "bout_scored" and not line.void
+            ),
+            None,
+        )
+
+    @property
+    def your_turn(self) -> bool:
+        return bool(self.controls) and self.at is None
+
+    @property
     def general_error(self) -> str:
         return self.errors.get("", "")
 
@@ -127,12 +167,30 @@ def decision_words(kind: str) -> str:
     return _(DECISIONS[kind]) if kind in DECISIONS else kind.replace("_", " ")
 
 
-def names_for(seats, you: str | None) -> dict[str, str]:
+class Names(dict):
+    """How each seat reads in sentences, and which seat is the viewer's
+    (``you``), for the sentences whose verb agrees with "you"."""
+
+    you: str | None = None
+
+
+def names_for(seats, you: str | None) -> Names:
     """How each seat reads in sentences: the viewer's own is "you" (a
     language may keep the seat's name in it, so its verbs agree)."""
     # Translators: may name the seat as %(seat)s
     yours = pgettext("the viewer's own seat in a sentence", "you")
-    return {s: (yours % {"seat": s} if s == you else s) for s in seats}
+    names = Names({s: (yours % {"seat": s} if s == you else s) for s in seats})
+    names.you = you
+    return names
+
+
+def as_sentence(text: str, names: dict) -> str:
+    """A line that opens with the viewer's "you" starts with a capital."""
+    you = getattr(names, "you", None)
+    own = names.get(you, "") if you is not None else ""
+    if own and text.startswith(own) and not own.startswith(str(you)):
+        return capfirst(text)
+    return text
 
 
 def _holders(match: Match) -> dict[str, str]:
@@ -190,10 +248,12 @@ def table_for(
                 reserve=part.reserve,
                 items=tuple(item_name(i) for i in view.get("items", {}).get(s, ())),
                 part=part,
+                picks=card_picks(part.hand, controls) if s == you else (),
             )
         )
     history = [
-        Line(r["version"], describe_row(module, r, you, names), bool(r.get("void"))) for r in rows
+        Line(r["version"], describe_row(module, r, you, names), bool(r.get("void")), r["type"])
+        for r in rows
     ]
     return Table(
         match=match,
@@ -274,6 +334,24 @@ def series_controls(view: dict, you: str, names: dict) -> list[Control]:
     return []
 
 
+def card_picks(hand, controls: list[Control]) -> tuple[CardPick | None, ...]:
+    """For each card of your hand, the control that plays it: one whose
+    fixed card it is, or one that asks which card (a choice naming it)."""
+    picks = []
+    for card in hand:
+        pick = None
+        for c in controls if card.value else ():
+            if str(c.fixed.get("card", "")) == card.value:
+                pick = CardPick(c.key)
+                break
+            f = next((f for f in c.fields if any(ch.value == card.value for ch in f.choices)), None)
+            if f is not None and f.name in ("card", "keep"):
+                pick = CardPick(c.key, f.name, card.value)
+                break
+        picks.append(pick)
+    return tuple(picks)
+
+
 def find_control(table: Table, key: str) -> Control | None:
     return next((c for c in table.controls if c.key == key), None)
 
@@ -283,17 +361,17 @@ def describe_row(module: ModuleType, row: dict, you: str | None, names: dict) ->
     """One redacted history row in words (the series' and platform's own
     events here, the game's in its table module)."""
     data = row.get("data") or {}
-    text = _describe_series(row["type"], data, names)
+    text = _describe_series(row["type"], data, names, you)
     if text is None:
         text = module.describe({"type": row["type"], "data": data}, you, names)
-    return text or row["type"].replace("_", " ")
+    return as_sentence(text, names) if text else row["type"].replace("_", " ")
 
 
 def _who(names: dict, seat: Any) -> str:
     return names.get(seat, str(seat))
 
 
-def _describe_series(kind: str, d: dict, names: dict) -> str | None:
+def _describe_series(kind: str, d: dict, names: dict, you: str | None = None) -> str | None:
     if kind == REVEAL:
         return _("The deal was revealed. %(check)s") % {"check": deal_check(d)}
     if kind == "match_created":
@@ -309,7 +387,11 @@ def _describe_series(kind: str, d: dict, names: dict) -> str | None:
         if how == "coin":
             return _("A coin flip chose %(who)s to play first.") % {"who": _who(names, d["seat"])}
         if how == "setup":
+            if d["seat"] == you:
+                return _("You play first.")
             return _("%(who)s plays first.") % {"who": _who(names, d["seat"])}
+        if how == d["seat"] == you:
+            return _("You chose to play first.")
         return _("%(chooser)s chose %(who)s to play first.") % {
             "chooser": _who(names, how),
             "who": _who(names, d["seat"]),
@@ -339,12 +421,22 @@ def _describe_series(kind: str, d: dict, names: dict) -> str | None:
     if kind == "clock_resumed":
         return _("A moderator resumed the clocks.")
     if kind == "time_added":
+        seconds = d.get("seconds") or 0
+        if d.get("seat") is not None and d["seat"] == you:
+            return ngettext(
+                "A moderator added %(s)s second to your clock.",
+                "A moderator added %(s)s seconds to your clock.",
+                seconds,
+            ) % {"s": seconds}
         if d.get("seat") is not None:
-            return _("A moderator added %(s)s seconds to %(who)s's clock.") % {
-                "s": d.get("seconds"),
-                "who": _who(names, d["seat"]),
-            }
-        return _("A moderator added %(s)s seconds.") % {"s": d.get("seconds")}
+            return ngettext(
+                "A moderator added %(s)s second to %(who)s's clock.",
+                "A moderator added %(s)s seconds to %(who)s's clock.",
+                seconds,
+            ) % {"s": seconds, "who": _who(names, d["seat"])}
+        return ngettext(
+            "A moderator added %(s)s second.", "A moderator added %(s)s seconds.", seconds
+        ) % {"s": seconds}
     if kind == "time_credit_used":
         return _("%(who)s used %(s)s seconds of added time.") % {
             "who": ", ".join(_who(names, s) for s in d.get("seats", {})),

@@ -25,12 +25,15 @@ from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import series_for
+from games.engine_words import item_name
 from games.limits import MAX_PK
 from games.models import Match
+from games.tables import describe_row, names_for, table_module
 
 from . import shows
 from .dispute_filing import filer, takes_disputes_about
 from .items import SCOPE_WORDS, SCOPES, known_items
+from .log_words import log_lines
 from .models import ShowRecord
 from .ruling_words import ruling_params_words
 from .show_services import Acting, acting_for, command, load
@@ -112,11 +115,13 @@ def _disputes(state: shows.ShowState) -> list[dict]:
 def _match_audit(record: ShowRecord) -> list[dict]:
     """Moderators' actions written on the show's matches (pauses, added time, rulings)."""
     out = []
-    streams = Match.objects.filter(show_stream=record.stream).values_list("stream", flat=True)
-    for stream in streams:
+    for match in Match.objects.filter(show_stream=record.stream):
+        stream = match.stream
+        module, names = table_module(match.game), names_for(match.seats, None)
         for r in read(stream):
             if r.metadata.get("role") != shows.MODERATOR:
                 continue
+            what = describe_row(module, {"type": r.type, "data": r.data}, None, names)
             out.append(
                 {
                     "version": r.version,
@@ -125,7 +130,8 @@ def _match_audit(record: ShowRecord) -> list[dict]:
                     "role": shows.MODERATOR,
                     "reason": r.data.get("reason", ""),
                     "at": r.data.get("at") or r.metadata.get("at"),
-                    "text": f"{r.type.replace('_', ' ')} in {stream}",
+                    "text": _("%(what)s (%(match)s, move %(n)s)")
+                    % {"what": what, "match": match, "n": r.version},
                     "void": False,
                 }
             )
@@ -135,7 +141,7 @@ def _match_audit(record: ShowRecord) -> list[dict]:
 def audit_rows(record: ShowRecord, state, kind: str = "", actor: str = "") -> list[dict]:
     """Every organizer and moderator action of the show (its own log and its
     matches'), newest first, filtered by kind and actor when given."""
-    rows = shows.audit_log(state) + _match_audit(record)
+    rows = log_lines(shows.audit_log(state), record.stream) + _match_audit(record)
     rows = [
         r for r in rows if (not kind or r["kind"] == kind) and (not actor or r["actor"] == actor)
     ]
@@ -355,7 +361,7 @@ def dashboard_action(request, pk):
                 command_id=post.get("command_id") or None,
                 account=request.user.pk,
             )
-            done = _done_words(cmd, load(record.stream)[0])
+            done = _done_words(cmd, load(record.stream)[0], record)
     except RoleRequired as exc:
         return render(request, "403.html", {"message": str(exc)}, status=403)
     except (RuleError, CommandIdReused) as exc:
@@ -366,7 +372,28 @@ def dashboard_action(request, pk):
     return redirect(reverse("dashboard:show", args=[record.pk]) + "#top")
 
 
-def _done_words(cmd: Mapping[str, Any], state) -> str:
+def _granted_words(cmd: Mapping[str, Any], record: ShowRecord) -> str:
+    """When a granted item applies: a match takes its seats' items when it
+    opens, so one being played now does not get it."""
+    who = cmd["entrant"]
+    item = item_name(cmd["item"])
+    playing = [
+        m for m in Match.objects.filter(show_stream=record.stream, status="live") if who in m.seats
+    ]
+    if playing:
+        return _(
+            "%(item)s granted to %(who)s. It applies from %(who)s's next match, "
+            "not in %(match)s, which is being played now."
+        ) % {"item": item, "who": who, "match": playing[0]}
+    return _("%(item)s granted to %(who)s. It applies from %(who)s's next match.") % {
+        "item": item,
+        "who": who,
+    }
+
+
+def _done_words(cmd: Mapping[str, Any], state, record: ShowRecord | None = None) -> str:
+    if cmd["type"] == "grant_item" and record is not None:
+        return _granted_words(cmd, record)
     if cmd["type"] == "rule_dispute":
         d = state.disputes[cmd["dispute_id"]]
         if d.status == shows.AWAITING:

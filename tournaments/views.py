@@ -14,6 +14,7 @@ from games.views import opening_of
 from . import shows
 from .bracket_services import bracket_output
 from .bracket_tree import bracket_tree
+from .log_words import log_lines
 from .models import BracketRecord, ShowRecord
 from .readmodels import bracket_folded, show_status
 from .schedule_views import schedule_context
@@ -114,7 +115,7 @@ def _show_context(request, record) -> dict:
         "schedule": schedule_context(record, request.user),
         "acting": acting,
         "view": shows.view(seen, acting.role, acting.actor),
-        "log": shows.public_log(seen)[-60:],
+        "log": log_lines(shows.public_log(seen)[-60:], record.stream),
         "matches": seen_matches,
         "opening": not_open_yet(matches, seen_matches),
         "pending": shows.pending(seen),

@@ -17,7 +17,7 @@ SUBSETS = [(), (1,), (2,), (3,), (1, 2), (1, 3), (2, 3), (1, 2, 3)]
 
 
 def face(c: str, note: str = "") -> Card:
-    return Card(c[:-1] + SYMBOLS[c[-1]], "", f"suit-{c[-1]}", note)
+    return Card(c[:-1] + SYMBOLS[c[-1]], "", f"suit-{c[-1]}", note, c)
 
 
 def bid_words(tricks, positions, stones) -> str:
@@ -170,7 +170,7 @@ def _declaration_controls(prefix: str, kind: str, label: str, allowed) -> list[C
             Control(
                 f"{prefix}-{tricks}",
                 kind,
-                label % {"n": tricks},
+                label(tricks) % {"n": tricks},
                 {"tricks": tricks},
                 tuple(fields),
             )
@@ -187,7 +187,10 @@ def controls(view: dict, seat: str) -> list[Control]:
         out = [Control("draw", "draw", _("Draw a card"))]
         if kind == "turn":
             out += _declaration_controls(
-                "declare", "declare", _("Declare %(n)s tricks"), lambda t, s: True
+                "declare",
+                "declare",
+                lambda n: ngettext("Declare %(n)s trick", "Declare %(n)s tricks", n),
+                lambda t, s: True,
             )
         return out
     if kind == "discard":
@@ -222,7 +225,7 @@ def controls(view: dict, seat: str) -> list[Control]:
     out += _declaration_controls(
         "hijack",
         "hijack",
-        _("Hijack with %(n)s tricks"),
+        lambda n: ngettext("Hijack with %(n)s trick", "Hijack with %(n)s tricks", n),
         lambda t, s: s > bid["stones"] or t > bid["tricks"],
     )
     return out
@@ -232,6 +235,8 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
     t, d = event["type"], event["data"]
     who = seat_name(names, d.get("seat"))
     if t == "round_dealt":
+        if d.get("cutter") == you:
+            return _("Round %(n)s dealt; you cut.") % {"n": d.get("bout")}
         return _("Round %(n)s dealt; %(c)s cuts.") % {
             "n": d.get("bout"),
             "c": names.get(d.get("cutter"), d.get("cutter")),

@@ -23,6 +23,7 @@ class Card:
     name: str = ""  # "Baron", "hearts"
     look: str = ""  # a CSS class: the game's look, a suit
     note: str = ""  # small print: "bluff", "claimed 5"
+    value: str = ""  # how a command names it ("3", "7H"); "" for none
 
 
 HIDDEN = Card("?", "", "back")

@@ -186,7 +186,8 @@ def _play_controls(view: dict, seat: str) -> list[Control]:
         if c == 8 or (countess_forced(hand) and c != 7):
             continue
         claims = []
-        for claim in range(1, 8):
+        # the card's own rank first: the form's default is never a bluff
+        for claim in sorted(range(1, 8), key=lambda claim: claim != c):
             if claim != c and not can_bluff:
                 continue
             word = rank(claim) if claim == c else _("%(c)s (bluff)") % {"c": rank(claim)}
@@ -229,6 +230,12 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         return seat_name(names, d.get(key))
 
     if t == "bout_started":
+        if d.get("first") == you:
+            return _("Bout %(n)s: you play first; removed %(removed)s; fingerprint %(h)s…") % {
+                "n": d.get("bout_no"),
+                "removed": ", ".join(rank(c) for c in d.get("removed", [])),
+                "h": d.get("commitment", "")[:16],
+            }
         return _("Bout %(n)s: %(first)s plays first; removed %(removed)s; fingerprint %(h)s…") % {
             "n": d.get("bout_no"),
             "first": names.get(d.get("first"), d.get("first")),

@@ -15,7 +15,7 @@ DIRECTIONS = (gettext_noop("higher"), gettext_noop("lower"))
 
 
 def face(c, note: str = "") -> Card:
-    return Card(str(c), "", "hl", note)
+    return Card(str(c), "", "hl", note, str(c))
 
 
 def board(view: dict, you: str | None, names: dict) -> Board:
@@ -64,7 +64,7 @@ def board(view: dict, you: str | None, names: dict) -> Board:
                 _("Roles"),
                 (),
                 (
-                    _("%(g)s guesses, %(d)s deals; declared target %(t)s chips (%(how)s)")
+                    _("Guesser: %(g)s, Dealer: %(d)s; declared target %(t)s chips (%(how)s)")
                     % {
                         "g": names.get(view["guesser"]),
                         "d": names.get(view["dealer"]),
@@ -175,7 +175,9 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         return _("%(who)s passed.") % {"who": who}
     if t == "auction_closed":
         how = _("by the highest bid") if d.get("how") == "bid" else _("by a coin flip")
-        return _("The auction closed %(how)s: %(g)s guesses, %(dl)s deals, target %(n)s chips.") % {
+        return _(
+            "The auction closed %(how)s: Guesser %(g)s, Dealer %(dl)s, target %(n)s chips."
+        ) % {
             "how": how,
             "g": names.get(d["guesser"], d["guesser"]),
             "dl": names.get(d["dealer"], d["dealer"]),

@@ -117,10 +117,13 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
 
     if t == "round_started":
         removed = ", ".join(rank(c) for c in d.get("removed", []))
-        text = _("Round %(n)s: %(first)s plays first.") % {
-            "n": d.get("bout"),
-            "first": names.get(d.get("first"), d.get("first")),
-        }
+        if d.get("first") == you:
+            text = _("Round %(n)s: you play first.") % {"n": d.get("bout")}
+        else:
+            text = _("Round %(n)s: %(first)s plays first.") % {
+                "n": d.get("bout"),
+                "first": names.get(d.get("first"), d.get("first")),
+            }
         if removed:
             text += " " + _("Set aside face up: %(cards)s.") % {"cards": removed}
         return text

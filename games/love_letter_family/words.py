@@ -32,4 +32,4 @@ def rank(r) -> str:
 
 def face(r, note: str = "") -> Card:
     r = int(r)
-    return Card(str(r), card_name(r), f"ll r{r}", note)
+    return Card(str(r), card_name(r), f"ll r{r}", note, str(r))

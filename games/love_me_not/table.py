@@ -21,7 +21,7 @@ SUIT_NAMES = {
 def face(c: str | None) -> Card:
     if c is None:
         return Card("?", _("face down"), "back")
-    return Card(c[:-1] + SYMBOLS[c[-1]], _(SUIT_NAMES[c[-1]]), f"suit-{c[-1]}")
+    return Card(c[:-1] + SYMBOLS[c[-1]], _(SUIT_NAMES[c[-1]]), f"suit-{c[-1]}", value=c)
 
 
 def board(view: dict, you: str | None, names: dict) -> Board:

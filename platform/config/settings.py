@@ -189,6 +189,12 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# collectstatic writes a gzip copy of every text file beside it; WhiteNoise
+# serves it to browsers that accept gzip (htmx: 51 KB -> about 16 KB)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -271,6 +277,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # no link inside each operation's toggle button (axe: nested-interactive)
+    "SWAGGER_UI_SETTINGS": {"deepLinking": False},
     "COMPONENT_SPLIT_REQUEST": True,
 }
 

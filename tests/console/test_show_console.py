@@ -315,3 +315,24 @@ def test_a_substitute_is_played_by_the_account_or_bot_the_organizer_names(
     state = show_services.load(record.stream)[0]
     assert shows.current_round(state).duel("robo").dmo in ("alice", "bot-1", "zed")
     assert autopilot.step(record.stream, random.Random(2), organizer=False) is False
+
+
+def test_the_console_shows_only_the_steps_that_are_due_and_updates_itself(org_client, alice):
+    record = _created(org_client, alice)
+    html = org_client.get(reverse("console:show", args=[record.pk])).content.decode()
+    state, _, _ = show_services.load(record.stream)
+    owed = {d.kind for d in shows.pending(state) if d.seat == state.organizer}
+    assert owed == {"enter_ranking"}
+    assert 'id="step-ranking"' in html
+    # nothing to pick, no moderator to remove, no deadline running
+    for kind in ("pick_game", "remove", "extend"):
+        assert f'id="step-{kind}"' not in html, kind
+    assert 'hx-trigger="every 5s' in html and 'hx-select="#console"' in html
+    # a moderator appointed: removing one is due now
+    User.objects.create_user("mo", password="pw-mo-12345")
+    assert _post_step(org_client, record, "appoint", {"username": "mo"}).status_code == 302
+    html = org_client.get(reverse("console:show", args=[record.pk])).content.decode()
+    assert 'id="step-remove"' in html
+    # a refused step's form stays shown with its words, due or not
+    resp = _post_step(org_client, record, "pick_game", {})
+    assert resp.status_code == 400 and 'id="step-pick_game"' in resp.content.decode()

@@ -111,7 +111,7 @@ def test_a_moderator_grants_an_item_and_the_inventory_shows_it(client, people):
     assert ev.data["given_by"] == "Adalbert" and ev.data["reason"] == "won the side quest"
     assert ev.data["actor"] == "mia" and ev.data["entrant"] == "ben"
     page = text(client.get(resp["Location"]))
-    assert "grant item done" in page
+    assert "Insurance granted to ben. It applies from ben&#x27;s next match." in page
     row = re.search(r"<tr><td>ben</td>.*?</tr>", page, re.S).group(0)
     assert "insurance" in row and "given by Adalbert" in row and "death matches only" in row
     # a refusal shows the service's words and writes nothing
@@ -379,3 +379,32 @@ def test_the_moderate_link_lists_only_the_shows_one_moderates(client, people):
     assert f'href="/shows/{show.pk}/dashboard/"' in page and 'href="/shows/dashboards/"' in page
     page = as_user(client, people, "staff").get("/shows/dashboards/").content.decode()
     assert "Dashboard night" not in page and "You organize or moderate no show" in page
+
+
+@pytest.mark.django_db
+def test_an_item_granted_during_a_match_says_when_it_applies(client, people):
+    """A match takes its seats' items when it opens: the moderator is told, in
+    words, that the one being played now does not get it."""
+    show = make_show(people, entrants=["ana", "ben"])
+    final = Match.objects.get(show_stream=show.stream, kind="final")
+    assert final.status == "live"
+    as_user(client, people, "mia")
+    resp = act(
+        client, show, action="grant_item", entrant="ana", item="insurance", reason="side quest"
+    )
+    page = text(client.get(resp["Location"]))
+    assert (
+        f"Insurance granted to ana. It applies from ana&#x27;s next match, not in {final}, "
+        "which is being played now."
+    ) in page
+
+
+@pytest.mark.django_db
+def test_a_moderator_reaches_dispute_filing_by_a_link(client, people):
+    show = make_show(people, entrants=["ana", "ben"])
+    final = Match.objects.get(show_stream=show.stream, kind="final")
+    as_user(client, people, "mia")
+    page = text(client.get(f"/shows/{show.pk}/dashboard/"))
+    link = f"/shows/{show.pk}/disputes/file?match={final.pk}"
+    assert f'href="{link}"' in page
+    assert client.get(link).status_code == 200

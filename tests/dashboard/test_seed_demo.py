@@ -107,3 +107,30 @@ def test_seed_demo_has_a_scheduled_show_to_register_for_and_a_weekly_template(cl
     assert client.post(f"/shows/{show.pk}/register/").status_code == 302
     state = load(show.stream)[0]
     assert state.status["player2"] == shows.ACTIVE and len(shows.active(state)) == 6
+
+
+@pytest.mark.django_db
+def test_the_newcomers_own_demo_matches_wait_for_their_person():
+    """No decision clock on a match a demo person holds a seat in: it waits for
+    them instead of playing itself out by timeouts before they arrive."""
+    from django.contrib.auth.models import User
+
+    seed()
+    people = set(
+        User.objects.filter(username__in=["player", "player2"]).values_list("pk", flat=True)
+    )
+    theirs = [
+        m
+        for m in Match.objects.filter(status="live")
+        if any(h.user_id in people for h in m.holders.all())
+    ]
+    assert theirs, "the demo seats its people"
+    for match in theirs:
+        view = match_services.view_for(match, match_services.Viewer.of_seat(match.seats[0]))
+        # (Higher or Lower's auction closes after a silence: a rule of the game, no timeout)
+        deadlines = [
+            d.get("deadline")
+            for d in view.get("pending") or []
+            if d.get("deadline") and d.get("kind") != "auction"
+        ]
+        assert not deadlines, f"{match}: a person's demo match has a decision clock"

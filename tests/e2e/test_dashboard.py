@@ -66,7 +66,7 @@ def test_a_moderator_grants_an_item_and_the_player_uses_it_at_the_table(
     grant.get_by_label("scope").select_option(label="the final only")
     grant.get_by_label("reason", exact=True).fill("won the quiz night")
     grant.get_by_role("button", name="grant").click()
-    expect(moderator.locator(".messages")).to_contain_text("grant item done")
+    expect(moderator.locator(".messages")).to_contain_text("Insurance granted to ana")
     row = moderator.locator("#items tr").filter(has_text=re.compile(r"^ana"))
     expect(row).to_contain_text("insurance")
     expect(row).to_contain_text("the final only · given by moderator1")

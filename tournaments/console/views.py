@@ -24,6 +24,7 @@ from games.models import Match
 from ratings import seeding
 
 from .. import bracket_services, demo, invitations, show_services, shows, usernames
+from ..log_words import log_lines
 from ..models import BracketRecord, ShowRecord
 from ..words import FORM_REUSED
 from . import forms
@@ -135,9 +136,32 @@ def _show_for_organizer(request, pk):
     return record, acting
 
 
+def due_steps(state) -> set[str]:
+    """The console's step forms the show's state allows next: the organizer's
+    owed step (a ranking, a game pick), and the standing ones where they can
+    apply (reorder with two planned rounds, remove with a moderator, extend
+    with a deadline running)."""
+    if state.champion is not None or state.phase != shows.RUNNING:
+        return set()
+    owed = {d.kind for d in shows.pending(state) if d.seat == state.organizer}
+    due = {"add_round", "appoint", "substitute"}
+    if "enter_ranking" in owed:
+        due.add("ranking")
+    if "pick_game" in owed:
+        due.add("pick_game")
+    if sum(1 for r in state.rounds if r.status == shows.PLANNED) >= 2:
+        due.add("reorder")
+    if state.moderators:
+        due.add("remove")
+    if any(d.deadline for d in shows.pending(state)):
+        due.add("extend")
+    return due
+
+
 def _console(request, record, acting, bound=None, status=200):
     state, _version, holders = show_services.load(record.stream)
-    steps = {kind: cls(prefix=kind) for kind, cls in forms.STEPS.items()}
+    due = due_steps(state)
+    steps = {kind: cls(prefix=kind) for kind, cls in forms.STEPS.items() if kind in due}
     autopilot = None
     switching = isinstance(bound, forms.AutopilotForm)
     if demo.drives(record.stream) and (state.champion is None or switching):
@@ -164,7 +188,7 @@ def _console(request, record, acting, bound=None, status=200):
             "holders": holders,
             "steps": steps,
             "autopilot": autopilot,
-            "log": shows.public_log(state)[-30:],
+            "log": log_lines(shows.public_log(state)[-30:], record.stream),
             "server_now": time.time(),
         },
         status=status,

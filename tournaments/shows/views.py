@@ -297,6 +297,7 @@ def audit_log(state: ShowState) -> list[dict[str, Any]]:
                 "reason": d.get("reason", ""),
                 "at": d.get("at"),
                 "text": _describe_event(ev, d),
+                "data": dict(d),
                 "void": i in state.voided,
             }
         )

@@ -34,6 +34,10 @@ OPTIONS = {
     "game_pool": ["doubting-love-letter", "love-me-not", "higher-lower", "bleven"],
 }
 
+# a match a demo person plays waits for them: no decision clock times them out
+# before they arrive (the bots move at once all the same)
+WAITS_FOR_ITS_PERSON = {"decision_s": 0}
+
 
 class Command(BaseCommand):
     help = (
@@ -110,6 +114,7 @@ class Command(BaseCommand):
             entrants=ENTRANTS,
             options={
                 **OPTIONS,
+                "match_clock": WAITS_FOR_ITS_PERSON,
                 # lengths in each game's unit: five bouts, or two of Bleven's crowns
                 "death_match_first_to": {
                     "doubting-love-letter": 5,
@@ -231,6 +236,7 @@ class Command(BaseCommand):
             entrants=CUP,
             first_to=2,
             holders={e: (player2.pk if e == PLAYER2 else "bot:heuristic") for e in CUP},
+            match_options=WAITS_FOR_ITS_PERSON,
             actor=ORGANIZER,
             rng=rng,
             # the live show's moderators take the cup's disputes (README, "Security")
@@ -283,6 +289,7 @@ class Command(BaseCommand):
                     rules.slug,
                     seats,
                     holders={"player": player.pk, **{s: "bot:heuristic" for s in seats[1:]}},
+                    options=WAITS_FOR_ITS_PERSON,
                     title=f"Demo: {rules.name} (you are player)",
                     actor="seed_demo",
                     rng=rng,
@@ -293,6 +300,7 @@ class Command(BaseCommand):
             "love-me-not",
             ["player", "player2"],
             holders={"player": player.pk, "player2": player2.pk},
+            options=WAITS_FOR_ITS_PERSON,
             title="Demo: Love Me Not, player v player2 (two people)",
             actor="seed_demo",
             rng=rng,

@@ -1,0 +1,231 @@
+// Table craft: the cards of your hand are the buttons (a click or keys 1-9
+// pick one, Enter confirms), focus stays on the table when it is swapped in
+// after a move, the history box follows the latest move, and your turn shows
+// in the tab's title (with an optional sound, off until you turn it on).
+(function () {
+  "use strict";
+  var SOUND_KEY = "gs-turn-sound";
+  var baseTitle = document.title;
+  var focusInTable = false;
+  var wasYourTurn = null;
+
+  function table() {
+    return document.getElementById("table");
+  }
+
+  function controlForm(key) {
+    return document.getElementById("ctl-" + key);
+  }
+
+  function firstField(form) {
+    return form.querySelector("select, input:not([type=hidden]), .choices button, button");
+  }
+
+  // A card: submit what it says alone, or choose its control and go there.
+  function pickCard(card) {
+    var form = controlForm(card.getAttribute("data-control"));
+    if (!form) {
+      return;
+    }
+    var field = card.getAttribute("data-field");
+    if (field) {
+      var value = card.getAttribute("data-value");
+      var buttons = form.querySelectorAll("button[name='" + field + "']");
+      for (var i = 0; i < buttons.length; i++) {
+        if (buttons[i].value === value) {
+          buttons[i].click();
+          return;
+        }
+      }
+      var select = form.querySelector("select[name='" + field + "']");
+      if (select) {
+        select.value = value;
+      }
+    }
+    var inputs = form.querySelectorAll("select, input:not([type=hidden]), .choices button");
+    if (!inputs.length) {
+      form.requestSubmit();
+      return;
+    }
+    var choices = form.querySelectorAll(".choices button");
+    if (inputs.length === choices.length && choices.length === 1) {
+      choices[0].click(); // one field, one choice: nothing to ask
+      return;
+    }
+    var t = table();
+    t.querySelectorAll(".chosen").forEach(function (el) {
+      el.classList.remove("chosen");
+    });
+    card.classList.add("chosen");
+    form.classList.add("chosen");
+    var first = firstField(form);
+    if (first) {
+      first.focus();
+      first.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  document.addEventListener("click", function (e) {
+    var card = e.target.closest && e.target.closest("#table button.card.pick");
+    if (card) {
+      e.preventDefault();
+      pickCard(card);
+    }
+  });
+
+  function typing(el) {
+    if (!el) {
+      return false;
+    }
+    if (el.tagName === "TEXTAREA") {
+      return true;
+    }
+    return el.tagName === "INPUT" && !/^(button|submit|checkbox|radio|hidden)$/.test(el.type);
+  }
+
+  document.addEventListener("keydown", function (e) {
+    var t = table();
+    if (!t || e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) {
+      return;
+    }
+    if (/^[1-9]$/.test(e.key)) {
+      var card = t.querySelector("button.card.pick[data-key='" + e.key + "']");
+      if (card) {
+        e.preventDefault();
+        card.focus();
+        pickCard(card);
+      }
+      return;
+    }
+    if (e.key === "Enter" && e.target.tagName === "SELECT") {
+      var form = e.target.form;
+      if (form && t.contains(form)) {
+        e.preventDefault();
+        form.requestSubmit();
+      }
+    }
+  });
+
+  document.addEventListener("focusin", function (e) {
+    var t = table();
+    focusInTable = !!(t && t.contains(e.target));
+  });
+
+  function followHistory(t) {
+    var box = t.querySelector(".history-scroll");
+    if (box) {
+      box.scrollTop = box.scrollHeight;
+    }
+  }
+
+  function soundOn() {
+    try {
+      return window.localStorage.getItem(SOUND_KEY) === "1";
+    } catch (err) {
+      return false;
+    }
+  }
+
+  function chime() {
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) {
+      return;
+    }
+    try {
+      var ctx = new Ctx();
+      var osc = ctx.createOscillator();
+      var gain = ctx.createGain();
+      osc.frequency.value = 880;
+      gain.gain.setValueAtTime(0.15, ctx.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.4);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start();
+      osc.stop(ctx.currentTime + 0.4);
+    } catch (err) {
+      // no sound then
+    }
+  }
+
+  function showTurn(t) {
+    var yours = !!(t && t.hasAttribute("data-your-turn"));
+    var alert = t && t.getAttribute("data-turn-title");
+    document.title = yours && alert ? "● " + alert + " — " + baseTitle : baseTitle;
+    if (yours && wasYourTurn === false && soundOn()) {
+      chime();
+    }
+    wasYourTurn = yours;
+  }
+
+  function refocus(t) {
+    var active = document.activeElement;
+    if (!focusInTable || (active && active !== document.body && document.contains(active))) {
+      return;
+    }
+    var target = t.querySelector("button.card.pick") || t.querySelector(".controls button, .controls select") || t;
+    target.focus({ preventScroll: true });
+    focusInTable = true;
+  }
+
+  function settle() {
+    var t = table();
+    if (!t) {
+      return;
+    }
+    followHistory(t);
+    showTurn(t);
+    refocus(t);
+  }
+
+  // htmx binds a swapped-in form only when it settles (20 ms later): a move
+  // made before then (a fast key) is sent through htmx all the same
+  document.addEventListener(
+    "submit",
+    function (e) {
+      var form = e.target;
+      if (!window.htmx || !form.hasAttribute("hx-post") || !form.closest("#table")) {
+        return;
+      }
+      if (!form["htmx-internal-data"]) {
+        e.preventDefault();
+        htmx.process(form);
+        if (e.submitter) {
+          e.submitter.click(); // htmx now sees which button sent it
+        } else {
+          form.requestSubmit();
+        }
+      }
+    },
+    true
+  );
+
+  document.addEventListener("htmx:afterSwap", settle);
+  document.addEventListener("htmx:afterSettle", settle);
+
+  function setUpSound() {
+    var box = document.getElementById("turn-sound");
+    if (!box) {
+      return;
+    }
+    box.checked = soundOn();
+    box.addEventListener("change", function () {
+      try {
+        window.localStorage.setItem(SOUND_KEY, box.checked ? "1" : "0");
+      } catch (err) {
+        // private mode: the toggle lasts for this page only
+      }
+      if (box.checked) {
+        chime();
+      }
+    });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () {
+      setUpSound();
+      settle();
+    });
+  } else {
+    setUpSound();
+    settle();
+  }
+})();

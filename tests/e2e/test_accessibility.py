@@ -1,0 +1,91 @@
+"""axe-core (axe-playwright-python; its axe.js ships inside the package, no
+CDN) on every kind of page, logged out and as each role, in English and in
+French: no serious or critical violation."""
+
+import io
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from games.models import Match
+from tournaments.demo import LIVE_DEMO
+from tournaments.models import BracketRecord, ShowRecord
+
+from .conftest import PASSWORD
+
+GRAVE = ("serious", "critical")
+
+
+def _pages():
+    """(who, path) for every kind of page; None: logged out."""
+    show = ShowRecord.objects.get(name=LIVE_DEMO)
+    bracket = BracketRecord.objects.order_by("id").first()
+    player = User.objects.get(username="player")
+    theirs = Match.objects.filter(holders__user=player, status="live").order_by("id").first()
+    anyone = Match.objects.filter(show_stream="").order_by("id").first() or theirs
+    public = [
+        "/",
+        "/games/",
+        "/games/rules/love-letter/",
+        "/shows/",
+        f"/shows/{show.pk}/",
+        f"/shows/brackets/{bracket.pk}/",
+        "/players/",
+        "/players/leaderboards/love-letter/",
+        "/players/seasons/",
+        f"/games/matches/{anyone.pk}/",
+        "/api/docs/",
+    ]
+    pages = [(None, p) for p in public + ["/accounts/login/", "/accounts/password_reset/"]]
+    pages += [
+        ("player", "/"),
+        ("player", f"/games/matches/{theirs.pk}/"),
+        ("player", f"/shows/{show.pk}/"),
+        ("player", "/account/tokens/"),
+        ("player", "/account/reminders/"),
+        ("player", "/players/player/"),
+        ("organizer", "/console/"),
+        ("organizer", f"/console/shows/{show.pk}/"),
+        ("organizer", "/shows/dashboards/"),
+        ("organizer", f"/shows/{show.pk}/dashboard/"),
+        ("moderator1", f"/shows/{show.pk}/dashboard/"),
+        ("moderator1", f"/shows/{show.pk}/disputes/file?match={theirs.pk}"),
+        ("moderator1", f"/games/matches/{theirs.pk}/"),
+        ("spectator", f"/shows/{show.pk}/"),
+    ]
+    return pages
+
+
+def _grave(results) -> list[str]:
+    out = []
+    for v in results.response["violations"]:
+        if v["impact"] in GRAVE:
+            targets = ", ".join(str(n["target"]) for n in v["nodes"][:3])
+            out.append(f"{v['id']} ({v['impact']}, {len(v['nodes'])}): {targets}")
+    return out
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_no_serious_or_critical_violation_on_any_page(language, contexts, transactional_db, site):
+    call_command("seed_demo", stdout=io.StringIO(), stderr=io.StringIO())
+    for user in User.objects.all():
+        user.set_password(PASSWORD)
+        user.save()
+    axe = Axe()
+    pages = {}
+    failures = []
+    for who, path in _pages():
+        if who not in pages:
+            user = User.objects.get(username=who) if who else None
+            pages[who] = contexts(user)  # logged in through the English form
+            pages[who].context.add_cookies(
+                [{"name": "django_language", "value": language, "url": site}]
+            )
+        page = pages[who]
+        page.goto(path)
+        page.wait_for_load_state("networkidle")
+        for line in _grave(axe.run(page)):
+            failures.append(f"{who or 'logged out'} {path}: {line}")
+    assert not failures, "\n".join(failures)
