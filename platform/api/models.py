@@ -42,6 +42,8 @@ class ApiToken(models.Model):
     def issue(cls, user, name: str) -> tuple[ApiToken, str]:
         """A new token and its secret; the secret is never stored or shown again."""
         secret = secrets.token_urlsafe(32)
+        while secret.startswith("-"):  # a command line would read it as an option
+            secret = secrets.token_urlsafe(32)
         token = cls.objects.create(
             user=user, name=name, prefix=secret[:PREFIX_LEN], key_hash=hash_secret(secret)
         )

@@ -203,6 +203,8 @@ def outbox_projector(row) -> None:
         _append.rows = rows
         return
     _append.rows = []
+    if not any(r.stream.startswith(("show-", "match-")) for r in rows):
+        return  # no show's hook can want it: no savepoint either
     try:
         with transaction.atomic():  # a savepoint: a broken hook never undoes a move
             record_deliveries(rows)

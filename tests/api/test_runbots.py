@@ -112,3 +112,13 @@ def test_over_real_http_against_a_live_server(live_server, capsys):
     assert Match.objects.get(pk=match.pk).status == "finished"
     with pytest.raises(CommandError, match="401"):
         call_command("runbots", url=live_server.url, token="nope", seconds=1)
+
+
+@pytest.mark.django_db
+def test_no_secret_reads_as_an_option_on_a_command_line(monkeypatch):
+    """token_urlsafe starts one secret in 64 with '-', which `--token SECRET`
+    (and call_command) read as an option: such a secret is never issued."""
+    drawn = iter(["-starts-with-a-dash", "--two-dashes", "plain-secret"])
+    monkeypatch.setattr("api.models.secrets.token_urlsafe", lambda n: next(drawn))
+    _, secret = ApiToken.issue(User.objects.create_user("dash"), "bots")
+    assert secret == "plain-secret"

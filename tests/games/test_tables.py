@@ -35,6 +35,13 @@ IDS = [f"{g}-{len(s)}" for g, s, _ in GAMES]
 NOT_OFFERED = {"higher-lower": {"pass"}}
 
 
+@pytest.fixture(autouse=True)
+def _no_move_rate_limit(monkeypatch):
+    """These tests play whole matches through the form faster than a person
+    could; the form's rate limit is tested in test_move_form_rate.py."""
+    monkeypatch.setattr("games.views.wait_before_next", lambda request: None)
+
+
 def _norm(command) -> str:
     return json.dumps({k: v for k, v in command.items()}, sort_keys=True, default=str)
 
