@@ -80,7 +80,22 @@ def _play_a_bout(page, match, rng, move):
     raise AssertionError("the bout did not end")
 
 
-@pytest.mark.parametrize("game,options", GAMES, ids=[g for g, _ in GAMES])
+KEYBOARD_GAMES = [
+    pytest.param(
+        *GAMES[2],
+        id=GAMES[2][0],
+        # a known bug, noted on issue #25: love-me-not's keep-or-discard sent by a
+        # card's key reaches the server without the card (422); strict, so the
+        # fix turns this red until the mark goes
+        marks=pytest.mark.xfail(strict=True, reason="love-me-not's choice by key loses the card"),
+    )
+    if game == "love-me-not"
+    else pytest.param(game, options, id=game)
+    for game, options in GAMES
+]
+
+
+@pytest.mark.parametrize("game,options", KEYBOARD_GAMES)
 def test_a_bout_with_the_keyboard_only(game, options, contexts, make_user, shot):
     ana = make_user("ana")
     match = _seated(game, options, ana)

@@ -79,9 +79,10 @@ def page_fragment(match, user) -> str:
 
 
 def without_clock(html: str) -> str:
-    """A table minus the server's clock reading (and a form's CSRF token),
-    the two things two renderings of one version may differ in."""
+    """A table minus the server's clock reading, a form's CSRF token and its
+    fresh command id: what two renderings of one version may differ in."""
     html = re.sub(r'data-server-now="[^"]*"', "", html)
+    html = re.sub(r'name="command_id" value="[^"]*"', "", html)
     return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html)
 
 
