@@ -98,10 +98,8 @@ def test_the_organizer_runs_a_four_entrant_show_to_a_champion(org_client, organi
             if d.kind == "enter_ranking":
                 page = org_client.get(reverse("console:show", args=[record.pk]))
                 assert b"enter_ranking" in page.content  # the console says who is waited on
-                ranking = "\n".join(shows.active(state))  # alice first: alone on top
-                resp = _post_step(
-                    org_client, record, "ranking", {"ranking": ranking, "confirm": "on"}
-                )
+                ranking = places(shows.active(state))  # alice first: alone on top
+                resp = _post_step(org_client, record, "ranking", {**ranking, "confirm": "on"})
                 rankings += 1
             elif d.kind == "pick_game":
                 rnd = shows.current_round(state)
@@ -164,14 +162,54 @@ def _created(org_client, alice):
     return ShowRecord.objects.get()
 
 
+def places(entrants, chosen=None):
+    """The ranking form's fields: the entrants it was drawn for and a place each."""
+    chosen = chosen or range(1, len(entrants) + 1)
+    return {"drawn_for": "\n".join(entrants)} | {
+        f"place_{n}": str(p) for n, p in enumerate(chosen, 1)
+    }
+
+
+def ranked(record, best_first):
+    """The ranking form's fields for one entrant a place, best first."""
+    live = list(shows.active(show_services.load(record.stream)[0]))
+    return places(live, [best_first.index(name) + 1 for name in live])
+
+
 def test_a_refused_step_shows_the_rule_and_writes_nothing(org_client, alice):
     record = _created(org_client, alice)
     version = record.version
-    resp = _post_step(org_client, record, "ranking", {"ranking": "alice\nnobody", "confirm": "on"})
+    # drawn for entrants who are not the ones still in: refused before the rules
+    stale = places(["alice", "nobody"])
+    resp = _post_step(org_client, record, "ranking", {**stale, "confirm": "on"})
     assert resp.status_code == 400
-    assert resp.context["steps"]["ranking"].non_field_errors()
+    assert "changed since this form was shown" in str(resp.context["steps"]["ranking"].errors)
+    # a place that is not offered
+    live = list(shows.active(show_services.load(record.stream)[0]))
+    bad = places(live, [1, 2, 3, 99])
+    resp = _post_step(org_client, record, "ranking", {**bad, "confirm": "on"})
+    assert resp.status_code == 400 and resp.context["steps"]["ranking"].errors
     record.refresh_from_db()
     assert record.version == version
+
+
+def test_the_ranking_is_picked_from_the_entrants_still_in_with_ties(org_client, alice):
+    record = _created(org_client, alice)
+    page = org_client.get(reverse("console:show", args=[record.pk])).content.decode()
+    live = list(shows.active(show_services.load(record.stream)[0]))
+    for n, name in enumerate(live, 1):
+        assert f'for="id_ranking-place_{n}">{name}</label>' in page
+    assert 'name="ranking-ranking"' not in page  # no free text
+    resp = _post_step(
+        org_client, record, "ranking", {**places(live, [2, 1, 2, 3]), "confirm": "on"}
+    )
+    assert resp.status_code == 302
+    entered = Event.objects.filter(stream=record.stream, type="ranking_entered").last()
+    assert entered is not None and entered.data["ranking"] == [
+        [live[1]],
+        [live[0], live[2]],
+        [live[3]],
+    ]
 
 
 def test_steps_that_cannot_be_undone_ask_for_confirmation(org_client, alice):
@@ -243,10 +281,9 @@ def test_players_and_anonymous_may_not_use_the_console(client, alice, org_client
 def test_the_console_shows_who_is_waited_on_and_extends_their_deadline(org_client, alice):
     org_client.post(reverse("console:show_new"), _show_form([alice], step_deadline_s=3600))
     record = ShowRecord.objects.get()
-    ranking = "alice\nbot-1\nbot-2\nbot-3"  # alice wins alone: she owes a token gift
+    ranking = ranked(record, ["alice", "bot-1", "bot-2", "bot-3"])  # alice alone: owes a gift
     assert (
-        _post_step(org_client, record, "ranking", {"ranking": ranking, "confirm": "on"}).status_code
-        == 302
+        _post_step(org_client, record, "ranking", {**ranking, "confirm": "on"}).status_code == 302
     )
     state, _, _ = show_services.load(record.stream)
     owed = [d for d in shows.pending(state) if d.seat == "alice"]
@@ -307,8 +344,8 @@ def test_a_substitute_is_played_by_the_account_or_bot_the_organizer_names(
     holders = show_services.load(record.stream)[2]
     assert holders["zed"] == zed.pk and holders["robo"] == "bot:random"
     # zed wins alone and gives the token from his account; robo, last, nominates as a bot
-    ranking = "zed\nalice\nbot-1\nrobo"
-    resp = _post_step(org_client, record, "ranking", {"ranking": ranking, "confirm": "on"})
+    ranking = ranked(record, ["zed", "alice", "bot-1", "robo"])
+    resp = _post_step(org_client, record, "ranking", {**ranking, "confirm": "on"})
     assert resp.status_code == 302
     show_services.command(record.stream, {"type": "give_token", "to": "alice"}, acting)
     # robo's nomination, a bot's step, is made at once after the gift

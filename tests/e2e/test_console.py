@@ -56,8 +56,11 @@ def test_the_organizer_runs_a_four_entrant_show_to_a_champion(
         )
         if decision.kind == "enter_ranking":
             form = step_form(page, "ranking")
-            # alice first and alone: she gives a token, bots play the death matches
-            form.get_by_label("Ranking").fill("\n".join(show_services.shows.active(state)))
+            # the places offered follow the entrants still in: alice first and alone,
+            # so she gives a token and bots play the death matches
+            active = show_services.shows.active(state)
+            for n, name in enumerate(active, 1):
+                expect(form.get_by_label(name, exact=True)).to_have_value(str(n))
             form.get_by_label("I understand this cannot be undone").check()
             if len(clicks) == 2:
                 doc_shot(page, "2-console-show-running")

@@ -29,16 +29,6 @@ def _accounts():
     return User.objects.filter(is_active=True).order_by("username")
 
 
-def parse_ranking(text: str) -> list[list[str]]:
-    """One place a line, best first; tied entrants share a line, comma-separated."""
-    places = []
-    for line in text.splitlines():
-        names = [n.strip() for n in line.split(",") if n.strip()]
-        if names:
-            places.append(names)
-    return places
-
-
 def parse_seats(text: str) -> tuple[list[str], dict]:
     """Lines ``NAME`` (open seat), ``NAME = username`` or ``NAME = bot:KIND``:
     the seats in order and who holds each (a user id or a bot)."""
@@ -423,19 +413,49 @@ class _Step(forms.Form):
         return data
 
 
+_PLACES_HELP = gettext_lazy("each entrant's place: 1 is best; tied entrants share a place")
+
+
 class RankingStep(_Step):
+    """The main match's ranking picked from the entrants still in: a place
+    for each (1 is best; tied entrants share a place). The names the form
+    was drawn for come back with it, so a ranking is never applied to a
+    field of entrants that changed since."""
+
     title = gettext_lazy("Enter the main match's ranking")
     confirm_needed = True
-    ranking = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 5}),
-        label=gettext_lazy("Ranking"),
-        help_text=gettext_lazy(
-            "best first, one place a line; tied entrants on one line, comma-separated"
-        ),
-    )
+    drawn_for = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args, entrants=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.entrants = list(entrants)
+        self.fields["drawn_for"].initial = "\n".join(self.entrants)
+        places = [(str(n), str(n)) for n in range(1, len(self.entrants) + 1)]
+        for n, name in enumerate(self.entrants, 1):
+            self.fields[f"place_{n}"] = forms.TypedChoiceField(
+                choices=places, coerce=int, initial=str(n), label=name
+            )
+        if self.entrants:
+            self.fields["place_1"].help_text = _PLACES_HELP
+        if "confirm" in self.fields:
+            self.fields["confirm"] = self.fields.pop("confirm")  # last, beside the button
+
+    def clean(self):
+        data = super().clean()
+        if (data.get("drawn_for") or "") != "\n".join(self.entrants):
+            raise forms.ValidationError(
+                _("the entrants still in changed since this form was shown; look again")
+            )
+        return data
+
+    def ranking(self) -> list[list[str]]:
+        by_place: dict[int, list[str]] = {}
+        for n, name in enumerate(self.entrants, 1):
+            by_place.setdefault(self.cleaned_data[f"place_{n}"], []).append(name)
+        return [by_place[p] for p in sorted(by_place)]
 
     def command(self):
-        return {"type": "enter_ranking", "ranking": parse_ranking(self.cleaned_data["ranking"])}
+        return {"type": "enter_ranking", "ranking": self.ranking()}
 
 
 class PickGameStep(_Step):

@@ -158,10 +158,19 @@ def due_steps(state) -> set[str]:
     return due
 
 
+def step_arguments(kind: str, state) -> dict:
+    """What a step's form is drawn from: the ranking, from the entrants still in."""
+    return {"entrants": list(shows.active(state))} if kind == "ranking" else {}
+
+
 def _console(request, record, acting, bound=None, status=200):
     state, _version, holders = show_services.load(record.stream)
     due = due_steps(state)
-    steps = {kind: cls(prefix=kind) for kind, cls in forms.STEPS.items() if kind in due}
+    steps = {
+        kind: cls(prefix=kind, **step_arguments(kind, state))
+        for kind, cls in forms.STEPS.items()
+        if kind in due
+    }
     autopilot = None
     switching = isinstance(bound, forms.AutopilotForm)
     if demo.drives(record.stream) and (state.champion is None or switching):
@@ -208,7 +217,8 @@ def show_step(request, pk, kind):
     cls = forms.STEPS.get(kind)
     if cls is None:
         raise PermissionDenied(_("the console has no step %(kind)r") % {"kind": kind})
-    form = cls(request.POST, prefix=kind)
+    state = show_services.load(record.stream)[0]
+    form = cls(request.POST, prefix=kind, **step_arguments(kind, state))
     if form.is_valid():
         try:
             show_services.command(record.stream, form.command(), acting, **_command_id(request))
