@@ -2,6 +2,7 @@
 by round through the console's POSTs to a champion (bots hold three seats and
 play the matches; the one person's own steps go through the show service)."""
 
+import json
 import random
 
 import pytest
@@ -165,7 +166,7 @@ def _created(org_client, alice):
 def places(entrants, chosen=None):
     """The ranking form's fields: the entrants it was drawn for and a place each."""
     chosen = chosen or range(1, len(entrants) + 1)
-    return {"drawn_for": "\n".join(entrants)} | {
+    return {"drawn_for": json.dumps(list(entrants))} | {
         f"place_{n}": str(p) for n, p in enumerate(chosen, 1)
     }
 

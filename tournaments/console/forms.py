@@ -429,7 +429,7 @@ class RankingStep(_Step):
     def __init__(self, *args, entrants=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.entrants = list(entrants)
-        self.fields["drawn_for"].initial = "\n".join(self.entrants)
+        self.fields["drawn_for"].initial = json.dumps(self.entrants)
         places = [(str(n), str(n)) for n in range(1, len(self.entrants) + 1)]
         for n, name in enumerate(self.entrants, 1):
             self.fields[f"place_{n}"] = forms.TypedChoiceField(
@@ -442,7 +442,7 @@ class RankingStep(_Step):
 
     def clean(self):
         data = super().clean()
-        if (data.get("drawn_for") or "") != "\n".join(self.entrants):
+        if (data.get("drawn_for") or "") != json.dumps(self.entrants):
             raise forms.ValidationError(
                 _("the entrants still in changed since this form was shown; look again")
             )
