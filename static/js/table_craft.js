@@ -33,7 +33,18 @@
       var buttons = form.querySelectorAll("button[name='" + field + "']");
       for (var i = 0; i < buttons.length; i++) {
         if (buttons[i].value === value) {
-          buttons[i].click();
+          // the choice travels in the form itself: htmx drops a clicked button's
+          // value when a refresh of the table detached it before the request left
+          var carried = form.querySelector("input[data-picked]");
+          if (!carried) {
+            carried = document.createElement("input");
+            carried.type = "hidden";
+            carried.setAttribute("data-picked", "");
+            form.appendChild(carried);
+          }
+          carried.name = field;
+          carried.value = value;
+          form.requestSubmit();
           return;
         }
       }
