@@ -64,6 +64,12 @@ def test_a_bout_against_a_bot_with_clicks(game, options, contexts, make_user, sh
         else:  # nothing for ana to do: the auction's silence runs out
             page.wait_for_timeout(500)
         shown = services.load(match).version
+        # a person sees the answer before the next click: without this wait a
+        # second move of ana's in a row (Bleven's draw, then discard) clicked
+        # the old table while the answer was being swapped in, and was lost
+        page.wait_for_function(
+            "v => parseInt(document.getElementById('table').dataset.version, 10) >= v", arg=shown
+        )
     else:
         raise AssertionError("the bout did not end")
     assert clicks >= 1, "ana played in the bout too"
