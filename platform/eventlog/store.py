@@ -345,7 +345,7 @@ def _run_append(n: int, params: list) -> list[tuple]:
         with connection.cursor() as cur:
             cur.execute("SELECT name FROM pg_prepared_statements")
             names = _prepared[raw] = {name for (name,) in cur.fetchall()}
-    name = f"eventlog_append_s{n}"  # "s": the stream's lock, not the old global one
+    name = f"eventlog_append_{n}"
     before = [] if name in names else [f"PREPARE {name} AS {_append_sql(n, lambda i: f'${i}')}"]
     try:
         out = _execute_opening(
