@@ -410,14 +410,3 @@ def read_upto(row: StoredEvent) -> list[StoredEvent]:
     return list(
         StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by("version")
     )
-
-
-def all_events(batch: int = 2000):
-    """Every event in global order, fetched in batches."""
-    last = 0
-    while True:
-        rows = list(StoredEvent.objects.filter(id__gt=last).order_by("id")[:batch])
-        if not rows:
-            return
-        yield from rows
-        last = rows[-1].id

@@ -153,6 +153,7 @@ def test_a_rebuild_drops_rows_of_streams_the_log_does_not_have():
     match = services.create_match("love-me-not", ["ana", "ben"], rng=random.Random(2))
     live = everything()
     Match.objects.create(
+        pk=10**12,  # read models choose their ids: none is ever this one
         stream="match-nowhere",
         game="love-me-not",
         seats=["a", "b"],
@@ -160,6 +161,7 @@ def test_a_rebuild_drops_rows_of_streams_the_log_does_not_have():
         updated_at=match.updated_at,
     )
     Entry.objects.create(
+        pk=10**12,
         player="bot:random",
         stream="show-nowhere",
         entrant="a",
@@ -168,6 +170,18 @@ def test_a_rebuild_drops_rows_of_streams_the_log_does_not_have():
     )
     rebuild()
     assert everything() == live
+
+
+@pytest.mark.django_db
+def test_the_command_shows_its_progress_in_events():
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=random.Random(6))
+    total = StoredEvent.objects.count()
+    assert total == len(read(match.stream)) > 1
+    out = io.StringIO()
+    call_command("rebuild_read_models", stdout=out)
+    shown = out.getvalue()
+    assert f"\r[{'#' * 30}] {total}/{total} events" in shown
+    assert f"rebuilt read models from {total} events" in shown
 
 
 @pytest.mark.django_db
