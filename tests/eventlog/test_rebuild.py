@@ -314,7 +314,10 @@ class Worker(threading.Thread):
 
 def waiting_on_a_lock() -> bool:
     with connection.cursor() as cur:
-        cur.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+        cur.execute(  # this database's sessions only: the server may be shared
+            "SELECT count(*) FROM pg_locks WHERE NOT granted AND pid IN "
+            "(SELECT pid FROM pg_stat_activity WHERE datname = current_database())"
+        )
         return cur.fetchone()[0] > 0
 
 
@@ -491,9 +494,9 @@ def test_a_match_that_ends_while_a_rebuild_re_rates_its_game_is_rated_after_it(g
     refold = ratings_readmodels.refold
     paused = Gate(lambda game: threading.current_thread().name == "rebuild")
 
-    def held_refold(game):
-        paused(game)
+    def held_refold(game):  # the game re-folded, not committed yet
         refold(game)
+        paused(game)
 
     monkeypatch.setattr(ratings_readmodels, "refold", held_refold)
     rebuilding = Worker(rebuild, name="rebuild")
