@@ -4,22 +4,28 @@ from datetime import UTC, datetime
 
 from django.contrib.auth import get_user_model
 
-from eventlog.readmodels import read_model, stable_id
+from eventlog.readmodels import read_model, stable_id, unlogged
 from eventlog.store import followed_in_append
 
 from .models import Match, Notification, SeatHolder
 
 
-def _reset():
-    Notification.objects.all().delete()
-    SeatHolder.objects.all().delete()
-    Match.objects.all().delete()
+def _forget(stream: str) -> None:
+    if stream.startswith("match-"):
+        Match.objects.filter(stream=stream).delete()  # its seats and notifications too
 
 
-def _finish():
+def _prune() -> None:
+    unlogged(Match.objects.all()).delete()
+
+
+def _settle(stream: str) -> None:
+    """The clock index and the "waiting for you" notes, as the append that
+    made the match's last move left them."""
     from .services import _set_deadline, load
 
-    for match in Match.objects.filter(status="live"):
+    match = Match.objects.filter(stream=stream, status="live").first()
+    if match is not None:
         _set_deadline(match, load(match).state)
 
 
@@ -39,7 +45,7 @@ def note_waiting(match: Match, pending, bout_no: int = 0) -> None:
     """The "waiting for you" notification: one per user and match while the
     match waits on a seat of theirs, saying the bout and the decision; gone
     when it no longer waits on them. It is dated by the match's last event,
-    so a rebuild (``_finish``) writes the same rows."""
+    so a rebuild (``_settle``) writes the same rows."""
     kinds: dict[str, str] = {}
     for d in pending:
         kinds.setdefault(d.seat, d.kind)
@@ -63,7 +69,7 @@ def note_waiting(match: Match, pending, bout_no: int = 0) -> None:
             )
 
 
-@read_model(_reset, _finish)
+@read_model(_forget, prune=_prune, settle=_settle)
 def project_match(row):
     if not row.stream.startswith("match-"):
         return

@@ -14,9 +14,11 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
 
-from eventlog.readmodels import read_model
-from eventlog.store import read_upto
+from eventlog.models import StoredEvent
+from eventlog.readmodels import read_model, rebuilding, stable_id, unlogged
+from eventlog.store import first, lock_name, read, read_upto
 
 from . import skill
 from .identity import holder_key, user_id_of
@@ -41,23 +43,72 @@ def _user_id(key: str, known: set[int]) -> int | None:
     return uid if uid in known else None
 
 
-def _reset():
-    RatingPoint.objects.all().delete()
-    Rating.objects.all().delete()
-    PlayedMatch.objects.all().delete()
-    Entry.objects.all().delete()
-    Season.objects.all().delete()
+def _forget(stream: str) -> None:
+    """A match's played row is rewritten in place by ``_settle`` (its rating
+    points stay until ``_finish`` re-folds its game); entries and seasons go."""
+    if stream.startswith(("show-", "bracket-")):
+        Entry.objects.filter(stream=stream).delete()
+    elif stream == SEASONS:
+        Season.objects.all().delete()
 
 
-def _finish():
-    for game in PlayedMatch.objects.values_list("game", flat=True).distinct():
-        refold(game)
+# matches a rebuild found without a result any more: their played rows go
+# when ``_finish`` re-folds their game, under its lock
+_gone: set[str] = set()
 
 
-@read_model(_reset, _finish)
+def _prune() -> None:
+    unlogged(Entry.objects.all()).delete()
+    _gone.update(unlogged(PlayedMatch.objects.all()).values_list("stream", flat=True))
+    if not StoredEvent.objects.filter(stream=SEASONS).exists():
+        Season.objects.all().delete()
+
+
+def _settle(stream: str) -> None:
+    """A replayed match's result, as the last event that could change it left it."""
+    if not stream.startswith("match-"):
+        return
+    result = _result_now(stream)
+    if result is not None:
+        _store(result)
+    elif PlayedMatch.objects.filter(stream=stream).exists():
+        _gone.add(stream)
+
+
+def _finish() -> None:
+    """Every game's ratings re-folded, each in one transaction under its lock:
+    a match that ends meanwhile is rated before or after, never in between."""
+    games = {
+        *PlayedMatch.objects.values_list("game", flat=True).distinct(),
+        *Rating.objects.values_list("game", flat=True).distinct(),
+    }
+    for game in sorted(games):
+        with transaction.atomic():
+            lock_game(game)
+            for played in PlayedMatch.objects.filter(game=game, stream__in=list(_gone)):
+                if _result_now(played.stream) is None:
+                    played.delete()
+            refold(game)
+    _gone.clear()
+
+
+def _result_now(stream: str) -> Result | None:
+    """The match's result as the last event that could change it left it
+    (what the live projection read at that event)."""
+    rows = read(stream)
+    changes = [i for i, r in enumerate(rows) if r.type in MATCH_CHANGES]
+    return result_of(rows[: changes[-1] + 1]) if changes else None
+
+
+def lock_game(game: str) -> None:
+    """Writers of one game's ratings take turns: each rates on the last one's."""
+    lock_name("ratings-game", game)
+
+
+@read_model(_forget, prune=_prune, settle=_settle, finish=_finish)
 def project_ratings(row):
     if row.stream.startswith("match-"):
-        if row.type in MATCH_CHANGES:
+        if row.type in MATCH_CHANGES and not rebuilding():  # a rebuild: ``_settle``
             _match_changed(row)
     elif row.stream.startswith(("show-", "bracket-")):
         _entries(row)
@@ -67,13 +118,15 @@ def project_ratings(row):
 
 # ---- matches ----------------------------------------------------------------------
 def _match_changed(row) -> None:
-    result = result_of(read_upto(row))
+    rows = read_upto(row)
+    result = result_of(rows)
+    game = rows[0].data.get("game", "")
+    lock_game(game)  # before any read of the ratings this may write
     old = PlayedMatch.objects.filter(stream=row.stream).first()
     if result is None and old is None:
         return
-    game = result.game if result is not None else old.game
     was_rated = old is not None and old.rated
-    if old is not None:
+    if result is None:
         old.delete()
     played = _store(result) if result is not None else None
     if played is None or not played.rated:
@@ -88,23 +141,31 @@ def _match_changed(row) -> None:
 
 
 def _store(result: Result) -> PlayedMatch:
+    """The match's played row, written over in place (its rating points stay
+    for a re-fold to rewrite), and its participations."""
     players = [p for side in result.sides for p in side.players if p is not None]
-    played = PlayedMatch.objects.create(
-        stream=result.stream,
-        game=result.game,
-        show_stream=result.show_stream,
-        position=result.position,
-        played_at=at(result.played_at),
-        public_at=at(result.public_at),
-        rated=result.ratable,
-        sides=[
+    fields = {
+        "game": result.game,
+        "show_stream": result.show_stream,
+        "position": result.position,
+        "played_at": at(result.played_at),
+        "public_at": at(result.public_at),
+        "rated": result.ratable,
+        "sides": [
             {"seats": list(s.seats), "players": list(s.players), "rank": s.rank}
             for s in result.sides
         ],
+    }
+    played, _ = PlayedMatch.objects.update_or_create(
+        stream=result.stream,
+        defaults=fields,
+        create_defaults={**fields, "id": stable_id("played", result.stream)},
     )
+    played.players.all().delete()
     known = _users(players)
     Participation.objects.bulk_create(
         Participation(
+            id=stable_id("participation", result.stream, seat),
             played=played,
             player=player,
             user_id=_user_id(player, known),
@@ -147,6 +208,7 @@ def _rate_on(played: PlayedMatch) -> None:
 def _write(played, before, after, known) -> None:
     RatingPoint.objects.bulk_create(
         RatingPoint(
+            id=stable_id("point", played.stream, p),
             player=p,
             game=played.game,
             played=played,
@@ -159,17 +221,19 @@ def _write(played, before, after, known) -> None:
         for p, s in after.items()
     )
     for p, s in after.items():
+        fields = {
+            "user_id": _user_id(p, known),
+            "mu": s.mu,
+            "sigma": s.sigma,
+            "games": s.games,
+            "last_at": played.played_at,
+            "public_at": played.public_at,
+        }
         Rating.objects.update_or_create(
             player=p,
             game=played.game,
-            defaults={
-                "user_id": _user_id(p, known),
-                "mu": s.mu,
-                "sigma": s.sigma,
-                "games": s.games,
-                "last_at": played.played_at,
-                "public_at": played.public_at,
-            },
+            defaults=fields,
+            create_defaults={**fields, "id": stable_id("rating", p, played.game)},
         )
 
 
@@ -204,7 +268,14 @@ def _entries(row) -> None:
     name = d.get("name") or _first_name(row.stream)
     Entry.objects.bulk_create(
         [
-            Entry(player=p, stream=row.stream, entrant=e, name=name, created_at=row.recorded_at)
+            Entry(
+                id=stable_id("entry", p, row.stream, e),
+                player=p,
+                stream=row.stream,
+                entrant=e,
+                name=name,
+                created_at=row.recorded_at,
+            )
             for e, p in made
             if p is not None and e
         ],
@@ -213,8 +284,6 @@ def _entries(row) -> None:
 
 
 def _invited_entrant(row) -> str:
-    from eventlog.models import StoredEvent
-
     invited = StoredEvent.objects.filter(
         stream=row.stream, type="invitation_created", version__lt=row.version
     )
@@ -225,8 +294,6 @@ def _invited_entrant(row) -> str:
 
 
 def _first_name(stream: str) -> str:
-    from eventlog.store import first
-
     row = first(stream)
     return (row.data.get("name") if row is not None else "") or stream
 
@@ -235,14 +302,16 @@ def _first_name(stream: str) -> str:
 def _season(row) -> None:
     d = row.data
     if row.type == "season_named":
+        fields = {
+            "name": d["name"],
+            "starts": date.fromisoformat(d["starts"]),
+            "ends": date.fromisoformat(d["ends"]),
+            "named_by": row.metadata.get("actor") or "",
+        }
         Season.objects.update_or_create(
             season_id=d["id"],
-            defaults={
-                "name": d["name"],
-                "starts": date.fromisoformat(d["starts"]),
-                "ends": date.fromisoformat(d["ends"]),
-                "named_by": row.metadata.get("actor") or "",
-            },
+            defaults=fields,
+            create_defaults={**fields, "id": stable_id("season", d["id"])},
         )
     elif row.type == "season_removed":
         Season.objects.filter(season_id=d["id"]).delete()

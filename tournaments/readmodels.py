@@ -23,7 +23,7 @@ from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime
 
 from eventlog.models import StoredEvent
-from eventlog.readmodels import first_event_id, read_model, stable_id
+from eventlog.readmodels import first_event_id, read_model, stable_id, unlogged
 from games.core.adapt import as_game_event
 
 from . import brackets
@@ -206,12 +206,16 @@ def bracket_folded(stream: str):
     return _folded(BracketRecord, stream, None, _fold_bracket_rows)
 
 
-def _reset_brackets():
-    BracketSeriesRecord.objects.all().delete()
-    BracketRecord.objects.all().delete()
+def _forget_bracket(stream: str) -> None:
+    if stream.startswith("bracket-"):
+        BracketRecord.objects.filter(stream=stream).delete()  # its series too
 
 
-@read_model(_reset_brackets)
+def _prune_brackets() -> None:
+    unlogged(BracketRecord.objects.all()).delete()
+
+
+@read_model(_forget_bracket, prune=_prune_brackets)
 def project_bracket(row):
     if not row.stream.startswith("bracket-"):
         return
@@ -264,11 +268,16 @@ def _when(t: float | None) -> datetime | None:
     return None if t is None else datetime.fromtimestamp(t, tz=UTC)
 
 
-def _reset_shows():
-    ShowRecord.objects.all().delete()
+def _forget_show(stream: str) -> None:
+    if stream.startswith("show-"):
+        ShowRecord.objects.filter(stream=stream).delete()  # its entrants, items, disputes too
 
 
-@read_model(_reset_shows)
+def _prune_shows() -> None:
+    unlogged(ShowRecord.objects.all()).delete()
+
+
+@read_model(_forget_show, prune=_prune_shows)
 def project_show(row):
     from . import shows
 

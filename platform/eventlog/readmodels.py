@@ -1,69 +1,129 @@
 """Read models: tables kept in step with the log inside each append, and
-rebuildable from it. Each registers how to empty itself and how to apply
-one event; ``rebuild_all`` replays the whole log through them.
+rebuildable from it. Each registers how to apply one event, how to forget
+the rows it derived from one stream, and optionally what to do once a
+stream is replayed (``settle``) and once every stream is (``finish``);
+``rebuild_all`` replays the log through them.
 
-A rebuild is safe while the site runs: on PostgreSQL it holds the append
-lock exclusively (appends hold it shared, store.REBUILD_LOCK), so it waits
-for appends in flight and no append commits until it is done; on SQLite its
-transaction holds the single write lock. A read model's primary key is the
-global id of its stream's first event, so a rebuild changes no URL; a child
-row's (a seat, an entrant, an item...) is ``stable_id`` of its natural key,
-the same live, rewritten, and after a rebuild."""
+A rebuild never stops the site's writers: it rebuilds one stream at a time,
+in one transaction that holds that stream's lock (``store.lock_stream``), so
+an append to that stream either committed before (it is replayed) or waits
+and is projected on the rebuilt rows; appends to every other stream go on.
+Readers see a stream's old rows until its new ones commit. Rows shared by
+many streams (a game's ratings) are rebuilt by ``finish``, under their own
+lock. A read model's primary key is the global id of its stream's first
+event, so a rebuild changes no URL; a child row's (a seat, an entrant, an
+item, a rating...) is ``stable_id`` of its natural key, the same live,
+rewritten, and after a rebuild."""
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from django.db import connection, transaction
+from django.db import transaction
+from django.db.models import Exists, Min, OuterRef, QuerySet
 
 from .models import StoredEvent
-from .store import REBUILD_LOCK, all_events, register_projector
-
-_resets: list[Callable[[], None]] = []
-_finishers: list[Callable[[], None]] = []
+from .store import lock_stream, projectors, register_projector
 
 
-def read_model(reset: Callable[[], None], finish: Callable[[], None] | None = None):
-    """Decorator: register ``apply(event)`` with its ``reset()`` and an
-    optional ``finish()`` run once after a rebuild."""
+@dataclass(frozen=True)
+class _ReadModel:
+    forget: Callable[[str], None]
+    prune: Callable[[], None] | None
+    settle: Callable[[str], None] | None
+    finish: Callable[[], None] | None
+
+
+_models: list[_ReadModel] = []
+_rebuilding = contextvars.ContextVar("rebuilding", default=False)
+
+
+def read_model(
+    forget: Callable[[str], None],
+    *,
+    prune: Callable[[], None] | None = None,
+    settle: Callable[[str], None] | None = None,
+    finish: Callable[[], None] | None = None,
+):
+    """Decorator: register ``apply(event)`` with ``forget(stream)`` (delete
+    the rows derived from that stream), and optionally ``prune()`` (delete
+    rows of streams the log does not have, see ``unlogged``), ``settle(stream)``
+    (run once a stream is replayed, in its transaction) and ``finish()`` (run
+    once every stream is, outside their locks)."""
 
     def wrap(apply: Callable[[StoredEvent], None]):
-        _resets.append(reset)
-        if finish is not None:
-            _finishers.append(finish)
+        _models.append(_ReadModel(forget, prune, settle, finish))
         register_projector(apply)
         return apply
 
     return wrap
 
 
+def rebuilding() -> bool:
+    """Whether the events being applied are a rebuild's replay (in this thread)."""
+    return _rebuilding.get()
+
+
 def rebuild_all(progress: Callable[[int], None] | None = None) -> int:
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cur:
-                cur.execute("SELECT pg_advisory_xact_lock(%s)", [REBUILD_LOCK])
-        return _rebuild(progress)
-
-
-def _rebuild(progress: Callable[[int], None] | None) -> int:
-    from .store import projectors
-
-    for reset in _resets:
-        reset()
-    appliers = projectors()
-    n = 0
-    for row in all_events():
-        for apply in appliers:
-            apply(row)
-        n += 1
-        if progress and (n % 200 == 0):
-            progress(n)
-    for finish in _finishers:
-        finish()
+    """Replay the log into every read model, stream by stream (streams in the
+    order they began); the number of events replayed. ``progress(n)`` is
+    told the events replayed so far."""
+    streams = (
+        StoredEvent.objects.values("stream")
+        .annotate(began=Min("id"))
+        .order_by("began")
+        .values_list("stream", flat=True)
+    )
+    done = 0
+    for stream in list(streams):
+        done = rebuild_stream(stream, done, progress)
+    for model in _models:
+        if model.prune:
+            with transaction.atomic():
+                model.prune()
+    for model in _models:
+        if model.finish:
+            model.finish()
     if progress:
-        progress(n)
-    return n
+        progress(done)
+    return done
+
+
+def rebuild_stream(
+    stream: str, done: int = 0, progress: Callable[[int], None] | None = None
+) -> int:
+    """Rebuild the rows derived from ``stream`` in one transaction holding its
+    lock; ``done`` plus the events replayed."""
+    token = _rebuilding.set(True)
+    try:
+        with transaction.atomic():
+            lock_stream(stream)  # first: an append in flight commits before we read
+            rows = list(StoredEvent.objects.filter(stream=stream).order_by("version"))
+            for model in _models:
+                model.forget(stream)
+            appliers = projectors()
+            for row in rows:
+                for apply in appliers:
+                    apply(row)
+                done += 1
+                if progress and done % 200 == 0:
+                    progress(done)
+            for model in _models:
+                if model.settle:
+                    model.settle(stream)
+    finally:
+        _rebuilding.reset(token)
+    return done
+
+
+def unlogged(rows: QuerySet, field: str = "stream") -> QuerySet:
+    """The rows of ``rows`` whose stream (``field``) has no event in the log.
+    Checked in the same statement as a delete of them, so a row an append
+    commits meanwhile (with its stream's first event) is never among them."""
+    return rows.exclude(Exists(StoredEvent.objects.filter(stream=OuterRef(field))))
 
 
 def first_event_id(row: StoredEvent) -> int:

@@ -177,9 +177,28 @@ class _Conflict(Exception):
     command id was already used on it."""
 
 
-# Appends hold this PostgreSQL advisory lock in shared mode, a rebuild of the
-# read models in exclusive mode: no append commits while a rebuild reads.
-REBUILD_LOCK = 0x6576656E746C6F67  # "eventlog"
+# Each append holds its stream's PostgreSQL advisory lock (STREAM_LOCK,
+# hashtext(stream)) in shared mode; a rebuild of one stream's read models
+# holds it exclusively (``lock_stream``): appends to that stream wait for it,
+# appends to every other stream go on.
+STREAM_LOCK = 0x65766C67  # "evlg"
+
+
+def lock_stream(stream: str) -> None:
+    """Inside a transaction: wait for the appends to ``stream`` in flight and
+    hold back new ones until it ends (PostgreSQL; SQLite's write lock does it)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [STREAM_LOCK, stream])
+
+
+def lock_name(kind: str, name: str) -> None:
+    """Inside a transaction: hold the lock named (``kind``, ``name``) until it
+    ends, so that writers of one shared read-model row (a game's ratings) take
+    turns (PostgreSQL; SQLite writes one transaction at a time anyway)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))", [kind, name])
 
 
 def append(
@@ -264,15 +283,16 @@ _prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection
 
 def _append_sql(n: int, mark) -> str:
     """The append of ``n`` rows; ``mark(i)`` is the i-th parameter (from 1):
-    the lock key, 7 per row, then the stream and its expected version."""
+    the stream lock's class and the stream, 7 per row, then the stream and
+    its expected version."""
     width = len(_ROW_TYPES)
     values = ", ".join(
-        "(" + ", ".join(f"{mark(2 + r * width + k)}::{t}" for k, t in enumerate(_ROW_TYPES)) + ")"
+        "(" + ", ".join(f"{mark(3 + r * width + k)}::{t}" for k, t in enumerate(_ROW_TYPES)) + ")"
         for r in range(n)
     )
-    last = 2 + n * width
+    last = 3 + n * width
     return (
-        f"WITH guard AS (SELECT pg_advisory_xact_lock_shared({mark(1)}::bigint)) "
+        f"WITH guard AS (SELECT pg_advisory_xact_lock_shared({mark(1)}::integer, hashtext({mark(2)}::varchar))) "
         f"INSERT INTO {_TABLE} (stream, version, type, data, metadata, command_id, command_seq, recorded_at) "
         "SELECT v.stream, v.version, v.type, v.data, v.metadata, v.command_id, v.command_seq, statement_timestamp() "
         f"FROM (VALUES {values}) "
@@ -286,13 +306,13 @@ def _append_sql(n: int, mark) -> str:
 
 def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
     """PostgreSQL, one statement (one round trip with its BEGIN): take the
-    rebuild lock in shared mode, check the version, insert. A row whose
+    stream's lock in shared mode (``lock_stream``), check the version, insert. A row whose
     version or command id is taken (a concurrent writer committed it) is
     skipped, not an error, so the caller's transaction stays usable and a
     projector's own IntegrityError is never mistaken for a lost race; fewer
     rows back than sent means the append lost, and raising undoes any row it
     did insert."""
-    params = [REBUILD_LOCK]
+    params = [STREAM_LOCK, rows[0].stream]
     for r in rows:
         params += [
             r.stream,
@@ -390,14 +410,3 @@ def read_upto(row: StoredEvent) -> list[StoredEvent]:
     return list(
         StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by("version")
     )
-
-
-def all_events(batch: int = 2000):
-    """Every event in global order, fetched in batches."""
-    last = 0
-    while True:
-        rows = list(StoredEvent.objects.filter(id__gt=last).order_by("id")[:batch])
-        if not rows:
-            return
-        yield from rows
-        last = rows[-1].id

@@ -1,22 +1,32 @@
-"""`rebuild_read_models` reproduces the live read models, primary keys
-(child rows' too: seats, notifications, series, entrants, items, disputes) and
-URLs included, survives deleted users, and loses nothing to writers running
-while it works."""
+"""`rebuild_read_models` reproduces the live read models, every table the
+rebuild writes (matches, seats, notifications, brackets, series, shows,
+entrants, items, disputes, ratings, rating points, participations, entries,
+seasons), primary keys and URLs included, survives deleted users, and stops
+no writer: it rebuilds one stream at a time under that stream's lock, so
+appends to other streams commit while it works and an append to the stream
+it holds is projected after it, never lost."""
 
 import io
 import random
+import re
 import threading
 import time
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from eventlog import store
 from eventlog.models import StoredEvent
 from eventlog.store import read, stream_version
 from games import services
 from games.models import Match, Notification, SeatHolder
+from ratings import seasons
+from ratings.models import Entry, Participation, PlayedMatch, Rating, RatingPoint, Season
+from tests.ratings.helpers import play_out, rated_match
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
 from tournaments import shows
@@ -31,61 +41,85 @@ from tournaments.models import (
 
 BOTS = {n: "bot:heuristic" for n in ("ana", "ben", "cal", "dee")}
 
+# every read-model table, compared row by row with its primary key; the kept
+# fold and its token are a cache of the log, not a read of it
+READ_MODELS = {
+    Match: (),
+    SeatHolder: (),
+    Notification: (),
+    BracketRecord: ("folded", "fold_token"),
+    BracketSeriesRecord: (),
+    ShowRecord: ("folded", "fold_token"),
+    ShowEntrantRecord: (),
+    ItemRecord: (),
+    DisputeRecord: (),
+    PlayedMatch: (),
+    Participation: (),
+    Rating: (),
+    RatingPoint: (),
+    Entry: (),
+    Season: (),
+}
+
 
 def rebuild():
     call_command("rebuild_read_models", stdout=io.StringIO())
 
 
 def everything():
-    def rows(model, order, drop=()):
-        return [
+    out = {
+        model._meta.db_table: [
             {k: v for k, v in r.items() if k not in drop}
-            for r in model.objects.order_by(*order).values()
+            for r in model.objects.order_by("pk").values()
         ]
-
-    return {
-        "matches": rows(Match, ["id"]),
-        "holders": rows(SeatHolder, ["match_id", "seat"]),
-        "notes": rows(Notification, ["match_id", "user_id", "text"]),
-        # the kept fold and its token are a cache of the log, not a read of it
-        "brackets": rows(BracketRecord, ["id"], drop=("folded", "fold_token")),
-        "series": rows(BracketSeriesRecord, ["bracket_id", "position"]),
-        "shows": rows(ShowRecord, ["id"], drop=("folded", "fold_token")),
-        "entrants": rows(ShowEntrantRecord, ["show_id", "position"]),
-        "items": rows(ItemRecord, ["show_id", "item_id"]),
-        "disputes": rows(DisputeRecord, ["show_id", "dispute_id"]),
-        "urls": sorted(
-            [reverse("games:match", args=[pk]) for pk in Match.objects.values_list("pk", flat=True)]
-            + [
-                reverse("tournaments:bracket", args=[pk])
-                for pk in BracketRecord.objects.values_list("pk", flat=True)
-            ]
-            + [
-                reverse("tournaments:show", args=[pk])
-                for pk in ShowRecord.objects.values_list("pk", flat=True)
-            ]
-        ),
+        for model, drop in READ_MODELS.items()
     }
+    out["urls"] = sorted(
+        [reverse("games:match", args=[pk]) for pk in Match.objects.values_list("pk", flat=True)]
+        + [
+            reverse("tournaments:bracket", args=[pk])
+            for pk in BracketRecord.objects.values_list("pk", flat=True)
+        ]
+        + [
+            reverse("tournaments:show", args=[pk])
+            for pk in ShowRecord.objects.values_list("pk", flat=True)
+        ]
+    )
+    return out
+
+
+def tables_written(queries) -> set[str]:
+    written = re.compile(r'^(?:INSERT INTO|UPDATE|DELETE FROM) "(\w+)"')
+    return {m.group(1) for q in queries if (m := written.match(q["sql"]))}
 
 
 @pytest.mark.django_db
-def test_rebuild_equals_live_with_the_same_ids_and_urls(client):
+def test_rebuild_equals_live_in_every_table_with_the_same_ids_and_urls(client):
     rng = random.Random(3)
     ana = User.objects.create_user("ana_user", password="pw-123456")
+    ben = User.objects.create_user("ben_user", password="pw-123456")
     solo = services.create_match(
         "love-me-not", ["ana", "ben"], holders={"ana": ana.pk, "ben": "bot:random"}, rng=rng
     )
+    # two rated matches of one game, the second ended first: ratings, points
+    now = time.time() - 3 * 86_400
+    first = rated_match("love-me-not", {"ana": ana.pk, "ben": ben.pk}, now=now, rng=rng)
+    second = rated_match("love-me-not", {"ben": ben.pk, "ana": ana.pk}, now=now, rng=rng)
+    play_out(second, rng, now=now)
+    play_out(first, rng, now=now + 60)
     stream = bs.create_bracket(
         name="Cup",
         game="higher-lower",
         format="single",
         entrants=["ana", "ben", "cal", "dee"],
-        holders=BOTS,
+        holders={**BOTS, "ana": ana.pk},
         rng=rng,
     )
     for m in Match.objects.filter(show_stream=stream, status="live"):
         services.run_bots(m, start=1_000_000.0, rng=rng)
     olga = User.objects.create_user("olga")
+    olga.user_permissions.add(Permission.objects.get(codename="add_match"))
+    seasons.name_season(olga, name="Autumn", starts="2030-09-01", ends="2030-11-30")
     User.objects.create_user("mia")
     night = ss.create_show(
         name="Night",
@@ -102,14 +136,52 @@ def test_rebuild_equals_live_with_the_same_ids_and_urls(client):
     filed = {"type": "file_dispute", "target_stream": night, "target_version": 2}
     ss.command(night, {**filed, "text": "was that card legal?"}, mia)
     live = everything()
-    for table in ("matches", "holders", "notes", "brackets", "series", "shows", "entrants"):
-        assert live[table], table
-    assert live["items"] and live["disputes"]
+    for model in READ_MODELS:
+        assert live[model._meta.db_table], model.__name__  # every table has rows to compare
     page = client.get(reverse("games:match", args=[solo.pk]))
     assert page.status_code == 200
-    rebuild()
+    with CaptureQueriesContext(connection) as queries:
+        rebuild()
+    # the comparison covers every table the rebuild writes, and nothing else
+    assert tables_written(queries) == {m._meta.db_table for m in READ_MODELS}
     assert everything() == live
     assert client.get(reverse("games:match", args=[solo.pk])).status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_rebuild_drops_rows_of_streams_the_log_does_not_have():
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=random.Random(2))
+    live = everything()
+    Match.objects.create(
+        pk=10**12,  # read models choose their ids: none is ever this one
+        stream="match-nowhere",
+        game="love-me-not",
+        seats=["a", "b"],
+        created_at=match.created_at,
+        updated_at=match.updated_at,
+    )
+    Entry.objects.create(
+        pk=10**12,
+        player="bot:random",
+        stream="show-nowhere",
+        entrant="a",
+        name="x",
+        created_at=match.created_at,
+    )
+    rebuild()
+    assert everything() == live
+
+
+@pytest.mark.django_db
+def test_the_command_shows_its_progress_in_events():
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=random.Random(6))
+    total = StoredEvent.objects.count()
+    assert total == len(read(match.stream)) > 1
+    out = io.StringIO()
+    call_command("rebuild_read_models", stdout=out)
+    shown = out.getvalue()
+    assert f"\r[{'#' * 30}] {total}/{total} events" in shown
+    assert f"rebuilt read models from {total} events" in shown
 
 
 @pytest.mark.django_db
@@ -194,6 +266,252 @@ def test_an_append_of_many_events_writes_the_match_row_once_as_a_rebuild_would(n
     appended, updates = longest
     assert appended >= 4  # a bout's end and the next deal: many events in one append
     assert updates < appended
+    live = everything()
+    rebuild()
+    assert everything() == live
+
+
+# ---- writers while a rebuild runs (PostgreSQL: threads, each its own connection) ----
+
+
+class Gate:
+    """A projector that holds the first row ``pick(row)`` chooses (in its
+    transaction) until ``go`` is set; ``reached`` says it is there."""
+
+    def __init__(self, pick):
+        self.pick, self.used = pick, False
+        self.reached, self.go = threading.Event(), threading.Event()
+
+    def __call__(self, row):
+        if not self.used and self.pick(row):
+            self.used = True
+            self.reached.set()
+            assert self.go.wait(300), "the test never opened the gate"
+
+
+def appended(row) -> bool:
+    """A row being appended (a rebuild replays rows that carry no append mark)."""
+    return hasattr(row, "followed_in_append")
+
+
+class Worker(threading.Thread):
+    """Runs ``fn`` on its own database connection; ``error`` is what it raised."""
+
+    def __init__(self, fn, name: str | None = None):
+        super().__init__(daemon=True, name=name)
+        self.fn, self.error, self.done = fn, None, threading.Event()
+        self.start()
+
+    def run(self):
+        try:
+            self.fn()
+        except BaseException as exc:  # asserted on by the test
+            self.error = exc
+        finally:
+            connection.close()
+            self.done.set()
+
+
+def waiting_on_a_lock() -> bool:
+    with connection.cursor() as cur:
+        cur.execute(  # this database's sessions only: the server may be shared
+            "SELECT count(*) FROM pg_locks WHERE NOT granted AND pid IN "
+            "(SELECT pid FROM pg_stat_activity WHERE datname = current_database())"
+        )
+        return cur.fetchone()[0] > 0
+
+
+def wait_for(condition, what: str) -> None:
+    for _ in range(1200):
+        if condition():
+            return
+        time.sleep(0.05)
+    pytest.fail(f"never happened: {what}")
+
+
+def move(match, seed: int = 0):
+    seat, command = _next_bot_move(match, random.Random(seed))
+    return services.submit(match, seat, command, actor=seat)
+
+
+def _next_bot_move(match, rng):
+    from games.core.playout import bot_command
+    from games.core.registry import series_for
+
+    series = series_for(match.game)
+    state = services.load(match).state
+    seat = series.pending(state)[0].seat
+    return seat, bot_command(series, state, seat, "random", rng)
+
+
+def _two_live_matches():
+    bots = {"ana": "bot:random", "ben": "bot:random"}
+    options = {"first_to": 5}
+    return [
+        services.create_match(
+            "doubting-love-letter",
+            ["ana", "ben"],
+            holders=bots,
+            options=options,
+            rng=random.Random(i),
+        )
+        for i in range(2)
+    ]
+
+
+@pytest.fixture
+def gates(monkeypatch):
+    """``gates(pick)``: a Gate among the projectors (appends and rebuilds)."""
+    made = []
+
+    def add(pick):
+        gate = Gate(pick)
+        monkeypatch.setattr(store, "_projectors", [*store._projectors, gate])
+        made.append(gate)
+        return gate
+
+    yield add
+    for gate in made:
+        gate.go.set()  # a failed test leaves no thread waiting
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_append_to_another_stream_commits_while_a_rebuild_holds_one(gates):
+    held, other = _two_live_matches()
+    gate = gates(lambda row: not appended(row) and row.stream == held.stream)
+    rebuilding = Worker(rebuild)
+    assert gate.reached.wait(120), rebuilding.error
+    before = stream_version(other.stream)
+    writer = Worker(lambda: move(other))
+    writer.done.wait(60)  # a bound for a failing run: the append waits for nothing
+    committed = stream_version(other.stream)  # read on another connection: committed
+    still_rebuilding = rebuilding.is_alive()
+    gate.go.set()
+    rebuilding.join()
+    writer.join()
+    assert writer.error is None and rebuilding.error is None
+    assert still_rebuilding and committed > before, "the append waited for the rebuild"
+    assert Match.objects.get(pk=other.pk).version == stream_version(other.stream)
+    live = everything()
+    rebuild()
+    assert everything() == live
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_append_to_the_stream_being_rebuilt_waits_and_lands_on_the_rebuilt_rows(gates):
+    held, _ = _two_live_matches()
+    gate = gates(lambda row: not appended(row) and row.stream == held.stream)
+    rebuilding = Worker(rebuild)
+    assert gate.reached.wait(120), rebuilding.error
+    before = stream_version(held.stream)
+    writer = Worker(lambda: move(held, seed=1))
+    wait_for(lambda: waiting_on_a_lock() or writer.done.is_set(), "the append waits")
+    assert not writer.done.is_set(), "an append to the stream being rebuilt did not wait"
+    gate.go.set()
+    rebuilding.join()
+    writer.join()
+    assert writer.error is None and rebuilding.error is None
+    assert stream_version(held.stream) > before
+    row = Match.objects.get(pk=held.pk)
+    assert row.version == stream_version(held.stream) == len(read(held.stream))
+    live = everything()
+    rebuild()
+    assert everything() == live
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_rebuild_waits_for_an_append_in_flight_on_its_stream_and_replays_it(gates):
+    held, _ = _two_live_matches()
+    gate = gates(lambda row: appended(row) and row.stream == held.stream)
+    writer = Worker(lambda: move(held, seed=2))
+    assert gate.reached.wait(120), writer.error
+    rebuilding = Worker(rebuild)
+    wait_for(lambda: waiting_on_a_lock() or rebuilding.done.is_set(), "the rebuild waits")
+    gate.go.set()
+    writer.join()
+    rebuilding.join()
+    assert writer.error is None and rebuilding.error is None
+    row = Match.objects.get(pk=held.pk)
+    assert row.version == stream_version(held.stream) == len(read(held.stream))
+    live = everything()
+    rebuild()
+    assert everything() == live
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_matches_of_one_game_ending_at_once_are_both_rated(gates):
+    """A match's rating is written on the ratings the last one left: two
+    ends of one game take turns (before, the second read the ratings the
+    first had not committed yet and overwrote them)."""
+    ana = User.objects.create_user("ana_user")
+    ben = User.objects.create_user("ben_user")
+    now = time.time() - 86_400
+    one, two = (
+        rated_match("love-me-not", {"ana": ana.pk, "ben": ben.pk}, now=now, rng=random.Random(i))
+        for i in range(2)
+    )
+
+    def forfeit(match):
+        command = {"type": "forfeit", "loser": "ben", "reason": "left"}
+        return lambda: services.submit(match, None, command, role="moderator", now=now + 5)
+
+    gate = gates(
+        lambda row: appended(row) and row.stream == one.stream and row.type.startswith("series_")
+    )
+    first = Worker(forfeit(one))
+    assert gate.reached.wait(120), first.error
+    second = Worker(forfeit(two))
+    wait_for(lambda: waiting_on_a_lock() or second.done.is_set(), "the second end waits")
+    gate.go.set()
+    first.join()
+    second.join()
+    assert first.error is None and second.error is None
+    assert set(Rating.objects.values_list("player", "games")) == {
+        (f"u:{ana.pk}", 2),
+        (f"u:{ben.pk}", 2),
+    }
+    live = everything()
+    rebuild()
+    assert everything() == live
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_match_that_ends_while_a_rebuild_re_rates_its_game_is_rated_after_it(gates, monkeypatch):
+    from ratings import readmodels as ratings_readmodels
+
+    ana = User.objects.create_user("ana_user")
+    ben = User.objects.create_user("ben_user")
+    now = time.time() - 86_400
+    rng = random.Random(4)
+    done = rated_match("love-me-not", {"ana": ana.pk, "ben": ben.pk}, now=now, rng=rng)
+    play_out(done, rng, now=now)
+    ending = rated_match("love-me-not", {"ana": ana.pk, "ben": ben.pk}, now=now, rng=rng)
+    refold = ratings_readmodels.refold
+    paused = Gate(lambda game: threading.current_thread().name == "rebuild")
+
+    def held_refold(game):  # the game re-folded, not committed yet
+        refold(game)
+        paused(game)
+
+    monkeypatch.setattr(ratings_readmodels, "refold", held_refold)
+    rebuilding = Worker(rebuild, name="rebuild")
+    assert paused.reached.wait(120), rebuilding.error
+    command = {"type": "forfeit", "loser": "ben", "reason": "left"}
+    writer = Worker(lambda: services.submit(ending, None, command, role="moderator", now=now + 9))
+    wait_for(lambda: waiting_on_a_lock() or writer.done.is_set(), "the match end waits")
+    paused.go.set()
+    rebuilding.join()
+    writer.join()
+    assert writer.error is None and rebuilding.error is None
+    assert set(Rating.objects.values_list("player", "games")) == {
+        (f"u:{ana.pk}", 2),
+        (f"u:{ben.pk}", 2),
+    }
     live = everything()
     rebuild()
     assert everything() == live
