@@ -5,7 +5,8 @@ API write documents it (a body field, or a query parameter for DELETE). Only
 the writes of ALLOWED, each with its reason, may do without.
 
 Whether a view reaches the id is read from its code: the names its bytecode
-uses, following the functions and methods of its own module it calls."""
+uses, following the functions and methods of its own module it calls, and
+the helpers elsewhere it hands the request to."""
 
 from __future__ import annotations
 
@@ -35,6 +36,13 @@ ALLOWED = {
     ("accounts/reset/<uidb64>/<token>/", "*"): "the reset link is a one-use token",
     # a sign-up link is its own key: one use, and the account does not exist yet
     ("console/join/<str:token>/", "post"): "the invitation token is spent once",
+    # a signed link is computed from the name: nothing is stored, nothing to repeat
+    ("console/invite/", "post"): "the invitation link is signed, not stored",
+    # reminders: each sets a state (not an addition), so a repeat writes nothing new
+    ("account/reminders/", "post"): "the reminder choices are set, not added",
+    ("account/reminders/seen", "post"): "marks every reminder seen",
+    ("account/reminders/push", "post"): "this browser's subscription, kept by its endpoint",
+    ("account/reminders/push/off", "post"): "removes every browser",
     # the API's catch-all answers 404 to every method: it writes nothing
     ("api/", "*"): "NoSuchEndpoint: a JSON 404",
 }
@@ -95,11 +103,19 @@ def _reached(fn, owner: type | None = None) -> tuple[set[str], set]:
                     consts.add(c)
         for n in set(code.co_names) | set(f.__code__.co_names):
             g = f.__globals__.get(n)
-            if isinstance(g, types.FunctionType) and g.__module__ == fn.__module__:
+            if isinstance(g, types.FunctionType) and (
+                g.__module__ == fn.__module__ or _takes_the_request(g)
+            ):
                 todo.append(g)
             if owner is not None and isinstance(getattr(owner, n, None), types.FunctionType):
                 todo.append(getattr(owner, n))
     return names, consts
+
+
+def _takes_the_request(fn) -> bool:
+    """A view's helper in another module: its first parameter is the request."""
+    code = fn.__code__
+    return code.co_argcount > 0 and code.co_varnames[0] == "request"
 
 
 def _takes_command_id(fn, owner=None) -> bool:
