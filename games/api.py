@@ -18,10 +18,10 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from eventlog.commands import command_args
 from api.exceptions import Forbidden
 from api.fields import command_id_field
 from api.throttling import COMMAND_THROTTLES
+from eventlog.commands import command_args
 from games.core.protocol import MODERATOR, SEAT
 from games.core.registry import available
 

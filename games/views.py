@@ -8,8 +8,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from eventlog.commands import command_args
 from api.throttling import wait_before_next
+from eventlog.commands import command_args
 from eventlog.store import CommandIdReused, ConcurrencyError
 from games.core.protocol import SEAT, RuleError
 from games.core.registry import available, rules_for

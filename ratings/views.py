@@ -13,8 +13,8 @@ from django.utils.translation import gettext_lazy
 from eventlog.commands import command_args
 from eventlog.store import CommandIdReused
 from games.core.protocol import RoleRequired, RuleError
-from tournaments.words import FORM_REUSED
 from games.core.registry import available, rules_for
+from tournaments.words import FORM_REUSED
 
 from . import identity, seasons, selectors
 from .models import Season
@@ -116,9 +116,7 @@ def season_list(request):
             )
         if form.is_valid():
             try:
-                seasons.name_season(
-                    request.user, **form.cleaned_data, **command_args(request)
-                )
+                seasons.name_season(request.user, **form.cleaned_data, **command_args(request))
             except RoleRequired as exc:
                 raise PermissionDenied(str(exc)) from None
             except RuleError as exc:

@@ -11,10 +11,10 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from eventlog.commands import command_args
 from api.exceptions import Forbidden
 from api.fields import COMMAND_ID_PARAMETER, CommandIdQuery, command_id_field
 from api.throttling import COMMAND_THROTTLES
+from eventlog.commands import command_args
 from games.api import refusals, require_login
 
 from . import invitations, show_services, shows

@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 
 from api.exceptions import Forbidden
 from api.fields import command_id_field
-from eventlog.commands import command_args
 from api.throttling import COMMAND_THROTTLES
+from eventlog.commands import command_args
 from games.api import MAX_PK, refusals, require_login
 from games.core.protocol import RuleError
 

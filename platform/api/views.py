@@ -11,11 +11,10 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from tournaments.words import FORM_REUSED
-
 from eventlog.commands import command_args, once
 from eventlog.store import CommandIdReused
 from games.core.protocol import RuleError
+from tournaments.words import FORM_REUSED
 
 from .models import ApiToken
 

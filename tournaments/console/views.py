@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from eventlog.commands import command_args, once
+from eventlog.commands import command_args
 from eventlog.store import CommandIdReused
 from games import services as match_services
 from games.core.protocol import RoleRequired, RuleError

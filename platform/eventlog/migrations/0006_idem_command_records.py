@@ -4,24 +4,32 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('eventlog', '0005_logdb_gapless_versions'),
+        ("eventlog", "0005_logdb_gapless_versions"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CommandRecord',
+            name="CommandRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('scope', models.CharField(max_length=200)),
-                ('command_id', models.CharField(max_length=100)),
-                ('fingerprint', models.CharField(max_length=64)),
-                ('result', models.JSONField(default=dict)),
-                ('recorded_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("scope", models.CharField(max_length=200)),
+                ("command_id", models.CharField(max_length=100)),
+                ("fingerprint", models.CharField(max_length=64)),
+                ("result", models.JSONField(default=dict)),
+                ("recorded_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('scope', 'command_id'), name='command_scope_id_uniq')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("scope", "command_id"), name="command_scope_id_uniq"
+                    )
+                ],
             },
         ),
     ]
