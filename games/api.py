@@ -405,7 +405,7 @@ class MatchList(APIView):
             moderators=[request.user.pk],
             spectator_delay_s=data.get("spectator_delay_s", 0),
             rated=data["rated"],
-            command_id=data.get("command_id"),
+            command_id=command_args(request, data)["command_id"],
         )
         return Response(MatchSummarySerializer(match).data, status=status.HTTP_201_CREATED)
 

@@ -464,7 +464,7 @@ class ShowList(APIView):
             rounds=data.get("rounds"),
             starts_at=data["starts_at"].timestamp() if data.get("starts_at") else None,
             organizer_id=request.user.pk,
-            command_id=data.get("command_id"),
+            command_id=command_args(request, data)["command_id"],
         )
         record = ShowRecord.objects.get(stream=stream)
         return Response(ShowSummarySerializer(record).data, status=status.HTTP_201_CREATED)

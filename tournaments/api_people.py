@@ -155,7 +155,9 @@ class AcceptInvitation(APIView):
         body = AcceptInvitationSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         inv = invitations.accept(
-            body.validated_data["token"], request.user, body.validated_data.get("command_id")
+            body.validated_data["token"],
+            request.user,
+            command_args(request, body.validated_data)["command_id"],
         )
         record = ShowRecord.objects.get(stream=inv.show_stream)
         return Response({"show": record.pk, "entrant": inv.entrant})

@@ -110,7 +110,9 @@ class ShowRegister(APIView):
         body = RegisterSerializer(data=request.data or {})
         body.is_valid(raise_exception=True)
         show_services.register(
-            record.stream, request.user, command_id=body.validated_data.get("command_id")
+            record.stream,
+            request.user,
+            command_id=command_args(request, body.validated_data)["command_id"],
         )
         record.refresh_from_db()
         return Response(ShowSummarySerializer(record).data, status=status.HTTP_201_CREATED)

@@ -86,7 +86,7 @@ def create_show_from(request, form, fields: dict[str, str]) -> ShowRecord | None
         stream = show_services.create_show(
             organizer=request.user.username,
             organizer_id=request.user.pk,
-            command_id=request.POST.get("command_id") or None,
+            command_id=command_args(request)["command_id"],
             **form.service_args(),
         )
     except RuleError as exc:
@@ -317,7 +317,7 @@ def match_new(request):
                 moderators=[request.user.pk],
                 spectator_delay_s=form.cleaned_data["spectator_delay_s"],
                 rated=form.cleaned_data["rated"],
-                command_id=request.POST.get("command_id") or None,
+                command_id=command_args(request)["command_id"],
             )
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
