@@ -78,9 +78,10 @@ def revoke(request, pk: int):
     if request.method == "POST":
         try:
             once("api-token-revoke", {"token": token.pk}, _revoked(token), **command_args(request))
-        except CommandIdReused:
-            context = {"token": token, "error": FORM_REUSED}
-            return render(request, "api/token_revoke.html", context, status=409)
+        except (CommandIdReused, RuleError) as exc:  # reused, or not an id at all
+            error = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
+            context = {"token": token, "error": error}
+            return render(request, "api/token_revoke.html", context, status=400)
         messages.success(request, _("Token %(name)s is revoked.") % {"name": token.name})
         return redirect("api-tokens")
     return render(request, "api/token_revoke.html", {"token": token})

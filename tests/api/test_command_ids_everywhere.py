@@ -253,3 +253,30 @@ def test_a_resent_token_form_makes_one_token(client):
     again = client.post("/account/tokens/", {"name": "bot", "command_id": "tok-1"})
     assert again.status_code == 200 and b"token-secret" not in again.content  # shown once
     assert ApiToken.objects.filter(user=user).count() == 1
+
+
+@pytest.mark.parametrize("bad", ["no spaces!", "x" * 65, "é"])
+def test_a_form_with_a_forged_command_id_is_refused_in_words(olga, client, bad):
+    from api.models import ApiToken
+
+    mine = show_templates.create(olga, name="Cup")
+    token, _secret = ApiToken.issue(olga, "bot")
+    client.force_login(olga)
+    when = (IN_A_DAY + dt.timedelta(days=1)).strftime("%Y-%m-%dT%H:%M")
+    records, tokens = CommandRecord.objects.count(), ApiToken.objects.count()
+    for url, form in [
+        ("/account/tokens/", {"name": "bot2"}),
+        (f"/account/tokens/{token.pk}/revoke", {}),
+        ("/account/reminders/calendar/new", {}),
+        ("/players/seasons/", {"name": "W", "starts": "2030-01-01", "ends": "2030-02-01"}),
+        (f"/console/templates/{mine.pk}/show", {"starts_at": when, "time_zone": "UTC"}),
+    ]:
+        resp = client.post(url, {**form, "command_id": bad})
+        assert resp.status_code < 500, url
+        if resp.status_code == 302:  # the words wait on the next page
+            resp = client.get(resp.url)
+        assert b"command id is 1 to 64" in resp.content, url
+    assert CommandRecord.objects.count() == records and ApiToken.objects.count() == tokens
+    assert not Season.objects.exists() and not ShowRecord.objects.exists()
+    token.refresh_from_db()
+    assert token.revoked is None
