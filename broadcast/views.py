@@ -5,7 +5,6 @@ everyone (a broadcast has one cut); the replay is the match's own policy's."""
 from __future__ import annotations
 
 import re
-import uuid
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -17,6 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_http_methods
 
+from eventlog.commands import command_args
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.models import Match
@@ -78,7 +78,8 @@ def overlay_links(request, pk):
         raise PermissionDenied(_("Only the show's organizer may see its overlay links."))
     token = None
     if request.method == "POST":
-        key = request.POST.get("idempotency_key", "")
+        # the form's command id; ``idempotency_key`` is its older name
+        key = command_args(request)["command_id"] or request.POST.get("idempotency_key", "")
         if key and not IDEMPOTENCY_KEY.fullmatch(key):
             return HttpResponseBadRequest(
                 _("idempotency_key: 1 to 64 letters, digits or _.:- only")
@@ -98,7 +99,6 @@ def overlay_links(request, pk):
             "links": links,
             "made_at": overlays.made_at(record),
             "repeated": request.method == "POST" and token is None,
-            "request_key": uuid.uuid4().hex,
         },
     )
 

@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from api.exceptions import Forbidden
 from api.fields import command_id_field
 from api.throttling import COMMAND_THROTTLES
+from eventlog.commands import command_args
 from games.core.protocol import MODERATOR, SEAT
 from games.core.registry import available
 
@@ -404,7 +405,7 @@ class MatchList(APIView):
             moderators=[request.user.pk],
             spectator_delay_s=data.get("spectator_delay_s", 0),
             rated=data["rated"],
-            command_id=data.get("command_id"),
+            command_id=command_args(request, data)["command_id"],
         )
         return Response(MatchSummarySerializer(match).data, status=status.HTTP_201_CREATED)
 
@@ -532,8 +533,7 @@ class MatchCommand(APIView):
             viewer.seat,
             body.validated_data["command"],
             actor=request.user.username,
-            account=request.user.pk,
-            command_id=body.validated_data.get("command_id") or None,
+            **command_args(request, body.validated_data),
         )
         versions = [r.version for r in rows]
         return Response(
@@ -567,15 +567,9 @@ class MatchModerate(APIView):
         body = ModerateSerializer(data=request.data, context={"match": match})
         body.is_valid(raise_exception=True)
         cmd = dict(body.validated_data)
-        command_id = cmd.pop("command_id", None)
+        keys = command_args(request, {"command_id": cmd.pop("command_id", None)})
         rows = services.submit(
-            match,
-            None,
-            cmd,
-            actor=request.user.username,
-            role=MODERATOR,
-            account=request.user.pk,
-            command_id=command_id,
+            match, None, cmd, actor=request.user.username, role=MODERATOR, **keys
         )
         return Response({"appended": [r.version for r in rows]}, status=written_status(rows))
 

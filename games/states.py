@@ -9,20 +9,27 @@ an older version is folded on from the rows after it, once its own row is
 found unchanged in the log (``services`` does the folding). Nothing else
 invalidates an entry: a newer, foreign or unreadable entry is just not used.
 
-Two tiers: this process's last states (no unpickling), and the ``states``
-cache (Redis in production, so every web and worker process shares one fold;
-in-process under ``make run`` and the tests). An entry reaches the shared
-tier only once the transaction that wrote its rows commits. Its key carries
-the database's name and a fingerprint of the games' code, so another
-database's or another release's pickles are never read."""
+Two tiers: this process's last states, and the ``states`` cache (Redis in
+production, so every web and worker process shares one fold; in-process
+under ``make run`` and the tests). An entry reaches the shared tier only once
+the transaction that wrote its rows commits. Its key carries the database's
+name and a fingerprint of the games' code, so another database's or another
+release's entries are never read.
+
+The shared tier holds JSON, never a pickle (a stolen Redis credential must
+not become code execution): an entry is read back into the games' own
+dataclasses alone, and the cache's serializer is JSON only
+(``config.cache.JSONSerializer``), so a planted pickle is refused unread and
+the state is folded again from the log."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import sys
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -89,16 +96,106 @@ def _key(stream: str) -> str:
     return f"match-state:{fingerprint()}:{connection.settings_dict['NAME']}:{stream}"
 
 
+_field_names: dict[type, tuple[str, ...]] = {}
+_PLAIN = (bool, int, float, str)
+
+
+def _class_name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _state_class(name: str) -> type:
+    """The games' dataclass called ``name``: an already imported module of the
+    ``games`` package, a dataclass defined there; anything else is refused."""
+    module_name, _, qualname = name.partition(":")
+    module = sys.modules.get(module_name) if module_name.startswith("games.") else None
+    cls = getattr(module, qualname, None) if module is not None and "." not in qualname else None
+    if not (isinstance(cls, type) and is_dataclass(cls) and cls.__module__ == module_name):
+        raise ValueError(f"a match state holds no {name!r}")
+    return cls
+
+
+def _names(cls: type) -> tuple[str, ...]:
+    if cls not in _field_names:
+        _field_names[cls] = tuple(f.name for f in fields(cls))
+    return _field_names[cls]
+
+
+def to_json(x: Any) -> Any:
+    """A state as JSON: tuples, sets, dicts (any keys) and the games'
+    dataclasses tagged, so ``from_json`` gives back an equal value of the same
+    types."""
+    if x is None or type(x) in _PLAIN:  # exact types: an enum is refused, not flattened
+        return x
+    if type(x) is list:
+        return [to_json(v) for v in x]
+    if type(x) is tuple:
+        return {"t": [to_json(v) for v in x]}
+    if type(x) is dict:
+        return {"d": [[to_json(k), to_json(v)] for k, v in x.items()]}
+    if type(x) is frozenset:
+        return {"f": [to_json(v) for v in x]}
+    if type(x) is set:
+        return {"s": [to_json(v) for v in x]}
+    cls = type(x)
+    if is_dataclass(x) and cls.__module__.startswith("games."):
+        name = _class_name(cls)
+        if _state_class(name) is cls:
+            return {"c": name, "v": [to_json(getattr(x, f)) for f in _names(cls)]}
+    raise TypeError(f"a match state holds no {cls.__name__}")
+
+
+def from_json(x: Any) -> Any:
+    if isinstance(x, list):
+        return [from_json(v) for v in x]
+    if not isinstance(x, dict):
+        return x
+    if "t" in x:
+        return tuple(from_json(v) for v in x["t"])
+    if "d" in x:
+        return {from_json(k): from_json(v) for k, v in x["d"]}
+    if "f" in x:
+        return frozenset(from_json(v) for v in x["f"])
+    if "s" in x:
+        return {from_json(v) for v in x["s"]}
+    cls = _state_class(x["c"])
+    names, values = _names(cls), x["v"]
+    if len(values) != len(names):
+        raise ValueError(f"{x['c']} has other fields now")
+    made = object.__new__(cls)  # no __init__: the fields are set as they were
+    for name, value in zip(names, values, strict=True):
+        object.__setattr__(made, name, from_json(value))
+    return made
+
+
+def _entry_json(entry: Entry) -> dict:
+    version, row_id, at = entry.tag
+    return {
+        "tag": [version, row_id, at.isoformat()],
+        "state": to_json(entry.state),
+        "abandoned": entry.abandoned,
+    }
+
+
+def _entry_from_json(data: Any) -> Entry:
+    version, row_id, at = data["tag"]
+    if not (type(version) is int and type(row_id) is int and isinstance(at, str)):
+        raise ValueError("not a tag")
+    return Entry(
+        (version, row_id, datetime.fromisoformat(at)),
+        from_json(data["state"]),
+        data["abandoned"] is True,
+    )
+
+
 def _shared(stream: str) -> Entry | None:
     """The shared tier's entry, or None when there is none or it cannot be used."""
     try:
-        entry = caches[CACHE_ALIAS].get(_key(stream))
-    except Exception:  # unpicklable, or the cache is away: fold instead
+        data = caches[CACHE_ALIAS].get(_key(stream))
+        return None if data is None else _entry_from_json(data)
+    except Exception:  # not JSON, not a state's, or the cache is away: fold instead
         log.warning("state cache entry of %s unreadable; folding", stream, exc_info=True)
         return None
-    if not isinstance(entry, Entry) or not isinstance(entry.tag, tuple) or len(entry.tag) != 3:
-        return None
-    return entry
 
 
 def lookup(stream: str, tag: Tag) -> tuple[Entry | None, Entry | None]:
@@ -128,7 +225,7 @@ def keep(stream: str, entry: Entry) -> None:
 
     def publish():
         try:
-            caches[CACHE_ALIAS].set(key, entry, TTL_S)
+            caches[CACHE_ALIAS].set(key, _entry_json(entry), TTL_S)
         except Exception:  # the cache is away: the next reader folds
             log.warning("state of %s not cached", stream, exc_info=True)
 

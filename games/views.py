@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from api.throttling import wait_before_next
+from eventlog.commands import command_args
 from eventlog.store import CommandIdReused, ConcurrencyError
 from games.core.protocol import SEAT, RuleError
 from games.core.registry import available, rules_for
@@ -132,8 +133,7 @@ def match_command(request, pk):
             viewer.seat,
             command,
             actor=request.user.username,
-            account=request.user.pk,
-            command_id=request.POST.get("command_id") or None,
+            **command_args(request),
         )
     except (RuleError, BadForm) as exc:
         # the rules' own words, in the reader's language where they are fixed

@@ -12,6 +12,8 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.fields import command_id_field
+from eventlog.commands import command_args
 from games.api import refusals, require_login
 from games.core.protocol import RuleError
 from games.core.registry import rules_for
@@ -122,6 +124,7 @@ class SeasonSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=seasons.NAME_MAX)
     starts = DayField(max_length=10, help_text="the first day, YYYY-MM-DD")
     ends = DayField(max_length=10, help_text="the last day, included, YYYY-MM-DD")
+    command_id = command_id_field()
 
 
 class LeaderboardSerializer(serializers.Serializer):
@@ -239,14 +242,21 @@ class SeasonList(APIView):
 
     @extend_schema(
         request=SeasonSerializer,
-        responses={201: SeasonSerializer, **refusals(400, 401, 403, 413, 422)},
+        responses={201: SeasonSerializer, **refusals(400, 401, 403, 409, 413, 422)},
     )
     def post(self, request):
         """An organizer (permission games.add_match) names a season: a date range."""
         require_login(request, "name a season")
         body = SeasonSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        sid = seasons.name_season(request.user, **body.validated_data)
+        data = body.validated_data
+        sid = seasons.name_season(
+            request.user,
+            name=data["name"],
+            starts=data["starts"],
+            ends=data["ends"],
+            **command_args(request, data),
+        )
         return Response(
             SeasonSerializer(Season.objects.get(season_id=sid)).data,
             status=status.HTTP_201_CREATED,

@@ -8,7 +8,14 @@ from datetime import date
 
 from django.db import transaction
 
-from eventlog.store import ConcurrencyError, NewEvent, append, stream_version
+from eventlog.store import (
+    ConcurrencyError,
+    NewEvent,
+    append,
+    command_fingerprint,
+    replayed,
+    stream_version,
+)
 from games.core.protocol import RoleRequired, RuleError
 
 from .readmodels import SEASONS
@@ -35,21 +42,31 @@ def _day(value, field: str) -> str:
     raise RuleError(f"{field} must be a day written YYYY-MM-DD, e.g. 2030-01-31")
 
 
-def name_season(user, *, name, starts, ends) -> str:
+def name_season(
+    user, *, name, starts, ends, command_id: str | None = None, account: int | None = None
+) -> str:
     """Name the season from ``starts`` to ``ends`` (both days included);
-    returns its id."""
+    returns its id. A ``command_id`` sent again by the same account for the
+    same season is answered with the first one's id, nothing named twice;
+    used by another account or for another season, ``CommandIdReused``."""
     _organizer(user)
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > NAME_MAX:
         raise RuleError(f"a season needs a name of 1 to {NAME_MAX} characters")
     first, last = _day(starts, "starts"), _day(ends, "ends")
     if last < first:
         raise RuleError("a season ends on or after the day it starts")
+    season = {"name": name.strip(), "starts": first, "ends": last}
+    key = fingerprint = None
+    if command_id:
+        from games.services import command_key
+
+        key = command_key(command_id)
+        fingerprint = command_fingerprint(f"user:{user.pk}", {"name_season": season})
     return _append(
         user,
-        lambda version: NewEvent(
-            "season_named",
-            {"id": f"s{version + 1}", "name": name.strip(), "starts": first, "ends": last},
-        ),
+        lambda version: NewEvent("season_named", {"id": f"s{version + 1}", **season}),
+        key,
+        fingerprint,
     )
 
 
@@ -62,14 +79,26 @@ def remove_season(user, season_id: str) -> str:
     return _append(user, lambda _v: NewEvent("season_removed", {"id": season_id}))
 
 
-def _append(user, make) -> str:
+def _append(user, make, key: str | None = None, fingerprint: str | None = None) -> str:
     for attempt in range(MAX_RETRIES):
+        if key:
+            first = replayed(SEASONS, key, fingerprint)
+            if first:
+                return first[0].data["id"]
         version = stream_version(SEASONS)
         event = make(version)
         try:
             with transaction.atomic():
-                append(SEASONS, version, [event], actor=user.username, role="organizer")
-            return event.data["id"]
+                rows = append(
+                    SEASONS,
+                    version,
+                    [event],
+                    actor=user.username,
+                    role="organizer",
+                    command_id=key,
+                    fingerprint=fingerprint,
+                )
+            return rows[0].data["id"]
         except ConcurrencyError:
             if attempt == MAX_RETRIES - 1:
                 raise

@@ -10,8 +10,11 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from eventlog.commands import command_args
+from eventlog.store import CommandIdReused
 from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import available, rules_for
+from tournaments.words import FORM_REUSED
 
 from . import identity, seasons, selectors
 from .models import Season
@@ -113,11 +116,13 @@ def season_list(request):
             )
         if form.is_valid():
             try:
-                seasons.name_season(request.user, **form.cleaned_data)
+                seasons.name_season(request.user, **form.cleaned_data, **command_args(request))
             except RoleRequired as exc:
                 raise PermissionDenied(str(exc)) from None
             except RuleError as exc:
                 form.add_error(None, str(exc))
+            except CommandIdReused:
+                form.add_error(None, FORM_REUSED)
             else:
                 messages.success(request, _("The season is named."))
                 return redirect("ratings:seasons")

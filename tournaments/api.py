@@ -22,8 +22,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.exceptions import Forbidden
-from api.fields import command_id_field
+from api.fields import COMMAND_ID_PARAMETER, CommandIdQuery, command_id_field
 from api.throttling import COMMAND_THROTTLES
+from eventlog.commands import command_args, once
 from games import services as match_services
 from games.api import (
     COMMAND_MAX_KEY,
@@ -463,7 +464,7 @@ class ShowList(APIView):
             rounds=data.get("rounds"),
             starts_at=data["starts_at"].timestamp() if data.get("starts_at") else None,
             organizer_id=request.user.pk,
-            command_id=data.get("command_id"),
+            command_id=command_args(request, data)["command_id"],
         )
         record = ShowRecord.objects.get(stream=stream)
         return Response(ShowSummarySerializer(record).data, status=status.HTTP_201_CREATED)
@@ -526,8 +527,7 @@ class ShowCommand(APIView):
             record.stream,
             body.validated_data["command"],
             acting,
-            command_id=body.validated_data.get("command_id"),
-            account=request.user.pk,
+            **command_args(request, body.validated_data),
         )
         return Response(
             {"appended": [r.version for r in rows], "view": _view(record, acting, request.user)},
@@ -680,8 +680,7 @@ class BracketList(APIView):
             actor=request.user.username,
             organizer_id=request.user.pk,
             host_show=get_show(data["show"]).stream if "show" in data else "",
-            account=request.user.pk,
-            command_id=data.get("command_id"),
+            **command_args(request, data),
         )
         record = BracketRecord.objects.get(stream=stream)
         return Response(_bracket_view(record), status=status.HTTP_201_CREATED)
@@ -724,6 +723,7 @@ class CreateWebhookSerializer(serializers.Serializer):
         help_text="events at once, before the spectator delay (this show's organizer only; "
         "by default each event goes out when spectators see it)",
     )
+    command_id = command_id_field()
 
 
 class DeliverySerializer(serializers.ModelSerializer):
@@ -790,7 +790,7 @@ class ShowWebhooks(APIView):
 
     @extend_schema(
         request=CreateWebhookSerializer,
-        responses={201: NewWebhookSerializer, **refusals(400, 401, 403, 404, 413)},
+        responses={201: NewWebhookSerializer, **refusals(400, 401, 403, 404, 409, 413)},
         examples=[
             OpenApiExample(
                 "Results and the champion to Discord",
@@ -812,27 +812,49 @@ class ShowWebhooks(APIView):
         body = CreateWebhookSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        hook = hook_models.WebhookEndpoint.objects.create(
-            show_stream=record.stream,
-            url=data["url"],
-            kinds=sorted(data.get("kinds") or hook_models.KINDS),
-            format=data["format"],
-            secret=hook_models.WebhookEndpoint.new_secret(),
-            created_by=request.user.username,
-            owner_id=request.user.pk,
-            live=data["live"],
-        )
+        endpoint = {
+            "show_stream": record.stream,
+            "url": data["url"],
+            "kinds": sorted(data.get("kinds") or hook_models.KINDS),
+            "format": data["format"],
+            "live": data["live"],
+        }
+
+        def create() -> dict:
+            hook = hook_models.WebhookEndpoint.objects.create(
+                **endpoint,
+                secret=hook_models.WebhookEndpoint.new_secret(),
+                created_by=request.user.username,
+                owner_id=request.user.pk,
+            )
+            return {"id": hook.pk}
+
+        made = once("webhook-endpoint", endpoint, create, **command_args(request, data))
+        hook = get_object_or_404(hook_models.WebhookEndpoint, pk=made["id"])
         return Response(NewWebhookSerializer(hook).data, status=status.HTTP_201_CREATED)
 
 
 class ShowWebhook(APIView):
-    @extend_schema(responses={204: None, **refusals(401, 403, 404)})
+    @extend_schema(
+        parameters=[COMMAND_ID_PARAMETER],
+        responses={204: None, **refusals(400, 401, 403, 404, 409)},
+    )
     def delete(self, request, pk, hook_id):
         """Remove a webhook (organizer only)."""
         record = get_show(pk)
         require_show_organizer(request, record)
+        query = CommandIdQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
         if hook_id > MAX_PK:
             raise exceptions.NotFound("this show has no webhook with that id")
-        hook = get_object_or_404(hook_models.WebhookEndpoint, pk=hook_id, show_stream=record.stream)
-        hook.delete()
+
+        def remove() -> dict:
+            hook = get_object_or_404(
+                hook_models.WebhookEndpoint, pk=hook_id, show_stream=record.stream
+            )
+            hook.delete()
+            return {}
+
+        target = {"show_stream": record.stream, "hook": hook_id}
+        once("webhook-removal", target, remove, **command_args(request, query.validated_data))
         return Response(status=status.HTTP_204_NO_CONTENT)

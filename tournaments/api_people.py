@@ -12,8 +12,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.exceptions import Forbidden
-from api.fields import command_id_field
+from api.fields import COMMAND_ID_PARAMETER, CommandIdQuery, command_id_field
 from api.throttling import COMMAND_THROTTLES
+from eventlog.commands import command_args
 from games.api import refusals, require_login
 
 from . import invitations, show_services, shows
@@ -105,8 +106,7 @@ class ShowInvitations(APIView):
             record.stream,
             body.validated_data["entrant"],
             acting,
-            command_id=body.validated_data.get("command_id"),
-            account=request.user.pk,
+            **command_args(request, body.validated_data),
         )
         return Response(
             {
@@ -121,8 +121,11 @@ class ShowInvitations(APIView):
 
 class ShowInvitation(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("invitation_id", OpenApiTypes.STR, OpenApiParameter.PATH)],
-        responses={204: None, **refusals(401, 403, 404, 422)},
+        parameters=[
+            OpenApiParameter("invitation_id", OpenApiTypes.STR, OpenApiParameter.PATH),
+            COMMAND_ID_PARAMETER,
+        ],
+        responses={204: None, **refusals(400, 401, 403, 404, 409, 422)},
     )
     def delete(self, request, pk, invitation_id):
         """Revoke an open invitation (organizer only)."""
@@ -130,7 +133,11 @@ class ShowInvitation(APIView):
         acting = require_role(request, record, (shows.ORGANIZER,), "revoke an invitation")
         if len(invitation_id) > MAX_ID:
             raise serializers.ValidationError({"invitation_id": "no invitation has so long an id"})
-        invitations.revoke(record.stream, invitation_id, acting)
+        query = CommandIdQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        invitations.revoke(
+            record.stream, invitation_id, acting, **command_args(request, query.validated_data)
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -148,7 +155,9 @@ class AcceptInvitation(APIView):
         body = AcceptInvitationSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         inv = invitations.accept(
-            body.validated_data["token"], request.user, body.validated_data.get("command_id")
+            body.validated_data["token"],
+            request.user,
+            command_args(request, body.validated_data)["command_id"],
         )
         record = ShowRecord.objects.get(stream=inv.show_stream)
         return Response({"show": record.pk, "entrant": inv.entrant})

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from api.exceptions import Forbidden
 from api.fields import command_id_field
 from api.throttling import COMMAND_THROTTLES
+from eventlog.commands import command_args
 from games.api import MAX_PK, refusals, require_login
 from games.core.protocol import RuleError
 
@@ -51,14 +52,17 @@ class NewTemplateSerializer(serializers.Serializer):
     moderators = serializers.ListField(
         child=serializers.CharField(max_length=150), required=False, max_length=MAX_ENTRANTS
     )
+    command_id = command_id_field()
 
 
 class SaveTemplateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
+    command_id = command_id_field()
 
 
 class FromTemplateSerializer(serializers.Serializer):
     starts_at = StartField()
+    command_id = command_id_field()
 
 
 class RecurrenceSerializer(serializers.Serializer):
@@ -68,6 +72,7 @@ class RecurrenceSerializer(serializers.Serializer):
     start_time = serializers.TimeField(required=False, allow_null=True, help_text="HH:MM")
     time_zone = serializers.CharField(max_length=64, default="UTC")
     announce_days = serializers.IntegerField(min_value=1, max_value=6, default=2)
+    command_id = command_id_field()
 
 
 def _template(request, pk: int) -> ShowTemplate:
@@ -105,7 +110,9 @@ class ShowRegister(APIView):
         body = RegisterSerializer(data=request.data or {})
         body.is_valid(raise_exception=True)
         show_services.register(
-            record.stream, request.user, command_id=body.validated_data.get("command_id")
+            record.stream,
+            request.user,
+            command_id=command_args(request, body.validated_data)["command_id"],
         )
         record.refresh_from_db()
         return Response(ShowSummarySerializer(record).data, status=status.HTTP_201_CREATED)
@@ -114,7 +121,7 @@ class ShowRegister(APIView):
 class ShowSaveTemplate(APIView):
     @extend_schema(
         request=SaveTemplateSerializer,
-        responses={201: TemplateSerializer, **refusals(400, 401, 403, 404, 422)},
+        responses={201: TemplateSerializer, **refusals(400, 401, 403, 404, 409, 422)},
     )
     def post(self, request, pk):
         """Save the show's options, game pool, rounds and moderators as a
@@ -124,7 +131,10 @@ class ShowSaveTemplate(APIView):
         body = SaveTemplateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         template = show_templates.save_from_show(
-            record.stream, request.user, body.validated_data["name"]
+            record.stream,
+            request.user,
+            body.validated_data["name"],
+            **command_args(request, body.validated_data),
         )
         return Response(TemplateSerializer(template).data, status=status.HTTP_201_CREATED)
 
@@ -139,14 +149,16 @@ class TemplateList(APIView):
 
     @extend_schema(
         request=NewTemplateSerializer,
-        responses={201: TemplateSerializer, **refusals(400, 401, 403, 413, 422)},
+        responses={201: TemplateSerializer, **refusals(400, 401, 403, 409, 413, 422)},
     )
     def post(self, request):
         """A template of show options, rounds and moderators (organizers only)."""
         _organizer(request, "create a template")
         body = NewTemplateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        template = show_templates.create(request.user, **body.validated_data)
+        data = dict(body.validated_data)
+        keys = command_args(request, {"command_id": data.pop("command_id", None)})
+        template = show_templates.create(request.user, **data, **keys)
         return Response(TemplateSerializer(template).data, status=status.HTTP_201_CREATED)
 
 
@@ -160,7 +172,7 @@ class TemplateView(APIView):
 class TemplateShows(APIView):
     @extend_schema(
         request=FromTemplateSerializer,
-        responses={201: ShowSummarySerializer, **refusals(400, 401, 403, 404, 422)},
+        responses={201: ShowSummarySerializer, **refusals(400, 401, 403, 404, 409, 422)},
     )
     def post(self, request, pk):
         """Schedule a show from the template at ``starts_at``."""
@@ -169,7 +181,9 @@ class TemplateShows(APIView):
         body = FromTemplateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         start = body.validated_data["starts_at"].timestamp()
-        stream = show_templates.create_show(template, starts_at=start)
+        stream = show_templates.create_show(
+            template, starts_at=start, **command_args(request, body.validated_data)
+        )
         record = ShowRecord.objects.get(stream=stream)
         return Response(ShowSummarySerializer(record).data, status=status.HTTP_201_CREATED)
 
@@ -177,7 +191,7 @@ class TemplateShows(APIView):
 class TemplateRecurrence(APIView):
     @extend_schema(
         request=RecurrenceSerializer,
-        responses={200: TemplateSerializer, **refusals(400, 401, 403, 404, 422)},
+        responses={200: TemplateSerializer, **refusals(400, 401, 403, 404, 409, 422)},
     )
     def put(self, request, pk):
         """Repeat the template every week (a periodic task of django-celery-beat's
@@ -194,6 +208,7 @@ class TemplateRecurrence(APIView):
             start_time=start if isinstance(start, dt.time) else None,
             time_zone=d["time_zone"],
             announce_days=d["announce_days"],
+            **command_args(request, d),
         )
         template.refresh_from_db()
         return Response(TemplateSerializer(template).data)

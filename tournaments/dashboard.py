@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
+from eventlog.commands import command_args
 from eventlog.store import CommandIdReused, read
 from games import services as match_services
 from games import visibility
@@ -305,7 +306,7 @@ def _show_command(post, acting: Acting) -> dict:
     raise RuleError(_("unknown action %(action)r") % {"action": action})
 
 
-def _clock(record: ShowRecord, post, acting: Acting, account: int) -> str:
+def _clock(request, record: ShowRecord, post, acting: Acting) -> str:
     match = Match.objects.filter(pk=_int(post, "match"), show_stream=record.stream).first()
     if match is None:
         raise RuleError(_("that is not a match of this show"))
@@ -324,8 +325,7 @@ def _clock(record: ShowRecord, post, acting: Acting, account: int) -> str:
         cmd,
         actor=acting.actor,
         role="moderator",
-        account=account,
-        command_id=post.get("command_id") or None,
+        **command_args(request),
     )
     return _("%(match)s: %(action)s done") % {"match": match, "action": _(action.replace("_", " "))}
 
@@ -340,7 +340,7 @@ def dashboard_action(request, pk):
     post = request.POST
     try:
         if post.get("action") in CLOCK_ACTIONS:
-            done = _clock(record, post, acting, request.user.pk)
+            done = _clock(request, record, post, acting)
         else:
             cmd = _show_command(post, acting)
             if cmd["type"] == "rule_dispute" and post.get("confirmed") != "yes":
@@ -358,8 +358,7 @@ def dashboard_action(request, pk):
                 record.stream,
                 cmd,
                 acting,
-                command_id=post.get("command_id") or None,
-                account=request.user.pk,
+                **command_args(request),
             )
             done = _done_words(cmd, load(record.stream)[0], record)
     except RoleRequired as exc:
@@ -442,8 +441,7 @@ def file_dispute(request, pk):
                 record.stream,
                 cmd,
                 acting,
-                command_id=data.get("command_id") or None,
-                account=request.user.pk,
+                **command_args(request),
             )
         except RoleRequired as exc:
             return render(request, "403.html", {"message": str(exc)}, status=403)

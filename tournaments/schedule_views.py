@@ -12,11 +12,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
+from eventlog.commands import command_args
+from eventlog.store import CommandIdReused
 from games.core.protocol import RoleRequired, RuleError
 
 from . import shows
 from .models import ShowRecord
 from .show_services import acting_for, command, load, register
+from .words import FORM_REUSED
 
 # what a player does from the show page, and what the page says once done
 ACTIONS = {
@@ -64,18 +67,20 @@ def show_act(request, pk, kind):
     record = get_object_or_404(ShowRecord, pk=pk)
     if kind not in ACTIONS:
         raise PermissionDenied(_("a show page has no action %(kind)r") % {"kind": kind})
+    keys = command_args(request)
     try:
         if kind == "register":
-            register(record.stream, request.user)
+            register(record.stream, request.user, command_id=keys["command_id"])
         else:
-            command(record.stream, {"type": kind}, acting_for(record.stream, request.user))
+            acting = acting_for(record.stream, request.user)
+            command(record.stream, {"type": kind}, acting, **keys)
     except RoleRequired as exc:
         raise PermissionDenied(str(exc)) from None
-    except RuleError as exc:
+    except (RuleError, CommandIdReused) as exc:
         from .views import _show_context
 
         context = _show_context(request, record)
-        context["refusal"] = str(exc)
+        context["refusal"] = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
         return render(request, "tournaments/show.html", context, status=400)
     messages.success(request, ACTIONS[kind])
     return redirect(record.get_absolute_url())

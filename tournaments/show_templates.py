@@ -16,6 +16,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django_celery_beat.models import CrontabSchedule, PeriodicTask
 
+from eventlog.commands import once
 from games.core.protocol import RoleRequired, RuleError
 
 from . import show_services, shows
@@ -66,7 +67,23 @@ def create(
     options: Mapping[str, Any] | None = None,
     rounds: list[str] | None = None,
     moderators: list[str] | None = None,
+    command_id: str | None = None,
+    account: int | None = None,
 ) -> ShowTemplate:
+    """A template of ``organizer``'s. A ``command_id`` sent again by the same
+    account with the same content gives the first one (``eventlog.commands``)."""
+    body = {"name": name, "options": options, "rounds": rounds, "moderators": moderators}
+    made = once(
+        "template",
+        {"by": organizer.pk, **body},
+        lambda: {"id": _create(organizer, **body).pk},
+        command_id=command_id,
+        account=account,
+    )
+    return ShowTemplate.objects.get(pk=made["id"])
+
+
+def _create(organizer: User, *, name, options, rounds, moderators) -> ShowTemplate:
     if not isinstance(name, str) or not name.strip():
         raise RuleError("a template needs a name")
     opts, titles = _checked(options, rounds or [])
@@ -79,23 +96,36 @@ def create(
     )
 
 
-def save_from_show(stream: str, user, name: str) -> ShowTemplate:
+def save_from_show(
+    stream: str, user, name: str, *, command_id: str | None = None, account: int | None = None
+) -> ShowTemplate:
     """The show's options, game pool, round titles and moderators as a template
-    of its organizer's."""
+    of its organizer's (a retried ``command_id``: the first one)."""
     acting = show_services.acting_for(stream, user)
     if acting.role != shows.ORGANIZER:
         raise RoleRequired("only the organizer of this show may save it as a template")
-    state, _, _ = show_services.load(stream)
-    names = [n for n, uid in state.moderator_ids.items() if uid is not None]
-    return create(
-        user,
-        name=name,
-        options=state.options,
-        rounds=[r.title for r in state.rounds],
-        moderators=[
-            u for u in User.objects.filter(username__in=names).values_list("username", flat=True)
-        ],
+
+    def save() -> dict:
+        state, _, _ = show_services.load(stream)
+        names = [n for n, uid in state.moderator_ids.items() if uid is not None]
+        moderators = User.objects.filter(username__in=names).values_list("username", flat=True)
+        template = _create(
+            user,
+            name=name,
+            options=state.options,
+            rounds=[r.title for r in state.rounds],
+            moderators=list(moderators),
+        )
+        return {"id": template.pk}
+
+    made = once(
+        "template-from-show",
+        {"show": stream, "name": name},
+        save,
+        command_id=command_id,
+        account=account,
     )
+    return ShowTemplate.objects.get(pk=made["id"])
 
 
 def mine(user, pk: int) -> ShowTemplate:
@@ -107,11 +137,28 @@ def mine(user, pk: int) -> ShowTemplate:
 
 
 def create_show(
-    template: ShowTemplate, *, starts_at: float | None, now: float | None = None
+    template: ShowTemplate,
+    *,
+    starts_at: float | None,
+    now: float | None = None,
+    command_id: str | None = None,
+    account: int | None = None,
 ) -> str:
     """A show from ``template``, organized by its owner: scheduled at
     ``starts_at`` (None: it runs now, and then needs entrants; a template has
-    none, so a template makes scheduled shows)."""
+    none, so a template makes scheduled shows). A ``command_id`` sent again
+    by the same account for the same show gives the first show's stream."""
+    made = once(
+        "show-from-template",
+        {"template": template.pk, "starts_at": starts_at},
+        lambda: {"stream": _create_show(template, starts_at=starts_at, now=now)},
+        command_id=command_id,
+        account=account,
+    )
+    return made["stream"]
+
+
+def _create_show(template: ShowTemplate, *, starts_at: float | None, now: float | None) -> str:
     now = time.time() if now is None else now
     if starts_at is None:
         raise RuleError("a show from a template needs a start time: people register until then")
@@ -145,10 +192,38 @@ def set_recurrence(
     start_time: dt.time | None,
     time_zone: str = "UTC",
     announce_days: int = 2,
+    command_id: str | None = None,
+    account: int | None = None,
 ) -> ShowTemplate:
     """Repeat ``template`` every week on ``weekday`` (0 Monday) at
     ``start_time`` in ``time_zone``, each show created ``announce_days``
-    before; ``weekday`` None stops it."""
+    before; ``weekday`` None stops it. A retried ``command_id`` changes
+    nothing again."""
+    weekly = {
+        "weekday": weekday,
+        "start_time": start_time,
+        "time_zone": time_zone,
+        "announce_days": announce_days,
+    }
+
+    def repeat() -> dict:
+        _set_recurrence(template, **weekly)
+        return {}
+
+    once(
+        "template-recurrence",
+        {"template": template.pk, **weekly},
+        repeat,
+        command_id=command_id,
+        account=account,
+    )
+    template.refresh_from_db()
+    return template
+
+
+def _set_recurrence(
+    template: ShowTemplate, *, weekday, start_time, time_zone, announce_days
+) -> ShowTemplate:
     if weekday is None:
         if template.periodic_task is not None:
             template.periodic_task.delete()

@@ -4,6 +4,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from eventlog.commands import command_args
 from eventlog.store import CommandIdReused
 from games import services as match_services
 from games import visibility
@@ -157,8 +158,7 @@ def show_decide(request, pk):
             record.stream,
             {"type": kind, field: value},
             acting,
-            command_id=request.POST.get("command_id") or None,
-            account=request.user.pk,
+            **command_args(request),
         )
     except RoleRequired as exc:
         raise PermissionDenied(str(exc)) from None

@@ -11,6 +11,11 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from eventlog.commands import command_args, once
+from eventlog.store import CommandIdReused
+from games.core.protocol import RuleError
+from tournaments.words import FORM_REUSED
+
 from .models import ApiToken
 
 MAX_TOKENS = 20  # active tokens per user
@@ -30,13 +35,34 @@ class TokenForm(forms.Form):
 def tokens(request):
     form = TokenForm(request.POST or None)
     secret = None
+    replayed = False
     if request.method == "POST" and form.is_valid():
-        if ApiToken.objects.filter(user=request.user, revoked=None).count() >= MAX_TOKENS:
-            form.add_error(None, _("you have %(n)s tokens; revoke one first") % {"n": MAX_TOKENS})
+        name = form.cleaned_data["name"]
+        issued = []
+
+        def issue() -> dict:
+            if ApiToken.objects.filter(user=request.user, revoked=None).count() >= MAX_TOKENS:
+                raise RuleError(_("you have %(n)s tokens; revoke one first") % {"n": MAX_TOKENS})
+            token, new_secret = ApiToken.issue(request.user, name)
+            issued.append(new_secret)
+            return {"id": token.pk}
+
+        try:
+            once("api-token", {"name": name}, issue, **command_args(request))
+        except RuleError as exc:
+            form.add_error(None, str(exc))
+        except CommandIdReused:
+            form.add_error(None, FORM_REUSED)
         else:
-            token, secret = ApiToken.issue(request.user, form.cleaned_data["name"])
+            # a resent form: the token exists, and its secret was shown the first time only
+            secret, replayed = (issued[0], False) if issued else (None, True)
             form = TokenForm()
-    status = 400 if request.method == "POST" and secret is None else 200
+    status = 400 if request.method == "POST" and secret is None and not replayed else 200
+    if replayed:
+        messages.info(
+            request,
+            _("This form was already sent: the token exists; its secret was shown then only."),
+        )
     return render(
         request,
         "api/tokens.html",
@@ -50,7 +76,20 @@ def tokens(request):
 def revoke(request, pk: int):
     token = get_object_or_404(ApiToken, pk=pk, user=request.user)
     if request.method == "POST":
-        token.revoke()
+        try:
+            once("api-token-revoke", {"token": token.pk}, _revoked(token), **command_args(request))
+        except (CommandIdReused, RuleError) as exc:  # reused, or not an id at all
+            error = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
+            context = {"token": token, "error": error}
+            return render(request, "api/token_revoke.html", context, status=400)
         messages.success(request, _("Token %(name)s is revoked.") % {"name": token.name})
         return redirect("api-tokens")
     return render(request, "api/token_revoke.html", {"token": token})
+
+
+def _revoked(token: ApiToken):
+    def revoke() -> dict:
+        token.revoke()
+        return {}
+
+    return revoke

@@ -233,6 +233,8 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": prefix,
+            # JSON, never pickle: a stolen Redis credential must not run code here
+            "OPTIONS": {"serializer": "config.cache.JSONSerializer"},
         }
         for alias, prefix in (("default", "showtable"), ("states", "showtable-states"))
     }

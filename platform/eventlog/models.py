@@ -36,3 +36,23 @@ class StoredEvent(models.Model):
     @property
     def visibility(self) -> dict:
         return self.metadata.get("visibility") or {"to": None, "public": None}
+
+
+class CommandRecord(models.Model):
+    """A client's command id spent on a write that is not an event (a
+    template, a season, a webhook endpoint...): what it did, so a retry is
+    answered the same and nothing is written twice (``eventlog.commands``)."""
+
+    scope = models.CharField(max_length=200)  # the write and its target, e.g. "season"
+    command_id = models.CharField(max_length=100)
+    fingerprint = models.CharField(max_length=64)  # who sent it and what it said
+    result = models.JSONField(default=dict)
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "command_id"], name="command_scope_id_uniq")
+        ]
+
+    def __str__(self):
+        return f"{self.scope} {self.command_id}"

@@ -17,7 +17,11 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from eventlog.commands import command_args, once
+from eventlog.store import CommandIdReused
+from games.core.protocol import RuleError
 from hooks.addresses import RefusedAddress
+from tournaments.words import FORM_REUSED
 
 from . import calendars, push
 from .forms import ReminderForm
@@ -89,8 +93,17 @@ def badge(request):
 @require_POST
 def new_calendar_link(request):
     prefs = _prefs(request.user)
-    prefs.calendar_nonce = new_nonce()
-    prefs.save(update_fields=["calendar_nonce"])
+
+    def renew() -> dict:
+        prefs.calendar_nonce = new_nonce()
+        prefs.save(update_fields=["calendar_nonce"])
+        return {}
+
+    try:  # a resent form (a double click) makes one new link, not two
+        once("calendar-link", {"user": request.user.pk}, renew, **command_args(request))
+    except (CommandIdReused, RuleError) as exc:  # reused, or not an id at all
+        messages.error(request, FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc))
+        return redirect("reminders:settings")
     messages.success(request, _("Your calendar has a new link; the old one no longer works."))
     return redirect("reminders:settings")
 

@@ -10,10 +10,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from eventlog.commands import command_args
+from eventlog.store import CommandIdReused
 from games.core.protocol import RoleRequired, RuleError
 
 from .. import show_templates
 from ..models import ShowRecord, ShowTemplate
+from ..words import FORM_REUSED
 from . import schedule_forms
 from .views import SHOW_FIELDS, _organizer, _place, create_show_from
 
@@ -47,9 +50,13 @@ def template_list(request):
     form = schedule_forms.TemplateForm(request.POST or None, organizer=request.user)
     if request.method == "POST" and form.is_valid():
         try:
-            template = show_templates.create(request.user, **form.template_args())
+            template = show_templates.create(
+                request.user, **form.template_args(), **command_args(request)
+            )
         except RuleError as exc:
             _place(form, exc, {**SCHEDULE_FIELDS, "moderat": "moderators"})
+        except CommandIdReused:
+            form.add_error(None, FORM_REUSED)
         else:
             messages.success(
                 request, _("The template %(name)s is saved.") % {"name": template.name}
@@ -106,9 +113,13 @@ def template_show(request, pk):
     form = schedule_forms.FromTemplateForm(request.POST)
     if form.is_valid():
         try:
-            stream = show_templates.create_show(template, starts_at=form.start_timestamp())
+            stream = show_templates.create_show(
+                template, starts_at=form.start_timestamp(), **command_args(request)
+            )
         except RuleError as exc:
             form.add_error("starts_at", str(exc))
+        except CommandIdReused:
+            form.add_error(None, FORM_REUSED)
         else:
             record = ShowRecord.objects.get(stream=stream)
             messages.success(request, _("%(name)s is scheduled.") % {"name": record.name})
@@ -130,9 +141,12 @@ def template_recurrence(request, pk):
                 start_time=d["start_time"],
                 time_zone=d["time_zone"],
                 announce_days=d["announce_days"],
+                **command_args(request),
             )
         except RuleError as exc:
             form.add_error(None, str(exc))
+        except CommandIdReused:
+            form.add_error(None, FORM_REUSED)
         else:
             messages.success(request, _("The recurrence is saved."))
             return redirect("console:template", pk=template.pk)
@@ -148,12 +162,14 @@ def save_template(request, pk):
     if request.method == "POST" and form.is_valid():
         try:
             template = show_templates.save_from_show(
-                record.stream, request.user, form.cleaned_data["name"]
+                record.stream, request.user, form.cleaned_data["name"], **command_args(request)
             )
         except RoleRequired as exc:
             raise PermissionDenied(str(exc)) from None
         except RuleError as exc:
             form.add_error("name", str(exc))
+        except CommandIdReused:
+            form.add_error(None, FORM_REUSED)
         else:
             messages.success(
                 request, _("The template %(name)s is saved.") % {"name": template.name}

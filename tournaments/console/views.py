@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from eventlog.commands import command_args
 from eventlog.store import CommandIdReused
 from games import services as match_services
 from games.core.protocol import RoleRequired, RuleError
@@ -78,11 +79,6 @@ def index(request):
     )
 
 
-def _command_id(request) -> dict:
-    """The hidden command id of a console form ({% command_id_field %}), and its sender."""
-    return {"command_id": request.POST.get("command_id") or None, "account": request.user.pk}
-
-
 def create_show_from(request, form, fields: dict[str, str]) -> ShowRecord | None:
     """The show a valid new-show form describes, organized by the caller; None
     (the refusal beside its field) when the show service refuses it."""
@@ -90,7 +86,7 @@ def create_show_from(request, form, fields: dict[str, str]) -> ShowRecord | None
         stream = show_services.create_show(
             organizer=request.user.username,
             organizer_id=request.user.pk,
-            command_id=request.POST.get("command_id") or None,
+            command_id=command_args(request)["command_id"],
             **form.service_args(),
         )
     except RuleError as exc:
@@ -221,7 +217,7 @@ def show_step(request, pk, kind):
     form = cls(request.POST, prefix=kind, **step_arguments(kind, state))
     if form.is_valid():
         try:
-            show_services.command(record.stream, form.command(), acting, **_command_id(request))
+            show_services.command(record.stream, form.command(), acting, **command_args(request))
         except RoleRequired as exc:
             raise PermissionDenied(str(exc)) from None
         except RuleError as exc:
@@ -247,7 +243,7 @@ def show_autopilot(request, pk):
     if form.is_valid():
         cmd = form.command()
         try:
-            show_services.command(record.stream, cmd, acting, **_command_id(request))
+            show_services.command(record.stream, cmd, acting, **command_args(request))
         except RuleError as exc:
             form.add_error(None, str(exc))
         except CommandIdReused:
@@ -277,7 +273,7 @@ def bracket_new(request):
     if request.method == "POST" and form.is_valid():
         try:
             stream = bracket_services.create_bracket(
-                actor=request.user.username, **_command_id(request), **form.service_args()
+                actor=request.user.username, **command_args(request), **form.service_args()
             )
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
@@ -321,7 +317,7 @@ def match_new(request):
                 moderators=[request.user.pk],
                 spectator_delay_s=form.cleaned_data["spectator_delay_s"],
                 rated=form.cleaned_data["rated"],
-                command_id=request.POST.get("command_id") or None,
+                command_id=command_args(request)["command_id"],
             )
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
