@@ -25,7 +25,7 @@ from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import series_for
-from games.engine_words import item_name
+from games.engine_words import in_words, item_name
 from games.limits import MAX_PK
 from games.models import Match
 from games.tables import describe_row, names_for, table_module
@@ -127,7 +127,7 @@ def _match_audit(record: ShowRecord) -> list[dict]:
                     "kind": r.type,
                     "actor": r.metadata.get("actor"),
                     "role": shows.MODERATOR,
-                    "reason": r.data.get("reason", ""),
+                    "reason": in_words(r.data.get("reason", "")),
                     "at": r.data.get("at") or r.metadata.get("at"),
                     "text": _("%(what)s (%(match)s, move %(n)s)")
                     % {"what": what, "match": match, "n": r.version},

@@ -192,3 +192,21 @@ def test_a_valid_ruling_reaches_confirm_and_applies_once(client, world):
     assert len(voids) == 1
     flash = client.get(done["Location"]).content.decode()
     assert f"ruling on dispute 1 about {world['final']} (move {world['last']}) applied" in flash
+
+
+def test_a_ruled_bout_reads_in_words_at_the_table_and_in_the_audit(client, world):
+    as_mia(client, world)
+    resp = client.post(
+        rule_url(world), {"ruling": "award_bout", "winner": "ben", "reason": "ana's card fell"}
+    )
+    assert resp.status_code == 200, resp.content.decode()
+    confirm = resp.content.decode().split('action="/shows/')[1].split("</form>")[0]
+    hidden = dict(re.findall(r'type="hidden" name="([^"]+)" value="([^"]*)"', confirm))
+    client.post(f"/shows/{world['show'].pk}/dashboard/act", {**hidden, "action": "rule_dispute"})
+    scored = [r for r in read(world["final"].stream) if r.type == "bout_scored"][-1]
+    assert scored.data["reason"] == "dispute d-1: award_bout"  # as recorded
+    table = client.get(f"/games/matches/{world['final'].pk}/").content.decode()
+    assert "went to ben (ruling on dispute 1)" in table and "d-1" not in table
+    audit = client.get(f"/shows/{world['show'].pk}/dashboard/").content.decode()
+    assert "ruling on dispute 1" in audit.split('id="audit"')[1]
+    assert "d-1" not in audit.split('id="audit"')[1]
