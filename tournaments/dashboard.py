@@ -103,8 +103,10 @@ def _disputes(state: shows.ShowState) -> list[dict]:
                 "match": match,
                 "seats": list(match.seats) if match else [],
                 "proposal": dict(d.proposal) if d.proposal else None,
+                "proposal_kind": RULING_WORDS.get((d.proposal or {}).get("ruling"), ""),
                 "proposal_words": ruling_params_words((d.proposal or {}).get("params")),
                 "ruling": dict(d.ruling) if d.ruling else None,
+                "ruling_kind": RULING_WORDS.get((d.ruling or {}).get("ruling"), ""),
                 "ruling_words": ruling_params_words((d.ruling or {}).get("params")),
             }
         )

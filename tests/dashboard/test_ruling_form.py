@@ -210,3 +210,16 @@ def test_a_ruled_bout_reads_in_words_at_the_table_and_in_the_audit(client, world
     audit = client.get(f"/shows/{world['show'].pk}/dashboard/").content.decode()
     assert "ruling on dispute 1" in audit.split('id="audit"')[1]
     assert "d-1" not in audit.split('id="audit"')[1]
+
+
+def test_the_dashboard_names_a_ruling_in_words(client, world):
+    as_mia(client, world)
+    resp = client.post(
+        rule_url(world), {"ruling": "adjust_clock", "seat": "ana", "seconds": "30", "reason": "lag"}
+    )
+    confirm = resp.content.decode().split('action="/shows/')[1].split("</form>")[0]
+    hidden = dict(re.findall(r'type="hidden" name="([^"]+)" value="([^"]*)"', confirm))
+    client.post(f"/shows/{world['show'].pk}/dashboard/act", {**hidden, "action": "rule_dispute"})
+    live = client.get(f"/shows/{world['show'].pk}/dashboard/live").content.decode()
+    assert "Ruled: <b>add time to the clock</b> the seat: ana, 30 seconds more" in live
+    assert "adjust_clock" not in live

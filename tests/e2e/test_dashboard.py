@@ -190,7 +190,7 @@ def test_an_overturn_ruled_by_one_moderator_and_approved_by_another_resets_the_b
     dispute.get_by_label("reason", exact=True).fill("agreed")
     dispute.get_by_role("button", name="approve").click()
     expect(two.locator(".messages")).to_contain_text("approve ruling done")
-    expect(dispute).to_contain_text("Ruled: overturn_series")
+    expect(dispute).to_contain_text("Ruled: overturn the series result")
 
     # the bracket: the overturned series has its new winner, the final is replayed
     two.goto(f"/shows/brackets/{BracketRecord.objects.get(stream=cup).pk}/")
