@@ -166,6 +166,12 @@ _SHAPES: tuple[tuple[re.Pattern, dict[str, str] | str, tuple[str, ...]], ...] = 
         ("who",),
     ),
     (re.compile(r"^(?P<a>\d+) to (?P<b>\d+)$"), gettext_noop("%(a)s to %(b)s"), ()),
+    # a ruling's reason as tournaments.show_services.carry_out writes it ("dispute d-3: award_bout")
+    (
+        re.compile(r"^dispute d-(?P<n>\d+): [a-z_]+$"),
+        gettext_noop("ruling on dispute %(n)s"),
+        (),
+    ),
     (
         re.compile(r"^tied match, (?P<a>\d+) to (?P<b>\d+): nobody scores$"),
         gettext_noop("tied match, %(a)s to %(b)s: nobody scores"),

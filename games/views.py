@@ -98,7 +98,8 @@ def too_early(request, match):
 
 
 def _render_table(request, table, status=200):
-    if table.you is not None:
+    # its players and its moderators (of its show, or of the show hosting its bracket)
+    if table.match.show_stream and request.user.is_authenticated:
         table.dispute_places = dispute_places(table.match, request.user)
     template = "games/tables/_table.html" if request.htmx else "games/match.html"
     return render(request, template, {"table": table, "match": table.match}, status=status)

@@ -522,6 +522,7 @@ class ShowCommand(APIView):
         acting = show_services.acting_for(
             record.stream, request.user, body.validated_data.get("entrant")
         )
+        acting = _bracket_filer(record, request.user, body.validated_data["command"]) or acting
         # a RoleRequired refusal is a 403 (the handler), any other RuleError a 422
         rows = show_services.command(
             record.stream,
@@ -533,6 +534,23 @@ class ShowCommand(APIView):
             {"appended": [r.version for r in rows], "view": _view(record, acting, request.user)},
             status=written_status(rows),
         )
+
+
+def _bracket_filer(record: ShowRecord, user, command) -> show_services.Acting | None:
+    """A hosted bracket's player filing about their match acts as their seat
+    there (they are no entrant of the show); None for anything else."""
+    from .dispute_filing import filer
+
+    if not isinstance(command, dict) or command.get("type") != "file_dispute":
+        return None
+    target = command.get("target_stream")
+    if not isinstance(target, str):
+        return None
+    match = Match.objects.filter(stream=target).first()
+    if match is None or match.show_stream == record.stream:
+        return None
+    acting = filer(record, user, match)
+    return acting if acting is not None and acting.role == shows.PLAYER else None
 
 
 class ShowPending(APIView):

@@ -26,18 +26,20 @@ from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import series_for
-from games.engine_words import item_name
+from games.engine_words import in_words, item_name
 from games.limits import MAX_PK
 from games.models import Match
 from games.tables import describe_row, names_for, table_module
 
 from . import shows
+from .bracket_services import bracket_authority
 from .dispute_filing import filer, takes_disputes_about
 from .items import SCOPE_WORDS, SCOPES, known_items
 from .log_words import log_lines
 from .models import ShowRecord
+from .ruling_form import dispute_no, fields_for, params_from, rulings_for
 from .ruling_words import ruling_params_words
-from .show_services import Acting, acting_for, command, load
+from .show_services import Acting, acting_for, check_command, command, load
 from .words import FORM_REUSED
 
 STAFF = (shows.ORGANIZER, shows.MODERATOR)
@@ -92,22 +94,21 @@ def _disputes(state: shows.ShowState) -> list[dict]:
     out = []
     for d in sorted(state.disputes.values(), key=lambda d: int(d.id.split("-")[1])):
         match = Match.objects.filter(stream=d.target_stream).first()
-        if match is not None:
-            events = [(r.version, r.type) for r in read(match.stream, 0)]
-        else:
-            events = [(i, ev.type) for i, ev in enumerate(state.log, 1)]
         out.append(
             {
                 "d": d,
+                "no": dispute_no(d.id),
+                "about": dispute_words(d),
+                "rulings": rulings_for(d) if d.status == shows.CLAIMED else [],
                 "status": d.status.replace("_", " "),
                 "match": match,
                 "seats": list(match.seats) if match else [],
                 "proposal": dict(d.proposal) if d.proposal else None,
+                "proposal_kind": RULING_WORDS.get((d.proposal or {}).get("ruling"), ""),
                 "proposal_words": ruling_params_words((d.proposal or {}).get("params")),
                 "ruling": dict(d.ruling) if d.ruling else None,
+                "ruling_kind": RULING_WORDS.get((d.ruling or {}).get("ruling"), ""),
                 "ruling_words": ruling_params_words((d.ruling or {}).get("params")),
-                # void_to goes back to a version before the disputed event
-                "versions": [(v, t) for v, t in events if v < d.target_version],
             }
         )
     return out
@@ -129,7 +130,7 @@ def _match_audit(record: ShowRecord) -> list[dict]:
                     "kind": r.type,
                     "actor": r.metadata.get("actor"),
                     "role": shows.MODERATOR,
-                    "reason": r.data.get("reason", ""),
+                    "reason": in_words(r.data.get("reason", "")),
                     "at": r.data.get("at") or r.metadata.get("at"),
                     "text": _("%(what)s (%(match)s, move %(n)s)")
                     % {"what": what, "match": match, "n": r.version},
@@ -344,16 +345,8 @@ def dashboard_action(request, pk):
         else:
             cmd = _show_command(post, acting)
             if cmd["type"] == "rule_dispute" and post.get("confirmed") != "yes":
-                return render(
-                    request,
-                    "dashboard/confirm.html",
-                    {
-                        "show": record,
-                        "cmd": cmd,
-                        "words": RULING_WORDS.get(cmd["ruling"], cmd["ruling"]),
-                        "fields": [(k, v) for k, v in post.items() if k != "csrfmiddlewaretoken"],
-                    },
-                )
+                check_command(record.stream, cmd, acting)  # refused before confirming
+                return _confirm(request, record, cmd, post)
             command(
                 record.stream,
                 cmd,
@@ -369,6 +362,104 @@ def dashboard_action(request, pk):
         return render(request, "dashboard/dashboard.html", ctx, status=400)
     messages.success(request, done)
     return redirect(reverse("dashboard:show", args=[record.pk]) + "#top")
+
+
+def _confirm(request, record: ShowRecord, cmd: Mapping[str, Any], post) -> HttpResponse:
+    """The confirm page of a ruling the show's rules would take now."""
+    state = load(record.stream)[0]
+    d = state.disputes[cmd["dispute_id"]]
+    return render(
+        request,
+        "dashboard/confirm.html",
+        {
+            "show": record,
+            "cmd": cmd,
+            "about": dispute_words(d),
+            "words": RULING_WORDS.get(cmd["ruling"], cmd["ruling"]),
+            "params_words": ruling_params_words(cmd.get("params")),
+            "fields": [
+                (k, v)
+                for k, v in post.items()
+                if k not in ("csrfmiddlewaretoken", "action", "confirmed")
+            ],
+        },
+    )
+
+
+def dispute_words(d) -> str:
+    """ "dispute 1 about Side Cup · R1: ben v ana (move 12)": no stream, no id."""
+    match = Match.objects.filter(stream=d.target_stream).first()
+    if match is None:
+        return _("dispute %(n)s about the show's own log (move %(v)s)") % {
+            "n": dispute_no(d.id),
+            "v": d.target_version,
+        }
+    return _("dispute %(n)s about %(match)s (move %(v)s)") % {
+        "n": dispute_no(d.id),
+        "match": match,
+        "v": d.target_version,
+    }
+
+
+@require_http_methods(["GET", "POST"])
+def rule_form(request, pk, no):
+    """/shows/<pk>/disputes/<no>/rule?ruling=...: the ruling form of one
+    dispute, with only the fields that ruling needs (chosen again by a GET);
+    a POST is checked by the show's rules and, if they would take it, goes
+    on to the confirm page; else the form again with the refusal in words."""
+    record = get_object_or_404(ShowRecord, pk=pk)
+    acting = _staff_or_refusal(request, record)
+    if isinstance(acting, HttpResponse):
+        return acting
+    state = load(record.stream)[0]
+    d = state.disputes.get(f"d-{no}")
+    if d is None:
+        raise Http404(_("this show has no dispute %(n)s") % {"n": no})
+    data = request.POST if request.method == "POST" else request.GET
+    rulings = rulings_for(d)
+    ruling = data.get("ruling")
+    if ruling not in dict(rulings):
+        ruling = rulings[0][0]
+    fields = fields_for(ruling, state, d)
+    error = None
+    if request.method == "POST":
+        cmd = {
+            "type": "rule_dispute",
+            "dispute_id": d.id,
+            "ruling": ruling,
+            "reason": _text(data, "reason"),
+        }
+        try:
+            cmd["params"] = params_from(data, ruling, fields)
+            check_command(record.stream, cmd, acting)
+        except RoleRequired as exc:
+            return render(request, "403.html", {"message": str(exc)}, status=403)
+        except RuleError as exc:
+            error = str(exc)
+        else:
+            post = {
+                **{k: v for k, v in data.items() if k in ("command_id", "reason")},
+                "action": "rule_dispute",
+                "dispute_id": d.id,
+                "ruling": ruling,
+                **{k: str(v) for k, v in cmd["params"].items()},
+            }
+            return _confirm(request, record, cmd, post)
+    context = {
+        "show": record,
+        "d": d,
+        "about": dispute_words(d),
+        "match": Match.objects.filter(stream=d.target_stream).first(),
+        "no": no,
+        "rulings": rulings,
+        "ruling": ruling,
+        "ruling_words": RULING_WORDS[ruling],
+        "fields": [(f, data.get(f.name, "")) for f in fields],
+        "reason": data.get("reason", ""),
+        "error": error,
+    }
+    template = "dashboard/_rule_fields.html" if request.htmx else "dashboard/rule.html"
+    return render(request, template, context, status=400 if error else 200)
 
 
 def _granted_words(cmd: Mapping[str, Any], record: ShowRecord) -> str:
@@ -396,8 +487,10 @@ def _done_words(cmd: Mapping[str, Any], state, record: ShowRecord | None = None)
     if cmd["type"] == "rule_dispute":
         d = state.disputes[cmd["dispute_id"]]
         if d.status == shows.AWAITING:
-            return _("ruling on %(id)s proposed: waiting for a second moderator") % {"id": d.id}
-        return _("ruling on %(id)s applied") % {"id": d.id}
+            return _("ruling on %(about)s proposed: waiting for a second moderator") % {
+                "about": dispute_words(d)
+            }
+        return _("ruling on %(about)s applied") % {"about": dispute_words(d)}
     return _("%(action)s done") % {"action": _(cmd["type"].replace("_", " "))}
 
 
@@ -456,7 +549,7 @@ def file_dispute(request, pk):
             return render(
                 request,
                 "dashboard/dispute_filed.html",
-                {"show": record, "d": filed, "match": match},
+                {"show": record, "d": filed, "about": dispute_words(filed), "match": match},
             )
     return render(
         request,
@@ -475,7 +568,12 @@ def file_dispute(request, pk):
 def file_dispute_for_match(request, match_pk):
     """The table's "file a dispute" link: on to the form of the match's show."""
     match = get_object_or_404(Match, pk=match_pk)
-    record = ShowRecord.objects.filter(stream=match.show_stream).first()
+    host = (
+        bracket_authority(match.show_stream)[0]
+        if match.show_stream.startswith("bracket-")
+        else match.show_stream
+    )
+    record = ShowRecord.objects.filter(stream=host).first() if host else None
     if record is None:
         raise Http404("this match is not played in a show: disputes are filed in shows")
     url = reverse("dashboard:file_dispute", args=[record.pk])

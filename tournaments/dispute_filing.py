@@ -5,7 +5,9 @@ A show takes disputes about its own matches and about the matches of the
 brackets that name it as their host (the bracket's own record decides, no
 other show's staff); its organizer and moderators may file one unless their
 account holds a seat in that match or bracket, and so may the player who
-holds, by account, both their entrant in the show and that seat in the match."""
+holds, by account, both their entrant in the show and that seat in the match;
+in a hosted bracket's match, whoever holds a seat of it by account files as
+that seat (the bracket's players are no entrants of the host show)."""
 
 from __future__ import annotations
 
@@ -53,6 +55,8 @@ def filer(record: ShowRecord, user, match: Match) -> Acting | None:
         acting = acting_for(record.stream, user, entrant=seat)
         if acting.role == shows.PLAYER and acting.actor == seat:
             return acting
+        if match.show_stream != record.stream:  # a hosted bracket's match
+            return Acting(seat, shows.PLAYER, user.pk)
     return None
 
 

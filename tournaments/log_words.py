@@ -47,6 +47,13 @@ def match_titles(show_stream: str) -> dict[str, str]:
     return {m.stream: str(m) for m in Match.objects.filter(show_stream=show_stream)}
 
 
+def _titles_of(streams: Iterable[Any]) -> dict[str, str]:
+    from games.models import Match
+
+    wanted = {s for s in streams if isinstance(s, str) and s.startswith("match-")}
+    return {m.stream: str(m) for m in Match.objects.filter(stream__in=wanted)} if wanted else {}
+
+
 def _step(kind: Any) -> str:
     return _(str(kind)).replace("_", " ")
 
@@ -251,6 +258,9 @@ def describe(kind: str, d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
 def log_lines(rows: list[dict], show_stream: str) -> list[dict]:
     """``public_log`` or ``audit_log`` rows with their ``text`` in words."""
     titles = match_titles(show_stream)
+    # a dispute may be about a match of a bracket the show hosts
+    targets = ((r.get("data") or {}).get("target_stream") for r in rows)
+    titles = {**_titles_of(targets), **titles}
     out = []
     for row in rows:
         kind = row.get("type") or row.get("kind") or ""

@@ -203,19 +203,7 @@ def command(
             rng=rng or match_services.secure_rng(),
             role="system",
         )
-        full = {**cmd, "actor": acting.actor, "role": acting.role}
-        staff = acting.role in (shows.ORGANIZER, shows.MODERATOR)
-        if staff:
-            _refuse_seated_staff(state, full, acting.user_id)
-        if cmd["type"] == "rule_dispute" and staff:  # the role first: no work for others
-            full.update(_ruling_flags(state, full))
-        if cmd["type"] == "appoint_moderator":
-            full["user_id"] = _account_id(full.get("username"))
-        if cmd["type"] == "file_dispute":
-            full.update(dispute_target(stream, holders, full.get("target_stream"), acting.actor))
-            _check_match_version(full.get("target_stream"), full.get("target_version"))
-        if cmd["type"] == "substitute":
-            full["holder"] = _substitute_holder(state, full)
+        full = _full_command(stream, state, holders, cmd, acting)
         try:
             new = shows.decide(state, full, ctx)
         except RuleError:
@@ -248,6 +236,44 @@ def command(
             fn(stream, new, ctx.now)
         return rows
     raise AssertionError("unreachable")
+
+
+def _full_command(
+    stream: str, state, holders: Mapping[str, Any], cmd: Mapping[str, Any], acting: Acting
+) -> dict:
+    """The command as the show's rules take it: the sender's name and role, and
+    what the platform vouches for (never the body's own word)."""
+    full = {**cmd, "actor": acting.actor, "role": acting.role}
+    staff = acting.role in (shows.ORGANIZER, shows.MODERATOR)
+    if staff:
+        _refuse_seated_staff(state, full, acting.user_id)
+    if cmd["type"] == "rule_dispute" and staff:  # the role first: no work for others
+        full.update(_ruling_flags(state, full))
+    if cmd["type"] == "appoint_moderator":
+        full["user_id"] = _account_id(full.get("username"))
+    if cmd["type"] == "file_dispute":
+        full.update(
+            dispute_target(stream, holders, full.get("target_stream"), acting.actor, acting.user_id)
+        )
+        _check_match_version(full.get("target_stream"), full.get("target_version"))
+    if cmd["type"] == "substitute":
+        full["holder"] = _substitute_holder(state, full)
+    return full
+
+
+def check_command(
+    stream: str, cmd: Mapping[str, Any], acting: Acting, *, now: float | None = None
+) -> None:
+    """Whether ``command`` would take ``cmd`` now: RuleError (or RoleRequired)
+    with its words if not; nothing is written (a ruling is refused before its
+    confirm page, not after)."""
+    if not isinstance(cmd, Mapping) or not isinstance(cmd.get("type"), str):
+        raise RuleError("a command needs a type")
+    state, _version, holders = load(stream)
+    ctx = Ctx(
+        now=time.time() if now is None else now, rng=match_services.secure_rng(), role="system"
+    )
+    shows.decide(state, _full_command(stream, state, holders, cmd, acting), ctx)
 
 
 def _command_key(
@@ -377,11 +403,16 @@ def _substitute_holder(state, cmd: Mapping[str, Any]) -> Any:
 
 
 def dispute_target(
-    show_stream: str, holders: Mapping[str, Any], target_stream: Any, entrant: str
+    show_stream: str,
+    holders: Mapping[str, Any],
+    target_stream: Any,
+    entrant: str,
+    account: int | None = None,
 ) -> dict[str, bool]:
     """What the show's rules need to know of a disputed match: ``seated``, the
-    account holding ``entrant`` in this show holds that seat in that very match
-    (by account, never by name alone); ``foreign``, it is neither this show's
+    account holding ``entrant`` in this show (in a hosted bracket's match: the
+    filer's ``account``) holds that seat in that very match (by account, never
+    by name alone); ``foreign``, it is neither this show's
     stream nor a match of this show or of a bracket it hosts (another show's, a one-off)."""
     if target_stream == show_stream:
         return {"seated": False, "foreign": False}
@@ -397,6 +428,8 @@ def dispute_target(
         and bracket_services.bracket_authority(match.show_stream)[0] == show_stream
     )
     uid = holders.get(entrant)
+    if match.show_stream != show_stream and account is not None:
+        uid = account  # a bracket's seat: its players are no entrants of the show
     seated = isinstance(uid, int) and match.holders.filter(seat=entrant, user_id=uid).exists()
     return {"seated": bool(seated), "foreign": not ours}
 

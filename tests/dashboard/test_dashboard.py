@@ -282,7 +282,8 @@ def test_a_player_files_a_dispute_and_an_overturn_waits_for_a_second_moderator(c
     url = f"/shows/{show.pk}/disputes/file?match={target.pk}&version={last}"
     assert "File a dispute" in text(client.get(url))
     resp = client.post(url, {"match": target.pk, "version": last, "text": "the bot misbehaved"})
-    assert resp.status_code == 200 and "Dispute d-1 filed" in text(resp)
+    assert resp.status_code == 200
+    assert f"Dispute 1 about {target} (move {last}) filed" in text(resp)
     d = state(show).disputes["d-1"]
     assert (d.filed_by, d.target_stream, d.target_version) == ("ana", target.stream, last)
     # someone not seated and no moderator is refused with the role named
@@ -299,7 +300,8 @@ def test_a_player_files_a_dispute_and_an_overturn_waits_for_a_second_moderator(c
         "reason": "bot misbehaved",
     }
     resp = act(client, show, **ruling)
-    assert resp.status_code == 200 and "Confirm the ruling on d-1" in text(resp)
+    assert resp.status_code == 200
+    assert f"Confirm the ruling on dispute 1 about {target} (move {last})" in text(resp)
     assert state(show).disputes["d-1"].status == "claimed"  # nothing submitted yet
     resp = act(client, show, **ruling, confirmed="yes")
     assert state(show).disputes["d-1"].status == "awaiting_approval"
@@ -343,7 +345,7 @@ def test_a_best_of_nine_final_run_from_the_dashboard(client, people):
         f"/shows/{show.pk}/disputes/file",
         {"match": final.pk, "version": version, "text": "the reveal looked wrong"},
     )
-    assert "Dispute d-1 filed" in text(resp)
+    assert f"Dispute 1 about {final} (move {version}) filed" in text(resp)
     act(client, show, action="claim_dispute", dispute_id="d-1")
     act(
         client,

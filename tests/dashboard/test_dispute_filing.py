@@ -92,11 +92,11 @@ def test_the_seated_player_clicks_dispute_on_a_history_line_and_the_form_is_fill
     resp = client.post(
         want.replace("&amp;", "&"), {"match": final.pk, "version": last, "text": "t"}
     )
-    assert "Dispute d-1 filed" in resp.content.decode()
+    assert f"Dispute 1 about {final} (move {last}) filed" in resp.content.decode()
     # the htmx fragment carries the links too
     frag = client.get(f"/games/matches/{final.pk}/", headers={"HX-Request": "true"})
     assert 'class="dispute-link"' in frag.content.decode()
-    # a spectator, and the show's moderator watching omnisciently, see no link
+    # a spectator and a stranger see no link
     client.force_login(people["sam"])
     assert 'class="dispute-link"' not in page(client, f"/games/matches/{final.pk}/")[1]
     client.logout()

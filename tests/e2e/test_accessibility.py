@@ -52,6 +52,7 @@ def _pages():
         ("organizer", f"/shows/{show.pk}/dashboard/"),
         ("moderator1", f"/shows/{show.pk}/dashboard/"),
         ("moderator1", f"/shows/{show.pk}/disputes/file?match={theirs.pk}"),
+        ("moderator1", f"/shows/{show.pk}/disputes/1/rule?ruling=adjust_clock"),
         ("moderator1", f"/games/matches/{theirs.pk}/"),
         ("spectator", f"/shows/{show.pk}/"),
     ]

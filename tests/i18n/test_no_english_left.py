@@ -98,6 +98,9 @@ def _pages():
     pages += [("organizer", p) for p in ("/console/", f"/console/shows/{show.pk}/")]
     pages += [("moderator1", p) for p in (f"/shows/{show.pk}/dashboard/", "/shows/dashboards/")]
     pages += [("spectator", f"/shows/{show.pk}/")]
+    if ss.load(show.stream)[0].disputes:  # the ruling form, each ruling's fields
+        rule = f"/shows/{show.pk}/disputes/1/rule?ruling="
+        pages += [("moderator1", rule + r) for r in ("void_to", "adjust_clock", "disqualify")]
     return pages
 
 
