@@ -360,6 +360,19 @@ def _system(stream: str, cmd: Mapping[str, Any], ctx: Ctx) -> None:
     append(stream, version, new, actor="platform", role=shows.SYSTEM)
 
 
+def seat_candidates(state) -> list[str]:
+    """The usernames of the active accounts that may hold a seat of the show:
+    never its organizer or a moderator, nor an account that holds (or held)
+    an entrant already; decided by account id."""
+    barred = {state.organizer_id, *state.moderator_ids.values(), *shows.seat_holder_ids(state)}
+    return list(
+        User.objects.filter(is_active=True)
+        .exclude(pk__in=[uid for uid in barred if isinstance(uid, int)])
+        .order_by("username")
+        .values_list("username", flat=True)
+    )
+
+
 def _substitute_holder(state, cmd: Mapping[str, Any]) -> Any:
     """Who plays a substitute: ``holder`` (a username or bot:<kind>), else the
     account named like the substitute, else nobody."""

@@ -316,7 +316,10 @@ def test_a_substitute_is_played_by_the_account_or_bot_the_organizer_names(
     record = _created(org_client, alice)
     zed = User.objects.create_user("zed")
     before = Event.objects.count()
-    for holder, words in (("nobody", "no account is named nobody"), ("olga", "runs or moderates")):
+    for holder, words in (
+        ("nobody", "nobody may not play in this show"),
+        ("olga", "olga may not play in this show"),
+    ):
         resp = _post_step(
             org_client,
             record,
