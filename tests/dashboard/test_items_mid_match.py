@@ -4,6 +4,7 @@ next bout: the bout in progress keeps the items it was dealt with. The grant
 form and the confirmation say from which bout; played here bout by bout."""
 
 import pytest
+from django.contrib.auth.models import User
 
 from eventlog.store import read
 from games import services as match_services
@@ -12,7 +13,15 @@ from games.models import Match
 from tournaments import show_services as ss
 from tournaments import shows
 
-from .test_dashboard import act, as_user, make_show, people, text  # noqa: F401
+from .test_dashboard import act, as_user, make_show, text
+
+
+@pytest.fixture
+def people(db):
+    """olga organizes, mia and max moderate, pat's account holds ana (make_show)."""
+    return {
+        n: User.objects.create_user(n, password="pw-123456") for n in ("olga", "mia", "max", "pat")
+    }
 
 
 def _final(show):
