@@ -442,6 +442,19 @@ def _describe_series(kind: str, d: dict, names: dict, you: str | None = None) ->
             "who": ", ".join(_who(names, s) for s in d.get("seats", {})),
             "s": f"{d.get('seconds', 0):.0f}",
         }
+    if kind == "item_received":
+        at = {"n": d.get("from_bout"), "who": _who(names, d.get("seat"))}
+        if d.get("seat") == you and "item" in d:
+            return _("You received %(item)s: it applies from bout %(n)s.") % {
+                **at,
+                "item": item_name(d["item"]),
+            }
+        if "item" in d:  # a moderator's eyes
+            return _("%(who)s received %(item)s: it applies from bout %(n)s.") % {
+                **at,
+                "item": item_name(d["item"]),
+            }
+        return _("%(who)s received an item: it applies from bout %(n)s.") % at
     if kind == "bout_replayed":
         return _("A ruling replays bout %(n)s.") % {"n": d.get("bout")}
     if kind == "match_voided":

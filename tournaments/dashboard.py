@@ -34,12 +34,20 @@ from games.tables import describe_row, names_for, table_module
 from . import shows
 from .bracket_services import bracket_authority
 from .dispute_filing import filer, takes_disputes_about
-from .items import SCOPE_WORDS, SCOPES, known_items
+from .items import SCOPE_WORDS, SCOPES, game_knows, known_items
 from .log_words import log_lines
 from .models import ShowRecord
 from .ruling_form import dispute_no, fields_for, params_from, rulings_for
 from .ruling_words import ruling_params_words
-from .show_services import Acting, acting_for, check_command, command, load
+from .show_services import (
+    Acting,
+    acting_for,
+    check_command,
+    command,
+    live_matches_with,
+    load,
+    received_from_bout,
+)
 from .words import FORM_REUSED
 
 STAFF = (shows.ORGANIZER, shows.MODERATOR)
@@ -81,6 +89,9 @@ def _live_matches(record: ShowRecord, now: float) -> list[dict]:
             {
                 "match": m,
                 "seats": [{"name": s, "score": state.scores.get(s, 0)} for s in state.seats],
+                "names": ", ".join(state.seats),
+                # an item granted now to one of them applies from this bout
+                "next_bout": series_for(m.game).next_bout(state),
                 "target": state.target,
                 "deciding": [d.seat for d in pending],
                 "deadline": min((d.deadline for d in pending if d.deadline), default=None),
@@ -218,7 +229,8 @@ def dashboard_live(request, pk):
     acting = _staff_or_refusal(request, record)
     if isinstance(acting, HttpResponse):
         return acting
-    return render(request, "dashboard/_live.html", _context(request, record, acting))
+    context = _context(request, record, acting, out_of_band=True)  # the grant form's note too
+    return render(request, "dashboard/_live.html", context)
 
 
 # ---- writing ------------------------------------------------------------------------
@@ -463,22 +475,36 @@ def rule_form(request, pk, no):
 
 
 def _granted_words(cmd: Mapping[str, Any], record: ShowRecord) -> str:
-    """When a granted item applies: a match takes its seats' items when it
-    opens, so one being played now does not get it."""
-    who = cmd["entrant"]
-    item = item_name(cmd["item"])
-    playing = [
-        m for m in Match.objects.filter(show_stream=record.stream, status="live") if who in m.seats
-    ]
-    if playing:
-        return _(
-            "%(item)s granted to %(who)s. It applies from %(who)s's next match, "
-            "not in %(match)s, which is being played now."
-        ) % {"item": item, "who": who, "match": playing[0]}
-    return _("%(item)s granted to %(who)s. It applies from %(who)s's next match.") % {
-        "item": item,
-        "who": who,
-    }
+    """When a granted item applies: in the match its holder is playing, from
+    that match's next bout (the bout in progress keeps its items), when its
+    scope covers the match and the match's game knows it; else from the
+    holder's next match."""
+    who, slug = cmd["entrant"], cmd["item"]
+    words = {"item": item_name(slug), "who": who}
+    state = load(record.stream)[0]
+    for match in live_matches_with(record.stream, who):
+        words["match"] = match
+        if shows.item_reaches(state, match.stream, cmd["scope"], slug, match.game):
+            n = received_from_bout(match, who, slug)
+            if n is not None:
+                return _(
+                    "%(item)s granted to %(who)s. It reaches %(match)s, being played now, "
+                    "and applies from its bout %(n)s (the bout in progress keeps its items)."
+                ) % {**words, "n": n}
+        elif not game_knows(match.game, slug):
+            return (
+                _(
+                    "%(item)s granted to %(who)s. It applies from %(who)s's next match: "
+                    "%(match)s, being played now, is a game without it."
+                )
+                % words
+            )
+        else:
+            return _(
+                "%(item)s granted to %(who)s. It applies from %(who)s's next match: "
+                "it is for %(scope)s, and %(match)s, being played now, is not."
+            ) % {**words, "scope": _(SCOPE_WORDS[cmd["scope"]])}
+    return _("%(item)s granted to %(who)s. It applies from %(who)s's next match.") % words
 
 
 def _done_words(cmd: Mapping[str, Any], state, record: ShowRecord | None = None) -> str:

@@ -22,6 +22,7 @@ from eventlog.store import (
     ConcurrencyError,
     append,
     command_fingerprint,
+    read,
     replayed,
     stream_named_by,
 )
@@ -227,6 +228,7 @@ def command(
                 for e in new:
                     if e.type == "ruling_applied":
                         carry_out(e.data, acting.actor, now=ctx.now)
+                _hand_granted_items(stream, new, ctx.now)
                 _reconcile(stream, ctx)
         except ConcurrencyError:
             if attempt == MAX_RETRIES - 1:
@@ -384,6 +386,19 @@ def _system(stream: str, cmd: Mapping[str, Any], ctx: Ctx) -> None:
     state, version, _ = load(stream)
     new = shows.decide(state, {**cmd, "actor": "platform", "role": shows.SYSTEM}, ctx)
     append(stream, version, new, actor="platform", role=shows.SYSTEM)
+
+
+def seat_candidates(state) -> list[str]:
+    """The usernames of the active accounts that may hold a seat of the show:
+    never its organizer or a moderator, nor an account that holds (or held)
+    an entrant already; decided by account id."""
+    barred = {state.organizer_id, *state.moderator_ids.values(), *shows.seat_holder_ids(state)}
+    return list(
+        User.objects.filter(is_active=True)
+        .exclude(pk__in=[uid for uid in barred if isinstance(uid, int)])
+        .order_by("username")
+        .values_list("username", flat=True)
+    )
 
 
 def _substitute_holder(state, cmd: Mapping[str, Any]) -> Any:
@@ -557,6 +572,42 @@ def _on_match_events(match: Match, new: list, state, now: float) -> None:
 
 
 match_services.on_match_events(_on_match_events)
+
+
+# ---- items granted during a match -------------------------------------------------
+def live_matches_with(stream: str, entrant: str) -> list[Match]:
+    """The show's matches being played now in which ``entrant`` holds a seat."""
+    live = Match.objects.filter(show_stream=stream, status="live").order_by("id")
+    return [m for m in live if entrant in m.seats]
+
+
+def _hand_granted_items(stream: str, new: list, now: float) -> None:
+    """An item granted while its holder plays a match of the show reaches that
+    match at once when its scope covers the match and the match's game knows
+    it; the bout in progress keeps its items, so it applies from the next bout
+    (games/core/series.py). Any other item waits for its holder's next match."""
+    granted = [e.data for e in new if e.type == "item_granted"]
+    if not granted:
+        return
+    state = load(stream)[0]
+    for d in granted:
+        for match in live_matches_with(stream, d["entrant"]):
+            if not shows.item_reaches(state, match.stream, d["scope"], d["item"], match.game):
+                continue
+            cmd = {"type": "receive_item", "seat": d["entrant"], "item": d["item"]}
+            try:
+                match_services.submit(match, None, cmd, actor="platform", role="system", now=now)
+            except RuleError:
+                continue  # it ended meanwhile: the item waits for the next match
+
+
+def received_from_bout(match: Match, seat: str, item: str) -> int | None:
+    """The bout from which the last ``item`` that ``seat`` received during
+    ``match`` applies (None: none reached it)."""
+    for row in reversed(read(match.stream)):
+        if row.type == "item_received" and (row.data["seat"], row.data["item"]) == (seat, item):
+            return row.data["from_bout"]
+    return None
 
 
 # ---- rulings ---------------------------------------------------------------------

@@ -20,6 +20,11 @@ clock by what was spent, so the game sees the decision in time and the next
 decision's clock starts when it really was taken. Seats deciding at the same
 moment pay the same seconds from their credit, so their deadlines stay put.
 Bout events of type ``item_used`` (data ``seat``, ``item``) consume that item.
+
+An item granted during the match (by a show's moderator) reaches it as
+``item_received`` (data ``seat``, ``item``, ``from_bout``), a system command:
+the bout in progress keeps the items it was dealt with, so the item applies
+from the next bout to start, ``from_bout``.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any
 
 from games.core.frozen import replace
 
-from .fields import check_fields
+from .fields import check_fields, shown
 from .protocol import (
     EVERY_SEAT,
     MODERATOR,
@@ -59,6 +64,7 @@ SERIES_EVENTS = frozenset(
         "bout_replayed",
         "clock_reanchored",
         "item_declared",
+        "item_received",
     }
 )
 
@@ -96,6 +102,9 @@ class MatchState:
     started_at: float = 0.0
     # items declared while bout 1's first player is chosen (rules.early_items)
     declared: tuple[tuple[str, str], ...] = ()
+    # who may choose the first player of bout 1, as the match opened (an item
+    # received later does not change it)
+    first_choosers: tuple[str, ...] = ()
 
 
 class Series:
@@ -169,11 +178,19 @@ class Series:
 
     def _choosers(self, state: MatchState) -> list[str]:
         """Who may choose the first player of bout 1: the one holder of an
-        advantage item, else the match's named chooser."""
-        holders = [s for s in state.seats if set(state.items.get(s, ())) & self.rules.chooser_items]
+        advantage item, else the match's named chooser (as the match opened)."""
+        return list(state.first_choosers)
+
+    def _first_choosers(self, seats, items, chooser) -> tuple[str, ...]:
+        holders = tuple(s for s in seats if set(items.get(s, ())) & self.rules.chooser_items)
         if holders:
             return holders
-        return [state.chooser] if state.chooser else []
+        return (chooser,) if chooser else ()
+
+    @staticmethod
+    def next_bout(state: MatchState) -> int:
+        """The number of the next bout to start (the one in progress does not count)."""
+        return state.bout_no + (2 if state.bout is not None else 1)
 
     def _open_bout_or_wait(self, state: MatchState, ctx: Ctx) -> list[Event]:
         events = self._first_choice(state, ctx)
@@ -220,6 +237,7 @@ class Series:
         t, d = event.type, event.data
         if t == "series_started":
             seats = tuple(d["seats"])
+            items = {s: tuple(v) for s, v in d["items"].items()}
             return MatchState(
                 seats=seats,
                 options=d["options"],
@@ -227,16 +245,20 @@ class Series:
                 if "first_to" not in d["options"]
                 else d["options"]["first_to"],
                 scores={s: 0 for s in seats},
-                items={s: tuple(v) for s, v in d["items"].items()},
+                items=items,
                 setup=d.get("setup"),
                 chooser=d.get("chooser"),
                 started_at=d.get("at", 0.0),
+                first_choosers=self._first_choosers(seats, items, d.get("chooser")),
             )
         assert state is not None, f"{t} before series_started"
         if t == "first_player_chosen":
             return replace(state, first=d["seat"])
         if t == "item_declared":
             return replace(state, declared=state.declared + ((d["seat"], d["item"]),))
+        if t == "item_received":
+            held = state.items.get(d["seat"], ()) + (d["item"],)
+            return replace(state, items={**state.items, d["seat"]: held})
         if t == "bout_scored":
             scores = dict(state.scores)
             for s, p in d["points"].items():
@@ -313,7 +335,9 @@ class Series:
             raise RuleError("the match is over")
         if state.paused_since is not None and not ctx.is_system:
             raise RuleError("the match's clocks are paused by a moderator; wait until they resume")
-        if kind == "choose_first":
+        if kind == "receive_item":
+            new = self._receive_item(state, command, ctx)
+        elif kind == "choose_first":
             new = self._choose_first(state, command, ctx)
         elif kind == "use_item" and state.bout is None and state.bout_no == 0:
             new = self._declare_early(state, command, ctx)
@@ -339,6 +363,20 @@ class Series:
             raise RuleError(f"choose one of the seated players: {', '.join(state.seats)}")
         chosen = Event("first_player_chosen", {"seat": seat, "how": ctx.seat})
         return [chosen] + self._bout_start(self.evolve(state, chosen), ctx)
+
+    def _receive_item(self, state: MatchState, command: Mapping[str, Any], ctx: Ctx):
+        """An item granted during the match: it applies from the next bout."""
+        if not ctx.is_system:
+            raise RuleError("only the platform hands a match an item granted during it")
+        seat, item = command.get("seat"), command.get("item")
+        if seat not in state.seats:
+            raise RuleError(f"{shown(seat)} is not seated in this match")
+        if not isinstance(item, str) or item not in self.rules.items:
+            raise RuleError(f"{self.rules.name} has no item called {shown(item)}")
+        data = {"seat": seat, "item": item, "from_bout": self.next_bout(state), "at": ctx.now}
+        # which item is the holder's secret, as in the show's log
+        public = {k: v for k, v in data.items() if k != "item"}
+        return [Event("item_received", data, visible_to=(seat,), public=public)]
 
     def _declare_early(self, state: MatchState, command: Mapping[str, Any], ctx: Ctx):
         """An item declared while bout 1's first player is being chosen."""

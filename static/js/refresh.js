@@ -1,7 +1,8 @@
 // Parts of a page that bring themselves up to date: every element with
 // data-refresh="<seconds>" and an id is replaced by the element of the same
 // id in the page fetched again (one fetch for all of them, at the shortest
-// period), unless the reader is busy in it: a field focused or changed.
+// period), unless the reader is busy in it: anything in it focused, or a
+// field changed. A fresh form's new command id alone is no change.
 // Countdowns and local times in a fresh part are redone as after an htmx swap.
 (function () {
   "use strict";
@@ -21,15 +22,19 @@
 
   function busy(el) {
     var active = document.activeElement;
-    var typing = active && active !== document.body && el.contains(active) && /INPUT|SELECT|TEXTAREA/.test(active.tagName);
-    return typing || el.hasAttribute("data-busy");
+    var inside = active && active !== document.body && el.contains(active);
+    return inside || el.hasAttribute("data-busy");
+  }
+
+  function bare(html) {
+    return html.replace(/name="command_id" value="[^"]*"/g, "");
   }
 
   function apply(html) {
     var fresh = new DOMParser().parseFromString(html, "text/html");
     document.querySelectorAll("[data-refresh][id]").forEach(function (old) {
       var next = fresh.getElementById(old.id);
-      if (!next || busy(old) || next.innerHTML === old.innerHTML) return;
+      if (!next || busy(old) || bare(next.innerHTML) === bare(old.innerHTML)) return;
       var adopted = document.importNode(next, true);
       old.replaceWith(adopted);
       if (window.htmx) htmx.process(adopted);

@@ -385,8 +385,8 @@ def test_the_moderate_link_lists_only_the_shows_one_moderates(client, people):
 
 @pytest.mark.django_db
 def test_an_item_granted_during_a_match_says_when_it_applies(client, people):
-    """A match takes its seats' items when it opens: the moderator is told, in
-    words, that the one being played now does not get it."""
+    """The match being played gets it from its next bout: the moderator is
+    told which (tests/dashboard/test_items_mid_match.py plays it)."""
     show = make_show(people, entrants=["ana", "ben"])
     final = Match.objects.get(show_stream=show.stream, kind="final")
     assert final.status == "live"
@@ -396,8 +396,8 @@ def test_an_item_granted_during_a_match_says_when_it_applies(client, people):
     )
     page = text(client.get(resp["Location"]))
     assert (
-        f"Insurance granted to ana. It applies from ana&#x27;s next match, not in {final}, "
-        "which is being played now."
+        f"Insurance granted to ana. It reaches {final}, being played now, and applies from "
+        "its bout 2 (the bout in progress keeps its items)."
     ) in page
 
 

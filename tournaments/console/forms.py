@@ -64,6 +64,12 @@ class ShowForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
         label=gettext_lazy("Players"),
         help_text=gettext_lazy("accounts that enter the show (each plays as their username)"),
+        error_messages={
+            "invalid_choice": gettext_lazy(
+                "account %(value)s may not enter this show: pick among the accounts listed "
+                "(never you, its organizer)"
+            )
+        },
     )
     bots = forms.IntegerField(
         initial=0,
@@ -522,13 +528,31 @@ class SubstituteStep(_Step):
     confirm_needed = True
     out = forms.CharField(max_length=150, label=gettext_lazy("Out"))
     new = forms.CharField(max_length=150, label=gettext_lazy("In"))
-    holder = forms.CharField(
-        max_length=150,
+    holder = forms.ChoiceField(
         required=False,
         label=gettext_lazy("Played by"),
-        help_text=gettext_lazy("a username or bot:heuristic; empty: the account named like In"),
+        help_text=gettext_lazy(
+            "a bot or an account that may hold a seat (never the organizer or a moderator); "
+            "empty: the account named like In"
+        ),
+        error_messages={
+            "invalid_choice": gettext_lazy(
+                "%(value)s may not play in this show: pick a bot or one of the accounts "
+                "listed (never its organizer or a moderator, nor an account holding an "
+                "entrant already)"
+            )
+        },
     )
     reason = forms.CharField(max_length=500, label=gettext_lazy("Reason"))
+
+    def __init__(self, *args, accounts=(), **kwargs):
+        """``accounts``: the usernames that may hold a seat of the show."""
+        super().__init__(*args, **kwargs)
+        self.fields["holder"].choices = [
+            ("", _("the account named like In")),
+            (_("bots"), [(f"bot:{kind}", words) for kind, words in BOT_KINDS]),
+            (_("accounts"), [(name, name) for name in accounts]),
+        ]
 
     def command(self):
         d = self.cleaned_data

@@ -155,8 +155,13 @@ def due_steps(state) -> set[str]:
 
 
 def step_arguments(kind: str, state) -> dict:
-    """What a step's form is drawn from: the ranking, from the entrants still in."""
-    return {"entrants": list(shows.active(state))} if kind == "ranking" else {}
+    """What a step's form is drawn from: the ranking, from the entrants still
+    in; a substitute's player, from the accounts that may hold a seat."""
+    if kind == "ranking":
+        return {"entrants": list(shows.active(state))}
+    if kind == "substitute":
+        return {"accounts": show_services.seat_candidates(state)}
+    return {}
 
 
 def _console(request, record, acting, bound=None, status=200):

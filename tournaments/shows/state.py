@@ -398,6 +398,12 @@ def items_for_match(
     )
 
 
+def item_reaches(state: ShowState, stream: str, scope: str, slug: str, game: str) -> bool:
+    """Whether an item of ``scope`` may be used in the show's match ``stream``
+    (of ``game``): its scope covers the match's kind and the game knows it."""
+    return _scope_allows(scope, match_kind(state, stream)[0]) and game_knows(game, slug)
+
+
 def match_kind(state: ShowState, stream: str) -> tuple[str, Any]:
     """What ``stream`` is to this show: ("show", None), ("final", None),
     ("death_match", (round id, candidate)) or ("other", None)."""

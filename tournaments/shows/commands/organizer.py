@@ -143,6 +143,13 @@ def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
         holder is None or _is_int(holder) or (isinstance(holder, str) and holder.startswith("bot:"))
     ):
         raise RuleError("the substitute is played by an account (its id) or a bot (bot:<kind>)")
+    if _is_int(holder):  # by account, whatever the names
+        if holder == s.organizer_id or holder in s.moderator_ids.values():
+            raise RuleError(f"the account chosen to play {new} runs or moderates this show")
+        if holder in seat_holder_ids(s):
+            raise RuleError(
+                f"the account chosen to play {new} holds an entrant of this show already"
+            )
     moved = [it.id for it in inventory(s, out)]
     b.emit(
         "entrant_substituted",
