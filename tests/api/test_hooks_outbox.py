@@ -1,8 +1,9 @@
-"""Webhooks through an outbox: a delivery row is written in the append's own
-transaction, due at the event's recorded time + the show's spectator delay
-(at once only for the organizer's own endpoint that asked to be live), and
-sent once by whoever gets to it (the queued task, the sweeper), even when
-the process died between the commit and the send."""
+"""Webhooks through an outbox: the log is the outbox. The webhooks reactor
+writes a delivery row per event a hook asked for, due at the event's
+recorded time + the show's spectator delay (at once only for the
+organizer's own endpoint that asked to be live), and it is sent once by
+whoever gets to it (the queued task, the sweeper), even when the process
+died between the commit and the send."""
 
 import json
 import time
@@ -15,6 +16,7 @@ from hooks import outbox
 from hooks.delivery import attempt
 from hooks.models import WebhookDelivery, WebhookEndpoint
 from hooks.tasks import deliver
+from reactors.follow import Follower
 from tournaments import show_services as ss
 
 from .test_hooks_embedded import _disqualify_one
@@ -40,20 +42,28 @@ def _hook(stream, receiver, **kw):
     )
 
 
+def _follow_once():
+    """What the reactors' next process does on its start: catch up from the checkpoints."""
+    follower = Follower()
+    follower.beat()
+    follower.catch_up()
+    follower.leave()
+
+
 def _kinds(receiver):
     return sorted(json.loads(body)["kind"] for _h, body in receiver.got)
 
 
-def test_a_crash_between_commit_and_send_loses_nothing_and_sends_once(
-    receiver, monkeypatch, django_capture_on_commit_callbacks
-):
+@pytest.mark.django_db(transaction=True)  # the reactor reads what is committed
+def test_a_crash_between_commit_and_send_loses_nothing_and_sends_once(receiver, monkeypatch):
     stream, olga = _show(delay=0)
     hook = _hook(stream, receiver)
     # the process dies right after the commit: no after-commit callback runs
     monkeypatch.setattr(store, "_after_commit", [])
-    with django_capture_on_commit_callbacks(execute=True):
-        _disqualify_one(stream)
+    _disqualify_one(stream)
     written = WebhookDelivery.objects.filter(endpoint=hook)
+    assert not written.exists()
+    _follow_once()  # the reactors pass over the log: the deliveries are written
     assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
     assert receiver.got == [] and set(written.values_list("status", flat=True)) == {"pending"}
 
@@ -184,6 +194,8 @@ def test_a_process_killed_between_commit_and_send_still_delivers_once(receiver):
     )
     assert died.returncode == 17, died.stderr.decode()[-2000:]
     written = WebhookDelivery.objects.filter(endpoint=hook)
+    assert not written.exists()
+    _follow_once()  # a reactors process follows the log from its checkpoints
     assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
     assert receiver.got == []
     outbox.sweep(older_than=0)  # the next worker's sweep on start
