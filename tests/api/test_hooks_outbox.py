@@ -202,3 +202,30 @@ def test_a_process_killed_between_commit_and_send_still_delivers_once(receiver):
     outbox.sweep(older_than=0)
     assert _kinds(receiver) == ["elimination", "ruling"]
     assert set(written.values_list("status", flat=True)) == {"delivered"}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_with_reactors_in_their_own_processes_the_request_leaves_hooks_to_them(settings, receiver):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    inline_stream, _olga = _show(delay=0)
+    _hook(inline_stream, receiver)
+    with CaptureQueriesContext(connection) as inline:
+        _disqualify_one(inline_stream)
+
+    settings.REACTORS_INLINE = False  # production: `run_reactors` follows the log
+    User.objects.all().delete()  # the next show has its own olga and mia
+    stream, _olga = _show(delay=0)
+    hook = _hook(stream, receiver)
+    with CaptureQueriesContext(connection) as request:
+        _disqualify_one(stream)
+    assert not [q for q in request.captured_queries if "hooks_" in q["sql"]]
+    assert len(request.captured_queries) < len(inline.captured_queries)
+    written = WebhookDelivery.objects.filter(endpoint=hook)
+    assert not written.exists()
+    _follow_once()
+    assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
+    outbox.sweep(older_than=0)
+    assert _kinds(receiver) == ["elimination", "elimination", "ruling", "ruling"]  # both shows

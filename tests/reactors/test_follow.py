@@ -11,12 +11,12 @@ from collections import Counter
 
 import pytest
 from django.db import connection, transaction
-from reactors import follow
-from reactors.follow import Follower, Reactor, partition_of
-from reactors.models import ReactorFollower, ReactorPartition
 
 from eventlog import store
 from eventlog.store import NewEvent
+from reactors import follow
+from reactors.follow import Follower, Reactor, partition_of
+from reactors.models import ReactorFollower, ReactorPartition
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
