@@ -54,8 +54,9 @@ def _kinds(receiver):
     return sorted(json.loads(body)["kind"] for _h, body in receiver.got)
 
 
-@pytest.mark.django_db(transaction=True)  # the reactor reads what is committed
-def test_a_crash_between_commit_and_send_loses_nothing_and_sends_once(receiver, monkeypatch):
+def test_a_crash_between_commit_and_send_loses_nothing_and_sends_once(
+    committed_db, receiver, monkeypatch
+):  # committed: the reactor reads what is committed
     stream, olga = _show(delay=0)
     hook = _hook(stream, receiver)
     # the process dies right after the commit: no after-commit callback runs
