@@ -1,6 +1,6 @@
 """With the reactors in their own processes (production), a move is load,
-decide, append, answer: publishing it and its webhooks are left to the
-reactors, which follow the log."""
+decide, append, answer: publishing it, its webhooks and arming its clock are
+left to the reactors, which follow the log."""
 
 import random
 
@@ -9,6 +9,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from clocks import arming
 from games import services
 from games.core.playout import bot_command
 from games.core.registry import series_for
@@ -23,7 +24,7 @@ def _match(ana, ben):
         "love-me-not",
         ["ana", "ben"],
         holders={"ana": ana.pk, "ben": ben.pk},
-        options={"decision_s": 0, "first_to": 2},
+        options={"decision_s": 30, "first_to": 2},
         rng=random.Random(5),
     )
 
@@ -39,22 +40,25 @@ def _move(match) -> list[str]:
     return [q["sql"] for q in seen.captured_queries]
 
 
-def test_a_move_leaves_the_publish_and_the_webhooks_to_the_reactors(settings, monkeypatch):
+def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(settings, monkeypatch):
     ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
     inline = _move(_match(ana, ben))
-    announced = []
+    announced, armed = [], []
     monkeypatch.setattr(publisher, "send", lambda layer, sends: announced.extend(sends))
+    monkeypatch.setattr(arming, "arm", lambda pk, deadline: armed.append((pk, deadline)))
 
     settings.REACTORS_INLINE = False
     match = _match(ana, ben)
     request = _move(match)
     assert len(request) < len(inline), (len(request), len(inline))
     assert not [q for q in request if "hooks_" in q]
-    assert announced == []  # the request announced nothing
+    assert announced == [] and armed == []  # the request announced and armed nothing
 
     follower = Follower()
     follower.beat()
     follower.catch_up()
     follower.leave()
     versions = {m["version"] for _group, m in announced}
-    assert match.stream and max(versions) == services.load(match).version
+    assert max(versions) == services.load(match).version
+    match.refresh_from_db()
+    assert match.next_deadline is not None and (match.pk, match.next_deadline) in armed
