@@ -230,3 +230,64 @@ def test_with_reactors_in_their_own_processes_the_request_leaves_hooks_to_them(s
     assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
     outbox.sweep(older_than=0)
     assert _kinds(receiver) == ["elimination", "elimination", "ruling", "ruling"]  # both shows
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_reactor_processes_share_the_log_and_one_takes_over_a_killed_one(
+    settings, receiver, wait_for
+):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from django.db import connection
+
+    from reactors.follow import partition_of
+    from reactors.models import ReactorPartition
+
+    settings.REACTORS_INLINE = False  # as in production: only the reactors' processes
+    stream, olga = _show(delay=0)
+    hook = _hook(stream, receiver)
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_BROKER_URL": "memory://",
+        "DJANGO_DEBUG": "1",
+        "REACTORS_INLINE": "0",
+        "REACTOR_LEASE_S": "1",
+    }
+    root = Path(__file__).resolve().parents[2]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "manage.py", "run_reactors"],
+            cwd=root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(2)
+    ]
+    held = ReactorPartition.objects.filter(reactor="webhooks").exclude(owner="")
+    try:
+        assert wait_for(
+            lambda: held.count() == 8 and len(set(held.values_list("owner", flat=True))) == 2, 90
+        ), list(held.values_list("partition", "owner"))
+        owner = held.get(partition=partition_of(stream)).owner
+        victim = next(p for p in procs if p.pid == int(owner.split(":")[1]))
+        victim.send_signal(signal.SIGKILL)  # no chance to give anything back
+        victim.wait(30)
+        _disqualify_one(stream)
+        written = WebhookDelivery.objects.filter(endpoint=hook)
+        assert wait_for(lambda: written.count() == 2, 90)
+        assert held.get(partition=partition_of(stream)).owner != owner
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+                p.wait(30)
+    assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
+    assert held.count() == 0  # the survivor, stopped cleanly, gave every partition back
