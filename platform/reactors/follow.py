@@ -277,41 +277,60 @@ class Follower:
 
     # ---- following ------------------------------------------------------------
     def catch_up(self) -> int:
-        """Every held partition to the end of what is final; events handled."""
+        """Every held partition to the end of what is final; events handled.
+        The reactors at the same checkpoint of a partition (the usual case)
+        share one read and one transaction."""
         done = 0
-        for name, partition in sorted(self.held):
-            while (n := self._pass(name, partition)) is not None:
-                done += n
-        return done
+        while True:
+            held = list(
+                ReactorPartition.objects.filter(
+                    owner=self.owner, reactor__in=list(self.reactors), partition__lt=self.partitions
+                )
+            )
+            self.held = {(part.reactor, part.partition) for part in held}
+            at: dict[tuple[int, int, int], list[ReactorPartition]] = {}
+            for part in held:
+                at.setdefault((part.partition, part.after_tx, part.after_id), []).append(part)
+            moved = False
+            for (partition, *position), parts in sorted(at.items()):
+                n = self._pass(partition, tuple(position), parts)
+                if n is not None:
+                    moved, done = True, done + n
+            if not moved:
+                return done
 
-    def _pass(self, name: str, partition: int) -> int | None:
-        """One batch of one partition, handled and checkpointed in one
-        transaction; None when there is nothing new or it is no longer held."""
-        reactor = self.reactors[name]
-        part = ReactorPartition.objects.filter(reactor=name, partition=partition).first()
-        if part is None or part.owner != self.owner:
-            self.held.discard((name, partition))
-            return None
-        rows, position = read_after(
-            (part.after_tx, part.after_id), partition, self.partitions, self.batch
-        )
-        if position is None:
+    def _pass(
+        self, partition: int, position: tuple[int, int], parts: list[ReactorPartition]
+    ) -> int | None:
+        """One batch of one partition for the reactors at ``position`` there,
+        handled and checkpointed in one transaction; None when nothing moved
+        (nothing new, or no longer held)."""
+        rows, moved_to = read_after(position, partition, self.partitions, self.batch)
+        if moved_to is None:
             return None
         with transaction.atomic():
-            still = (
+            # still ours and where we read from: else another follower took it
+            # over and goes on from the checkpoint
+            mine = set(
                 ReactorPartition.objects.select_for_update()
                 .filter(
-                    pk=part.pk, owner=self.owner, after_tx=part.after_tx, after_id=part.after_id
+                    pk__in=[p.pk for p in parts],
+                    owner=self.owner,
+                    after_tx=position[0],
+                    after_id=position[1],
                 )
-                .exists()
+                .values_list("pk", flat=True)
             )
-            if not still:  # another follower took it over: it goes on from the checkpoint
-                self.held.discard((name, partition))
+            self.held -= {(p.reactor, p.partition) for p in parts if p.pk not in mine}
+            if not mine:
                 return None
-            for rows_of_append in appends([r for r in rows if reactor.wants(r)]):
-                _handle(reactor, rows_of_append)
-            ReactorPartition.objects.filter(pk=part.pk).update(
-                after_tx=position[0], after_id=position[1]
+            for part in parts:
+                if part.pk in mine:
+                    reactor = self.reactors[part.reactor]
+                    for rows_of_append in appends([r for r in rows if reactor.wants(r)]):
+                        _handle(reactor, rows_of_append)
+            ReactorPartition.objects.filter(pk__in=mine).update(
+                after_tx=moved_to[0], after_id=moved_to[1]
             )
         return len(rows)
 
@@ -382,6 +401,8 @@ class Wakeup:
         try:
             for _ in conn.notifies(timeout=timeout, stop_after=1):
                 break
+            for _ in conn.notifies(timeout=0):  # the rest already here: one catch-up for all
+                pass
         except Exception:
             log.exception("reactors: the LISTEN connection failed; polling")
             self.close()
