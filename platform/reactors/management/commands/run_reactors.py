@@ -21,6 +21,6 @@ class Command(BaseCommand):
             signal.signal(sig, lambda *_: stop.set())
         follower = Follower()
         names = ", ".join(r.name for r in registered())
-        self.stdout.write(f"reactors following the log as {follower.owner}: {names}")
+        log.info("reactors following the log as %s: %s", follower.owner, names)
         follower.run(stop)
-        self.stdout.write("reactors stopped; partitions given back")
+        log.info("reactors stopped; partitions given back")
