@@ -96,7 +96,8 @@ def _show_items(rows) -> list[tuple[str, str, int, dict, object]]:
 
 
 def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict, object]]:
-    """A show's match moved: whose turn it is now (seats and steps only)."""
+    """A show's match moved: whose turn it was once the append was written
+    (seats and steps only), though the reactor may come to it later."""
     from games import services
     from games.core.registry import series_for
     from games.models import Match
@@ -105,17 +106,18 @@ def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict,
     for r in rows:
         last[r.stream], recorded[r.stream] = r.version, r.recorded_at
     out = []
-    for match in Match.objects.filter(
-        stream__in=list(last), show_stream__in=wanted_shows, status="live"
-    ):
-        # who must act and by when is public: no view needed (nor its spectator delay);
-        # as of the append's last version (the reactor may come to it later)
+    for match in Match.objects.filter(stream__in=list(last), show_stream__in=wanted_shows):
+        # who must act and by when is public: no view needed (nor its spectator delay)
         loaded = services.load(match)
-        state = loaded.state
-        if loaded.version != last[match.stream]:
-            state = services.fold_kept(
-                match.game, services.rows_kept(match.stream)[: last[match.stream]]
-            )
+        if loaded.version == last[match.stream]:
+            if match.status != "live" or loaded.abandoned:
+                continue
+            state = loaded.state
+        else:  # the match moved on since: as of this append (live then, if anyone was to act)
+            before = services.rows_kept(match.stream)[: last[match.stream]]
+            if any(services.is_platform(r) and r.type == "match_abandoned" for r in before):
+                continue
+            state = services.fold_kept(match.game, before)
         if state is None:  # only its creation record so far
             continue
         decisions = series_for(match.game).pending(state)

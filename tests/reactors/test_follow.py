@@ -251,3 +251,23 @@ def test_run_wakes_on_notify_and_gives_back_on_stop(wait_for):
         runner.join(30)
     assert "error" not in out, out.get("error")
     assert _held("runner") == 0 and not ReactorFollower.objects.filter(owner="runner").exists()
+
+
+def test_a_failing_reactor_is_passed_and_the_others_go_on(caplog):
+    handled = Handled()
+
+    def broken(rows):
+        raise RuntimeError("a bug in one reactor")
+
+    follower = Follower(
+        "f",
+        reactors=[Reactor("broken", broken, ("t-",)), handled.reactor("f")],
+        partitions=PARTITIONS,
+    )
+    follower.beat()
+    ids = _append("t-bug", 2)
+    follower.catch_up()
+    assert handled.ids == Counter(ids)
+    assert "reactor broken failed on t-bug@2" in caplog.text
+    moved = ReactorPartition.objects.get(reactor="broken", partition=partition_of("t-bug"))
+    assert moved.after_id == ids[-1]  # logged and passed, not retried forever

@@ -19,13 +19,14 @@ from reactors.follow import Follower
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
-def _match(ana, ben):
+def _match(ana, ben, show_stream=""):
     return services.create_match(
         "love-me-not",
         ["ana", "ben"],
         holders={"ana": ana.pk, "ben": ben.pk},
         options={"decision_s": 30, "first_to": 2},
         rng=random.Random(5),
+        show_stream=show_stream,
     )
 
 
@@ -62,3 +63,33 @@ def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(settings, 
     assert max(versions) == services.load(match).version
     match.refresh_from_db()
     assert match.next_deadline is not None and (match.pk, match.next_deadline) in armed
+
+
+def test_a_late_reactor_tells_whose_turn_it_was_at_each_append(settings):
+    import json
+
+    from hooks.models import WebhookDelivery, WebhookEndpoint
+
+    settings.REACTORS_INLINE = False
+    ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
+    match = _match(ana, ben, show_stream="show-late")
+    WebhookEndpoint.objects.create(
+        show_stream="show-late", url="http://127.0.0.1:9/", kinds=["your_turn"], secret="s" * 64
+    )
+    series = series_for(match.game)
+    turns = {}
+    for _ in range(4):
+        _move(match)
+        loaded = services.load(match)
+        turns[loaded.version] = sorted({d.seat for d in series.pending(loaded.state)})
+    assert len({tuple(seats) for seats in turns.values()}) > 1  # the turn changed hands
+
+    follower = Follower()  # comes to the four moves only now
+    follower.beat()
+    follower.catch_up()
+    follower.leave()
+    told = {
+        d.version: json.loads(d.body)["seats"]
+        for d in WebhookDelivery.objects.filter(stream=match.stream, kind="your_turn")
+    }
+    assert {v: told.get(v) for v in turns} == turns
