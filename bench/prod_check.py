@@ -365,10 +365,15 @@ def main() -> int:
         for i in (1, 2):
             procs.start(f"worker{i}", "worker", CELERY_HOSTNAME=f"w{i}@%h")
         procs.start("beat", "beat")
+        for i in (1, 2):  # they share the log's partitions (reactors.follow)
+            procs.start(f"reactors{i}", "reactors")
         took = wait_healthy(PORTS, 90)
         if took is None:
             raise RuntimeError("the web servers did not answer /healthz within 90 s")
-        say(f"2 web servers (2 workers each), 2 Celery workers, beat: healthy in {took:.1f} s")
+        say(
+            f"2 web servers (2 workers each), 2 Celery workers, beat, 2 reactors: "
+            f"healthy in {took:.1f} s"
+        )
         threading.Thread(target=procs.supervise, args=(time.time(),), daemon=True).start()
 
         driver = ShowDriver(

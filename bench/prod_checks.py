@@ -86,7 +86,7 @@ def check_logs(workdir: Path, facts: list[str]) -> list[str]:
     """Every line a Django process wrote is one JSON object; the clock's carry the stream."""
     failures = []
     lines = with_stream = 0
-    for name in ("web1", "web2", "worker1", "worker2", "beat"):
+    for name in ("web1", "web2", "worker1", "worker2", "beat", "reactors1", "reactors2"):
         path = workdir / f"{name}.log"
         if not path.exists():
             continue

@@ -177,6 +177,8 @@ class Stack:
             self.procs.start(
                 f"web{i + 1}", "web", WEB_BIND=f"127.0.0.1:{port}", WEB_WORKERS=str(workers)
             )
+        if "reactors" not in self.procs.procs:  # live updates and webhooks follow the log
+            self.procs.start("reactors", "reactors")
         took = prod_check.wait_healthy(ports, 120)
         if took is None:
             raise RuntimeError(f"web servers not healthy within 120 s: see {self.workdir}")

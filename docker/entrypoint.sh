@@ -6,6 +6,8 @@
 #   web      gunicorn supervising WEB_WORKERS uvicorn (ASGI) worker processes
 #   worker   a Celery worker, prefork pool of CELERY_CONCURRENCY processes
 #   beat     the one Celery beat (deadline sweep, bot moves); run exactly one
+#   reactors `manage.py run_reactors`: follows the event log (webhook deliveries...);
+#            run one or more, they share the log's partitions and take over a dead one's
 # Anything else is run as a command with the same environment (e.g. `python manage.py shell`).
 set -e
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,6 +16,9 @@ export PYTHONPATH="$ROOT:$ROOT/platform${PYTHONPATH:+:$PYTHONPATH}"
 export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-config.settings}"
 export LOG_FORMAT="${LOG_FORMAT:-json}"
 PYTHON="${PYTHON:-python}"
+# the reactors follow the log in their own processes (the `reactors` role), not in the
+# request that appended (reactors.follow)
+export REACTORS_INLINE="${REACTORS_INLINE:-0}"
 
 case "$1" in
   migrate)
@@ -58,6 +63,9 @@ case "$1" in
     # django-celery-beat's database scheduler: the sweeps, and recurring shows from templates
     exec "$PYTHON" -m celery -A config --quiet beat --loglevel INFO \
       --scheduler django_celery_beat.schedulers:DatabaseScheduler
+    ;;
+  reactors)
+    exec "$PYTHON" manage.py run_reactors
     ;;
   *)
     exec "$@"

@@ -6,8 +6,9 @@ class ClocksConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from eventlog.store import on_append
+        from reactors.follow import register
 
         from .arming import arm_after_append
 
-        on_append(arm_after_append)
+        # follows the log (reactors): armed by the reactors, not by the request
+        register("clocks", arm_after_append, prefixes=("match-",))

@@ -1,4 +1,5 @@
-"""After every append, arm the match's earliest deadline."""
+"""After every append, arm the match's earliest deadline (the clocks reactor:
+reactors.follow)."""
 
 from __future__ import annotations
 

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "api",
     "hooks",
     "reminders",
+    "reactors",
     "django_celery_beat",
     "config",  # its management commands (compile_catalogs)
 ]
@@ -156,6 +157,12 @@ else:
     CELERY_TASK_ALWAYS_EAGER = False
 # webhooks may reach loopback and private addresses only when this is on (tests, a LAN)
 HOOKS_ALLOW_PRIVATE_ADDRESSES = env_bool("HOOKS_ALLOW_PRIVATE_ADDRESSES", False)
+# reactors (reactors.follow) follow the log in their own processes (`manage.py
+# run_reactors`, docker/entrypoint.sh sets this off); embedded mode also runs them in
+# the appending process right after the commit
+REACTORS_INLINE = env_bool("REACTORS_INLINE", True)
+REACTOR_PARTITIONS = int(os.environ.get("REACTOR_PARTITIONS") or 8)
+REACTOR_LEASE_S = float(os.environ.get("REACTOR_LEASE_S") or 10)
 # recurring shows (templates) are periodic tasks in the database: django-celery-beat's
 # scheduler runs them (beat in production; the embedded thread under `make run`)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"

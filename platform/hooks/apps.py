@@ -8,9 +8,9 @@ class HooksConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from eventlog.store import on_append, register_projector
+        from reactors.follow import register
 
-        from .dispatch import outbox_projector, queue_after_commit
+        from .dispatch import deliveries_of
 
-        register_projector(outbox_projector)  # in the append's transaction
-        on_append(queue_after_commit)
+        # follows the log (reactors): not in the append's transaction nor its request
+        register("webhooks", deliveries_of, prefixes=("show-", "match-"))

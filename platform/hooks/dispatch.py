@@ -1,23 +1,23 @@
-"""From the log to deliveries, through an outbox: inside the transaction of
-every append, the show and match events a show's hooks asked for become
-delivery rows, each due at its recorded time + the show's spectator delay
-(at once for an endpoint of the show's organizer that asked to be live).
-After the commit each is queued (a Celery task, or the embedded sender);
-the sweeper (hooks.outbox) sends whatever a crash left unqueued. Payloads
-carry only what a spectator may see."""
+"""From the log to deliveries, through an outbox: the webhooks reactor
+(reactors.follow) follows the log, and the show and match events a show's
+hooks asked for become delivery rows (once each: unique per endpoint,
+stream, version and kind), each due at its recorded time + the show's
+spectator delay (at once for an endpoint of the show's organizer that asked
+to be live). The log is the outbox: a delivery a crash left unwritten is
+written when the reactor passes that event. Once written each is queued (a
+Celery task, or the embedded sender); the sweeper (hooks.outbox) sends
+whatever a crash left unqueued. Payloads carry only what a spectator may see."""
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
-from eventlog.store import followed_in_append
 from games import visibility
 from games.core.adapt import as_game_event
 from games.core.protocol import SPECTATOR_VIEW
@@ -96,7 +96,8 @@ def _show_items(rows) -> list[tuple[str, str, int, dict, object]]:
 
 
 def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict, object]]:
-    """A show's match moved: whose turn it is now (seats and steps only)."""
+    """A show's match moved: whose turn it was once the append was written
+    (seats and steps only), though the reactor may come to it later."""
     from games import services
     from games.core.registry import series_for
     from games.models import Match
@@ -105,11 +106,18 @@ def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict,
     for r in rows:
         last[r.stream], recorded[r.stream] = r.version, r.recorded_at
     out = []
-    for match in Match.objects.filter(
-        stream__in=list(last), show_stream__in=wanted_shows, status="live"
-    ):
+    for match in Match.objects.filter(stream__in=list(last), show_stream__in=wanted_shows):
         # who must act and by when is public: no view needed (nor its spectator delay)
-        state = services.load(match).state
+        loaded = services.load(match)
+        if loaded.version == last[match.stream]:
+            if match.status != "live" or loaded.abandoned:
+                continue
+            state = loaded.state
+        else:  # the match moved on since: as of this append (live then, if anyone was to act)
+            before = services.rows_kept(match.stream)[: last[match.stream]]
+            if any(services.is_platform(r) and r.type == "match_abandoned" for r in before):
+                continue
+            state = services.fold_kept(match.game, before)
         if state is None:  # only its creation record so far
             continue
         decisions = series_for(match.game).pending(state)
@@ -147,8 +155,8 @@ def _due(endpoint: WebhookEndpoint, recorded_at, facts) -> object:
 
 
 def record_deliveries(rows) -> int:
-    """The outbox: the delivery rows of one append, written in its transaction
-    (a retried append writes none twice). Returns how many were written."""
+    """The outbox: the delivery rows of one append's rows (one stream), each
+    written once however often its rows come. Returns how many were made."""
     show_rows = [r for r in rows if r.stream.startswith("show-")]
     match_rows = [r for r in rows if r.stream.startswith("match-")]
     if not show_rows and not match_rows:
@@ -185,36 +193,16 @@ def record_deliveries(rows) -> int:
     return len(made)
 
 
-# the rows of the append being projected, until its last one
-_append = threading.local()
-
-
-def outbox_projector(row) -> None:
-    """Runs inside every append's transaction (a projector): once the append's
-    last row is projected, its deliveries are written. A rebuild replays rows
-    that carry no append mark: nothing is sent again."""
-    if not hasattr(row, "followed_in_append"):
-        return
-    rows = getattr(_append, "rows", None) or []
-    if rows and (rows[-1].stream != row.stream or rows[-1].version + 1 != row.version):
-        rows = []  # what an append that failed left behind
-    rows.append(row)
-    if followed_in_append(row):
-        _append.rows = rows
-        return
-    _append.rows = []
-    if not any(r.stream.startswith(("show-", "match-")) for r in rows):
-        return  # no show's hook can want it: no savepoint either
-    try:
-        with transaction.atomic():  # a savepoint: a broken hook never undoes a move
-            record_deliveries(rows)
-    except Exception:
-        log.exception("could not record the webhook deliveries of %s", row.stream)
+def deliveries_of(rows) -> None:
+    """The webhooks reactor: one append's deliveries written, then queued once
+    they are committed (with the reactor's checkpoint)."""
+    if record_deliveries(rows):
+        transaction.on_commit(lambda: queue_after_commit(rows))
 
 
 def queue_after_commit(rows) -> None:
-    """After the commit: queue the deliveries the append wrote (the sweeper
-    sends them anyway if this never runs)."""
+    """Queue the pending deliveries of these rows (the sweeper sends them
+    anyway if this never runs)."""
     streams = {r.stream for r in rows if r.stream.startswith(("show-", "match-"))}
     if not streams:
         return

@@ -6,8 +6,9 @@ class LiveConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from eventlog.store import on_append
+        from reactors.follow import register
 
         from .publisher import announce_after_append
 
-        on_append(announce_after_append)
+        # follows the log (reactors): announced by the reactors, not by the request
+        register("live", announce_after_append, prefixes=("match-",))

@@ -1,4 +1,6 @@
-"""After commit, tell each match's groups "the stream is at version v".
+"""After an append, tell each match's groups "the stream is at version v"
+(the live reactor, reactors.follow: the reactors' processes, or the appending
+process right after its commit in embedded mode).
 
 The message carries no card and no view: each consumer renders its own
 viewer's table (live.render), so a payload made for one viewer never

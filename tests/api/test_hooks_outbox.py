@@ -1,8 +1,9 @@
-"""Webhooks through an outbox: a delivery row is written in the append's own
-transaction, due at the event's recorded time + the show's spectator delay
-(at once only for the organizer's own endpoint that asked to be live), and
-sent once by whoever gets to it (the queued task, the sweeper), even when
-the process died between the commit and the send."""
+"""Webhooks through an outbox: the log is the outbox. The webhooks reactor
+writes a delivery row per event a hook asked for, due at the event's
+recorded time + the show's spectator delay (at once only for the
+organizer's own endpoint that asked to be live), and it is sent once by
+whoever gets to it (the queued task, the sweeper), even when the process
+died between the commit and the send."""
 
 import json
 import time
@@ -15,6 +16,7 @@ from hooks import outbox
 from hooks.delivery import attempt
 from hooks.models import WebhookDelivery, WebhookEndpoint
 from hooks.tasks import deliver
+from reactors.follow import Follower
 from tournaments import show_services as ss
 
 from .test_hooks_embedded import _disqualify_one
@@ -40,20 +42,29 @@ def _hook(stream, receiver, **kw):
     )
 
 
+def _follow_once():
+    """What the reactors' next process does on its start: catch up from the checkpoints."""
+    follower = Follower()
+    follower.beat()
+    follower.catch_up()
+    follower.leave()
+
+
 def _kinds(receiver):
     return sorted(json.loads(body)["kind"] for _h, body in receiver.got)
 
 
 def test_a_crash_between_commit_and_send_loses_nothing_and_sends_once(
-    receiver, monkeypatch, django_capture_on_commit_callbacks
-):
+    committed_db, receiver, monkeypatch
+):  # committed: the reactor reads what is committed
     stream, olga = _show(delay=0)
     hook = _hook(stream, receiver)
     # the process dies right after the commit: no after-commit callback runs
     monkeypatch.setattr(store, "_after_commit", [])
-    with django_capture_on_commit_callbacks(execute=True):
-        _disqualify_one(stream)
+    _disqualify_one(stream)
     written = WebhookDelivery.objects.filter(endpoint=hook)
+    assert not written.exists()
+    _follow_once()  # the reactors pass over the log: the deliveries are written
     assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
     assert receiver.got == [] and set(written.values_list("status", flat=True)) == {"pending"}
 
@@ -184,9 +195,99 @@ def test_a_process_killed_between_commit_and_send_still_delivers_once(receiver):
     )
     assert died.returncode == 17, died.stderr.decode()[-2000:]
     written = WebhookDelivery.objects.filter(endpoint=hook)
+    assert not written.exists()
+    _follow_once()  # a reactors process follows the log from its checkpoints
     assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
     assert receiver.got == []
     outbox.sweep(older_than=0)  # the next worker's sweep on start
     outbox.sweep(older_than=0)
     assert _kinds(receiver) == ["elimination", "ruling"]
     assert set(written.values_list("status", flat=True)) == {"delivered"}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_with_reactors_in_their_own_processes_the_request_leaves_hooks_to_them(settings, receiver):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    inline_stream, _olga = _show(delay=0)
+    _hook(inline_stream, receiver)
+    with CaptureQueriesContext(connection) as inline:
+        _disqualify_one(inline_stream)
+
+    settings.REACTORS_INLINE = False  # production: `run_reactors` follows the log
+    User.objects.all().delete()  # the next show has its own olga and mia
+    stream, _olga = _show(delay=0)
+    hook = _hook(stream, receiver)
+    with CaptureQueriesContext(connection) as request:
+        _disqualify_one(stream)
+    assert not [q for q in request.captured_queries if "hooks_" in q["sql"]]
+    assert len(request.captured_queries) < len(inline.captured_queries)
+    written = WebhookDelivery.objects.filter(endpoint=hook)
+    assert not written.exists()
+    _follow_once()
+    assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
+    outbox.sweep(older_than=0)
+    assert _kinds(receiver) == ["elimination", "elimination", "ruling", "ruling"]  # both shows
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_reactor_processes_share_the_log_and_one_takes_over_a_killed_one(
+    settings, receiver, wait_for
+):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from django.db import connection
+
+    from reactors.follow import partition_of
+    from reactors.models import ReactorPartition
+
+    settings.REACTORS_INLINE = False  # as in production: only the reactors' processes
+    stream, olga = _show(delay=0)
+    hook = _hook(stream, receiver)
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_BROKER_URL": "memory://",
+        "DJANGO_DEBUG": "1",
+        "REACTORS_INLINE": "0",
+        "REACTOR_LEASE_S": "1",
+    }
+    root = Path(__file__).resolve().parents[2]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "manage.py", "run_reactors"],
+            cwd=root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(2)
+    ]
+    held = ReactorPartition.objects.filter(reactor="webhooks").exclude(owner="")
+    try:
+        assert wait_for(
+            lambda: held.count() == 8 and len(set(held.values_list("owner", flat=True))) == 2, 90
+        ), list(held.values_list("partition", "owner"))
+        owner = held.get(partition=partition_of(stream)).owner
+        victim = next(p for p in procs if p.pid == int(owner.split(":")[1]))
+        victim.send_signal(signal.SIGKILL)  # no chance to give anything back
+        victim.wait(30)
+        _disqualify_one(stream)
+        written = WebhookDelivery.objects.filter(endpoint=hook)
+        assert wait_for(lambda: written.count() == 2, 90)
+        assert held.get(partition=partition_of(stream)).owner != owner
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+                p.wait(30)
+    assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
+    assert held.count() == 0  # the survivor, stopped cleanly, gave every partition back

@@ -167,15 +167,15 @@ def test_entrypoint_runs_from_any_directory_with_both_import_roots(tmp_path):
 def test_compose_runs_every_role_with_secrets_only_from_the_env_file():
     compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
     services = compose["services"]
-    assert set(services) == {"db", "redis", "migrate", "web", "worker", "beat"}
-    for role in ("migrate", "web", "worker", "beat"):
+    assert set(services) == {"db", "redis", "migrate", "web", "worker", "beat", "reactors"}
+    for role in ("migrate", "web", "worker", "beat", "reactors"):
         assert services[role]["command"] == [role]
         assert services[role]["env_file"] == [".env"]
     assert "grant_app_role" in (DOCKER / "entrypoint.sh").read_text()
     # two database URLs: the owner migrates, everything else is the app role
     migrate_env = services["migrate"]["environment"]
     assert "${POSTGRES_USER" in migrate_env["MIGRATE_DATABASE_URL"]
-    for role in ("web", "worker", "beat"):
+    for role in ("web", "worker", "beat", "reactors"):
         url = services[role]["environment"]["DATABASE_URL"]
         assert url.startswith("postgresql://${APP_DB_USER"), role
     assert "/healthz" in json.dumps(services["web"]["healthcheck"])
@@ -237,3 +237,26 @@ def test_a_worker_survives_redis_going_away_with_messages_unacked():
     qos._delivered = {"tag-1": object()}
     assert qos.restore_unacked() is None
     assert not qos._delivered
+
+
+def test_the_entrypoint_leaves_the_reactors_to_their_own_processes(tmp_path):
+    proc = subprocess.run(
+        [
+            str(DOCKER / "entrypoint.sh"),
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings;"
+            "print(settings.REACTORS_INLINE)",
+        ],
+        cwd=tmp_path,
+        env=production_env(tmp_path, DATABASE_URL="", REDIS_URL=""),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False"]
+    assert (
+        'reactors)\n    exec "$PYTHON" manage.py run_reactors'
+        in (DOCKER / "entrypoint.sh").read_text()
+    )

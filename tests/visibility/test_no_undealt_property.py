@@ -47,7 +47,16 @@ GAMES = [
     moment=st.floats(0, 1),
 )
 def test_no_delayed_payload_holds_an_undealt_card_an_order_or_a_salt(
-    client, fake_shows, at, game, policy, seed, moves, delay, moment
+    client,
+    fake_shows,
+    at,
+    game,
+    policy,
+    seed,
+    moves,
+    delay,
+    moment,
+    django_capture_on_commit_callbacks,
 ):
     name, seats, options = game
     show = fake_shows.add(f"fake-show-{uuid.uuid4().hex}", delay=delay, policy=policy)
@@ -55,15 +64,17 @@ def test_no_delayed_payload_holds_an_undealt_card_an_order_or_a_salt(
         show_stream=show, url="http://127.0.0.1:9/", kinds=["your_turn"], secret="s" * 64
     )
     rng = random.Random(seed)
-    match = services.create_match(
-        name,
-        seats,
-        options=options,
-        holders={s: "bot:random" for s in seats},
-        rng=rng,
-        show_stream=show,
-    )
-    services.run_bots(match, start=1_000_000.0, rng=rng, max_moves=moves)
+    # the reactors (webhook deliveries) run once the appends commit
+    with django_capture_on_commit_callbacks(execute=True):
+        match = services.create_match(
+            name,
+            seats,
+            options=options,
+            holders={s: "bot:random" for s in seats},
+            rng=rng,
+            show_stream=show,
+        )
+        services.run_bots(match, start=1_000_000.0, rng=rng, max_moves=moves)
     match.refresh_from_db()
     rows = read(match.stream)
     cut = rows[int(moment * (len(rows) - 1))].recorded_at.timestamp()

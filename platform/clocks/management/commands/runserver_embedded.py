@@ -3,6 +3,7 @@ from django.conf import settings
 
 from clocks import embedded
 from hooks import embedded as embedded_hooks
+from reactors import embedded as embedded_reactors
 from reminders import embedded as embedded_reminders
 from tournaments import recurring
 
@@ -15,6 +16,8 @@ class Command(RunserverCommand):
     def inner_run(self, *args, **options):
         embedded.start()
         self.stdout.write("clock worker running in-process (deadlines enforced)")
+        embedded_reactors.start()
+        self.stdout.write("reactors following the log in-process (webhook deliveries written)")
         if settings.CELERY_BROKER_URL.startswith("memory://"):  # else Celery workers send them
             embedded_hooks.start()
             self.stdout.write("webhook sender running in-process (deliveries sent)")

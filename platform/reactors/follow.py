@@ -1,0 +1,415 @@
+"""Reactors follow the log.
+
+A reactor is what reacts to an append and need not share its transaction
+(webhook deliveries first). It reads the log by position from a checkpoint
+kept in the database, one per partition of the streams, and its effects are
+idempotent: it may see an event more than once (at least once), and nothing
+is lost or doubled.
+
+Positions. An id from a sequence is taken at insert but seen at commit, so
+a lower id can appear after a higher one was read. On PostgreSQL each event
+records its writing transaction (``tx``, eventlog migration 0006) and a
+reader takes only events whose ``tx`` is below the oldest transaction still
+running (``pg_snapshot_xmin``; those of other databases left out), in (tx,
+id) order: nothing can appear below that line any more, so the checkpoint
+(tx, id) never passes an event that is still to commit. A long transaction
+that wrote holds the reactors back until it ends (never anything lost). SQLite writes one transaction at a time: ids commit in
+order and the position is the id (tx 0).
+
+Partitions. A stream belongs to partition ``partition_of(stream)``. Each
+process following the log (``manage.py run_reactors``, the embedded thread
+of ``make run``) is a ``Follower``: it says it is alive, takes its share of
+the partitions nobody holds or whose lease ran out, renews its leases, and
+gives back what is above its share when another follower joins. A partition's
+checkpoint moves in the same transaction as the reactor's database effects,
+while its row is locked and only if it still holds it, so a follower that
+lost its lease (killed, paused past it) never moves it: the one that took
+over starts from the last checkpoint committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from eventlog.models import StoredEvent
+
+from .models import ReactorFollower, ReactorPartition
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "eventlog_appended"  # NOTIFYed by every insert of events (eventlog 0006)
+BATCH = 500  # events read per pass
+POLL_S = 5.0  # catch up at least this often, notified or not
+
+
+@dataclass(frozen=True)
+class Reactor:
+    name: str
+    # the rows of one append (one stream, one transaction, in version order);
+    # must be idempotent: it may get the same rows again
+    handle: Callable[[list[StoredEvent]], None]
+    prefixes: tuple[str, ...] = ()  # the streams it cares about (none: all)
+
+    def wants(self, row: StoredEvent) -> bool:
+        return not self.prefixes or row.stream.startswith(self.prefixes)
+
+
+_reactors: dict[str, Reactor] = {}
+
+
+def register(name: str, handle: Callable, *, prefixes: tuple[str, ...] = ()) -> Reactor:
+    reactor = _reactors[name] = Reactor(name, handle, tuple(prefixes))
+    return reactor
+
+
+def registered() -> list[Reactor]:
+    return list(_reactors.values())
+
+
+def partition_of(stream: str, partitions: int | None = None) -> int:
+    """The partition of a stream; the same as ``_PARTITION_SQL``."""
+    n = partitions or settings.REACTOR_PARTITIONS
+    return int(hashlib.md5(stream.encode()).hexdigest()[:8], 16) % n
+
+
+_PARTITION_SQL = "('x' || substr(md5(stream), 1, 8))::bit(32)::bigint %% %s = %s"
+_TABLE = StoredEvent._meta.db_table
+_COLUMNS = "id, stream, version, type, data, metadata, command_id, command_seq, recorded_at"
+# The line: the oldest transaction still running when the snapshot was taken
+# (pg_snapshot_xmin), except those seen running in another database (they never
+# write here; on a shared server they would hold every reactor back).
+_LINE_PG = (
+    "WITH snap AS (SELECT pg_current_snapshot() AS s) "
+    "SELECT COALESCE((SELECT min(x) FROM snap, pg_snapshot_xip(snap.s) AS x "
+    "WHERE (x::text::bigint & 4294967295) NOT IN (SELECT backend_xid::text::bigint "
+    "FROM pg_stat_activity WHERE datname <> current_database() AND backend_xid IS NOT NULL)), "
+    "(SELECT pg_snapshot_xmax(s) FROM snap))"
+)
+_READ_PG = (
+    f"SELECT {_COLUMNS}, tx::text AS tx_text FROM {_TABLE} "
+    f"WHERE (tx, id) > (%s::text::xid8, %s) AND tx < ({_LINE_PG}) "
+    f"AND {_PARTITION_SQL} ORDER BY tx, id LIMIT %s"
+)
+# the rest of a transaction a full batch cut (it has ended: its rows are all there)
+_REST_OF_TX_PG = (
+    f"SELECT {_COLUMNS}, tx::text AS tx_text FROM {_TABLE} "
+    f"WHERE tx = %s::text::xid8 AND id > %s AND {_PARTITION_SQL} ORDER BY id"
+)
+
+
+def read_after(
+    position: tuple[int, int], partition: int, partitions: int, limit: int = BATCH
+) -> tuple[list[StoredEvent], tuple[int, int] | None]:
+    """The events of ``partition`` past ``position`` that no open transaction
+    can still precede, in log order, whole transactions only; and the
+    position the reader may move to (None: nothing new). Run it outside any
+    transaction of one's own (its snapshot would hold the line back)."""
+    after_tx, after_id = position
+    if connection.vendor == "postgresql":
+        rows = list(
+            StoredEvent.objects.raw(
+                _READ_PG, [str(after_tx), after_id, partitions, partition, limit]
+            )
+        )
+        if len(rows) == limit:
+            rows += StoredEvent.objects.raw(
+                _REST_OF_TX_PG, [rows[-1].tx_text, rows[-1].id, partitions, partition]
+            )
+        for row in rows:
+            row.tx = int(row.tx_text)
+        return rows, ((rows[-1].tx, rows[-1].id) if rows else None)
+    # SQLite: one writer at a time, ids commit in order; other partitions' rows are skipped
+    scanned = list(StoredEvent.objects.filter(id__gt=after_id).order_by("id")[:limit])
+    if not scanned:
+        return [], None
+    rows = [r for r in scanned if partition_of(r.stream, partitions) == partition]
+    for row in rows:
+        row.tx = None
+    return rows, (0, scanned[-1].id)
+
+
+def appends(rows: list[StoredEvent]) -> list[list[StoredEvent]]:
+    """``rows`` (in log order) as the appends that wrote them: per stream and
+    writing transaction (on SQLite, per run of one stream and command id)."""
+    out: list[list[StoredEvent]] = []
+    groups: dict[tuple, list[StoredEvent]] = {}
+    for row in rows:
+        tx = getattr(row, "tx", None)
+        if tx is None:
+            if (
+                out
+                and out[-1][-1].stream == row.stream
+                and out[-1][-1].command_id == row.command_id
+            ):
+                out[-1].append(row)
+            else:
+                out.append([row])
+            continue
+        group = groups.get((row.stream, tx))
+        if group is None:
+            group = groups[(row.stream, tx)] = []
+            out.append(group)
+        group.append(row)
+    return [sorted(g, key=lambda r: r.version) for g in out]
+
+
+def _handle(reactor: Reactor, rows: list[StoredEvent]) -> None:
+    """One append's rows to one reactor, in a savepoint: a failing reactor is
+    logged and passed (as a failing after-commit hook was), except when the
+    database itself failed: then the whole pass is tried again."""
+    try:
+        with transaction.atomic():
+            reactor.handle(rows)
+    except (OperationalError, InterfaceError):
+        raise
+    except Exception:
+        log.exception("reactor %s failed on %s@%s", reactor.name, rows[0].stream, rows[-1].version)
+
+
+def run_inline(rows: list[StoredEvent]) -> None:
+    """Embedded mode (``REACTORS_INLINE``): right after an append commits, its
+    own process runs the reactors on its rows; the follower still passes over
+    them later (a crash in between loses nothing; handling twice doubles
+    nothing)."""
+    if not settings.REACTORS_INLINE:
+        return  # production: the reactors' own processes follow the log
+    for reactor in registered():
+        mine = [r for r in rows if reactor.wants(r)]
+        if not mine:
+            continue
+        try:
+            reactor.handle(mine)
+        except Exception:  # a broken reactor must not undo a committed append
+            log.exception("reactor %s failed after an append", reactor.name)
+    from . import embedded
+
+    embedded.wake()
+
+
+def default_owner(kind: str = "") -> str:
+    """A follower's name: this host and process, and a token of its own."""
+    return f"{socket.gethostname()}:{os.getpid()}:{kind}{uuid.uuid4().hex[:8]}"
+
+
+class Follower:
+    """One process's (or thread's) share of the reactors' partitions."""
+
+    def __init__(
+        self,
+        owner: str | None = None,
+        *,
+        reactors: list[Reactor] | None = None,
+        partitions: int | None = None,
+        lease_s: float | None = None,
+        batch: int = BATCH,
+    ):
+        self.owner = owner or default_owner()
+        self.reactors = {r.name: r for r in (reactors if reactors is not None else registered())}
+        self.partitions = partitions or settings.REACTOR_PARTITIONS
+        self.lease_s = lease_s or settings.REACTOR_LEASE_S
+        self.batch = batch
+        self.held: set[tuple[str, int]] = set()
+        self._rows_made = False
+        self._next_beat = 0.0
+
+    # ---- leases -------------------------------------------------------------
+    def beat(self) -> set[tuple[str, int]]:
+        """Say alive; renew what is held up to a fair share (the partitions
+        over the live followers), give back the rest, take free ones up to it."""
+        now = timezone.now()
+        until = now + timedelta(seconds=self.lease_s)
+        if not self._rows_made:
+            ReactorPartition.objects.bulk_create(
+                [
+                    ReactorPartition(reactor=name, partition=p)
+                    for name in self.reactors
+                    for p in range(self.partitions)
+                ],
+                ignore_conflicts=True,
+            )
+            self._rows_made = True
+        ReactorFollower.objects.update_or_create(owner=self.owner, defaults={"alive_until": until})
+        ReactorFollower.objects.filter(alive_until__lt=now - 10 * (until - now)).delete()
+        alive = ReactorFollower.objects.filter(alive_until__gt=now).count()
+        share = -(-self.partitions // max(1, alive))
+        held = set()
+        for name in self.reactors:
+            rows = ReactorPartition.objects.filter(reactor=name, partition__lt=self.partitions)
+            mine = sorted(rows.filter(owner=self.owner).values_list("partition", flat=True))
+            if mine[share:]:
+                rows.filter(owner=self.owner, partition__in=mine[share:]).update(
+                    owner="", lease_until=None
+                )
+            kept = mine[:share]
+            if kept:
+                rows.filter(owner=self.owner, partition__in=kept).update(lease_until=until)
+            kept = set(rows.filter(owner=self.owner).values_list("partition", flat=True))
+            free = Q(owner="") | Q(lease_until__isnull=True) | Q(lease_until__lt=now)
+            for p in rows.filter(free).order_by("partition").values_list("partition", flat=True):
+                if len(kept) >= share:
+                    break
+                # the condition again in the UPDATE: of two takers, one wins
+                if rows.filter(free, partition=p).update(owner=self.owner, lease_until=until):
+                    kept.add(p)
+            held |= {(name, p) for p in kept}
+        self.held = held
+        return held
+
+    def leave(self) -> None:
+        """A clean stop: give every partition back at once."""
+        ReactorPartition.objects.filter(owner=self.owner).update(owner="", lease_until=None)
+        ReactorFollower.objects.filter(owner=self.owner).delete()
+        self.held = set()
+
+    # ---- following ------------------------------------------------------------
+    def catch_up(self) -> int:
+        """Every held partition to the end of what is final; events handled.
+        The reactors at the same checkpoint of a partition (the usual case)
+        share one read and one transaction."""
+        done = 0
+        while True:
+            held = list(
+                ReactorPartition.objects.filter(
+                    owner=self.owner, reactor__in=list(self.reactors), partition__lt=self.partitions
+                )
+            )
+            self.held = {(part.reactor, part.partition) for part in held}
+            at: dict[tuple[int, int, int], list[ReactorPartition]] = {}
+            for part in held:
+                at.setdefault((part.partition, part.after_tx, part.after_id), []).append(part)
+            moved = False
+            for (partition, *position), parts in sorted(at.items()):
+                n = self._pass(partition, tuple(position), parts)
+                if n is not None:
+                    moved, done = True, done + n
+            if not moved:
+                return done
+
+    def _pass(
+        self, partition: int, position: tuple[int, int], parts: list[ReactorPartition]
+    ) -> int | None:
+        """One batch of one partition for the reactors at ``position`` there,
+        handled and checkpointed in one transaction; None when nothing moved
+        (nothing new, or no longer held)."""
+        rows, moved_to = read_after(position, partition, self.partitions, self.batch)
+        if moved_to is None:
+            return None
+        with transaction.atomic():
+            # still ours and where we read from: else another follower took it
+            # over and goes on from the checkpoint
+            mine = set(
+                ReactorPartition.objects.select_for_update()
+                .filter(
+                    pk__in=[p.pk for p in parts],
+                    owner=self.owner,
+                    after_tx=position[0],
+                    after_id=position[1],
+                )
+                .values_list("pk", flat=True)
+            )
+            self.held -= {(p.reactor, p.partition) for p in parts if p.pk not in mine}
+            if not mine:
+                return None
+            for part in parts:
+                if part.pk in mine:
+                    reactor = self.reactors[part.reactor]
+                    for rows_of_append in appends([r for r in rows if reactor.wants(r)]):
+                        _handle(reactor, rows_of_append)
+            ReactorPartition.objects.filter(pk__in=mine).update(
+                after_tx=moved_to[0], after_id=moved_to[1]
+            )
+        return len(rows)
+
+    def step(self, poll_s: float = POLL_S) -> float:
+        """The leases renewed when due (every third of one), then caught up;
+        returns the seconds to wait before the next step at most."""
+        if time.monotonic() >= self._next_beat:
+            self.beat()
+            self._next_beat = time.monotonic() + self.lease_s / 3
+        self.catch_up()
+        return max(0.0, min(poll_s, self._next_beat - time.monotonic()))
+
+    def run(self, stop: threading.Event, *, poll_s: float = POLL_S) -> None:
+        """Follow until ``stop``, then give the partitions back: woken by
+        NOTIFY (PostgreSQL), catching up at least every ``poll_s``."""
+        from django.db import close_old_connections
+
+        wakeup = Wakeup()
+        wakeup.listen()  # before the first catch-up: no commit falls between the two
+        try:
+            while not stop.is_set():
+                wait = poll_s
+                try:
+                    close_old_connections()
+                    wait = self.step(poll_s)
+                except DatabaseError:
+                    log.exception("reactors: the database failed; trying again")
+                    connection.close()
+                wakeup.wait(wait)
+        finally:
+            wakeup.close()
+            try:
+                self.leave()
+            except DatabaseError:
+                log.exception("reactors: could not give the partitions back")
+
+
+class Wakeup:
+    """Waits for the next append: LISTEN on a connection of its own on
+    PostgreSQL; elsewhere the timeout alone (embedded mode wakes its thread)."""
+
+    def __init__(self):
+        self._conn = None
+
+    def listen(self):
+        """The listening connection (None: polling only)."""
+        if self._conn is None and connection.vendor == "postgresql":
+            try:
+                conn = connection.get_new_connection(connection.get_connection_params())
+                conn.autocommit = True
+                conn.execute(f"LISTEN {CHANNEL}")
+                self._conn = conn
+            except Exception:
+                log.exception("reactors: cannot LISTEN; polling")
+        return self._conn
+
+    def wait(self, timeout: float) -> None:
+        """Until an append commits or ``timeout``. Once the listening
+        connection failed, the next wait listens again and returns at once:
+        what was appended meanwhile is read by the next catch-up."""
+        fresh = self._conn is None
+        conn = self.listen()
+        if conn is None:
+            time.sleep(timeout)
+            return
+        if fresh:
+            return
+        try:
+            for _ in conn.notifies(timeout=timeout, stop_after=1):
+                break
+            for _ in conn.notifies(timeout=0):  # the rest already here: one catch-up for all
+                pass
+        except Exception:
+            log.exception("reactors: the LISTEN connection failed; polling")
+            self.close()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            finally:
+                self._conn = None

@@ -1,0 +1,273 @@
+"""Reactors follow the log (reactors.follow) on PostgreSQL: a reader never
+passes an event whose transaction is still open, even when a lower position
+commits after a higher one; followers share the partitions, one that dies
+is taken over, nothing lost and nothing doubled; a restart resumes from the
+checkpoint. An effect here is "handled": recorded when the reactor's
+transaction (with its checkpoint) commits, as a database effect would be."""
+
+import random
+import threading
+from collections import Counter
+
+import pytest
+from django.db import connection, transaction
+
+from eventlog import store
+from eventlog.store import NewEvent
+from reactors import follow
+from reactors.follow import Follower, Reactor, partition_of
+from reactors.models import ReactorFollower, ReactorPartition
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+PARTITIONS = 8
+
+
+class Handled:
+    """What a test reactor did, by event id and by follower, once committed."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.ids: Counter = Counter()
+        self.by: Counter = Counter()
+
+    def reactor(self, owner: str = "") -> Reactor:
+        def handle(rows):
+            ids = [r.id for r in rows]
+
+            def done():
+                with self.lock:
+                    self.ids.update(ids)
+                    self.by[owner] += len(ids)
+
+            transaction.on_commit(done)
+
+        return Reactor("test", handle, ("t-",))
+
+    def all_once(self, ids) -> bool:
+        with self.lock:
+            return set(self.ids) == set(ids)
+
+    def doubled(self) -> list:
+        with self.lock:
+            return [i for i, n in self.ids.items() if n > 1]
+
+
+def _follower(handled, name, lease_s=10.0):
+    return Follower(name, reactors=[handled.reactor(name)], partitions=PARTITIONS, lease_s=lease_s)
+
+
+def _append(stream, n=1) -> list[int]:
+    rows = store.append(stream, store.stream_version(stream), [NewEvent("thing_done", {})] * n)
+    return [r.id for r in rows]
+
+
+def _in_thread(fn):
+    """``fn`` on a thread of its own (its own database connection)."""
+    out = {}
+
+    def run():
+        try:
+            out["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            out["error"] = e
+        finally:
+            connection.close()
+
+    t = threading.Thread(target=run)
+    t.start()
+    return t, out
+
+
+def _held(owner) -> int:
+    return ReactorPartition.objects.filter(reactor="test", owner=owner).count()
+
+
+def test_the_partition_of_a_stream_is_the_same_in_python_and_sql():
+    streams = [f"t-{i}" for i in range(40)] + ["match-abc", "show-0b231276643b4eb3"]
+    with connection.cursor() as cur:
+        for s in streams:
+            cur.execute(
+                "SELECT " + follow._PARTITION_SQL.replace("stream", "%s"),
+                [s, 8, partition_of(s, 8)],
+            )
+            assert cur.fetchone()[0] is True
+    assert len({partition_of(s, 8) for s in streams}) == 8
+
+
+def test_a_lower_position_committed_after_a_higher_one_is_not_skipped():
+    handled = Handled()
+    reader = _follower(handled, "reader")
+    reader.beat()
+    appended, release = threading.Event(), threading.Event()
+
+    def slow_writer():  # takes its position first, commits last
+        with transaction.atomic():
+            ids = _append("t-slow")
+            appended.set()
+            assert release.wait(30)
+        return ids
+
+    slow, out = _in_thread(slow_writer)
+    assert appended.wait(30)
+    fast = _append("t-fast")  # a higher position, committed at once
+    reader.catch_up()
+    # the line stays below the open transaction: the higher position waits too
+    assert not handled.ids
+    release.set()
+    slow.join(30)
+    assert "error" not in out, out.get("error")
+    assert out["value"][0] < fast[0]
+    reader.catch_up()
+    assert handled.ids == Counter(out["value"] + fast)
+
+
+def test_concurrent_writers_lose_nothing_and_double_nothing(wait_for):
+    handled = Handled()
+    reader = _follower(handled, "reader")
+    stop = threading.Event()
+    written: list[int] = []
+    lock = threading.Lock()
+    start = threading.Barrier(4)
+
+    def writer(k):
+        rng = random.Random(k)
+        start.wait(30)
+        for i in range(15):
+            with transaction.atomic():  # transactions of one or more appends, interleaved
+                ids = _append(f"t-w{k}-{i % 3}", rng.randint(1, 3))
+                if rng.random() < 0.5:
+                    ids += _append(f"t-w{k}-x{i}")
+            with lock:
+                written.extend(ids)
+
+    def follow_all():
+        while not stop.is_set():
+            reader.step(poll_s=0.01)
+            stop.wait(0.01)
+
+    threads = [_in_thread(lambda k=k: writer(k)) for k in range(4)]
+    follower_thread, follower_out = _in_thread(follow_all)
+    try:
+        for t, out in threads:
+            t.join(60)
+            assert "error" not in out, out.get("error")
+        assert wait_for(lambda: handled.all_once(written), 30), (len(written), len(handled.ids))
+    finally:
+        stop.set()
+        follower_thread.join(30)
+    assert "error" not in follower_out, follower_out.get("error")
+    assert handled.doubled() == [] and len(written) >= 60
+
+
+def test_two_followers_share_the_partitions_and_one_takes_over_when_the_other_dies(wait_for):
+    handled = Handled()
+    a, b = _follower(handled, "a", lease_s=1.0), _follower(handled, "b", lease_s=1.0)
+    stops = {"a": threading.Event(), "b": threading.Event()}
+
+    def loop(follower):
+        # a crash: the loop ends, nothing given back (no leave)
+        while not stops[follower.owner].is_set():
+            follower.step(poll_s=0.02)
+            stops[follower.owner].wait(0.02)
+
+    runs = {"a": _in_thread(lambda: loop(a))}
+    assert wait_for(lambda: _held("a") == PARTITIONS)
+    runs["b"] = _in_thread(lambda: loop(b))
+    assert wait_for(lambda: _held("a") == _held("b") == PARTITIONS // 2), (_held("a"), _held("b"))
+
+    first = [i for k in range(24) for i in _append(f"t-s{k}")]
+    assert wait_for(lambda: handled.all_once(first))
+    assert handled.by["a"] and handled.by["b"]  # both followed their share
+
+    stops["a"].set()  # a dies
+    runs["a"][0].join(30)
+    second = [i for k in range(24) for i in _append(f"t-s{k}", 2)]
+    try:
+        assert wait_for(lambda: handled.all_once(first + second), 30)
+        assert wait_for(lambda: _held("b") == PARTITIONS)
+    finally:
+        stops["b"].set()
+        runs["b"][0].join(30)
+    assert handled.doubled() == []
+    for _name, (_t, out) in runs.items():
+        assert "error" not in out, out.get("error")
+
+
+def test_a_follower_that_lost_its_lease_moves_nothing(monkeypatch):
+    """Between its read and its commit, another took the partition over: its
+    batch is dropped, the new holder handles it, once."""
+    handled = Handled()
+    a, b = _follower(handled, "a", lease_s=30), _follower(handled, "b", lease_s=30)
+    a.beat()
+    ids = [i for k in range(8) for i in _append(f"t-l{k}")]
+    real = follow.read_after
+
+    def read_then_lose(*args, **kw):
+        got = real(*args, **kw)
+        # a's lease runs out and b (alone alive) takes every partition over
+        ReactorPartition.objects.filter(owner="a").update(lease_until="2000-01-01T00:00Z")
+        ReactorFollower.objects.filter(owner="a").delete()
+        b.beat()
+        return got
+
+    monkeypatch.setattr(follow, "read_after", read_then_lose)
+    assert a.catch_up() == 0 and not handled.ids and _held("a") == 0
+    monkeypatch.setattr(follow, "read_after", real)
+    assert _held("b") == PARTITIONS
+    b.catch_up()
+    assert handled.ids == Counter(ids) and handled.by["b"] == len(ids)
+
+
+def test_a_restart_resumes_from_the_checkpoint():
+    handled = Handled()
+    first = _follower(handled, "first")
+    first.beat()
+    before = [i for k in range(10) for i in _append(f"t-r{k}")]
+    first.catch_up()
+    first.leave()  # a clean stop gives everything back at once
+    assert ReactorPartition.objects.filter(reactor="test").exclude(owner="").count() == 0
+    after = [i for k in range(10) for i in _append(f"t-r{k}")]
+    again = _follower(handled, "again")
+    again.beat()
+    again.catch_up()
+    assert handled.ids == Counter(before + after)
+    assert handled.by["first"] == len(before) and handled.by["again"] == len(after)
+
+
+def test_run_wakes_on_notify_and_gives_back_on_stop(wait_for):
+    handled = Handled()
+    follower = _follower(handled, "runner", lease_s=600)
+    stop = threading.Event()
+    # long polls and beats: only the NOTIFY of an append wakes it within the wait
+    runner, out = _in_thread(lambda: follower.run(stop, poll_s=60))
+    try:
+        assert wait_for(lambda: _held("runner") == PARTITIONS)
+        ids = _append("t-notified", 2)
+        assert wait_for(lambda: handled.all_once(ids), 30)
+    finally:
+        stop.set()
+        _append("t-wake")  # its NOTIFY ends the wait
+        runner.join(30)
+    assert "error" not in out, out.get("error")
+    assert _held("runner") == 0 and not ReactorFollower.objects.filter(owner="runner").exists()
+
+
+def test_a_failing_reactor_is_passed_and_the_others_go_on(caplog):
+    handled = Handled()
+
+    def broken(rows):
+        raise RuntimeError("a bug in one reactor")
+
+    follower = Follower(
+        "f",
+        reactors=[Reactor("broken", broken, ("t-",)), handled.reactor("f")],
+        partitions=PARTITIONS,
+    )
+    follower.beat()
+    ids = _append("t-bug", 2)
+    follower.catch_up()
+    assert handled.ids == Counter(ids)
+    assert "reactor broken failed on t-bug@2" in caplog.text
+    moved = ReactorPartition.objects.get(reactor="broken", partition=partition_of("t-bug"))
+    assert moved.after_id == ids[-1]  # logged and passed, not retried forever

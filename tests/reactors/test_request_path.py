@@ -1,0 +1,95 @@
+"""With the reactors in their own processes (production), a move is load,
+decide, append, answer: publishing it, its webhooks and arming its clock are
+left to the reactors, which follow the log."""
+
+import random
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from clocks import arming
+from games import services
+from games.core.playout import bot_command
+from games.core.registry import series_for
+from live import publisher
+from reactors.follow import Follower
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def _match(ana, ben, show_stream=""):
+    return services.create_match(
+        "love-me-not",
+        ["ana", "ben"],
+        holders={"ana": ana.pk, "ben": ben.pk},
+        options={"decision_s": 30, "first_to": 2},
+        rng=random.Random(5),
+        show_stream=show_stream,
+    )
+
+
+def _move(match) -> list[str]:
+    """The queries of one legal move."""
+    state = services.load(match).state
+    series = series_for(match.game)
+    seat = series.pending(state)[0].seat
+    command = bot_command(series, state, seat, "random", random.Random(3))
+    with CaptureQueriesContext(connection) as seen:
+        services.submit(match, seat, command, actor=seat)
+    return [q["sql"] for q in seen.captured_queries]
+
+
+def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(settings, monkeypatch):
+    ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
+    inline = _move(_match(ana, ben))
+    announced, armed = [], []
+    monkeypatch.setattr(publisher, "send", lambda layer, sends: announced.extend(sends))
+    monkeypatch.setattr(arming, "arm", lambda pk, deadline: armed.append((pk, deadline)))
+
+    settings.REACTORS_INLINE = False
+    match = _match(ana, ben)
+    request = _move(match)
+    assert len(request) < len(inline), (len(request), len(inline))
+    assert not [q for q in request if "hooks_" in q]
+    assert announced == [] and armed == []  # the request announced and armed nothing
+
+    follower = Follower()
+    follower.beat()
+    follower.catch_up()
+    follower.leave()
+    versions = {m["version"] for _group, m in announced}
+    assert max(versions) == services.load(match).version
+    match.refresh_from_db()
+    assert match.next_deadline is not None and (match.pk, match.next_deadline) in armed
+
+
+def test_a_late_reactor_tells_whose_turn_it_was_at_each_append(settings):
+    import json
+
+    from hooks.models import WebhookDelivery, WebhookEndpoint
+
+    settings.REACTORS_INLINE = False
+    ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
+    match = _match(ana, ben, show_stream="show-late")
+    WebhookEndpoint.objects.create(
+        show_stream="show-late", url="http://127.0.0.1:9/", kinds=["your_turn"], secret="s" * 64
+    )
+    series = series_for(match.game)
+    turns = {}
+    for _ in range(4):
+        _move(match)
+        loaded = services.load(match)
+        turns[loaded.version] = sorted({d.seat for d in series.pending(loaded.state)})
+    assert len({tuple(seats) for seats in turns.values()}) > 1  # the turn changed hands
+
+    follower = Follower()  # comes to the four moves only now
+    follower.beat()
+    follower.catch_up()
+    follower.leave()
+    told = {
+        d.version: json.loads(d.body)["seats"]
+        for d in WebhookDelivery.objects.filter(stream=match.stream, kind="your_turn")
+    }
+    assert {v: told.get(v) for v in turns} == turns
