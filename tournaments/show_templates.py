@@ -16,12 +16,23 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django_celery_beat.models import CrontabSchedule, PeriodicTask
 
-from eventlog.commands import once
+from eventlog.commands import BadCommandId
+from eventlog.commands import once as once_per_id
 from games.core.protocol import RoleRequired, RuleError
 
 from . import show_services, shows
 from .models import ShowTemplate, TemplateShow
 from .shows.options import MAX_ENTRANTS
+
+
+def once(scope: str, body: Any, write, **command) -> Any:
+    """``eventlog.commands.once``, with a malformed command id refused in
+    the rules' words like any other refusal."""
+    try:
+        return once_per_id(scope, body, write, **command)
+    except BadCommandId as exc:
+        raise RuleError(str(exc)) from None
+
 
 TASK = "tournaments.create_from_template"
 MAX_ANNOUNCE_DAYS = 6  # a weekly show is announced at most six days ahead

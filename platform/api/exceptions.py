@@ -11,6 +11,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from eventlog.commands import BadCommandId
 from eventlog.store import CommandIdReused, ConcurrencyError, stream_version
 from games.core.protocol import RoleRequired, RuleError
 
@@ -54,6 +55,8 @@ def handle(exc, context):
         return error("permission_denied", str(exc), status.HTTP_403_FORBIDDEN)
     if isinstance(exc, RuleError):
         return error("rule", str(exc), 422)
+    if isinstance(exc, BadCommandId):  # the serializers check it first; kept as a 400 anyway
+        return error("invalid", str(exc), status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, CommandIdReused):
         return error("command_id_reused", str(exc), status.HTTP_409_CONFLICT)
     if isinstance(exc, ConcurrencyError):

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from eventlog.commands import command_args, once
+from eventlog.commands import BadCommandId, command_args, once
 from eventlog.store import CommandIdReused
 from games.core.protocol import RuleError
 from tournaments.words import FORM_REUSED
@@ -49,7 +49,7 @@ def tokens(request):
 
         try:
             once("api-token", {"name": name}, issue, **command_args(request))
-        except RuleError as exc:
+        except (RuleError, BadCommandId) as exc:
             form.add_error(None, str(exc))
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
@@ -78,7 +78,7 @@ def revoke(request, pk: int):
     if request.method == "POST":
         try:
             once("api-token-revoke", {"token": token.pk}, _revoked(token), **command_args(request))
-        except (CommandIdReused, RuleError) as exc:  # reused, or not an id at all
+        except (CommandIdReused, RuleError, BadCommandId) as exc:  # reused, or not an id at all
             error = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
             context = {"token": token, "error": error}
             return render(request, "api/token_revoke.html", context, status=400)

@@ -14,10 +14,12 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from games.core.protocol import RuleError
-
 from .models import CommandRecord
 from .store import CommandIdReused, client_command_id, command_fingerprint
+
+
+class BadCommandId(ValueError):
+    """What a client sent as a command id is not one (the rule in words)."""
 
 
 def command_args(request, data: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -43,7 +45,7 @@ def once(
     try:
         key = client_command_id(command_id)
     except ValueError as exc:
-        raise RuleError(str(exc)) from None
+        raise BadCommandId(str(exc)) from None
     fingerprint = command_fingerprint(account, body)
     try:
         with transaction.atomic():

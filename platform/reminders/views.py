@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from eventlog.commands import command_args, once
+from eventlog.commands import BadCommandId, command_args, once
 from eventlog.store import CommandIdReused
 from games.core.protocol import RuleError
 from hooks.addresses import RefusedAddress
@@ -101,7 +101,7 @@ def new_calendar_link(request):
 
     try:  # a resent form (a double click) makes one new link, not two
         once("calendar-link", {"user": request.user.pk}, renew, **command_args(request))
-    except (CommandIdReused, RuleError) as exc:  # reused, or not an id at all
+    except (CommandIdReused, RuleError, BadCommandId) as exc:  # reused, or not an id at all
         messages.error(request, FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc))
         return redirect("reminders:settings")
     messages.success(request, _("Your calendar has a new link; the old one no longer works."))

@@ -43,6 +43,8 @@ ALLOWED = {
     ("account/reminders/seen", "post"): "marks every reminder seen",
     ("account/reminders/push", "post"): "this browser's subscription, kept by its endpoint",
     ("account/reminders/push/off", "post"): "removes every browser",
+    # a ruling is checked here and written from its confirm page, which carries the id on
+    ("shows/<int:pk>/disputes/<int:no>/rule", "post"): "a check: the confirm page writes",
     # the API's catch-all answers 404 to every method: it writes nothing
     ("api/", "*"): "NoSuchEndpoint: a JSON 404",
 }
