@@ -3,6 +3,8 @@ only what the tests need turned on explicitly (a key of their own)."""
 
 import os
 
+from django.conf import global_settings
+
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-key-not-secret-" + "t" * 40)
 
 from .settings import *  # noqa: E402,F403
@@ -13,3 +15,10 @@ HOOKS_ALLOW_PRIVATE_ADDRESSES = True
 # tests log in with client.login() (no request): the lockout is tested on its own
 # (tests/config/test_login_lockout.py turns it on)
 AXES_ENABLED = False
+
+# accounts made by the tests hash their passwords fast (production keeps
+# Django's PBKDF2: about 0.4 s a password here, paid by every user a test makes)
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.MD5PasswordHasher",
+    *global_settings.PASSWORD_HASHERS,
+]
