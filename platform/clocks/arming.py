@@ -1,9 +1,16 @@
-"""After every append, arm the match's earliest deadline (the clocks reactor:
-reactors.follow)."""
+"""After every append, wake the enforcer at the match's earliest deadline (the
+clocks reactor: reactors.follow).
+
+Arming does not hold one task per deadline: it asks for one run of the
+batch enforcer (``clocks.enforce_due``) at the end of the short window the
+deadline falls in, and that run enforces every deadline due by then. Deadlines
+in one window share a wake-up; a wake-up that finds nothing due costs one
+query."""
 
 from __future__ import annotations
 
 import logging
+import math
 from collections import OrderedDict
 from datetime import UTC, datetime
 
@@ -11,11 +18,11 @@ from django.conf import settings
 
 log = logging.getLogger(__name__)
 
+WAKE_WINDOW_S = 0.01  # deadlines this close share one wake-up (its end: never early)
 
-# (match id, deadline) already armed by this process: one transaction may
-# append several times (a match's creation does), and each append's hook
-# would otherwise send the same task again
-_armed: OrderedDict[tuple[int, datetime], None] = OrderedDict()
+# wake-up times already asked for by this process: one transaction may append
+# several times (a match's creation does), and many matches share a window
+_armed: OrderedDict[datetime, None] = OrderedDict()
 _ARMED_MAX = 10_000
 
 
@@ -25,31 +32,35 @@ def arm_after_append(rows) -> None:
         return
     from games.models import Match
 
-    for match in Match.objects.filter(
+    deadlines = Match.objects.filter(
         stream__in=streams, status="live", next_deadline__isnull=False
-    ):
-        key = (match.pk, match.next_deadline)
-        if key in _armed:
-            continue
-        _armed[key] = None
-        if len(_armed) > _ARMED_MAX:
-            _armed.popitem(last=False)
-        arm(match.pk, match.next_deadline)
+    ).values_list("next_deadline", flat=True)
+    for deadline in sorted(set(deadlines)):
+        wake_at(deadline)
 
 
-def arm(match_id: int, deadline: datetime) -> None:
+def wake_at(deadline: datetime) -> None:
+    """Have the enforcer run once ``deadline`` has passed."""
     if settings.CELERY_BROKER_URL.startswith("memory://"):
         from .embedded import wake
 
         wake()
         return
-    from .tasks import enforce_deadline
+    at = window_end(deadline)
+    if at in _armed:
+        return
+    _armed[at] = None
+    if len(_armed) > _ARMED_MAX:
+        _armed.popitem(last=False)
+    from .tasks import enforce_due_deadlines
 
     try:
-        enforce_deadline.apply_async(args=[match_id], eta=deadline)
-    except Exception:  # the sweep enforces it anyway; never fail the move for this
-        log.exception("could not arm the deadline of match %s", match_id)
+        enforce_due_deadlines.apply_async(eta=at)
+    except Exception:  # the sweep enforces it anyway; never fail the reactor for this
+        log.exception("could not arm the enforcer for %s", deadline.isoformat())
 
 
-def seconds_until(deadline: datetime) -> float:
-    return (deadline - datetime.now(UTC)).total_seconds()
+def window_end(deadline: datetime) -> datetime:
+    """The end of the wake-up window ``deadline`` falls in."""
+    ticks = math.ceil(round(deadline.timestamp() / WAKE_WINDOW_S, 6))
+    return datetime.fromtimestamp(ticks * WAKE_WINDOW_S, tz=UTC)

@@ -1,16 +1,22 @@
 """Enforcing deadlines: the one place a timeout is submitted.
 
-A deadline is enforced by submitting ``timeout`` through the same command
-path as a player, with a system command id made from the deadline (scoped
-to the match's stream, and never equal to a client's id), so enforcing the
-same deadline twice (the armed task and the sweep, or two workers) writes
-one set of events, and only the first counts as written."""
+The match rows' ``next_deadline`` is the deadline index. ``enforce_due`` reads
+every due match from it in batches (earliest first) and submits each one's
+``timeout`` through the same command path as a player, with a system command
+id made from the deadline (scoped to the match's stream, and never equal to a
+client's id), so enforcing the same deadline twice (two wake-ups, the sweep,
+two workers) writes one set of events, and only the first counts as written.
+Enforcers running at once share a batch: each match is claimed for the length
+of its own transaction (a PostgreSQL advisory lock, tried, never waited for),
+so the others skip it, and a killed enforcer's claims end with its connection."""
 
 from __future__ import annotations
 
 import logging
 import time
-from datetime import UTC
+from datetime import UTC, datetime
+
+from django.db import connection, transaction
 
 from config.logging import log_context
 from eventlog.store import ConcurrencyError, system_command_id
@@ -20,15 +26,72 @@ from games.models import Match
 
 log = logging.getLogger(__name__)
 
+BATCH = 100  # due matches read from the index per query
+CLOCK_LOCK = 0x636C6B73  # "clks": the advisory lock class of a claimed match
+
+
+def enforce_due(now: float | None = None, limit: int = BATCH) -> int:
+    """Fire every passed deadline in the index; returns events written.
+
+    Reads the due matches ``limit`` at a time, earliest deadline first,
+    and goes on after the last one read (a match it could not move on is not
+    read again), until a read finds fewer than ``limit``."""
+    written = 0
+    after: tuple[datetime, int] | None = None
+    while True:
+        at = datetime.fromtimestamp(time.time() if now is None else now, tz=UTC)
+        due = Match.objects.filter(status="live", next_deadline__lte=at)
+        if after is not None:
+            due = due.filter(next_deadline__gte=after[0]).exclude(
+                next_deadline=after[0], pk__lte=after[1]
+            )
+        batch = list(due.order_by("next_deadline", "pk")[:limit])
+        if batch:  # read before enforcing: a submit moves the match's deadline on
+            after = (batch[-1].next_deadline, batch[-1].pk)
+        for match in batch:
+            written += _claim_and_enforce(match, now)
+        if len(batch) < limit:
+            return written
+
 
 def enforce_match(match_id: int, now: float | None = None) -> int:
     """Fire every passed deadline of one match. Returns events written."""
-    try:
-        match = Match.objects.get(pk=match_id)
-    except Match.DoesNotExist:
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None or match.status != "live" or match.next_deadline is None:
         return 0
-    if match.status != "live" or match.next_deadline is None:
+    return _claim_and_enforce(match, now)
+
+
+def _claim_and_enforce(match: Match, now: float | None) -> int:
+    """Enforce ``match``'s deadline as read, unless another enforcer holds
+    it or it moved on since it was read."""
+    deadline_at = match.next_deadline
+    if deadline_at is None or deadline_at.timestamp() > (time.time() if now is None else now):
         return 0
+    with transaction.atomic():
+        if not _claim(match.pk, deadline_at):
+            return 0
+        return _enforce(match, now)
+
+
+def _claim(match_id: int, deadline_at: datetime) -> bool:
+    """Inside a transaction: is the match still due at this deadline, and
+    is it now ours until the transaction ends?"""
+    still_due = Match.objects.filter(pk=match_id, status="live", next_deadline=deadline_at)
+    if connection.vendor != "postgresql":
+        return still_due.exists()  # one process at a time: nobody to share with
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT pg_try_advisory_xact_lock(%s, (id %% 2147483648)::int4) "
+            f"FROM {Match._meta.db_table} WHERE id = %s AND status = 'live' "
+            f"AND next_deadline = %s",
+            [CLOCK_LOCK, match_id, deadline_at],
+        )
+        row = cur.fetchone()
+    return bool(row and row[0])
+
+
+def _enforce(match: Match, now: float | None) -> int:
     now = time.time() if now is None else now
     deadline = match.next_deadline.timestamp()
     if deadline > now:
@@ -71,18 +134,6 @@ def enforce_match(match_id: int, now: float | None = None) -> int:
     return len(written)
 
 
-def due_matches(now: float | None = None) -> list[int]:
-    from datetime import datetime
-
-    now = time.time() if now is None else now
-    at = datetime.fromtimestamp(now, tz=UTC)
-    return list(
-        Match.objects.filter(status="live", next_deadline__lte=at)
-        .order_by("next_deadline")
-        .values_list("pk", flat=True)
-    )
-
-
 _sweepers: list = []
 
 
@@ -94,7 +145,7 @@ def also_sweep(fn) -> None:
 
 def sweep(now: float | None = None) -> int:
     """Enforce every overdue deadline of every match, then the registered sweepers'."""
-    n = sum(enforce_match(pk, now) for pk in due_matches(now))
+    n = enforce_due(now)
     for fn in _sweepers:
         try:
             n += fn(now)

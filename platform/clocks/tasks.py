@@ -1,12 +1,19 @@
-"""Celery tasks: the armed deadline and the periodic sweep."""
+"""Celery tasks: the batch enforcer (woken at deadlines) and the periodic sweep."""
 
 from celery import shared_task
 
-from .enforce import enforce_match, sweep
+from .enforce import enforce_due, enforce_match, sweep
+
+
+@shared_task(name="clocks.enforce_due", ignore_result=True, acks_late=True)
+def enforce_due_deadlines() -> int:
+    return enforce_due()
 
 
 @shared_task(name="clocks.enforce_deadline", ignore_result=True, acks_late=True)
 def enforce_deadline(match_id: int) -> int:
+    """One match's deadline: what releases before the batch enforcer armed
+    (such tasks may still be queued after an upgrade)."""
     return enforce_match(match_id)
 
 

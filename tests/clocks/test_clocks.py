@@ -344,19 +344,42 @@ def test_bots_move_by_themselves_after_a_short_delay():
 
 
 @pytest.mark.django_db
-def test_a_new_match_arms_its_deadline_once(settings, django_capture_on_commit_callbacks):
+def test_a_new_match_wakes_the_enforcer_once_at_its_deadline(
+    settings, django_capture_on_commit_callbacks
+):
     from unittest import mock
 
-    from clocks import tasks
+    from clocks import arming, tasks
 
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"  # arming sends a task, not a wake-up
-    with mock.patch.object(tasks.enforce_deadline, "apply_async") as send:
+    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
         with django_capture_on_commit_callbacks(execute=True):
             match = dll_match()
-        assert send.call_count == 1  # two appends in one transaction, one task
+        assert send.call_count == 1  # two appends in one transaction, one wake-up
         (call,) = send.call_args_list
-        assert call.kwargs["eta"] == match.next_deadline
-        assert call.kwargs["args"] == [match.pk]
+        eta = call.kwargs["eta"]
+        assert match.next_deadline <= eta  # never early
+        assert (eta - match.next_deadline).total_seconds() < arming.WAKE_WINDOW_S
+
+
+@pytest.mark.django_db
+def test_deadlines_in_one_window_share_a_wake_up(settings):
+    from datetime import UTC, datetime, timedelta
+    from unittest import mock
+
+    from clocks import arming, tasks
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
+    start = datetime(2031, 1, 1, 12, 0, 0, 1000, tzinfo=UTC)  # 1 ms into a window
+    same = [start + timedelta(milliseconds=k) for k in (0, 3, 8)]
+    later = start + timedelta(milliseconds=12)  # the next window
+    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+        for deadline in [*same, later, same[1]]:
+            arming.wake_at(deadline)
+    etas = [c.kwargs["eta"] for c in send.call_args_list]
+    assert etas == [arming.window_end(start), arming.window_end(later)]
+    assert etas[0] - start == timedelta(milliseconds=9)
+    assert etas[1] - later == timedelta(milliseconds=8)
 
 
 @pytest.mark.django_db

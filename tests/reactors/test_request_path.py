@@ -46,7 +46,7 @@ def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(settings, 
     inline = _move(_match(ana, ben))
     announced, armed = [], []
     monkeypatch.setattr(publisher, "send", lambda layer, sends: announced.extend(sends))
-    monkeypatch.setattr(arming, "arm", lambda pk, deadline: armed.append((pk, deadline)))
+    monkeypatch.setattr(arming, "wake_at", armed.append)
 
     settings.REACTORS_INLINE = False
     match = _match(ana, ben)
@@ -62,7 +62,7 @@ def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(settings, 
     versions = {m["version"] for _group, m in announced}
     assert max(versions) == services.load(match).version
     match.refresh_from_db()
-    assert match.next_deadline is not None and (match.pk, match.next_deadline) in armed
+    assert match.next_deadline is not None and match.next_deadline in armed
 
 
 def test_a_late_reactor_tells_whose_turn_it_was_at_each_append(settings):

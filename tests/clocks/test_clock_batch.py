@@ -1,0 +1,148 @@
+"""The batch enforcer: every due deadline in the index, once, whoever runs it."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from django.db import connection
+
+from clocks import enforce
+from clocks.enforce import CLOCK_LOCK, enforce_due
+from eventlog.store import read
+from games import services
+from games.core.playout import bot_command
+from games.core.registry import series_for
+from games.models import Match
+
+FAST_DLL = {"decision_s": 1, "reserve_s": 2, "reserve_step_s": 1, "first_to": 1}
+
+
+def _matches(n, t0):
+    return [
+        services.create_match(
+            "doubting-love-letter",
+            ["ana", "ben"],
+            options=FAST_DLL,
+            setup={"first": "ana"},
+            rng=random.Random(i),
+            now=t0 + i * 0.001,
+        )
+        for i in range(n)
+    ]
+
+
+def _timeouts(match):
+    return [r for r in read(match.stream) if r.type == "timed_out"]
+
+
+@pytest.mark.django_db
+def test_a_batch_of_due_matches_gets_one_timeout_each():
+    t0 = 2_000_000.0
+    matches = _matches(7, t0)
+    not_yet = _matches(1, t0 + 100)[0]
+    # three at a time: the enforcer reads on after each full batch
+    written = enforce_due(now=t0 + 4, limit=3)
+    for m in matches:
+        timed = _timeouts(m)
+        assert len(timed) == 1, m.stream
+        assert timed[0].data["at"] == pytest.approx(m.next_deadline.timestamp())
+    assert written >= len(matches)
+    assert _timeouts(not_yet) == []
+    assert enforce_due(now=t0 + 4, limit=3) == 0  # nothing due twice
+    assert all(len(_timeouts(m)) == 1 for m in matches)
+
+
+@pytest.mark.django_db
+def test_a_match_that_moved_on_after_the_read_gets_no_timeout(monkeypatch):
+    t0 = 2_100_000.0
+    moved, left = _matches(2, t0)
+    deadline = moved.next_deadline.timestamp()
+    claim = enforce._claim
+
+    def move_then_claim(match_id, deadline_at):
+        if match_id == moved.pk:  # the player moves between the enforcer's read and its claim
+            state = services.load(moved).state
+            series = series_for(moved.game)
+            command = bot_command(series, state, "ana", "random", random.Random(2))
+            services.submit(moved, "ana", command, actor="ana", now=deadline - 0.01)
+        return claim(match_id, deadline_at)
+
+    monkeypatch.setattr(enforce, "_claim", move_then_claim)
+    enforce_due(now=deadline + 0.5)
+    assert _timeouts(moved) == []
+    assert len(_timeouts(left)) == 1
+    assert Match.objects.get(pk=moved.pk).next_deadline.timestamp() > deadline
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_enforcers_at_once_write_each_timeout_once():
+    t0 = 2_200_000.0
+    matches = _matches(16, t0)
+    barrier = threading.Barrier(2)
+    results = []
+
+    def enforcer():
+        barrier.wait()
+        try:
+            results.append(enforce_due(now=t0 + 4, limit=5))
+        except BaseException as exc:  # fails the test below
+            results.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=enforcer) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(isinstance(r, int) for r in results), results
+    events = 0
+    for m in matches:
+        timed = _timeouts(m)
+        assert len(timed) == 1, m.stream
+        events += len([r for r in read(m.stream) if r.command_id == timed[0].command_id])
+    assert sum(results) == events  # each event counted by the one enforcer that wrote it
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_killed_enforcers_claims_are_picked_up():
+    t0 = 2_300_000.0
+    matches = _matches(4, t0)
+    db = connection.settings_dict
+    url = (
+        f"postgresql://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}"
+    )
+    # another enforcer claims them all, then dies in the middle of its batch
+    script = (
+        "import sys, time, psycopg\n"
+        "c = psycopg.connect(sys.argv[1])\n"
+        "c.execute('SELECT pg_advisory_xact_lock(%s, (id %% 2147483648)::int4) "
+        f"FROM {Match._meta.db_table} WHERE id = ANY(%s)', "
+        "[int(sys.argv[2]), [int(x) for x in sys.argv[3].split(',')]])\n"
+        "print('claimed', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    ids = ",".join(str(m.pk) for m in matches)
+    other = subprocess.Popen(
+        [sys.executable, "-c", script, url, str(CLOCK_LOCK), ids], stdout=subprocess.PIPE
+    )
+    try:
+        assert other.stdout.readline().strip() == b"claimed"
+        assert enforce_due(now=t0 + 4) == 0  # claimed by the other: skipped, not waited for
+        assert all(_timeouts(m) == [] for m in matches)
+    finally:
+        os.kill(other.pid, signal.SIGKILL)
+        other.wait(timeout=10)
+    for _ in range(50):  # PostgreSQL ends the dead client's transaction, and its claims
+        if enforce_due(now=t0 + 4):
+            break
+        time.sleep(0.1)
+    assert all(len(_timeouts(m)) == 1 for m in matches)
