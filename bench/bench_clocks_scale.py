@@ -25,7 +25,7 @@ Three runs, one after the other on the same processes:
 
 Which path wrote a timeout is read from the workers' JSON logs: the bench's
 settings (bench/benchsite) tag every log line of a Celery task with the task
-(``clocks.enforce_deadline`` = the armed task, ``clocks.sweep``), and the
+(``clocks.enforce_due`` = the enforcer woken at a deadline, ``clocks.sweep``), and the
 clock's "timeout of <stream> written" line carries the stream.
 
 Environment: BENCH_CLOCKS_SCALE_MATCHES (500), BENCH_CLOCKS_SCALE_STAGGER_MS (10),
@@ -172,7 +172,7 @@ def _writers(st: stack.Stack) -> dict[str, str]:
             task = str(rec.get("task_id", ""))
             path_ = (
                 "armed"
-                if task.startswith("clocks.enforce_deadline")
+                if task.startswith(("clocks.enforce_due", "clocks.enforce_deadline"))
                 else "sweep"
                 if task.startswith("clocks.sweep")
                 else "other"

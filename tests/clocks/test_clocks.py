@@ -379,7 +379,7 @@ def test_deadlines_in_one_window_share_a_wake_up(settings):
     etas = [c.kwargs["eta"] for c in send.call_args_list]
     assert etas == [arming.window_end(start), arming.window_end(later)]
     assert etas[0] - start == timedelta(milliseconds=9)
-    assert etas[1] - later == timedelta(milliseconds=8)
+    assert etas[1] - later == timedelta(milliseconds=7)
 
 
 @pytest.mark.django_db
