@@ -29,14 +29,14 @@ The goal (p99 < 250 ms) is judged on the first pattern (staggered) with the
 prefork worker, as docker/entrypoint.sh runs it; the burst shows what
 happens when many deadlines fall due within a few milliseconds of each other.
 
-Which path wrote each timeout: the armed tasks are recorded as they are
-published (Celery's ``before_task_publish`` signal in this process: task id,
-match, ETA) and the worker logs at INFO each task it runs with its result
-(the events of the timeout command: a task that replays a command id
-already written returns the first result, so two armed tasks of one match
-may both return its events). A match none of whose armed tasks returned
-events (they found nothing due, or had not run yet) was enforced by the
-sweep, the only other writer. The event alone cannot tell: both paths write it with the same
+Which path wrote each timeout: the enforcer's wake-ups (``clocks.enforce_due``)
+are recorded as they are published (Celery's ``before_task_publish`` signal in
+this process: task id, ETA); a match's armed tasks are the wake-ups of its
+deadline's window (several matches may share one), and the worker logs at INFO
+each task it runs with its result (the events it wrote). A match none of whose
+wake-ups wrote events (they found nothing due, or had not run yet) was enforced
+by the sweep, the only other writer; one whose wake-up wrote events counts as
+armed, though with a shared window that may have been a neighbour's. The event alone cannot tell: both paths write it with the same
 actor (``clock``) and command id.
 
 Settings (environment): BENCH_CLOCK_MATCHES (50), BENCH_CLOCK_STAGGERS_MS
@@ -430,10 +430,22 @@ def _run(pool: str, stagger_ms: int, s: dict, db_url: str, redis_url: str, tmp: 
     )
 
     wlog = _parse_worker_log(worker.text())
-    by_match: dict[int, list[str]] = {}
+    from datetime import UTC, datetime
+
+    from clocks.arming import window_end
+
+    # a wake-up of the batch enforcer carries no match: it is the wake-up of every
+    # match whose deadline falls in its window (they share it)
+    by_window: dict[float, list[str]] = {}
     for tid, t in published.tasks.items():
-        if t["task"] == "clocks.enforce_deadline" and t["queue"] == queue:
-            by_match.setdefault(t["match"], []).append(tid)
+        if t["task"] == "clocks.enforce_due" and t["queue"] == queue and t["eta"]:
+            at = round(datetime.fromisoformat(t["eta"]).timestamp(), 3)
+            by_window.setdefault(at, []).append(tid)
+    by_match: dict[int, list[str]] = {}
+    for m in made:
+        at = round(window_end(datetime.fromtimestamp(m["deadline"], UTC)).timestamp(), 3)
+        if at in by_window:
+            by_match[m["id"]] = by_window[at]
 
     per_match, lateness, paths = [], [], {"armed": 0, "sweep": 0, "unknown": 0}
     at_mismatch = 0
