@@ -686,8 +686,8 @@ def markdown(result: dict) -> str:
     lines = [
         f"**{result['title']}** — {p['matches']} Doubting Love Letter matches whose seats never "
         f"act, options `{json.dumps(p['options'])}` (first deadline ≈ 3 s after creation), "
-        "created by this process (which arms a Celery task with an ETA per deadline, as the web "
-        "server does); a real `celery -A config worker -B` (beat sweep every "
+        "created by this process (which wakes the batch enforcer with a Celery task with an "
+        "ETA per 10 ms window of deadlines, as the web server does); a real `celery -A config worker -B` (beat sweep every "
         f"{p['beat_sweep_s']:g} s) on Redis {env['redis']}; lateness = the `timed_out` row's "
         f"`recorded_at` − the deadline. {result['finished_at']}, "
         f"{env['postgres'].split(' on ')[0]} on {env['server']}, {env['cpus']} CPUs, "

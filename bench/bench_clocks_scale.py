@@ -4,8 +4,9 @@
 production runs: two Celery ``worker``s (prefork, concurrency 2) and one
 ``beat`` started by docker/entrypoint.sh (bench/stack.py), on a private Redis
 and a database of their own. This process creates the matches (Django set up on
-the same database and broker, so each creation arms a real Celery task with an
-ETA, as the web server does); each first deadline is about 3 s after creation
+the same database and broker, so each creation wakes the batch enforcer at its
+deadline: a real Celery task with an ETA, one per 10 ms window of deadlines, as
+in production); each first deadline is about 3 s after creation
 (decision 1 s + reserve 2 s). Lateness = the ``timed_out`` row's
 ``recorded_at`` − the deadline the match was given at creation.
 
@@ -16,7 +17,7 @@ Three runs, one after the other on the same processes:
    (goal p99 ≤ 250 ms);
 3. kill: one every 10 ms again, and worker 1 (its whole process group: the
    main process and its pool, as a container stop) SIGKILLed halfway through
-   the deadlines. The ETA tasks it held are gone with it (unacked in Redis
+   the deadlines. The wake-ups it held are gone with it (unacked in Redis
    until the visibility timeout, an hour); beat's sweep (every 2 s, run by
    worker 2) must enforce them. Checked: every match timed out, and every
    deadline's timeout was written exactly once (no two ``timed_out`` events
@@ -323,8 +324,8 @@ def markdown(r: dict) -> str:
     env, p = r["environment"], r["params"]
     lines = [
         f"**{r['title']}** — {p['matches']} Doubting Love Letter matches nobody plays (first "
-        "deadline ≈ 3 s after creation), created by this process (each creation arms a Celery "
-        "task with an ETA, as the web server does) with "
+        "deadline ≈ 3 s after creation), created by this process (each creation wakes the batch "
+        "enforcer at its deadline: a Celery task with an ETA per 10 ms window of deadlines) with "
         f"{p['creators']} threads; two `docker/entrypoint.sh worker` (prefork, concurrency 2) "
         f"and one `beat` (sweep every {p['sweep_s']:g} s) on a private Redis. Lateness = the "
         f"`timed_out` row's `recorded_at` − the deadline. {r['finished_at']}, {env['postgres']}, "
@@ -379,11 +380,11 @@ def markdown(r: dict) -> str:
             f"Kill run: worker 1 was SIGKILLed {kill['killed_at_s_after_first_deadline']} s after "
             f"the first deadline; {kill['after_kill']['deadlines']} deadlines fell after it. "
             + (
-                f"The sweep caught {sw['n']} timeouts whose armed task died with the worker: "
+                f"The sweep caught {sw['n']} timeouts whose wake-up died with the worker: "
                 f"lateness p50 {_v(sw['p50'])} ms, p99 {_v(sw['p99'])} ms, max {_v(sw['max'])} ms "
                 f"(the sweep runs every {p['sweep_s']:g} s)."
                 if sw
-                else "The sweep caught none (worker 2 held every armed task that was still due)."
+                else "The sweep caught none (worker 2 held every wake-up that was still due)."
             ),
         ]
     return "\n".join(lines)
