@@ -77,9 +77,8 @@ def _claim_and_enforce(match: Match, now: float | None) -> int:
 def _claim(match_id: int, deadline_at: datetime) -> bool:
     """Inside a transaction: is the match still due at this deadline, and
     is it now ours until the transaction ends?"""
-    still_due = Match.objects.filter(pk=match_id, status="live", next_deadline=deadline_at)
-    if connection.vendor != "postgresql":
-        return still_due.exists()  # one process at a time: nobody to share with
+    if connection.vendor != "postgresql":  # one writer at a time: nobody to share with
+        return Match.objects.filter(pk=match_id, status="live", next_deadline=deadline_at).exists()
     with connection.cursor() as cur:
         cur.execute(
             f"SELECT pg_try_advisory_xact_lock(%s, (id %% 2147483648)::int4) "
