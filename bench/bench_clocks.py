@@ -33,11 +33,12 @@ Which path wrote each timeout: the enforcer's wake-ups (``clocks.enforce_due``)
 are recorded as they are published (Celery's ``before_task_publish`` signal in
 this process: task id, ETA); a match's armed tasks are the wake-ups of its
 deadline's window (several matches may share one), and the worker logs at INFO
-each task it runs with its result (the events it wrote). A match none of whose
-wake-ups wrote events (they found nothing due, or had not run yet) was enforced
-by the sweep, the only other writer; one whose wake-up wrote events counts as
-armed, though with a shared window that may have been a neighbour's. The event alone cannot tell: both paths write it with the same
-actor (``clock``) and command id.
+each task it runs with its result (the events it wrote). A timeout was written
+by a wake-up or by the sweep as the task running when its event was recorded
+(by the worker's log clock; with tasks of both kinds running at that moment,
+unknown): a wake-up enforces every deadline due by then, not only its own. The
+event alone cannot tell: both paths write it with the same actor (``clock``) and
+command id.
 
 Settings (environment): BENCH_CLOCK_MATCHES (50), BENCH_CLOCK_STAGGERS_MS
 ("40,0": the creation patterns, first one judged), BENCH_CLOCK_POOLS
@@ -471,10 +472,17 @@ def _run(pool: str, stagger_ms: int, s: dict, db_url: str, redis_url: str, tmp: 
         late = (row.recorded_at.timestamp() - m["deadline"]) * 1e3
         if abs(float(row.data.get("at", m["deadline"])) - m["deadline"]) > 0.001:
             at_mismatch += 1
-        if any((r.get("ret") or 0) > 0 for r in results):
+        # the task running when the event was written (tasks overlapping it: unknown)
+        written_at = row.recorded_at.timestamp()
+        running = {
+            t["task"]
+            for t in wlog.values()
+            if "ret" in t
+            and t["done_at"] - t["runtime_s"] - 0.002 <= written_at <= t["done_at"] + 0.002
+        }
+        if running and running <= {"clocks.enforce_due", "clocks.enforce_deadline"}:
             path = "armed"
-        elif tids and not any("failed" in r for r in results):
-            # every armed task found nothing due, or never ran: the sweep wrote it
+        elif running == {"clocks.sweep"}:
             path = "sweep"
         else:
             path = "unknown"
