@@ -19,15 +19,16 @@ _armed: OrderedDict[tuple[int, datetime], None] = OrderedDict()
 _ARMED_MAX = 10_000
 
 
-def arm_after_append(rows) -> None:
+def arm_after_append(rows, matches=None) -> None:
+    """``matches``: the batch's match rows, shared with the other reactors."""
     streams = {r.stream for r in rows if r.stream.startswith("match-")}
     if not streams:
         return
-    from games.models import Match
+    from reactors.follow import MatchRows
 
-    for match in Match.objects.filter(
-        stream__in=streams, status="live", next_deadline__isnull=False
-    ):
+    for match in (matches or MatchRows(rows)).of(streams):
+        if match.status != "live" or match.next_deadline is None:
+            continue
         key = (match.pk, match.next_deadline)
         if key in _armed:
             continue

@@ -61,8 +61,10 @@ class Reactor:
     name: str
     # the rows of one append (one stream, one transaction, in version order);
     # must be idempotent: it may get the same rows again
-    handle: Callable[[list[StoredEvent]], None]
+    handle: Callable[..., None]
     prefixes: tuple[str, ...] = ()  # the streams it cares about (none: all)
+    # handle(rows, matches=MatchRows): the batch's match rows, read once for all
+    with_matches: bool = False
 
     def wants(self, row: StoredEvent) -> bool:
         return not self.prefixes or row.stream.startswith(self.prefixes)
@@ -71,9 +73,38 @@ class Reactor:
 _reactors: dict[str, Reactor] = {}
 
 
-def register(name: str, handle: Callable, *, prefixes: tuple[str, ...] = ()) -> Reactor:
-    reactor = _reactors[name] = Reactor(name, handle, tuple(prefixes))
+def register(
+    name: str, handle: Callable, *, prefixes: tuple[str, ...] = (), with_matches: bool = False
+) -> Reactor:
+    reactor = _reactors[name] = Reactor(name, handle, tuple(prefixes), with_matches)
     return reactor
+
+
+class MatchRows:
+    """The match rows (read model) of a batch's streams, read once for every
+    reactor that handles the batch (live publishing, clock arming, reminders
+    would each read the same rows). Read when first asked, in the pass's
+    transaction; no reactor writes them."""
+
+    def __init__(self, rows: list[StoredEvent]):
+        self.streams = {r.stream for r in rows if r.stream.startswith("match-")}
+        self._found: dict | None = None
+
+    def of(self, streams) -> list:
+        """The match rows of ``streams`` (those of the batch), by stream."""
+        if self._found is None:
+            from games.models import Match
+
+            found = Match.objects.filter(stream__in=sorted(self.streams)) if self.streams else []
+            self._found = {m.stream: m for m in found}
+        return [self._found[s] for s in sorted(set(streams)) if s in self._found]
+
+
+def _call(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> None:
+    if reactor.with_matches:
+        reactor.handle(rows, matches=matches)
+    else:
+        reactor.handle(rows)
 
 
 def registered() -> list[Reactor]:
@@ -167,13 +198,13 @@ def appends(rows: list[StoredEvent]) -> list[list[StoredEvent]]:
     return [sorted(g, key=lambda r: r.version) for g in out]
 
 
-def _handle(reactor: Reactor, rows: list[StoredEvent]) -> None:
+def _handle(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> None:
     """One append's rows to one reactor, in a savepoint: a failing reactor is
     logged and passed (as a failing after-commit hook was), except when the
     database itself failed: then the whole pass is tried again."""
     try:
         with transaction.atomic():
-            reactor.handle(rows)
+            _call(reactor, rows, matches)
     except (OperationalError, InterfaceError):
         raise
     except Exception:
@@ -201,12 +232,13 @@ def run_inline(rows: list[StoredEvent]) -> None:
         except Exception:  # a broken reactor must not undo a committed append
             log.exception("reactors: the inline pass failed; the follower will do it")
             covered = set()
+        matches = MatchRows(rows)
         for reactor in wanted:
             mine = [r for r in rows if reactor.wants(r)]
             if reactor.name in covered or not mine:
                 continue
             try:
-                reactor.handle(mine)
+                _call(reactor, mine, matches)
             except Exception:
                 log.exception("reactor %s failed after an append", reactor.name)
     from . import embedded
@@ -384,11 +416,12 @@ class Follower:
             self.held -= {(p.reactor, p.partition) for p in parts if p.pk not in mine}
             if not mine:
                 return None
+            matches = MatchRows(rows)  # one look-up for every reactor of the batch
             for part in parts:
                 if part.pk in mine:
                     reactor = self.reactors[part.reactor]
                     for rows_of_append in appends([r for r in rows if reactor.wants(r)]):
-                        _handle(reactor, rows_of_append)
+                        _handle(reactor, rows_of_append, matches)
             ReactorPartition.objects.filter(pk__in=mine).update(
                 after_tx=moved_to[0], after_id=moved_to[1]
             )
