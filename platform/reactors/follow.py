@@ -431,14 +431,15 @@ class Follower:
         """The leases renewed when due (every third of one), then caught up:
         only the partitions ``woken`` names and those still waiting for a
         notified transaction, or all of them (on start, on a timeout, when
-        the leases were renewed, at least every ``poll_s``, or when a
+        partitions were taken over, at least every ``poll_s``, or when a
         notification named no stream); returns the seconds to wait before
         the next step at most."""
         full = woken is None or woken.everything
         if time.monotonic() >= self._next_beat:
-            self.beat()
+            before = set(self.held)
+            if self.beat() - before:  # partitions taken over: from their checkpoints
+                full = True
             self._next_beat = time.monotonic() + self.lease_s / 3
-            full = True
         if time.monotonic() >= self._next_full:
             full = True
         if woken is not None:
