@@ -26,16 +26,19 @@ _armed: OrderedDict[datetime, None] = OrderedDict()
 _ARMED_MAX = 10_000
 
 
-def arm_after_append(rows) -> None:
+def arm_after_append(rows, matches=None) -> None:
+    """``matches``: the batch's match rows, shared with the other reactors."""
     streams = {r.stream for r in rows if r.stream.startswith("match-")}
     if not streams:
         return
-    from games.models import Match
+    from reactors.follow import MatchRows
 
-    deadlines = Match.objects.filter(
-        stream__in=streams, status="live", next_deadline__isnull=False
-    ).values_list("next_deadline", flat=True)
-    for deadline in sorted(set(deadlines)):
+    deadlines = {
+        match.next_deadline
+        for match in (matches or MatchRows(rows)).of(streams)
+        if match.status == "live" and match.next_deadline is not None
+    }
+    for deadline in sorted(deadlines):
         wake_at(deadline)
 
 

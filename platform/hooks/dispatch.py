@@ -98,9 +98,8 @@ def _show_items(rows) -> list[tuple[str, str, int, dict, object]]:
 def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict, object]]:
     """A show's match moved: whose turn it was once the append was written
     (seats and steps only), though the reactor may come to it later."""
-    from games import services
-    from games.core.registry import series_for
     from games.models import Match
+    from games.turns import pending_at
 
     last, recorded = {}, {}
     for r in rows:
@@ -108,19 +107,9 @@ def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict,
     out = []
     for match in Match.objects.filter(stream__in=list(last), show_stream__in=wanted_shows):
         # who must act and by when is public: no view needed (nor its spectator delay)
-        loaded = services.load(match)
-        if loaded.version == last[match.stream]:
-            if match.status != "live" or loaded.abandoned:
-                continue
-            state = loaded.state
-        else:  # the match moved on since: as of this append (live then, if anyone was to act)
-            before = services.rows_kept(match.stream)[: last[match.stream]]
-            if any(services.is_platform(r) and r.type == "match_abandoned" for r in before):
-                continue
-            state = services.fold_kept(match.game, before)
-        if state is None:  # only its creation record so far
+        decisions = pending_at(match, last[match.stream])
+        if decisions is None:
             continue
-        decisions = series_for(match.game).pending(state)
         pending = [{"seat": d.seat, "kind": d.kind, "deadline": d.deadline} for d in decisions]
         seats = sorted({p["seat"] for p in pending})
         if not seats:

@@ -11,4 +11,4 @@ class LiveConfig(AppConfig):
         from .publisher import announce_after_append
 
         # follows the log (reactors): announced by the reactors, not by the request
-        register("live", announce_after_append, prefixes=("match-",))
+        register("live", announce_after_append, prefixes=("match-",), with_matches=True)

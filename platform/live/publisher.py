@@ -107,7 +107,9 @@ def flush(timeout: float = 5.0) -> bool:
     return not left
 
 
-def announce_after_append(rows) -> None:
+def announce_after_append(rows, matches=None) -> None:
+    """The live reactor: tell each match's groups its new version.
+    ``matches``: the batch's match rows, shared with the other reactors."""
     last: dict[str, object] = {}
     for r in rows:
         if r.stream.startswith("match-"):
@@ -117,12 +119,13 @@ def announce_after_append(rows) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    from games.models import Match
     from games.visibility import match_facts
+    from reactors.follow import MatchRows
 
+    matches = matches or MatchRows(rows)
     sends: list[tuple[str, dict]] = []
     try:
-        for match in Match.objects.filter(stream__in=last):
+        for match in matches.of(last):
             row = last[match.stream]
             facts = match_facts(match)
             message = {

@@ -37,7 +37,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
@@ -61,8 +61,10 @@ class Reactor:
     name: str
     # the rows of one append (one stream, one transaction, in version order);
     # must be idempotent: it may get the same rows again
-    handle: Callable[[list[StoredEvent]], None]
+    handle: Callable[..., None]
     prefixes: tuple[str, ...] = ()  # the streams it cares about (none: all)
+    # handle(rows, matches=MatchRows): the batch's match rows, read once for all
+    with_matches: bool = False
 
     def wants(self, row: StoredEvent) -> bool:
         return not self.prefixes or row.stream.startswith(self.prefixes)
@@ -71,9 +73,38 @@ class Reactor:
 _reactors: dict[str, Reactor] = {}
 
 
-def register(name: str, handle: Callable, *, prefixes: tuple[str, ...] = ()) -> Reactor:
-    reactor = _reactors[name] = Reactor(name, handle, tuple(prefixes))
+def register(
+    name: str, handle: Callable, *, prefixes: tuple[str, ...] = (), with_matches: bool = False
+) -> Reactor:
+    reactor = _reactors[name] = Reactor(name, handle, tuple(prefixes), with_matches)
     return reactor
+
+
+class MatchRows:
+    """The match rows (read model) of a batch's streams, read once for every
+    reactor that handles the batch (live publishing, clock arming, reminders
+    would each read the same rows). Read when first asked, in the pass's
+    transaction; no reactor writes them."""
+
+    def __init__(self, rows: list[StoredEvent]):
+        self.streams = {r.stream for r in rows if r.stream.startswith("match-")}
+        self._found: dict | None = None
+
+    def of(self, streams) -> list:
+        """The match rows of ``streams`` (those of the batch), by stream."""
+        if self._found is None:
+            from games.models import Match
+
+            found = Match.objects.filter(stream__in=sorted(self.streams)) if self.streams else []
+            self._found = {m.stream: m for m in found}
+        return [self._found[s] for s in sorted(set(streams)) if s in self._found]
+
+
+def _call(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> None:
+    if reactor.with_matches:
+        reactor.handle(rows, matches=matches)
+    else:
+        reactor.handle(rows)
 
 
 def registered() -> list[Reactor]:
@@ -167,37 +198,91 @@ def appends(rows: list[StoredEvent]) -> list[list[StoredEvent]]:
     return [sorted(g, key=lambda r: r.version) for g in out]
 
 
-def _handle(reactor: Reactor, rows: list[StoredEvent]) -> None:
+def _handle(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> None:
     """One append's rows to one reactor, in a savepoint: a failing reactor is
     logged and passed (as a failing after-commit hook was), except when the
     database itself failed: then the whole pass is tried again."""
     try:
         with transaction.atomic():
-            reactor.handle(rows)
+            _call(reactor, rows, matches)
     except (OperationalError, InterfaceError):
         raise
     except Exception:
         log.exception("reactor %s failed on %s@%s", reactor.name, rows[0].stream, rows[-1].version)
 
 
+INLINE_OWNER = "inline"  # embedded mode's appending process (holds no lease)
+
+
 def run_inline(rows: list[StoredEvent]) -> None:
     """Embedded mode (``REACTORS_INLINE``): right after an append commits, its
-    own process runs the reactors on its rows; the follower still passes over
-    them later (a crash in between loses nothing; handling twice doubles
-    nothing)."""
-    if not settings.REACTORS_INLINE:
-        return  # production: the reactors' own processes follow the log
-    for reactor in registered():
-        mine = [r for r in rows if reactor.wants(r)]
-        if not mine:
-            continue
+    own process follows the log of the append's partition, as a follower
+    would (it needs no lease: a checkpoint moves only from where it was read,
+    under its row's lock). So each event is handled once and the checkpoint
+    moves with the effects; a crash between the commit and this leaves the
+    events to the follower thread. What this pass could not reach (an older
+    transaction still open, a checkpoint a batch behind) is handled at once
+    anyway, the follower coming to it later (handled twice, doubling nothing)."""
+    if not settings.REACTORS_INLINE or not rows:
+        return
+    wanted = [r for r in registered() if any(r.wants(row) for row in rows)]
+    if wanted:
         try:
-            reactor.handle(mine)
+            covered = _inline_pass(rows, wanted)
         except Exception:  # a broken reactor must not undo a committed append
-            log.exception("reactor %s failed after an append", reactor.name)
+            log.exception("reactors: the inline pass failed; the follower will do it")
+            covered = set()
+        matches = MatchRows(rows)
+        for reactor in wanted:
+            mine = [r for r in rows if reactor.wants(r)]
+            if reactor.name in covered or not mine:
+                continue
+            try:
+                _call(reactor, mine, matches)
+            except Exception:
+                log.exception("reactor %s failed after an append", reactor.name)
     from . import embedded
 
     embedded.wake()
+
+
+def _inline_pass(rows: list[StoredEvent], reactors: list[Reactor]) -> set[str]:
+    """One pass over the partition of ``rows`` (one append: one stream) for
+    ``reactors``; the names of those whose checkpoint it moved past the rows."""
+    follower = Follower(INLINE_OWNER, reactors=reactors, leased=False)
+    partition = partition_of(rows[0].stream, follower.partitions)
+    names = [r.name for r in reactors]
+    parts = list(ReactorPartition.objects.filter(reactor__in=names, partition=partition))
+    if len(parts) < len(names):
+        follower.make_rows(partition)
+        parts = list(ReactorPartition.objects.filter(reactor__in=names, partition=partition))
+    at: dict[tuple[int, int], list[ReactorPartition]] = {}
+    for part in parts:
+        at.setdefault((part.after_tx, part.after_id), []).append(part)
+    covered: set[str] = set()
+    last = rows[-1].id
+    for position, group in at.items():
+        done = follower._pass(partition, position, group)
+        if done is not None and last in done.ids:
+            covered |= {p.reactor for p in group if p.pk in done.moved}
+    if len(covered) < len(names):  # not read by this pass: past them already?
+        reached = _position_of(last)
+        for part in ReactorPartition.objects.filter(
+            reactor__in=set(names) - covered, partition=partition
+        ):
+            if (part.after_tx, part.after_id) >= reached:
+                covered.add(part.reactor)
+    return covered
+
+
+def _position_of(event_id: int) -> tuple[int, int]:
+    """An event's position in the log: (writing transaction, id)."""
+    if connection.vendor != "postgresql":
+        return (0, event_id)
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT tx::text FROM {_TABLE} WHERE id = %s", [event_id])
+        found = cur.fetchone()
+    return (int(found[0]) if found else 0, event_id)
 
 
 def default_owner(kind: str = "") -> str:
@@ -216,15 +301,19 @@ class Follower:
         partitions: int | None = None,
         lease_s: float | None = None,
         batch: int = BATCH,
+        leased: bool = True,
     ):
         self.owner = owner or default_owner()
+        self.leased = leased  # False: the inline pass, which moves checkpoints unheld
         self.reactors = {r.name: r for r in (reactors if reactors is not None else registered())}
         self.partitions = partitions or settings.REACTOR_PARTITIONS
         self.lease_s = lease_s or settings.REACTOR_LEASE_S
         self.batch = batch
         self.held: set[tuple[str, int]] = set()
         self._rows_made = False
-        self._next_beat = 0.0
+        self._next_beat = self._next_full = 0.0
+        self.waiting: dict[int, int] = {}  # partition -> transaction notified, not yet reached
+        self.reached: dict[tuple[str, int], int] = {}  # (reactor, partition) -> checkpoint's tx
 
     # ---- leases -------------------------------------------------------------
     def beat(self) -> set[tuple[str, int]]:
@@ -233,14 +322,7 @@ class Follower:
         now = timezone.now()
         until = now + timedelta(seconds=self.lease_s)
         if not self._rows_made:
-            ReactorPartition.objects.bulk_create(
-                [
-                    ReactorPartition(reactor=name, partition=p)
-                    for name in self.reactors
-                    for p in range(self.partitions)
-                ],
-                ignore_conflicts=True,
-            )
+            self.make_rows(*range(self.partitions))
             self._rows_made = True
         ReactorFollower.objects.update_or_create(owner=self.owner, defaults={"alive_until": until})
         ReactorFollower.objects.filter(alive_until__lt=now - 10 * (until - now)).delete()
@@ -269,6 +351,17 @@ class Follower:
         self.held = held
         return held
 
+    def make_rows(self, *partitions: int) -> None:
+        """The checkpoint rows of ``partitions`` for every reactor, where missing."""
+        ReactorPartition.objects.bulk_create(
+            [
+                ReactorPartition(reactor=name, partition=p)
+                for name in self.reactors
+                for p in partitions
+            ],
+            ignore_conflicts=True,
+        )
+
     def leave(self) -> None:
         """A clean stop: give every partition back at once."""
         ReactorPartition.objects.filter(owner=self.owner).update(owner="", lease_until=None)
@@ -276,32 +369,35 @@ class Follower:
         self.held = set()
 
     # ---- following ------------------------------------------------------------
-    def catch_up(self) -> int:
-        """Every held partition to the end of what is final; events handled.
-        The reactors at the same checkpoint of a partition (the usual case)
-        share one read and one transaction."""
+    def catch_up(self, only: set[int] | None = None) -> int:
+        """Every held partition (or those of ``only``) to the end of what is
+        final; events handled. The reactors at the same checkpoint of a
+        partition (the usual case) share one read and one transaction."""
         done = 0
         while True:
-            held = list(
-                ReactorPartition.objects.filter(
-                    owner=self.owner, reactor__in=list(self.reactors), partition__lt=self.partitions
-                )
+            held = ReactorPartition.objects.filter(
+                owner=self.owner, reactor__in=list(self.reactors), partition__lt=self.partitions
             )
-            self.held = {(part.reactor, part.partition) for part in held}
+            if only is not None:
+                held = held.filter(partition__in=sorted(only))
+            held = list(held)
+            if only is None:
+                self.held = {(part.reactor, part.partition) for part in held}
+            self.reached = {(part.reactor, part.partition): part.after_tx for part in held}
             at: dict[tuple[int, int, int], list[ReactorPartition]] = {}
             for part in held:
                 at.setdefault((part.partition, part.after_tx, part.after_id), []).append(part)
             moved = False
             for (partition, *position), parts in sorted(at.items()):
-                n = self._pass(partition, tuple(position), parts)
-                if n is not None:
-                    moved, done = True, done + n
+                passed = self._pass(partition, tuple(position), parts)
+                if passed is not None:
+                    moved, done = True, done + len(passed.ids)
             if not moved:
                 return done
 
     def _pass(
         self, partition: int, position: tuple[int, int], parts: list[ReactorPartition]
-    ) -> int | None:
+    ) -> Pass | None:
         """One batch of one partition for the reactors at ``position`` there,
         handled and checkpointed in one transaction; None when nothing moved
         (nothing new, or no longer held)."""
@@ -310,37 +406,57 @@ class Follower:
             return None
         with transaction.atomic():
             # still ours and where we read from: else another follower took it
-            # over and goes on from the checkpoint
-            mine = set(
-                ReactorPartition.objects.select_for_update()
-                .filter(
-                    pk__in=[p.pk for p in parts],
-                    owner=self.owner,
-                    after_tx=position[0],
-                    after_id=position[1],
-                )
-                .values_list("pk", flat=True)
+            # over (or the inline pass moved it) and goes on from the checkpoint
+            still = ReactorPartition.objects.select_for_update().filter(
+                pk__in=[p.pk for p in parts], after_tx=position[0], after_id=position[1]
             )
+            if self.leased:
+                still = still.filter(owner=self.owner)
+            mine = set(still.order_by("pk").values_list("pk", flat=True))
             self.held -= {(p.reactor, p.partition) for p in parts if p.pk not in mine}
             if not mine:
                 return None
+            matches = MatchRows(rows)  # one look-up for every reactor of the batch
             for part in parts:
                 if part.pk in mine:
                     reactor = self.reactors[part.reactor]
                     for rows_of_append in appends([r for r in rows if reactor.wants(r)]):
-                        _handle(reactor, rows_of_append)
+                        _handle(reactor, rows_of_append, matches)
             ReactorPartition.objects.filter(pk__in=mine).update(
                 after_tx=moved_to[0], after_id=moved_to[1]
             )
-        return len(rows)
+        return Pass({r.id for r in rows}, mine)
 
-    def step(self, poll_s: float = POLL_S) -> float:
-        """The leases renewed when due (every third of one), then caught up;
-        returns the seconds to wait before the next step at most."""
+    def step(self, poll_s: float = POLL_S, woken: Woken | None = None) -> float:
+        """The leases renewed when due (every third of one), then caught up:
+        only the partitions ``woken`` names and those still waiting for a
+        notified transaction, or all of them (on start, on a timeout, when
+        partitions were taken over, at least every ``poll_s``, or when a
+        notification named no stream); returns the seconds to wait before
+        the next step at most."""
+        full = woken is None or woken.everything
         if time.monotonic() >= self._next_beat:
-            self.beat()
+            before = set(self.held)
+            if self.beat() - before:  # partitions taken over: from their checkpoints
+                full = True
             self._next_beat = time.monotonic() + self.lease_s / 3
-        self.catch_up()
+        if time.monotonic() >= self._next_full:
+            full = True
+        if woken is not None:
+            for stream, tx in woken.streams.items():
+                p = partition_of(stream, self.partitions)
+                self.waiting[p] = max(tx, self.waiting.get(p, 0))
+        if full:
+            self.catch_up()
+            self._next_full = time.monotonic() + poll_s
+        elif self.waiting:
+            self.catch_up(only=set(self.waiting))
+        # a partition waits until every reactor's checkpoint there reached the
+        # transaction notified (an older one still open holds it back)
+        for p, tx in list(self.waiting.items()):
+            reached = [t for (_name, q), t in self.reached.items() if q == p]
+            if not reached or min(reached) >= tx:
+                del self.waiting[p]
         return max(0.0, min(poll_s, self._next_beat - time.monotonic()))
 
     def run(self, stop: threading.Event, *, poll_s: float = POLL_S) -> None:
@@ -350,22 +466,55 @@ class Follower:
 
         wakeup = Wakeup()
         wakeup.listen()  # before the first catch-up: no commit falls between the two
+        woken = None
         try:
             while not stop.is_set():
                 wait = poll_s
                 try:
                     close_old_connections()
-                    wait = self.step(poll_s)
+                    wait = self.step(poll_s, woken)
                 except DatabaseError:
                     log.exception("reactors: the database failed; trying again")
                     connection.close()
-                wakeup.wait(wait)
+                    wakeup.wait(wait)
+                    woken = None  # read everything once it answers again
+                    continue
+                woken = wakeup.wait(wait)
         finally:
             wakeup.close()
             try:
                 self.leave()
             except DatabaseError:
                 log.exception("reactors: could not give the partitions back")
+
+
+@dataclass(frozen=True)
+class Pass:
+    """What one pass read (event ids) and whose checkpoints it moved (row pks)."""
+
+    ids: set[int]
+    moved: set[int]
+
+
+@dataclass
+class Woken:
+    """What the notifications of a wait named: each stream appended to, with
+    the highest transaction that wrote it; ``everything`` when one of them
+    named no stream (too many for a payload), so that all is read."""
+
+    streams: dict[str, int] = field(default_factory=dict)
+    everything: bool = False
+
+    def add(self, payload: str) -> None:
+        """A payload of the trigger (eventlog 0008): the transaction id, then
+        a line per stream written."""
+        tx, *streams = payload.split("\n")
+        streams = [s for s in streams if s]
+        if not tx.isdigit() or not streams:
+            self.everything = True
+            return
+        for stream in streams:
+            self.streams[stream] = max(int(tx), self.streams.get(stream, 0))
 
 
 class Wakeup:
@@ -387,25 +536,30 @@ class Wakeup:
                 log.exception("reactors: cannot LISTEN; polling")
         return self._conn
 
-    def wait(self, timeout: float) -> None:
-        """Until an append commits or ``timeout``. Once the listening
-        connection failed, the next wait listens again and returns at once:
-        what was appended meanwhile is read by the next catch-up."""
+    def wait(self, timeout: float) -> Woken | None:
+        """Until an append commits or ``timeout``: what the notifications
+        received named, None when nothing did (a timeout, or no LISTEN: read
+        everything). Once the listening connection failed, the next wait
+        listens again and returns at once: what was appended meanwhile is
+        read by the next full catch-up."""
         fresh = self._conn is None
         conn = self.listen()
         if conn is None:
             time.sleep(timeout)
-            return
+            return None
         if fresh:
-            return
+            return None
+        woken = Woken()
         try:
-            for _ in conn.notifies(timeout=timeout, stop_after=1):
-                break
-            for _ in conn.notifies(timeout=0):  # the rest already here: one catch-up for all
-                pass
+            for note in conn.notifies(timeout=timeout, stop_after=1):
+                woken.add(note.payload)
+            for note in conn.notifies(timeout=0):  # the rest already here: one catch-up for all
+                woken.add(note.payload)
         except Exception:
             log.exception("reactors: the LISTEN connection failed; polling")
             self.close()
+            return None
+        return woken if (woken.streams or woken.everything) else None
 
     def close(self) -> None:
         if self._conn is not None:

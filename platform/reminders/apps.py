@@ -8,8 +8,9 @@ class RemindersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from eventlog.store import on_append
+        from reactors.follow import register
 
         from .dispatch import remind_after_append
 
-        on_append(remind_after_append)
+        # follows the log (reactors): not in the request, nothing lost if it dies
+        register("reminders", remind_after_append, prefixes=("show-", "match-"), with_matches=True)

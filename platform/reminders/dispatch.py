@@ -1,5 +1,5 @@
-"""From the log to reminders: after every committed append, the moments a
-player asked to be told of become reminder rows, one per channel they chose
+"""From the log to reminders: a reactor (reactors.follow) turns the moments a
+player asked to be told of into reminder rows, one per channel they chose
 ("Check-in is open", "Your match is ready", "Your turn"). A site reminder is
 shown at once; e-mail and push are sent by a Celery task (under `make run`,
 by a thread of the server: reminders.embedded). Idempotent: a row is unique
@@ -8,7 +8,6 @@ by player, channel and what it is about."""
 from __future__ import annotations
 
 import logging
-import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -97,29 +96,47 @@ def _match_words(row, seats) -> str:
     return "death match " + " v ".join(seats)
 
 
-def _turn_items(streams: set[str]) -> list[tuple[int, str, str, dict, str]]:
-    """Matches that now wait on a seat a person holds."""
+def _turn_items(rows, matches) -> list[tuple[int, str, str, dict, str]]:
+    """Matches that wait on a seat a person holds, as of the append (the
+    reactor may come to it late, or again). One per match, seat and window
+    of TURN_EVERY_S of the log's time: the key is made of the append, never
+    of the clock, so handling it again makes nothing new."""
     from games.models import SeatHolder
+    from games.turns import pending_at
 
-    bucket = int(time.time() // TURN_EVERY_S)
+    last = {}
+    for r in rows:
+        if r.stream.startswith("match-"):
+            last[r.stream] = r
     out = []
-    held = SeatHolder.objects.filter(
-        match__stream__in=streams, match__status="live", user__isnull=False
-    ).select_related("match")
-    for h in held:
-        if h.seat in (h.match.waiting_on or []):
-            key = f"{h.match.stream}:turn:{h.seat}:{bucket}"
-            url = reverse("games:match", args=[h.match_id])
-            out.append((h.user_id, YOUR_TURN, key, {"match": str(h.match)}, url))
+    for match in matches.of(last):
+        holders = dict(
+            SeatHolder.objects.filter(match=match, user__isnull=False).values_list(
+                "seat", "user_id"
+            )
+        )
+        if not holders:
+            continue
+        row = last[match.stream]
+        decisions = pending_at(match, row.version) or []
+        bucket = int(row.recorded_at.timestamp() // TURN_EVERY_S)
+        url = reverse("games:match", args=[match.pk])
+        for seat in sorted({d.seat for d in decisions} & set(holders)):
+            key = f"{match.stream}:turn:{seat}:{bucket}"
+            out.append((holders[seat], YOUR_TURN, key, {"match": str(match)}, url))
     return out
 
 
-def remind_after_append(rows) -> None:
+def remind_after_append(rows, matches=None) -> None:
+    """The reminders reactor (reactors.follow): the rows of one append, at
+    least once; a reminder is made once per key and channel (unique), so
+    rows handled again remind no one twice."""
+    from reactors.follow import MatchRows
+
     show_rows = [r for r in rows if r.stream.startswith("show-")]
-    match_streams = {r.stream for r in rows if r.stream.startswith("match-")}
     items = _show_items(show_rows) if show_rows else []
-    if match_streams and _anyone_wants_turns():
-        items += _turn_items(match_streams)
+    if any(r.stream.startswith("match-") for r in rows) and _anyone_wants_turns():
+        items += _turn_items(rows, matches or MatchRows(rows))
     if items:
         make(items)
 

@@ -123,6 +123,9 @@ def test_embedded_clock_thread_times_out_a_match_left_alone(settings, wait_for):
     finally:
         stop.set()
         embedded.wake()
+        # its last step (an append and the reactors' pass after it) ends before
+        # the database is emptied for the next test
+        embedded._background._thread.join(30)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import threading
 from collections import Counter
 
 import pytest
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 
 from eventlog import store
 from eventlog.store import NewEvent
@@ -271,3 +271,130 @@ def test_a_failing_reactor_is_passed_and_the_others_go_on(caplog):
     assert "reactor broken failed on t-bug@2" in caplog.text
     moved = ReactorPartition.objects.get(reactor="broken", partition=partition_of("t-bug"))
     assert moved.after_id == ids[-1]  # logged and passed, not retried forever
+
+
+def _counting(monkeypatch, name="once") -> Counter:
+    """A registered reactor of the t- streams that counts its calls per event."""
+    calls: Counter = Counter()
+    monkeypatch.setitem(
+        follow._reactors,
+        name,
+        Reactor(name, lambda rows: calls.update(r.id for r in rows), ("t-",)),
+    )
+    return calls
+
+
+def test_embedded_mode_handles_each_event_once(settings, monkeypatch):
+    settings.REACTORS_INLINE = True
+    calls = _counting(monkeypatch)
+    ids = [i for k in range(6) for i in _append(f"t-e{k}", 2)]
+    assert calls == Counter(ids)  # right after each commit, by the appending process
+    thread = Follower("embedded-thread", partitions=PARTITIONS)  # comes after, finds nothing
+    thread.beat()
+    thread.catch_up()
+    assert calls == Counter(ids)
+    assert ReactorPartition.objects.get(reactor="once", partition=partition_of("t-e0")).after_id
+
+
+def test_embedded_mode_loses_nothing_when_the_process_dies_before_its_inline_pass(
+    settings, monkeypatch
+):
+    calls = _counting(monkeypatch)
+    settings.REACTORS_INLINE = False  # what runs after the commit never ran: a crash
+    lost = _append("t-crash", 2)
+    settings.REACTORS_INLINE = True
+    after = _append("t-crash")  # the next append's pass takes the partition from its checkpoint
+    assert calls == Counter(lost + after)
+    thread = Follower("embedded-thread", partitions=PARTITIONS)
+    thread.beat()
+    thread.catch_up()
+    assert calls == Counter(lost + after)
+
+
+def test_embedded_mode_handles_at_once_what_its_pass_could_not_take(settings, monkeypatch):
+    """The inline pass failed (the database): the events are handled anyway,
+    and the follower comes to them again (at least once)."""
+    settings.REACTORS_INLINE = True
+    calls = _counting(monkeypatch)
+    real = follow.read_after
+
+    def down(*args, **kw):
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(follow, "read_after", down)
+    ids = _append("t-down", 2)
+    assert calls == Counter(ids)
+    monkeypatch.setattr(follow, "read_after", real)
+    thread = Follower("embedded-thread", partitions=PARTITIONS)
+    thread.beat()
+    thread.catch_up()
+    assert calls == Counter(ids + ids)
+
+
+def _reads(monkeypatch) -> list[int]:
+    """The partitions read_after reads, in order."""
+    read: list[int] = []
+    real = follow.read_after
+
+    def counted(position, partition, *args, **kw):
+        read.append(partition)
+        return real(position, partition, *args, **kw)
+
+    monkeypatch.setattr(follow, "read_after", counted)
+    return read
+
+
+def test_a_wake_after_one_append_reads_its_partition_only(monkeypatch):
+    handled = Handled()
+    follower = _follower(handled, "woken", lease_s=600)
+    read = _reads(monkeypatch)
+    follower.step(poll_s=600)  # on start: every partition
+    assert set(read) == set(range(PARTITIONS))
+    wakeup = follow.Wakeup()
+    wakeup.listen()
+    try:
+        ids = _append("t-one", 2)
+        woken = wakeup.wait(30)
+    finally:
+        wakeup.close()
+    assert woken is not None and set(woken.streams) == {"t-one"} and not woken.everything
+    read.clear()
+    follower.step(poll_s=600, woken=woken)
+    assert set(read) == {partition_of("t-one", PARTITIONS)}
+    assert handled.ids == Counter(ids)
+    assert follower.waiting == {}
+
+
+def test_a_woken_partition_held_back_by_an_open_transaction_is_read_again():
+    handled = Handled()
+    follower = _follower(handled, "woken", lease_s=600)
+    follower.step(poll_s=600)
+    appended, release = threading.Event(), threading.Event()
+
+    def slow_writer():
+        with transaction.atomic():
+            ids = _append("t-slow")
+            appended.set()
+            assert release.wait(30)
+        return ids
+
+    slow, out = _in_thread(slow_writer)
+    assert appended.wait(30)
+    fast = _append("t-fast")
+    woken = follow.Woken()
+    woken.add(f"{_tx_of(fast[0])}\nt-fast")
+    follower.step(poll_s=600, woken=woken)
+    assert not handled.ids  # below the line: not yet
+    assert partition_of("t-fast", PARTITIONS) in follower.waiting
+    release.set()
+    slow.join(30)
+    assert "error" not in out, out.get("error")
+    woken = follow.Woken()
+    woken.add(f"{_tx_of(out['value'][0])}\nt-slow")
+    follower.step(poll_s=600, woken=woken)  # the slow one's wake reads the fast one's too
+    assert handled.ids == Counter(out["value"] + fast)
+    assert follower.waiting == {}
+
+
+def _tx_of(event_id) -> int:
+    return follow._position_of(event_id)[0]

@@ -93,3 +93,30 @@ def test_a_late_reactor_tells_whose_turn_it_was_at_each_append(settings):
         for d in WebhookDelivery.objects.filter(stream=match.stream, kind="your_turn")
     }
     assert {v: told.get(v) for v in turns} == turns
+
+
+def test_the_reactors_of_a_batch_share_one_read_of_its_match_rows(settings, monkeypatch):
+    from reminders.models import YOUR_TURN, Reminder, ReminderSettings
+
+    settings.REACTORS_INLINE = False
+    ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
+    ReminderSettings.objects.create(user=ana, channels={YOUR_TURN: ["email"]})
+    ReminderSettings.objects.create(user=ben, channels={YOUR_TURN: ["email"]})
+    match = _match(ana, ben)
+    for _ in range(3):
+        _move(match)
+    announced = []
+    monkeypatch.setattr(publisher, "send", lambda layer, sends: announced.extend(sends))
+    follower = Follower()
+    follower.beat()
+    with CaptureQueriesContext(connection) as seen:
+        follower.catch_up()
+    follower.leave()
+    match_reads = [
+        q["sql"]
+        for q in seen.captured_queries
+        if 'FROM "games_match"' in q["sql"] and '"games_match"."stream" IN' in q["sql"]
+    ]
+    # live, clocks and reminders all handled the batch (one partition, one read)
+    assert announced and Reminder.objects.filter(kind=YOUR_TURN).exists()
+    assert len(match_reads) == 1, match_reads
