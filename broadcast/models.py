@@ -11,7 +11,6 @@ class OverlayKey(models.Model):
     token_hash = models.CharField(max_length=64, unique=True)
     made_at = models.DateTimeField()
     made_by = models.IntegerField()  # the organizer's account
-    idempotency_key = models.CharField(max_length=64, blank=True)
 
 
 class Featured(models.Model):

@@ -8,11 +8,11 @@ import hashlib
 import secrets
 
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from eventlog.commands import once
 from games import visibility
 from tournaments.models import ShowRecord
 
@@ -38,24 +38,29 @@ def is_organizer(show_stream: str, user) -> bool:
     return facts is not None and uid is not None and uid in facts.organizer_ids
 
 
-def rotate(record: ShowRecord, user, *, idempotency_key: str = "") -> str | None:
+def rotate(record: ShowRecord, user, *, command_id: str | None = None) -> str | None:
     """A new overlay token for the show (the old one stops working), returned
-    once; None when ``idempotency_key`` already made the current one."""
+    once; None when ``command_id`` made one already (a resent form: written once)."""
     if not is_organizer(record.stream, user):
         raise PermissionDenied(_("Only the show's organizer may make its overlay link."))
-    with transaction.atomic():
-        key = OverlayKey.objects.select_for_update().filter(show_stream=record.stream).first()
-        if key is not None and idempotency_key and key.idempotency_key == idempotency_key:
-            return None
+    made: list[str] = []
+
+    def write() -> dict:
         token = secrets.token_urlsafe(24)
-        fields = {
-            "token_hash": _hash(token),
-            "made_at": timezone.now(),
-            "made_by": user.pk,
-            "idempotency_key": idempotency_key[:64],
-        }
+        fields = {"token_hash": _hash(token), "made_at": timezone.now(), "made_by": user.pk}
         OverlayKey.objects.update_or_create(show_stream=record.stream, defaults=fields)
-    return token
+        made.append(token)
+        return {"token_hash": fields["token_hash"]}  # never the token: only its hash is kept
+
+    first = once(
+        f"overlay-link:{record.stream}",
+        {"show": record.stream},
+        write,
+        command_id=command_id,
+        account=user.pk,
+    )
+    # a try that lost a race to the same id wrote nothing: its token opens nothing
+    return made[0] if made and first["token_hash"] == _hash(made[0]) else None
 
 
 def show_for(token: str) -> ShowRecord | None:

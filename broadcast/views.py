@@ -4,8 +4,6 @@ everyone (a broadcast has one cut); the replay is the match's own policy's."""
 
 from __future__ import annotations
 
-import re
-
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseBadRequest
@@ -16,17 +14,17 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_http_methods
 
-from eventlog.commands import command_args
+from eventlog.commands import BadCommandId, command_args
+from eventlog.store import CommandIdReused
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.models import Match
 from games.tables import table_for
 from tournaments.models import ShowRecord
+from tournaments.words import FORM_REUSED
 
 from . import overlays, viewers
 from .board import board_for, featured
-
-IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 
 def _board(request, pk, template):
@@ -78,13 +76,14 @@ def overlay_links(request, pk):
         raise PermissionDenied(_("Only the show's organizer may see its overlay links."))
     token = None
     if request.method == "POST":
-        # the form's command id; ``idempotency_key`` is its older name
-        key = command_args(request)["command_id"] or request.POST.get("idempotency_key", "")
-        if key and not IDEMPOTENCY_KEY.fullmatch(key):
-            return HttpResponseBadRequest(
-                _("idempotency_key: 1 to 64 letters, digits or _.:- only")
+        try:  # a resent form (a double click) makes one link, not two
+            token = overlays.rotate(
+                record, request.user, command_id=command_args(request)["command_id"]
             )
-        token = overlays.rotate(record, request.user, idempotency_key=key)
+        except BadCommandId as exc:
+            return HttpResponseBadRequest(str(exc))
+        except CommandIdReused:
+            return HttpResponseBadRequest(FORM_REUSED)
     links = []
     if token is not None:
         links = [

@@ -420,7 +420,7 @@ def _seen(record: ShowRecord, user):
 
 
 def _view(record: ShowRecord, acting: show_services.Acting, user) -> dict:
-    return shows.view(_seen(record, user), acting.role, acting.actor)
+    return shows.view(_seen(record, user), acting.role, acting.actor, viewer_id=acting.user_id)
 
 
 def _show_summary(record: ShowRecord, user) -> dict:

@@ -8,7 +8,7 @@ a refusal shows the service's own words and changes nothing."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.contrib import messages
@@ -234,6 +234,21 @@ def dashboard_live(request, pk):
 
 
 # ---- writing ------------------------------------------------------------------------
+def _refusal(request, write: Callable[[], Any]) -> HttpResponse | str | None:
+    """Run a form's write (or its check): None when the show's rules take it;
+    else the 403 page when the caller's role may not, or the refusal in words
+    for the form again."""
+    try:
+        write()
+    except RoleRequired as exc:
+        return render(request, "403.html", {"message": str(exc)}, status=403)
+    except RuleError as exc:
+        return str(exc)
+    except CommandIdReused:
+        return str(FORM_REUSED)
+    return None
+
+
 def _text(post, key: str) -> str:
     return (post.get(key) or "").strip()
 
@@ -441,14 +456,15 @@ def rule_form(request, pk, no):
             "ruling": ruling,
             "reason": _text(data, "reason"),
         }
-        try:
+
+        def check() -> None:
             cmd["params"] = params_from(data, ruling, fields)
             check_command(record.stream, cmd, acting)
-        except RoleRequired as exc:
-            return render(request, "403.html", {"message": str(exc)}, status=403)
-        except RuleError as exc:
-            error = str(exc)
-        else:
+
+        error = _refusal(request, check)
+        if isinstance(error, HttpResponse):
+            return error
+        if error is None:
             post = {
                 **{k: v for k, v in data.items() if k in ("command_id", "reason")},
                 "action": "rule_dispute",
@@ -555,23 +571,15 @@ def file_dispute(request, pk):
             "target_version": version,
             "text": _text(data, "text"),
         }
-        try:
-            command(
-                record.stream,
-                cmd,
-                acting,
-                **command_args(request),
-            )
-        except RoleRequired as exc:
-            return render(request, "403.html", {"message": str(exc)}, status=403)
-        except RuleError as exc:
-            error = str(exc)
-        except CommandIdReused:
-            error = FORM_REUSED
-        else:
-            filed = max(
-                load(record.stream)[0].disputes.values(), key=lambda d: int(d.id.split("-")[1])
-            )
+        rows: list = []
+        once = command_args(request)
+        error = _refusal(request, lambda: rows.extend(command(record.stream, cmd, acting, **once)))
+        if isinstance(error, HttpResponse):
+            return error
+        if error is None:
+            # this command's dispute (a retry's: the first one's), not the newest of anyone's
+            did = next(r.data["dispute_id"] for r in rows if r.type == "dispute_filed")
+            filed = load(record.stream)[0].disputes[did]
             return render(
                 request,
                 "dashboard/dispute_filed.html",

@@ -13,10 +13,10 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from eventlog.store import read
 from games import services as match_services
-from games.core.adapt import redact
+from games.core.adapt import as_game_event, redact
 from games.core.protocol import RuleError
+from games.core.registry import series_for
 from games.models import Match
 from games.tables import describe_row, names_for, table_module
 from games.visibility import SPECTATOR_VIEW
@@ -69,21 +69,43 @@ def rulings_for(d: shows.Dispute) -> list[tuple[str, str]]:
     ]
 
 
+def _void_boundaries(loaded, before: int) -> list[int]:
+    """The versions before ``before`` a void may go back to (those
+    ``services.state_at_boundary`` takes), folding the log once: each move's
+    state is the one before it evolved by its event; only a void, which
+    takes events back out, is folded again from the start."""
+    rows, last = loaded.events, loaded.version
+    voided = match_services.voided_versions(rows)
+    series = series_for(loaded.match.game)
+    state = None
+    out = []
+    for i, row in enumerate(rows):
+        v = row.version
+        if v >= min(before, last):
+            break
+        if not match_services.is_platform(row):
+            state = series.evolve(state, as_game_event(row))
+        elif row.type == "match_voided":
+            state = match_services.fold_rows(loaded.match.game, rows[: i + 1])
+        at_a_move_end = rows[i + 1].command_seq == 1
+        if v in voided or not at_a_move_end or state is None:
+            continue
+        if state.finished or series.pending(state):
+            out.append(v)
+    return out
+
+
 def _match_versions(match: Match, before: int) -> list[tuple[str, str]]:
     """The ends of moves a void may go back to, before the disputed event."""
     loaded = match_services.load(match)
     module, names = table_module(match.game), names_for(match.seats, None)
+    rows = {r.version: r for r in loaded.events}
     out = []
-    for row in read(match.stream):
-        if row.version >= before:
-            break
-        try:
-            match_services.state_at_boundary(loaded, row.version)
-        except RuleError:
-            continue
+    for v in _void_boundaries(loaded, before):
+        row = rows[v]
         shown = redact(row, SPECTATOR_VIEW)
         what = describe_row(module, shown, None, names) if shown else row.type.replace("_", " ")
-        out.append((str(row.version), _("move %(n)s: %(what)s") % {"n": row.version, "what": what}))
+        out.append((str(v), _("move %(n)s: %(what)s") % {"n": v, "what": what}))
     return out
 
 

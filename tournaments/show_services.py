@@ -257,6 +257,7 @@ def _full_command(
         full.update(
             dispute_target(stream, holders, full.get("target_stream"), acting.actor, acting.user_id)
         )
+        full["filer_id"] = acting.user_id
         _check_match_version(full.get("target_stream"), full.get("target_version"))
     if cmd["type"] == "substitute":
         full["holder"] = _substitute_holder(state, full)

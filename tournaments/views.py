@@ -115,7 +115,7 @@ def _show_context(request, record) -> dict:
         "show": record,
         "schedule": schedule_context(record, request.user),
         "acting": acting,
-        "view": shows.view(seen, acting.role, acting.actor),
+        "view": shows.view(seen, acting.role, acting.actor, viewer_id=acting.user_id),
         "log": log_lines(shows.public_log(seen)[-60:], record.stream),
         "matches": seen_matches,
         "opening": not_open_yet(matches, seen_matches),

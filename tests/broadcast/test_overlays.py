@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from broadcast.models import OverlayKey
+from eventlog.models import CommandRecord
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +17,7 @@ LINK = re.compile(r'value="http://testserver/overlay/([^/"]+)/(\w+)/"')
 
 
 def make_link(client, record, key="") -> str:
-    resp = client.post(f"/shows/{record.pk}/overlays/", {"idempotency_key": key})
+    resp = client.post(f"/shows/{record.pk}/overlays/", {"command_id": key} if key else {})
     assert resp.status_code == 200
     found = LINK.findall(resp.content.decode())
     assert {kind for _t, kind in found} == {"scoreboard", "bracket", "featured", "hands"}
@@ -54,12 +55,26 @@ def test_a_repeated_request_makes_no_second_link(client, make_live_show):
     record, _match, olga, _t0 = make_live_show(moves=0)
     client.force_login(olga)
     token = make_link(client, record, key="rotate-1")
-    again = client.post(f"/shows/{record.pk}/overlays/", {"idempotency_key": "rotate-1"})
+    again = client.post(f"/shows/{record.pk}/overlays/", {"command_id": "rotate-1"})
     assert again.status_code == 200 and "already carried out" in again.content.decode()
     assert client.get(f"/overlay/{token}/scoreboard/").status_code == 200
-    bad = client.post(f"/shows/{record.pk}/overlays/", {"idempotency_key": "no spaces!"})
-    assert bad.status_code == 400 and b"idempotency_key" in bad.content
+    bad = client.post(f"/shows/{record.pk}/overlays/", {"command_id": "no spaces!"})
+    assert bad.status_code == 400 and b"command id" in bad.content
     assert client.get(f"/overlay/{token}/scoreboard/").status_code == 200
+
+
+def test_a_late_resend_of_an_older_form_makes_no_link(client, make_live_show):
+    """One mechanism for every write's id (eventlog.commands.once): a form sent
+    again after a newer link was made still writes nothing."""
+    record, _match, olga, _t0 = make_live_show(moves=0)
+    client.force_login(olga)
+    make_link(client, record, key="rotate-1")
+    newer = make_link(client, record, key="rotate-2")
+    again = client.post(f"/shows/{record.pk}/overlays/", {"command_id": "rotate-1"})
+    assert again.status_code == 200 and "already carried out" in again.content.decode()
+    assert client.get(f"/overlay/{newer}/scoreboard/").status_code == 200
+    assert CommandRecord.objects.filter(scope=f"overlay-link:{record.stream}").count() == 2
+    assert all(newer not in str(r.result) for r in CommandRecord.objects.all())
 
 
 def test_wrong_links_are_404(client, make_live_show):

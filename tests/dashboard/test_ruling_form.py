@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 
 from eventlog.store import read
 from games import services as match_services
+from games.core.protocol import RuleError
 from games.models import Match
 from tournaments import show_services as ss
 from tournaments import shows
@@ -223,3 +224,54 @@ def test_the_dashboard_names_a_ruling_in_words(client, world):
     live = client.get(f"/shows/{world['show'].pk}/dashboard/live").content.decode()
     assert "Ruled: <b>add time to the clock</b> the seat: ana, 30 seconds more" in live
     assert "adjust_clock" not in live
+
+
+def test_void_back_to_folds_a_long_match_once(client, world, counted):
+    """The list of a long match is built in one pass over its log: the full
+    folds stay a handful, not one per move, and it offers exactly the
+    versions a void may go back to (a void in the middle of the log included)."""
+    final = world["final"]
+    back_to = int(
+        options(
+            fields_form(as_mia(client, world).get(rule_url(world, "void_to")).content.decode()),
+            "version",
+        )[1][0]
+    )
+    void = {"dispute_id": "d-1", "ruling": "void_to", "params": {"version": back_to}}
+    mia = ss.Acting("mia", shows.MODERATOR, world["people"]["mia"].pk)
+    ss.command(world["show"].stream, {"type": "rule_dispute", **void, "reason": "x"}, mia)
+    assert any(r.type == "match_voided" for r in read(final.stream))
+    match_services.play_bots(final, max_moves=120, rng=random.Random(5))
+    final.refresh_from_db()
+    last = read(final.stream)[-1].version
+    about_the_tip = {
+        "type": "file_dispute",
+        "target_stream": final.stream,
+        "target_version": last,
+        "text": "the last move",
+    }
+    ss.command(world["show"].stream, about_the_tip, ss.Acting("max", shows.MODERATOR))
+    ss.command(
+        world["show"].stream,
+        {"type": "claim_dispute", "dispute_id": "d-2"},
+        ss.Acting("mia", shows.MODERATOR),
+    )
+    as_mia(client, world)
+    counted["folds"] = 0
+    page = client.get(f"/shows/{world['show'].pk}/disputes/2/rule?ruling=void_to")
+    assert page.status_code == 200
+    folds = counted["folds"]
+    offered = [int(v) for v, _words in options(fields_form(page.content.decode()), "version")]
+
+    loaded = match_services.load(final)
+    takes = []
+    for v in range(1, last):
+        try:
+            match_services.state_at_boundary(loaded, v)
+        except RuleError:
+            continue
+        takes.append(v)
+    assert last > 60 and len(takes) > 20, (last, takes)
+    assert back_to in takes and back_to + 1 not in takes  # what the void took back is not offered
+    assert offered == takes
+    assert folds <= 2, f"{folds} full folds for {last} versions"

@@ -192,7 +192,7 @@ def _console(request, record, acting, bound=None, status=200):
         "console/show.html",
         {
             "show": record,
-            "view": shows.view(state, acting.role, acting.actor),
+            "view": shows.view(state, acting.role, acting.actor, viewer_id=acting.user_id),
             "pending": shows.pending(state),
             "matches": match_services.summaries_for(matches, request.user),
             "holders": holders,

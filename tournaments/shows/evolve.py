@@ -419,6 +419,7 @@ def _ev_dispute_filed(s, d):
         d["filed_by"],
         d.get("role", ""),
         d.get("at", 0.0),
+        filed_by_id=d.get("filed_by_id"),
     )
     n = int(dp.id.split("-", 1)[1])
     return replace(s, disputes={**s.disputes, dp.id: dp}, dispute_seq=max(s.dispute_seq, n))

@@ -257,6 +257,7 @@ class Dispute:
     claimed_by: str | None = None
     proposal: Mapping[str, Any] | None = None  # while awaiting approval
     ruling: Mapping[str, Any] | None = None  # once ruled
+    filed_by_id: int | None = None  # the filing account (None: filed before it was recorded)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from .state import (
     MODERATOR,
     ORGANIZER,
     PLANNED,
+    PLAYER,
     SPECTATOR,
     Dispute,
     Duel,
@@ -106,20 +107,32 @@ def _schedule_view(s: ShowState) -> dict[str, Any] | None:
     }
 
 
+def _filer_sees(d: Dispute, viewer_role: str, seat: str | None, viewer_id: int | None) -> bool:
+    """Whether the viewer filed ``d``: by the filing account's id; a dispute
+    filed before the id was recorded, only by the player now holding the seat
+    it was filed from (a name alone, a spectator's or a moderator's, is not enough)."""
+    if d.filed_by_id is not None:
+        return viewer_id is not None and viewer_id == d.filed_by_id
+    return viewer_role == PLAYER == d.filed_role and seat is not None and seat == d.filed_by
+
+
 def view(
     state: ShowState,
     viewer_role: str,
     username: str | None = None,
     now: float | None = None,
+    viewer_id: int | None = None,
 ) -> dict[str, Any]:
     """What ``viewer_role`` (organizer, moderator, player, spectator) may know.
 
-    Spectators given ``now`` see the show as it stood ``spectator_delay_s``
-    earlier, so that the show does not tell a death match's result before
-    the delayed match does. Dispute texts go to moderators and the filer.
-    Items are private like the match's own: each entrant sees their own,
-    moderators (and spectators under policy "everything") see all; everyone
-    sees how many items each entrant holds.
+    ``username`` is who the viewer acts as: for a player, the entrant their
+    account holds (only a player's seat grants anything); ``viewer_id`` is
+    their account. Spectators given ``now`` see the show as it stood
+    ``spectator_delay_s`` earlier, so that the show does not tell a death
+    match's result before the delayed match does. Dispute texts go to
+    moderators and the filing account. Items are private like the match's
+    own: each entrant sees their own, moderators (and spectators under policy
+    "everything") see all; everyone sees how many items each entrant holds.
     """
     s = state
     if viewer_role == SPECTATOR and now is not None:
@@ -128,6 +141,7 @@ def view(
     see_items = staff or (
         viewer_role == SPECTATOR and s.options.get("spectator_policy") == "everything"
     )
+    seat = username if viewer_role == PLAYER else None
     return {
         "name": s.name,
         "phase": s.phase,
@@ -154,11 +168,11 @@ def view(
         "inventories": {
             e: [_item_view(it) for it in inventory(s, e)]
             for e in s.entrants
-            if inventory(s, e) and (see_items or e == username)
+            if inventory(s, e) and (see_items or e == seat)
         },
         "item_counts": {e: len(inventory(s, e)) for e in s.entrants if inventory(s, e)},
         "disputes": [
-            _dispute_view(d, staff or (username is not None and d.filed_by == username))
+            _dispute_view(d, staff or _filer_sees(d, viewer_role, seat, viewer_id))
             for d in sorted(s.disputes.values(), key=lambda d: int(d.id.split("-")[1]))
         ],
         "catalogue": {g: {k: dict(v) for k, v in items.items()} for g, items in CATALOGUE.items()},

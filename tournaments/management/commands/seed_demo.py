@@ -162,7 +162,7 @@ class Command(BaseCommand):
                     "target_version": 1,
                     "text": "demo: was the first player chosen fairly?",
                 },
-                ss.Acting(mods[0].username, shows.MODERATOR),
+                ss.Acting(mods[0].username, shows.MODERATOR, mods[0].pk),
                 now=now,
             )
             self.stdout.write(f"seeded a live show: {live} is being played by bots now")

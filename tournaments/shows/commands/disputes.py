@@ -68,9 +68,11 @@ def _file_dispute(b: _Builder, c: Mapping[str, Any]) -> None:
         "target_version": version,
         "text": text,
         "filed_by": b.actor,
+        # the platform vouches for the filing account: the text is shown by it, not by name
+        "filed_by_id": c.get("filer_id") if _is_int(c.get("filer_id")) else None,
     }
-    public = {k: v for k, v in data.items() if k != "text"}
-    b.emit("dispute_filed", data, visible_to=(b.actor,), public=public)
+    public = {k: v for k, v in data.items() if k not in ("text", "filed_by_id")}
+    b.emit("dispute_filed", data, visible_to=(), public=public)
 
 
 def _claim_dispute(b: _Builder, c: Mapping[str, Any]) -> None:
