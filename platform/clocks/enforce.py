@@ -49,7 +49,14 @@ def enforce_due(now: float | None = None, limit: int = BATCH) -> int:
         if batch:  # read before enforcing: a submit moves the match's deadline on
             after = (batch[-1].next_deadline, batch[-1].pk)
         for match in batch:
-            written += _claim_and_enforce(match, now)
+            try:
+                written += _claim_and_enforce(match, now)
+            except Exception:  # one failing match must not stop every clock behind it
+                log.exception(
+                    "timeout of %s failed; the next wake-up tries again",
+                    match.stream,
+                    extra={"stream": match.stream, "match_id": match.pk},
+                )
         if len(batch) < limit:
             return written
 

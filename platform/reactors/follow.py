@@ -51,7 +51,7 @@ from .models import ReactorFollower, ReactorPartition
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "eventlog_appended"  # NOTIFYed by every insert of events (eventlog 0006)
+CHANNEL = "eventlog_appended"  # NOTIFYed by every insert of events: tx, streams (eventlog 0008)
 BATCH = 500  # events read per pass
 POLL_S = 5.0  # catch up at least this often, notified or not
 

@@ -79,6 +79,28 @@ def test_a_match_that_moved_on_after_the_read_gets_no_timeout(monkeypatch):
     assert Match.objects.get(pk=moved.pk).next_deadline.timestamp() > deadline
 
 
+@pytest.mark.django_db
+def test_a_match_whose_timeout_fails_does_not_stop_the_others(monkeypatch, caplog):
+    t0 = 2_150_000.0
+    broken, *others = _matches(3, t0)
+    enforce_one = enforce._enforce
+
+    def fail_on_broken(match, now):
+        if match.pk == broken.pk:
+            raise RuntimeError("a bug in one game")
+        return enforce_one(match, now)
+
+    monkeypatch.setattr(enforce, "_enforce", fail_on_broken)
+    with caplog.at_level("ERROR", logger="clocks.enforce"):
+        enforce_due(now=t0 + 4)
+    assert _timeouts(broken) == []
+    assert all(len(_timeouts(m)) == 1 for m in others)
+    assert f"timeout of {broken.stream} failed" in caplog.text
+    monkeypatch.setattr(enforce, "_enforce", enforce_one)
+    enforce_due(now=t0 + 4)  # the next wake-up writes it
+    assert len(_timeouts(broken)) == 1
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_enforcers_at_once_write_each_timeout_once():
