@@ -572,8 +572,8 @@ def file_dispute(request, pk):
             "text": _text(data, "text"),
         }
         rows: list = []
-        once = command_args(request)
-        error = _refusal(request, lambda: rows.extend(command(record.stream, cmd, acting, **once)))
+        ids = command_args(request)
+        error = _refusal(request, lambda: rows.extend(command(record.stream, cmd, acting, **ids)))
         if isinstance(error, HttpResponse):
             return error
         if error is None:

@@ -168,3 +168,18 @@ def test_an_entrants_items_are_not_shown_to_an_account_named_like_it(client, peo
     assert client.get(f"/api/shows/{record.pk}/").json()["show"]["inventories"] == {}
     client.force_login(people["pat"])
     assert list(client.get(f"/api/shows/{record.pk}/items").json()["inventories"]) == ["ana"]
+
+
+@pytest.mark.django_db
+def test_a_resent_filing_form_confirms_its_own_dispute_not_the_newest(client, people):
+    record, final = make_show(people, ["ana", "ben"], {"ana": "pat", "ben": None})
+    form = {"match": final.pk, "version": 1, "text": SECRET, "command_id": "file-1"}
+    url = f"/shows/{record.pk}/disputes/file"
+    client.force_login(people["pat"])
+    assert "Dispute 1 about" in client.post(url, form).content.decode()
+    client.force_login(people["mia"])
+    assert "Dispute 2 about" in client.post(url, {**form, "command_id": "mia-1"}).content.decode()
+    client.force_login(people["pat"])
+    again = client.post(url, form).content.decode()  # a double click, after mia's
+    assert "Dispute 1 about" in again and "Dispute 2" not in again
+    assert [r.type for r in read(record.stream)].count("dispute_filed") == 2

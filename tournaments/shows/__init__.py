@@ -5,7 +5,7 @@ Pure Python, no Django: one show is one stream, decided like a game.
     create_show(ctx, name, organizer, entrants, options) -> [Event]   (initial)
     decide(state, command, ctx) -> [Event]     raises RuleError("clear words")
     evolve(state, event) -> ShowState          pure, deterministic, total
-    view(state, viewer_role, username=None, now=None) -> dict
+    view(state, viewer_role, username=None, now=None, viewer_id=None) -> dict
     pending(state) -> [Decision]               who must act, by when
 
 A command is a mapping ``{"type": ..., "actor": USERNAME, "role": ROLE, ...}``
