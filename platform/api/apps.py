@@ -8,3 +8,4 @@ class ApiConfig(AppConfig):
 
     def ready(self):
         from . import schema  # noqa: F401  (registers the token scheme with the schema)
+        from . import signals  # noqa: F401  (drops cached tokens when they change)
