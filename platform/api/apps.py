@@ -7,5 +7,5 @@ class ApiConfig(AppConfig):
     verbose_name = "API: tokens and plumbing"
 
     def ready(self):
-        from . import schema  # noqa: F401  (registers the token scheme with the schema)
-        from . import signals  # noqa: F401  (drops cached tokens when they change)
+        # the token scheme in the schema; cached tokens dropped when they change
+        from . import schema, signals  # noqa: F401
