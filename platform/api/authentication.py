@@ -73,6 +73,13 @@ def _looked_up(key_hash: str) -> dict | None:
     return entry
 
 
+def _partial(model, values: dict):
+    """An instance with only ``values`` loaded (``from_db`` takes them in the
+    model's field order); the other fields load when first read."""
+    names = [f.attname for f in model._meta.concrete_fields if f.attname in values]
+    return model.from_db("default", names, [values[n] for n in names])
+
+
 class TokenAuthentication(authentication.BaseAuthentication):
     def authenticate(self, request):
         header = authentication.get_authorization_header(request).split()
@@ -99,14 +106,15 @@ class TokenAuthentication(authentication.BaseAuthentication):
             last_used = now
             _keep(cache_key(key_hash), {**entry, "last_used": now.isoformat()})
         # the account as the entry says; any other field is read when first used
-        user_fields = entry["user"]
-        user = get_user_model().from_db(
-            "default", list(user_fields), [user_fields[f] for f in user_fields]
-        )
-        token = ApiToken.from_db(
-            "default",
-            ["id", "user_id", "key_hash", "last_used"],
-            [entry["token"], user.pk, key_hash, last_used],
+        user = _partial(get_user_model(), entry["user"])
+        token = _partial(
+            ApiToken,
+            {
+                "id": entry["token"],
+                "user_id": user.pk,
+                "key_hash": key_hash,
+                "last_used": last_used,
+            },
         )
         token.user = user
         return user, token

@@ -134,6 +134,25 @@ def test_a_token_is_read_from_the_database_once_then_from_the_cache(token_client
 
 
 @pytest.mark.django_db
+def test_a_cached_token_gives_its_account_as_the_database_has_it(token_client, ana):
+    from django.test import RequestFactory
+
+    from api.authentication import TokenAuthentication
+
+    request = RequestFactory().get("/", HTTP_AUTHORIZATION=f"Token {token_client(ana).secret}")
+    for _ in range(2):  # read from the database, then from the cache
+        user, token = TokenAuthentication().authenticate(request)
+        assert (user.pk, user.username, user.is_active, user.is_staff) == (
+            ana.pk,
+            "ana_user",
+            True,
+            False,
+        )
+        assert user.is_superuser is False and user.email == ana.email
+        assert token.user_id == ana.pk and token.user is user
+
+
+@pytest.mark.django_db
 def test_a_cached_token_is_refused_at_once_when_its_account_is_disabled(token_client, match, ana):
     bot = token_client(ana)
     url = f"/api/matches/{match.pk}/"
