@@ -8,6 +8,7 @@ and appends with the version it folded, so two writers never both win.
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -20,7 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 
 from eventlog.store import (
     ConcurrencyError,
@@ -246,6 +247,16 @@ def _current(match: Match) -> states.Entry | None:
     return entry
 
 
+def _vouched(match: Match) -> Loaded | None:
+    """The kept state at the version the match row says, when the row's time
+    is that version's too (each append writes both): no query, but only as
+    current as ``match`` was read, so a writer still appends against it."""
+    entry = states.kept_at(match.stream, match.version, match.updated_at)
+    if entry is None:
+        return None
+    return Loaded(match, entry.state, entry.version, entry.abandoned)
+
+
 def load(match: Match) -> Loaded:
     """The match at its stream's tip: its state from the kept states
     (``games/states.py``), folded only from what they lack."""
@@ -398,51 +409,67 @@ def submit(
     if key and not system_id:
         sender = f"user:{account}" if account is not None else f"actor:{actor or seat or role}"
         fingerprint = command_fingerprint(sender, {"seat": seat, "role": role, "command": command})
-    for attempt in range(MAX_RETRIES):
-        if key:
-            first = replayed(match.stream, key, fingerprint)
-            if first:
-                return first  # a retry: the first result, nothing new
-        loaded = load(match)
+
+    def first_result():
+        # what the same command id wrote earlier, if it did: a retry gets it,
+        # not a refusal from the state its first try moved on
+        return replayed(match.stream, key, fingerprint) if key else None
+
+    kept = _vouched(match)
+    attempt = 0
+    while True:
+        # the kept state the match row vouches for saves reading the tip; it
+        # may be behind the log, so what it refuses is decided again on the log's
+        loaded, checked, kept = kept or load(match), kept is None, None
         if loaded.abandoned:
+            if first := first_result():
+                return first
+            if not checked:
+                continue
             raise RuleError("this match was taken out of play by a ruling")
         t = time.time() if now is None else now
         ctx = Ctx(now=t, rng=rng or secure_rng(), seat=seat, role=role)
         try:
             new = series.decide(loaded.state, dict(command), ctx)
         except RuleError:
-            # the same command may have been written between the look-up and the
-            # load: then this is a retry and gets the first result, not a refusal
-            if key and (first := replayed(match.stream, key, fingerprint)):
+            if first := first_result():
                 return first
+            if not checked:
+                continue
             raise
         if not new:
+            if first := first_result():
+                return first
+            if not checked:
+                continue
             return []
+
+        def record(rows, loaded=loaded, new=new, t=t) -> None:
+            state = loaded.state
+            for e in new:
+                state = series.evolve(state, e)
+            states.keep(match.stream, states.Entry(states.tag_of(rows[-1]), state, False))
+            _set_deadline(match, state)
+            _notify(match, new, state, t)
+
         try:
-            with transaction.atomic():
-                rows = append(
-                    match.stream,
-                    loaded.version,
-                    new,
-                    command_id=key,
-                    fingerprint=fingerprint,
-                    actor=actor or seat or role,
-                    role=role,
-                    extra={"command": _public_command(command, seat), "at": t},
-                )
-                if rows.replay:
-                    return rows  # the same command id won a race meanwhile
-                state = loaded.state
-                for e in new:
-                    state = series.evolve(state, e)
-                states.keep(match.stream, states.Entry(states.tag_of(rows[-1]), state, False))
-                _set_deadline(match, state)
-                _notify(match, new, state, t)
-            return rows
+            # the same command id may have won a race meanwhile: then ``rows``
+            # is its first result (a replay), and ``record`` did not run
+            return append(
+                match.stream,
+                loaded.version,
+                new,
+                command_id=key,
+                fingerprint=fingerprint,
+                actor=actor or seat or role,
+                role=role,
+                extra={"command": _public_command(command, seat), "at": t},
+                within=record,
+            )
         except ConcurrencyError:
-            if attempt == MAX_RETRIES - 1:
+            attempt += 1
+            if attempt == MAX_RETRIES:
                 raise
-    raise AssertionError("unreachable")
 
 
 def command_key(command_id: str | None) -> str | None:
@@ -492,9 +519,9 @@ def record_platform_event(
                 _set_deadline(match, load(match).state)
             return rows
         except ConcurrencyError:
-            if attempt == MAX_RETRIES - 1:
+            attempt += 1
+            if attempt == MAX_RETRIES:
                 raise
-    raise AssertionError("unreachable")
 
 
 def void_to(
@@ -578,18 +605,39 @@ def abandon(match: Match, *, reason: str, actor: str = "platform") -> None:
     record_platform_event(match, "match_abandoned", {"reason": reason}, actor=actor, role="system")
 
 
-def _set_deadline(match: Match, state: MatchState) -> None:
-    """The clock index: when this match next needs a timeout."""
-    match.refresh_from_db()  # the read model as this append's projectors left it
-    series = series_for(match.game)
-    live = match.status not in ("void", "finished")
-    nd = series.next_deadline(state) if live else None
-    pending = series.pending(state) if live else []
-    match.next_deadline, match.waiting_on = to_datetime(nd), sorted({d.seat for d in pending})
-    Match.objects.filter(pk=match.pk).update(
-        next_deadline=match.next_deadline, waiting_on=match.waiting_on
+def _set_deadline_sql() -> str:
+    table = Match._meta.db_table
+    columns = ", ".join(f'"{f.column}"' for f in Match._meta.concrete_fields)
+    over = "status IN ('void', 'finished')"
+    return (
+        f"UPDATE {table} SET next_deadline = CASE WHEN {over} THEN NULL ELSE %s::timestamptz END, "
+        f"waiting_on = CASE WHEN {over} THEN '[]'::jsonb ELSE %s::jsonb END "
+        f"WHERE id = %s RETURNING {columns}"
     )
-    note_waiting(match, pending, state.bout_no + 1 if state.bout is not None else 0)
+
+
+_SET_DEADLINE = _set_deadline_sql()
+
+
+def _set_deadline(match: Match, state: MatchState) -> None:
+    """The clock index: when this match next needs a timeout. On PostgreSQL
+    one statement writes it and reads the row back as this append's
+    projectors left it (the match over, nothing is due)."""
+    series = series_for(match.game)
+    pending = series.pending(state)
+    nd, waiting_on = to_datetime(series.next_deadline(state)), sorted({d.seat for d in pending})
+    if connection.vendor == "postgresql":
+        row = next(iter(Match.objects.raw(_SET_DEADLINE, [nd, json.dumps(waiting_on), match.pk])))
+        for f in Match._meta.concrete_fields:
+            setattr(match, f.attname, getattr(row, f.attname))
+    else:
+        match.refresh_from_db()
+        if match.status in ("void", "finished"):
+            nd, waiting_on = None, []
+        Match.objects.filter(pk=match.pk).update(next_deadline=nd, waiting_on=waiting_on)
+        match.next_deadline, match.waiting_on = nd, waiting_on
+    live = match.status not in ("void", "finished")
+    note_waiting(match, pending if live else [], state.bout_no + 1 if state.bout is not None else 0)
 
 
 # ---- reading: every read goes through the visibility policy ----------------

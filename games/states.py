@@ -213,6 +213,20 @@ def lookup(stream: str, tag: Tag) -> tuple[Entry | None, Entry | None]:
     return None, max(older, key=lambda e: e.version, default=None)
 
 
+def kept_at(stream: str, version: int, recorded_at: datetime | None) -> Entry | None:
+    """The entry whose row is at ``version``, written at ``recorded_at``, if
+    one is kept (here, else in the shared tier)."""
+    if recorded_at is None:
+        return None
+    for tier in (local_entry, _shared):
+        entry = tier(stream)
+        if entry is not None and (entry.tag[0], entry.tag[2]) == (version, recorded_at):
+            if tier is _shared:
+                _keep_local(stream, entry)
+            return entry
+    return None
+
+
 def local_entry(stream: str) -> Entry | None:
     with _lock:
         return _local.get(stream)

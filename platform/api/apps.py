@@ -7,4 +7,5 @@ class ApiConfig(AppConfig):
     verbose_name = "API: tokens and plumbing"
 
     def ready(self):
-        from . import schema  # noqa: F401  (registers the token scheme with the schema)
+        # the token scheme in the schema; cached tokens dropped when they change
+        from . import schema, signals  # noqa: F401

@@ -1,21 +1,83 @@
-"""``Authorization: Token <secret>`` (or ``Bearer <secret>``) for bots and scripts."""
+"""``Authorization: Token <secret>`` (or ``Bearer <secret>``) for bots and scripts.
+
+A token is looked up in the database once, then kept in the cache for
+``CACHE_S`` by its hash: what it says (its id, its account's id and flags,
+whether it is revoked), never the secret. Revoking or deleting a token and
+saving or deleting its account drop the entries (``api.signals``), so the
+very next request is refused."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import logging
+from datetime import datetime, timedelta
 
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db import connection
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
 from .models import ApiToken, hash_secret
 
+log = logging.getLogger(__name__)
+
 KEYWORDS = ("token", "bearer")
 # last_used is a hint for its owner, not an audit log: written at most this often
 TOUCH_EVERY = timedelta(seconds=60)
+CACHE_S = 30  # a token's entry lives this long without a change to drop it
+_USER_FIELDS = ("id", "username", "is_active", "is_staff", "is_superuser")
 
 
 class BadToken(exceptions.AuthenticationFailed):
     default_code = "bad_token"
+
+
+def cache_key(key_hash: str) -> str:
+    return f"api-token:{connection.settings_dict['NAME']}:{key_hash}"
+
+
+def _entry(token: ApiToken) -> dict:
+    user = token.user
+    return {
+        "token": token.pk,
+        "revoked": token.revoked is not None,
+        "last_used": token.last_used.isoformat() if token.last_used else None,
+        "user": {f: getattr(user, f) for f in _USER_FIELDS},
+    }
+
+
+def _cached(key: str) -> dict | None:
+    try:
+        return cache.get(key)
+    except Exception:  # the cache is away: ask the database
+        log.warning("token cache unreadable", exc_info=True)
+        return None
+
+
+def _keep(key: str, entry: dict) -> None:
+    try:
+        cache.set(key, entry, CACHE_S)
+    except Exception:
+        log.warning("token not cached", exc_info=True)
+
+
+def _looked_up(key_hash: str) -> dict | None:
+    key = cache_key(key_hash)
+    entry = _cached(key)
+    if entry is None:
+        token = ApiToken.objects.select_related("user").filter(key_hash=key_hash).first()
+        if token is None:
+            return None
+        entry = _entry(token)
+        _keep(key, entry)
+    return entry
+
+
+def _partial(model, values: dict):
+    """An instance with only ``values`` loaded (``from_db`` takes them in the
+    model's field order); the other fields load when first read."""
+    names = [f.attname for f in model._meta.concrete_fields if f.attname in values]
+    return model.from_db("default", names, [values[n] for n in names])
 
 
 class TokenAuthentication(authentication.BaseAuthentication):
@@ -29,17 +91,33 @@ class TokenAuthentication(authentication.BaseAuthentication):
             secret = header[1].decode("ascii")
         except UnicodeDecodeError:
             raise BadToken("this token is not valid") from None
-        token = ApiToken.objects.select_related("user").filter(key_hash=hash_secret(secret)).first()
-        if token is None:
+        key_hash = hash_secret(secret)
+        entry = _looked_up(key_hash)
+        if entry is None:
             raise BadToken("this token is not valid")
-        if token.revoked is not None:
+        if entry["revoked"]:
             raise BadToken("this token was revoked; create a new one on your tokens page")
-        if not token.user.is_active:
+        if not entry["user"]["is_active"]:
             raise BadToken("the account of this token is disabled")
         now = timezone.now()
-        if token.last_used is None or now - token.last_used > TOUCH_EVERY:
-            ApiToken.objects.filter(pk=token.pk).update(last_used=now)
-        return token.user, token
+        last_used = entry["last_used"] and datetime.fromisoformat(entry["last_used"])
+        if not last_used or now - last_used > TOUCH_EVERY:
+            ApiToken.objects.filter(pk=entry["token"]).update(last_used=now)
+            last_used = now
+            _keep(cache_key(key_hash), {**entry, "last_used": now.isoformat()})
+        # the account as the entry says; any other field is read when first used
+        user = _partial(get_user_model(), entry["user"])
+        token = _partial(
+            ApiToken,
+            {
+                "id": entry["token"],
+                "user_id": user.pk,
+                "key_hash": key_hash,
+                "last_used": last_used,
+            },
+        )
+        token.user = user
+        return user, token
 
     def authenticate_header(self, request):
         return "Token"

@@ -212,8 +212,14 @@ def append(
     causation: int | None = None,
     extra: Mapping[str, Any] | None = None,
     fingerprint: str | None = None,
+    within: Callable[[Appended], None] | None = None,
 ) -> Appended:
     """Append ``events`` after ``expected_version`` in one transaction.
+
+    ``within(rows)`` runs in that transaction after the projectors (what the
+    caller writes with the append): called outside any transaction, the
+    append opens it, so its BEGIN costs no round trip of its own and no
+    savepoint is needed.
 
     A command id already recorded on this stream returns the events it wrote
     the first time, marked ``replay``, and writes nothing; with a
@@ -264,6 +270,8 @@ def append(
                 for project in _projectors:
                     project(row)
             transaction.on_commit(lambda: _fan_out(rows))
+            if within is not None:
+                within(Appended(rows))
     except _Conflict:
         # a retried command id answers with its first result; anything else
         # lost the race for this version
@@ -283,8 +291,9 @@ _prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection
 
 def _append_sql(n: int, mark) -> str:
     """The append of ``n`` rows; ``mark(i)`` is the i-th parameter (from 1):
-    the stream lock's class and the stream, 7 per row, then the stream and
-    its expected version."""
+    the stream lock's class and the stream, 7 per row, then the stream, its
+    expected version, the stream again and the command id (a command id the stream already
+    holds writes nothing: no row of a batch is skipped alone)."""
     width = len(_ROW_TYPES)
     values = ", ".join(
         "(" + ", ".join(f"{mark(3 + r * width + k)}::{t}" for k, t in enumerate(_ROW_TYPES)) + ")"
@@ -299,6 +308,8 @@ def _append_sql(n: int, mark) -> str:
         "AS v(stream, version, type, data, metadata, command_id, command_seq), guard "
         f"WHERE COALESCE((SELECT MAX(version) FROM {_TABLE} WHERE stream = {mark(last)}::varchar), 0) "
         f"= {mark(last + 1)}::integer "
+        f"AND NOT EXISTS (SELECT 1 FROM {_TABLE} WHERE stream = {mark(last + 2)}::varchar "
+        f"AND command_id = {mark(last + 3)}::varchar) "
         "ON CONFLICT DO NOTHING "
         "RETURNING id, version, recorded_at"
     )
@@ -323,7 +334,7 @@ def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
             r.command_id,
             r.command_seq,
         ]
-    params += [rows[0].stream, expected_version]
+    params += [rows[0].stream, expected_version, rows[0].stream, rows[0].command_id]
     returned = {version: (pk, at) for pk, version, at in _run_append(len(rows), params)}
     if len(returned) != len(rows):
         raise _Conflict

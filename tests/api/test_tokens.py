@@ -112,3 +112,101 @@ def test_a_disabled_account_is_refused(token_client, match, ana):
     ana.save()
     resp = bot.get(f"/api/matches/{match.pk}/")
     assert resp.status_code == 401 and resp.json()["code"] == "bad_token"
+
+
+def _token_queries(client, url) -> list[str]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as seen:
+        assert client.get(url).status_code == 200
+    return [q["sql"] for q in seen.captured_queries if "api_apitoken" in q["sql"]]
+
+
+@pytest.mark.django_db
+def test_a_token_is_read_from_the_database_once_then_from_the_cache(token_client, match, ana):
+    bot = token_client(ana)
+    url = f"/api/matches/{match.pk}/"
+    first = _token_queries(bot, url)
+    assert any(q.lstrip().startswith("SELECT") for q in first)  # looked up, last_used touched
+    assert _token_queries(bot, url) == []  # neither looked up nor touched again
+    assert bot.get(url).json()["viewer"] == {"kind": "seat", "seat": "ana"}
+
+
+@pytest.mark.django_db
+def test_a_cached_token_gives_its_account_as_the_database_has_it(token_client, ana):
+    from django.test import RequestFactory
+
+    from api.authentication import TokenAuthentication
+
+    request = RequestFactory().get("/", HTTP_AUTHORIZATION=f"Token {token_client(ana).secret}")
+    for _ in range(2):  # read from the database, then from the cache
+        user, token = TokenAuthentication().authenticate(request)
+        assert (user.pk, user.username, user.is_active, user.is_staff) == (
+            ana.pk,
+            "ana_user",
+            True,
+            False,
+        )
+        assert user.is_superuser is False and user.email == ana.email
+        assert token.user_id == ana.pk and token.user is user
+
+
+@pytest.mark.django_db
+def test_a_cached_token_is_refused_at_once_when_its_account_is_disabled(token_client, match, ana):
+    bot = token_client(ana)
+    url = f"/api/matches/{match.pk}/"
+    assert bot.get(url).status_code == 200  # now in the cache
+    ana.is_active = False
+    ana.save()
+    resp = bot.get(url)
+    assert resp.status_code == 401 and "disabled" in resp.json()["message"]
+    ana.is_active = True
+    ana.save()
+    assert bot.get(url).status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_cached_token_is_refused_at_once_when_revoked_or_deleted(token_client, match, ana):
+    url = f"/api/matches/{match.pk}/"
+    revoked, deleted = token_client(ana, "one"), token_client(ana, "two")
+    assert revoked.get(url).status_code == 200 and deleted.get(url).status_code == 200
+    revoked.token.revoke()
+    deleted.token.delete()
+    assert revoked.get(url).json()["code"] == "bad_token"
+    assert "revoked" in revoked.get(url).json()["message"]
+    assert deleted.get(url).status_code == 401
+
+
+@pytest.mark.django_db
+def test_a_cached_token_never_authenticates_another_account(token_client, match, ana, other):
+    url = f"/api/matches/{match.pk}/"
+    bots = {"ana": token_client(ana), "olaf": token_client(other)}
+    for _ in range(2):  # the second round from the cache
+        assert bots["ana"].get(url).json()["viewer"] == {"kind": "seat", "seat": "ana"}
+        assert bots["olaf"].get(url).json()["viewer"]["kind"] != "seat"
+    legal = f"/api/matches/{match.pk}/legal"
+    assert bots["olaf"].get(legal).json()["seat"] is None
+    assert bots["ana"].get(legal).json()["seat"] == "ana"
+
+
+@pytest.mark.django_db
+def test_last_used_is_written_at_most_once_a_minute(token_client, match, ana):
+    from django.core.cache import cache
+
+    from api.authentication import TOUCH_EVERY, cache_key
+
+    bot = token_client(ana)
+    url = f"/api/matches/{match.pk}/"
+    bot.get(url)
+    bot.token.refresh_from_db()
+    first = bot.token.last_used
+    bot.get(url)
+    bot.token.refresh_from_db()
+    assert first is not None and bot.token.last_used == first
+    # a minute and more ago (the cache told so too): written again
+    ApiToken.objects.filter(pk=bot.token.pk).update(last_used=first - TOUCH_EVERY * 2)
+    cache.delete(cache_key(bot.token.key_hash))
+    bot.get(url)
+    bot.token.refresh_from_db()
+    assert bot.token.last_used >= first

@@ -52,6 +52,12 @@ def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(settings, 
     match = _match(ana, ben)
     request = _move(match)
     assert len(request) < len(inline), (len(request), len(inline))
+    # the match row vouched for the kept state: no tip read; the append opens
+    # its own transaction (no savepoint) and the clock index is one UPDATE
+    sent = [q for q in request if q != "BEGIN"]  # Django's note, not a statement
+    assert not [q for q in sent if "SAVEPOINT" in q or "ORDER BY 1 DESC" in q], sent
+    assert len([q for q in sent if '"games_match"' in q or "games_match " in q]) == 2, sent
+    assert len(sent) <= 8, sent
     assert not [q for q in request if "hooks_" in q]
     assert announced == [] and armed == []  # the request announced and armed nothing
 
@@ -120,3 +126,33 @@ def test_the_reactors_of_a_batch_share_one_read_of_its_match_rows(settings, monk
     # live, clocks and reminders all handled the batch (one partition, one read)
     assert announced and Reminder.objects.filter(kind=YOUR_TURN).exists()
     assert len(match_reads) == 1, match_reads
+
+
+def test_a_stale_match_row_and_kept_state_are_read_again_not_obeyed(settings):
+    """A process that missed the last move holds the match row and the kept
+    state of the version before it: the next move is decided again on the
+    log (its append at the old version loses), and written after the last."""
+    from games import states
+
+    settings.REACTORS_INLINE = False
+    ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
+    match = _match(ana, ben)
+    stale = services.load(match)
+    stale_row = type(match).objects.get(pk=match.pk)
+    stale_entry = states.local_entry(match.stream)
+    series = series_for(match.game)
+    seat = series.pending(stale.state)[0].seat
+    command = bot_command(series, stale.state, seat, "random", random.Random(3))
+    services.submit(match, seat, command, actor=seat)
+    after = services.load(match)
+    other = series.pending(after.state)[0].seat
+
+    states.forget_local()
+    states._keep_local(match.stream, stale_entry)  # what the other process kept
+    assert services._vouched(stale_row) is not None
+    move = bot_command(series, after.state, other, "random", random.Random(4))
+    rows = services.submit(stale_row, other, move, actor=other)
+    assert rows and rows[0].version == after.version + 1
+    loaded = services.load(match)
+    assert loaded.version == rows[-1].version
+    assert loaded.state == services.fold_rows(match.game, services.read(match.stream))

@@ -1,0 +1,48 @@
+"""Dropping cached tokens (``authentication``) when what they say changes:
+a token revoked or deleted, its account saved (deactivated, made staff) or
+deleted. Dropped now and again at commit, so a request that read the old
+row meanwhile does not keep it."""
+
+from __future__ import annotations
+
+import logging
+
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+
+from .authentication import cache_key
+from .models import ApiToken
+
+log = logging.getLogger(__name__)
+
+
+def _drop(key_hashes) -> None:
+    keys = [cache_key(h) for h in key_hashes]
+    if not keys:
+        return
+
+    def drop():
+        try:
+            cache.delete_many(keys)
+        except Exception:  # the cache is away: its entries expire on their own
+            log.warning("cached tokens not dropped", exc_info=True)
+
+    drop()
+    transaction.on_commit(drop)
+
+
+@receiver(post_save, sender=ApiToken)
+@receiver(post_delete, sender=ApiToken)
+def token_changed(sender, instance, **kwargs):
+    _drop([instance.key_hash])
+
+
+@receiver(post_save, sender=get_user_model())
+@receiver(post_delete, sender=get_user_model())
+def account_changed(sender, instance, update_fields=None, **kwargs):
+    if update_fields is not None and set(update_fields) <= {"last_login"}:
+        return  # a login changes nothing a token says
+    _drop(ApiToken.objects.filter(user_id=instance.pk).values_list("key_hash", flat=True))
