@@ -128,6 +128,30 @@ def committed_db(transactional_db):
                 cursor.execute(sql)
 
 
+@pytest.fixture(scope="module")
+def seeded_demo(django_db_setup, django_db_blocker):
+    """`manage.py seed_demo` run once for the whole test module (it plays a
+    show, a bracket and two leagues: seconds): its printed output. It runs in a
+    transaction left open while the module's tests run, each test in a
+    savepoint of its own (``db``), and is rolled back after the module. Every
+    test of such a module must use it (a transactional test would flush it)."""
+    import io
+
+    from django.core.management import call_command
+    from django.db import transaction
+
+    with django_db_blocker.unblock():
+        seeding = transaction.atomic()
+        seeding.__enter__()
+        try:
+            out = io.StringIO()
+            call_command("seed_demo", stdout=out, stderr=io.StringIO())
+            yield out.getvalue()
+        finally:
+            transaction.set_rollback(True)
+            seeding.__exit__(None, None, None)
+
+
 @pytest.fixture
 def counted(monkeypatch):
     """The rows each read of games.services fetched and the full folds it
