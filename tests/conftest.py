@@ -153,6 +153,47 @@ def seeded_demo(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture
+def hosted_bracket():
+    """``hosted_bracket(olga, mia, sam)``: olga's show (ana and ben, bots; mia
+    appointed its moderator) hosting a bracket of one match whose seat zoe
+    sam's account holds (yan a bot): (the show's record, that match)."""
+    import random
+
+    from games.models import Match
+    from tournaments import bracket_services, show_services, shows
+    from tournaments.models import ShowRecord
+
+    def build(olga, mia, sam):
+        host = show_services.create_show(
+            name="Host night",
+            organizer=olga.username,
+            organizer_id=olga.pk,
+            entrants=["ana", "ben"],
+            options={"step_deadline_s": 0, "spectator_delay_s": 0},
+            holders={"ana": "bot:heuristic", "ben": "bot:heuristic"},
+            rng=random.Random(1),
+        )
+        show_services.command(
+            host,
+            {"type": "appoint_moderator", "username": mia.username},
+            show_services.Acting(olga.username, shows.ORGANIZER),
+        )
+        cup = bracket_services.create_bracket(
+            name="Side cup",
+            game="love-me-not",
+            format="single",
+            entrants=["zoe", "yan"],
+            holders={"zoe": sam.pk, "yan": "bot:random"},
+            host_show=host,
+            organizer_id=olga.pk,
+            rng=random.Random(2),
+        )
+        return ShowRecord.objects.get(stream=host), Match.objects.get(show_stream=cup)
+
+    return build
+
+
+@pytest.fixture
 def counted(monkeypatch):
     """The rows each read of games.services fetched and the full folds it
     made: proof that a poll, a push or a command did not reread the stream."""
