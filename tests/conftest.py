@@ -131,7 +131,7 @@ def committed_db(transactional_db):
 @pytest.fixture(scope="module")
 def seeded_demo(django_db_setup, django_db_blocker):
     """`manage.py seed_demo` run once for the whole test module (it plays a
-    show, a bracket and two leagues: seconds): its printed output. It runs in a
+    show, a bracket and two leagues: tens of seconds): its printed output. It runs in a
     transaction left open while the module's tests run, each test in a
     savepoint of its own (``db``), and is rolled back after the module. Every
     test of such a module must use it (a transactional test would flush it)."""
