@@ -128,6 +128,71 @@ def committed_db(transactional_db):
                 cursor.execute(sql)
 
 
+@pytest.fixture(scope="module")
+def seeded_demo(django_db_setup, django_db_blocker):
+    """`manage.py seed_demo` run once for the whole test module (it plays a
+    show, a bracket and two leagues: tens of seconds): its printed output. It runs in a
+    transaction left open while the module's tests run, each test in a
+    savepoint of its own (``db``), and is rolled back after the module. Every
+    test of such a module must use it (a transactional test would flush it)."""
+    import io
+
+    from django.core.management import call_command
+    from django.db import transaction
+
+    with django_db_blocker.unblock():
+        seeding = transaction.atomic()
+        seeding.__enter__()
+        try:
+            out = io.StringIO()
+            call_command("seed_demo", stdout=out, stderr=io.StringIO())
+            yield out.getvalue()
+        finally:
+            transaction.set_rollback(True)
+            seeding.__exit__(None, None, None)
+
+
+@pytest.fixture
+def hosted_bracket():
+    """``hosted_bracket(olga, mia, sam)``: olga's show (ana and ben, bots; mia
+    appointed its moderator) hosting a bracket of one match whose seat zoe
+    sam's account holds (yan a bot): (the show's record, that match)."""
+    import random
+
+    from games.models import Match
+    from tournaments import bracket_services, show_services, shows
+    from tournaments.models import ShowRecord
+
+    def build(olga, mia, sam):
+        host = show_services.create_show(
+            name="Host night",
+            organizer=olga.username,
+            organizer_id=olga.pk,
+            entrants=["ana", "ben"],
+            options={"step_deadline_s": 0, "spectator_delay_s": 0},
+            holders={"ana": "bot:heuristic", "ben": "bot:heuristic"},
+            rng=random.Random(1),
+        )
+        show_services.command(
+            host,
+            {"type": "appoint_moderator", "username": mia.username},
+            show_services.Acting(olga.username, shows.ORGANIZER),
+        )
+        cup = bracket_services.create_bracket(
+            name="Side cup",
+            game="love-me-not",
+            format="single",
+            entrants=["zoe", "yan"],
+            holders={"zoe": sam.pk, "yan": "bot:random"},
+            host_show=host,
+            organizer_id=olga.pk,
+            rng=random.Random(2),
+        )
+        return ShowRecord.objects.get(stream=host), Match.objects.get(show_stream=cup)
+
+    return build
+
+
 @pytest.fixture
 def counted(monkeypatch):
     """The rows each read of games.services fetched and the full folds it

@@ -6,7 +6,6 @@ written. What the filer reads afterwards names the dispute and the match in
 words (never "d-1" or a stream), in English and in French."""
 
 import json
-import random
 import re
 
 import pytest
@@ -14,42 +13,14 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from eventlog.store import read
-from games.models import Match
-from tournaments import bracket_services as bs
 from tournaments import show_services as ss
-from tournaments import shows
-from tournaments.models import ShowRecord
 
 
 @pytest.fixture
-def world(db):
+def world(db, hosted_bracket):
     people = {n: User.objects.create_user(n) for n in ("olga", "mia", "sam", "eve")}
-    stream = ss.create_show(
-        name="Host night",
-        organizer="olga",
-        organizer_id=people["olga"].pk,
-        entrants=["ana", "ben"],
-        options={"step_deadline_s": 0, "spectator_delay_s": 0},
-        holders={"ana": "bot:heuristic", "ben": "bot:heuristic"},
-        rng=random.Random(1),
-    )
-    ss.command(
-        stream,
-        {"type": "appoint_moderator", "username": "mia"},
-        ss.Acting("olga", shows.ORGANIZER),
-    )
-    cup = bs.create_bracket(
-        name="Side cup",
-        game="love-me-not",
-        format="single",
-        entrants=["zoe", "yan"],
-        holders={"zoe": people["sam"].pk, "yan": "bot:random"},
-        host_show=stream,
-        organizer_id=people["olga"].pk,
-        rng=random.Random(2),
-    )
-    match = Match.objects.get(show_stream=cup)
-    return {"people": people, "show": ShowRecord.objects.get(stream=stream), "match": match}
+    show, match = hosted_bracket(people["olga"], people["mia"], people["sam"])
+    return {"people": people, "show": show, "match": match}
 
 
 def login(client, world, name):

@@ -1,9 +1,12 @@
 """`manage.py seed_demo` (run by `make run`): one login per role, printed,
 that works and holds that role; a running bracket; a live match of every
-game for `player`; the live show moves on by itself when a match ends."""
+game for `player`; the live show moves on by itself when a match ends; a
+finished show whose final replays; broadcast links that open. One seeding
+for the module (``seeded_demo``), each test in a savepoint of it."""
 
 import io
 import re
+import time
 
 import pytest
 from django.contrib.auth import authenticate
@@ -12,6 +15,7 @@ from django.core.management import call_command
 from games import services as match_services
 from games.core.registry import available
 from games.models import Match
+from games.visibility import NotVisibleYet
 from tournaments import shows
 from tournaments.demo import LIVE_DEMO
 from tournaments.models import BracketRecord, ShowRecord
@@ -27,15 +31,21 @@ ROLES = {
 }
 
 
+pytestmark = pytest.mark.django_db
+
+
+def logins_in(output):
+    return dict(re.findall(r"demo login: (\S+) / (\S+)", output))
+
+
 def seed():
     out = io.StringIO()
     call_command("seed_demo", stdout=out, stderr=io.StringIO())
-    return dict(re.findall(r"demo login: (\S+) / (\S+)", out.getvalue()))
+    return logins_in(out.getvalue())
 
 
-@pytest.mark.django_db
-def test_seed_demo_prints_one_working_login_per_role_and_the_live_show_moves(client):
-    logins = seed()
+def test_seed_demo_prints_one_working_login_per_role_and_the_live_show_moves(seeded_demo, client):
+    logins = logins_in(seeded_demo)
     assert list(logins) == list(ROLES)
     live = ShowRecord.objects.get(name=LIVE_DEMO)
     for name, role in ROLES.items():
@@ -89,14 +99,13 @@ def test_seed_demo_prints_one_working_login_per_role_and_the_live_show_moves(cli
     }, owed
 
 
-@pytest.mark.django_db
-def test_seed_demo_has_a_scheduled_show_to_register_for_and_a_weekly_template(client):
+def test_seed_demo_has_a_scheduled_show_to_register_for_and_a_weekly_template(seeded_demo, client):
     from django_celery_beat.models import PeriodicTask
 
     from tournaments.demo import SCHEDULED_DEMO, drives
     from tournaments.models import ShowTemplate
 
-    logins = seed()
+    logins = logins_in(seeded_demo)
     show = ShowRecord.objects.get(name__startswith=SCHEDULED_DEMO, status="scheduled")
     assert drives(show.stream)  # once it starts, the autopilot runs the organizer's steps
     template = ShowTemplate.objects.get(name=SCHEDULED_DEMO)
@@ -109,13 +118,11 @@ def test_seed_demo_has_a_scheduled_show_to_register_for_and_a_weekly_template(cl
     assert state.status["player2"] == shows.ACTIVE and len(shows.active(state)) == 6
 
 
-@pytest.mark.django_db
-def test_the_newcomers_own_demo_matches_wait_for_their_person():
+def test_the_newcomers_own_demo_matches_wait_for_their_person(seeded_demo):
     """No decision clock on a match a demo person holds a seat in: it waits for
     them instead of playing itself out by timeouts before they arrive."""
     from django.contrib.auth.models import User
 
-    seed()
     people = set(
         User.objects.filter(username__in=["player", "player2"]).values_list("pk", flat=True)
     )
@@ -134,3 +141,30 @@ def test_the_newcomers_own_demo_matches_wait_for_their_person():
             if d.get("deadline") and d.get("kind") != "auction"
         ]
         assert not deadlines, f"{match}: a person's demo match has a decision clock"
+
+
+def test_the_finished_show_replays_its_final_and_the_live_show_plays(seeded_demo):
+    finished = ShowRecord.objects.get(name__contains="finished")
+    assert finished.status == "finished" and finished.champion
+    final = Match.objects.get(show_stream=finished.stream, kind="final")
+    # the finished final's replay opens to anyone once its end is older than
+    # the show's delay (5 minutes), every card revealed; before that, nothing
+    with pytest.raises(NotVisibleYet):
+        match_services.history_for(final, match_services.SPECTATOR_VIEW)
+    later = time.time() + 301
+    replay = match_services.history_for(final, match_services.SPECTATOR_VIEW, now=later)
+    full = match_services.history_for(final, match_services.MODERATOR_VIEW)
+    assert replay == full
+    live = ShowRecord.objects.get(name__contains="live")
+    assert Match.objects.filter(show_stream=live.stream, kind="death_match", status="live").exists()
+
+
+def test_the_demo_prints_working_broadcast_links(seeded_demo, client):
+    line = next(x for x in seeded_demo.splitlines() if x.startswith("broadcast of "))
+    paths = re.findall(r"http://127\.0\.0\.1:8000(/\S+)", line)
+    assert [p.split("/")[-2] for p in paths] == ["board", "tv", "scoreboard"]
+    for path in paths:
+        assert client.get(path).status_code == 200, path
+    overlay = paths[-1]
+    for kind in ("bracket", "featured", "hands"):
+        assert client.get(overlay.replace("/scoreboard/", f"/{kind}/")).status_code == 200

@@ -11,6 +11,7 @@ import random
 import re
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 from django.contrib.auth.models import Permission, User
@@ -86,6 +87,12 @@ def everything():
         ]
     )
     return out
+
+
+def assert_rebuild_changes_nothing() -> None:
+    live = everything()
+    rebuild()
+    assert everything() == live
 
 
 def tables_written(queries) -> set[str]:
@@ -191,9 +198,7 @@ def test_rebuild_keeps_a_seat_whose_user_was_deleted():
         "love-me-not", ["ana", "ben"], holders={"ana": gone.pk}, rng=random.Random(1)
     )
     gone.delete()
-    live = everything()
-    rebuild()
-    assert everything() == live
+    assert_rebuild_changes_nothing()
     holder = SeatHolder.objects.get(match=match, seat="ana")
     assert holder.user is None and Match.objects.filter(pk=match.pk).exists()
 
@@ -237,9 +242,7 @@ def test_a_rebuild_while_bots_play_loses_nothing():
         row = Match.objects.get(pk=m.pk)
         assert row.version == stream_version(m.stream) == len(read(m.stream))
         assert row.status == "finished"
-    live = everything()
-    rebuild()
-    assert everything() == live
+    assert_rebuild_changes_nothing()
 
 
 @pytest.mark.django_db
@@ -266,9 +269,7 @@ def test_an_append_of_many_events_writes_the_match_row_once_as_a_rebuild_would(n
     appended, updates = longest
     assert appended >= 4  # a bout's end and the next deal: many events in one append
     assert updates < appended
-    live = everything()
-    rebuild()
-    assert everything() == live
+    assert_rebuild_changes_nothing()
 
 
 # ---- writers while a rebuild runs (PostgreSQL: threads, each its own connection) ----
@@ -310,6 +311,25 @@ class Worker(threading.Thread):
         finally:
             connection.close()
             self.done.set()
+
+
+@contextmanager
+def held_at(gate, fn, name: str | None = None):
+    """``fn`` run in a Worker until it reaches ``gate``; the block runs while
+    it is held there, then the gate opens and the worker must end without error."""
+    held = Worker(fn, name=name)
+    assert gate.reached.wait(120), held.error
+    try:
+        yield held
+    finally:
+        gate.go.set()
+        held.join()
+    assert held.error is None, held.error
+
+
+def finished(worker: Worker) -> None:
+    worker.join()
+    assert worker.error is None, worker.error
 
 
 def waiting_on_a_lock() -> bool:
@@ -380,22 +400,16 @@ def gates(monkeypatch):
 def test_an_append_to_another_stream_commits_while_a_rebuild_holds_one(gates):
     held, other = _two_live_matches()
     gate = gates(lambda row: not appended(row) and row.stream == held.stream)
-    rebuilding = Worker(rebuild)
-    assert gate.reached.wait(120), rebuilding.error
-    before = stream_version(other.stream)
-    writer = Worker(lambda: move(other))
-    writer.done.wait(60)  # a bound for a failing run: the append waits for nothing
-    committed = stream_version(other.stream)  # read on another connection: committed
-    still_rebuilding = rebuilding.is_alive()
-    gate.go.set()
-    rebuilding.join()
-    writer.join()
-    assert writer.error is None and rebuilding.error is None
+    with held_at(gate, rebuild) as rebuilding:
+        before = stream_version(other.stream)
+        writer = Worker(lambda: move(other))
+        writer.done.wait(60)  # a bound for a failing run: the append waits for nothing
+        committed = stream_version(other.stream)  # read on another connection: committed
+        still_rebuilding = rebuilding.is_alive()
+    finished(writer)
     assert still_rebuilding and committed > before, "the append waited for the rebuild"
     assert Match.objects.get(pk=other.pk).version == stream_version(other.stream)
-    live = everything()
-    rebuild()
-    assert everything() == live
+    assert_rebuild_changes_nothing()
 
 
 @pytest.mark.postgres
@@ -403,22 +417,16 @@ def test_an_append_to_another_stream_commits_while_a_rebuild_holds_one(gates):
 def test_an_append_to_the_stream_being_rebuilt_waits_and_lands_on_the_rebuilt_rows(gates):
     held, _ = _two_live_matches()
     gate = gates(lambda row: not appended(row) and row.stream == held.stream)
-    rebuilding = Worker(rebuild)
-    assert gate.reached.wait(120), rebuilding.error
-    before = stream_version(held.stream)
-    writer = Worker(lambda: move(held, seed=1))
-    wait_for(lambda: waiting_on_a_lock() or writer.done.is_set(), "the append waits")
-    assert not writer.done.is_set(), "an append to the stream being rebuilt did not wait"
-    gate.go.set()
-    rebuilding.join()
-    writer.join()
-    assert writer.error is None and rebuilding.error is None
+    with held_at(gate, rebuild):
+        before = stream_version(held.stream)
+        writer = Worker(lambda: move(held, seed=1))
+        wait_for(lambda: waiting_on_a_lock() or writer.done.is_set(), "the append waits")
+        assert not writer.done.is_set(), "an append to the stream being rebuilt did not wait"
+    finished(writer)
     assert stream_version(held.stream) > before
     row = Match.objects.get(pk=held.pk)
     assert row.version == stream_version(held.stream) == len(read(held.stream))
-    live = everything()
-    rebuild()
-    assert everything() == live
+    assert_rebuild_changes_nothing()
 
 
 @pytest.mark.postgres
@@ -426,19 +434,13 @@ def test_an_append_to_the_stream_being_rebuilt_waits_and_lands_on_the_rebuilt_ro
 def test_a_rebuild_waits_for_an_append_in_flight_on_its_stream_and_replays_it(gates):
     held, _ = _two_live_matches()
     gate = gates(lambda row: appended(row) and row.stream == held.stream)
-    writer = Worker(lambda: move(held, seed=2))
-    assert gate.reached.wait(120), writer.error
-    rebuilding = Worker(rebuild)
-    wait_for(lambda: waiting_on_a_lock() or rebuilding.done.is_set(), "the rebuild waits")
-    gate.go.set()
-    writer.join()
-    rebuilding.join()
-    assert writer.error is None and rebuilding.error is None
+    with held_at(gate, lambda: move(held, seed=2)):
+        rebuilding = Worker(rebuild)
+        wait_for(lambda: waiting_on_a_lock() or rebuilding.done.is_set(), "the rebuild waits")
+    finished(rebuilding)
     row = Match.objects.get(pk=held.pk)
     assert row.version == stream_version(held.stream) == len(read(held.stream))
-    live = everything()
-    rebuild()
-    assert everything() == live
+    assert_rebuild_changes_nothing()
 
 
 @pytest.mark.postgres
@@ -462,21 +464,15 @@ def test_two_matches_of_one_game_ending_at_once_are_both_rated(gates):
     gate = gates(
         lambda row: appended(row) and row.stream == one.stream and row.type.startswith("series_")
     )
-    first = Worker(forfeit(one))
-    assert gate.reached.wait(120), first.error
-    second = Worker(forfeit(two))
-    wait_for(lambda: waiting_on_a_lock() or second.done.is_set(), "the second end waits")
-    gate.go.set()
-    first.join()
-    second.join()
-    assert first.error is None and second.error is None
+    with held_at(gate, forfeit(one)):
+        second = Worker(forfeit(two))
+        wait_for(lambda: waiting_on_a_lock() or second.done.is_set(), "the second end waits")
+    finished(second)
     assert set(Rating.objects.values_list("player", "games")) == {
         (f"u:{ana.pk}", 2),
         (f"u:{ben.pk}", 2),
     }
-    live = everything()
-    rebuild()
-    assert everything() == live
+    assert_rebuild_changes_nothing()
 
 
 @pytest.mark.postgres
@@ -499,19 +495,15 @@ def test_a_match_that_ends_while_a_rebuild_re_rates_its_game_is_rated_after_it(g
         paused(game)
 
     monkeypatch.setattr(ratings_readmodels, "refold", held_refold)
-    rebuilding = Worker(rebuild, name="rebuild")
-    assert paused.reached.wait(120), rebuilding.error
     command = {"type": "forfeit", "loser": "ben", "reason": "left"}
-    writer = Worker(lambda: services.submit(ending, None, command, role="moderator", now=now + 9))
-    wait_for(lambda: waiting_on_a_lock() or writer.done.is_set(), "the match end waits")
-    paused.go.set()
-    rebuilding.join()
-    writer.join()
-    assert writer.error is None and rebuilding.error is None
+    with held_at(paused, rebuild, name="rebuild"):
+        writer = Worker(
+            lambda: services.submit(ending, None, command, role="moderator", now=now + 9)
+        )
+        wait_for(lambda: waiting_on_a_lock() or writer.done.is_set(), "the match end waits")
+    finished(writer)
     assert set(Rating.objects.values_list("player", "games")) == {
         (f"u:{ana.pk}", 2),
         (f"u:{ben.pk}", 2),
     }
-    live = everything()
-    rebuild()
-    assert everything() == live
+    assert_rebuild_changes_nothing()

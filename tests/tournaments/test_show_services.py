@@ -2,7 +2,6 @@
 disputes carried out on matches and brackets, roles refused."""
 
 import random
-import time
 
 import pytest
 from django.contrib.auth.models import User
@@ -12,7 +11,6 @@ from eventlog.store import read
 from games import services as match_services
 from games.core.protocol import RuleError
 from games.models import Match
-from games.visibility import NotVisibleYet
 from tournaments import autopilot, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
@@ -525,28 +523,6 @@ def test_show_and_bracket_pages_render(client):
 
     resp = client.get(f"/shows/brackets/{BracketRecord.objects.get(stream=cup).pk}/")
     assert resp.status_code == 200 and b"(bye)" in resp.content
-
-
-@pytest.mark.django_db
-def test_seed_demo_builds_a_living_show():
-    call_command("seed_demo", stdout=open("/dev/null", "w"))
-    finished = ShowRecord.objects.get(name__contains="finished")
-    assert finished.status == "finished" and finished.champion
-    final = Match.objects.get(show_stream=finished.stream, kind="final")
-    # the finished final's replay opens to anyone once its end is older than
-    # the show's delay (5 minutes), every card revealed; before that, nothing
-    with pytest.raises(NotVisibleYet):
-        match_services.history_for(final, match_services.SPECTATOR_VIEW)
-    later = time.time() + 301
-    replay = match_services.history_for(final, match_services.SPECTATOR_VIEW, now=later)
-    full = match_services.history_for(final, match_services.MODERATOR_VIEW)
-    assert replay == full
-    live = ShowRecord.objects.get(name__contains="live")
-    assert Match.objects.filter(show_stream=live.stream, kind="death_match", status="live").exists()
-    # running it again changes nothing
-    n = Match.objects.count()
-    call_command("seed_demo", stdout=open("/dev/null", "w"))
-    assert Match.objects.count() == n
 
 
 @pytest.mark.django_db

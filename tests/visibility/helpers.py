@@ -10,11 +10,13 @@ from games import services
 ENTRANTS = ["ana", "ben", "cal", "dee"]
 
 
-def bot_match(game="love-me-not", seats=("ana", "ben"), seed=1, moves=None, **kw):
+def bot_match(
+    game="love-me-not", seats=("ana", "ben"), seed=1, moves=None, bot="bot:heuristic", **kw
+):
+    """A match of bots on every seat, played on a clock from 1,000,000 s: to its
+    end (``moves=None``), for ``moves`` moves, or not at all (0); reloaded."""
     rng = random.Random(seed)
-    match = services.create_match(
-        game, list(seats), holders={s: "bot:heuristic" for s in seats}, rng=rng, **kw
-    )
+    match = services.create_match(game, list(seats), holders={s: bot for s in seats}, rng=rng, **kw)
     if moves is None:
         services.run_bots(match, start=1_000_000.0, rng=rng)
     elif moves:

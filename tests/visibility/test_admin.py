@@ -5,13 +5,13 @@ change, history, autocomplete). Superusers do, and each opening of an event
 of a live stream writes an audit line."""
 
 import logging
-import random
 
 import pytest
 from django.contrib.auth.models import Permission, User
 
 from eventlog.models import StoredEvent
-from games import services
+
+from .helpers import bot_match
 
 pytestmark = pytest.mark.django_db
 
@@ -27,12 +27,7 @@ MODELS = [
 
 @pytest.fixture
 def live_match():
-    rng = random.Random(2)
-    match = services.create_match(
-        "love-me-not", ["ana", "ben"], holders={"ana": "bot:random", "ben": "bot:random"}, rng=rng
-    )
-    services.run_bots(match, start=1_000_000.0, rng=rng, max_moves=3)
-    match.refresh_from_db()
+    match = bot_match(seed=2, moves=3, bot="bot:random")
     assert match.status == "live"
     return match
 

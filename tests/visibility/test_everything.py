@@ -3,7 +3,6 @@ past move as of the cut, never the deck (a card not dealt yet), nor a
 deal's order or salt before the bout reveals them."""
 
 import json
-import random
 
 import pytest
 
@@ -11,6 +10,7 @@ from eventlog.store import read
 from games import services
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW
 
+from .helpers import bot_match
 from .leaks import assert_no_undealt, hidden_salts, undealt_fields
 
 pytestmark = pytest.mark.django_db
@@ -26,17 +26,7 @@ GAMES = [
 
 def _live_match(fake_shows, game, seats, options, *, policy="everything", moves=4, seed=3):
     show = fake_shows.add(f"fake-show-{game}-{policy}", delay=60, policy=policy)
-    rng = random.Random(seed)
-    match = services.create_match(
-        game,
-        seats,
-        options=options,
-        holders={s: "bot:random" for s in seats},
-        rng=rng,
-        show_stream=show,
-    )
-    services.run_bots(match, start=1_000_000.0, rng=rng, max_moves=moves)
-    match.refresh_from_db()
+    match = bot_match(game, seats, seed, moves, bot="bot:random", options=options, show_stream=show)
     assert match.status == "live"
     return match
 

@@ -5,7 +5,6 @@ socket's table, the webhook bodies due by then) holds a card not dealt at
 the cut, nor a deal's order or salt before the bout reveals it."""
 
 import json
-import random
 import uuid
 from datetime import UTC, datetime
 
@@ -14,12 +13,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from eventlog.store import read
-from games import services
 from games.core.protocol import SPECTATOR_VIEW
 from games.visibility import NotVisibleYet
 from hooks.models import WebhookDelivery, WebhookEndpoint
 from live.render import fragment
 
+from .helpers import bot_match
 from .leaks import assert_no_undealt
 
 GAMES = [
@@ -63,19 +62,11 @@ def test_no_delayed_payload_holds_an_undealt_card_an_order_or_a_salt(
     WebhookEndpoint.objects.create(
         show_stream=show, url="http://127.0.0.1:9/", kinds=["your_turn"], secret="s" * 64
     )
-    rng = random.Random(seed)
     # the reactors (webhook deliveries) run once the appends commit
     with django_capture_on_commit_callbacks(execute=True):
-        match = services.create_match(
-            name,
-            seats,
-            options=options,
-            holders={s: "bot:random" for s in seats},
-            rng=rng,
-            show_stream=show,
+        match = bot_match(
+            name, seats, seed, moves, bot="bot:random", options=options, show_stream=show
         )
-        services.run_bots(match, start=1_000_000.0, rng=rng, max_moves=moves)
-    match.refresh_from_db()
     rows = read(match.stream)
     cut = rows[int(moment * (len(rows) - 1))].recorded_at.timestamp()
     at(cut + delay)

@@ -6,7 +6,6 @@ salt before its reveal, a secret pick or keep, a user's primary key) unless
 the full replay is open."""
 
 import json
-import random
 import re
 
 import pytest
@@ -18,6 +17,8 @@ from eventlog.store import read
 from games import services
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW
 from games.core.registry import series_for
+
+from .helpers import bot_match
 
 GAMES = [  # short series, so that many examples run
     ("love-me-not", ["ana", "ben"], {}),
@@ -76,19 +77,17 @@ def test_nothing_newer_than_the_delay_nor_hidden_reaches_a_spectator(
     client, fake_shows, at, game, seed, moves, delay, in_show, viewer, moment, jitter
 ):
     name, seats, options = game
-    rng = random.Random(seed)
     where = {"show_stream": fake_shows.add(f"fake-show-{seed}", delay=delay)} if in_show else {}
-    match = services.create_match(
+    match = bot_match(
         name,
         seats,
+        seed,
+        moves or 100_000,
+        bot="bot:random",
         options=options,
-        holders={s: "bot:random" for s in seats},
-        rng=rng,
         spectator_delay_s=delay,
         **where,
     )
-    services.run_bots(match, start=1_000_000.0, rng=rng, max_moves=moves or 100_000)
-    match.refresh_from_db()
     rows = read(match.stream)
     cut = rows[int(moment * (len(rows) - 1))].recorded_at.timestamp() + jitter
     at(cut + delay)
