@@ -17,7 +17,7 @@ from games.core.tables import BadForm
 
 from . import services, visibility
 from .disputes import dispute_places
-from .engine_words import in_words
+from .engine_words import refusal
 from .models import Match
 from .tables import find_control, table_for
 
@@ -69,7 +69,7 @@ def match_page(request, pk):
     try:
         table = table_for(match, viewer, at=int(at) if at is not None else None)
     except RuleError as exc:
-        raise PermissionDenied(str(exc)) from None
+        raise PermissionDenied(refusal(exc)) from None
     except visibility.NotVisibleYet:
         return too_early(request, match)
     if request.htmx and at is None and seen == str(table.version):
@@ -138,7 +138,7 @@ def match_command(request, pk):
         )
     except (RuleError, BadForm) as exc:
         # the rules' own words, in the reader's language where they are fixed
-        return _refuse(request, match, key, in_words(str(exc)), 422)
+        return _refuse(request, match, key, refusal(exc), 422)
     except ConcurrencyError:
         msg = _("the match moved on while you were deciding; look again")
         return _refuse(request, match, key, msg, 409)

@@ -26,7 +26,7 @@ from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import series_for
-from games.engine_words import in_words, item_name
+from games.engine_words import in_words, item_name, refusal
 from games.limits import MAX_PK
 from games.models import Match
 from games.tables import describe_row, names_for, table_module
@@ -316,7 +316,8 @@ def _show_command(post, acting: Acting) -> dict:
             "params": _ruling_params(post),
             "reason": reason,
         }
-    raise RuleError(_("unknown action %(action)r") % {"action": action})
+    unknown = _("unknown action %(action)r") % {"action": action}
+    raise RuleError(unknown)
 
 
 def _clock(request, record: ShowRecord, post, acting: Acting) -> str:
@@ -367,9 +368,9 @@ def dashboard_action(request, pk):
             )
             done = _done_words(cmd, load(record.stream)[0], record)
     except RoleRequired as exc:
-        return render(request, "403.html", {"message": str(exc)}, status=403)
+        return render(request, "403.html", {"message": refusal(exc)}, status=403)
     except (RuleError, CommandIdReused) as exc:
-        error = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
+        error = FORM_REUSED if isinstance(exc, CommandIdReused) else refusal(exc)
         ctx = _context(request, record, acting, error=error)
         return render(request, "dashboard/dashboard.html", ctx, status=400)
     messages.success(request, done)
@@ -445,9 +446,9 @@ def rule_form(request, pk, no):
             cmd["params"] = params_from(data, ruling, fields)
             check_command(record.stream, cmd, acting)
         except RoleRequired as exc:
-            return render(request, "403.html", {"message": str(exc)}, status=403)
+            return render(request, "403.html", {"message": refusal(exc)}, status=403)
         except RuleError as exc:
-            error = str(exc)
+            error = refusal(exc)
         else:
             post = {
                 **{k: v for k, v in data.items() if k in ("command_id", "reason")},
@@ -563,9 +564,9 @@ def file_dispute(request, pk):
                 **command_args(request),
             )
         except RoleRequired as exc:
-            return render(request, "403.html", {"message": str(exc)}, status=403)
+            return render(request, "403.html", {"message": refusal(exc)}, status=403)
         except RuleError as exc:
-            error = str(exc)
+            error = refusal(exc)
         except CommandIdReused:
             error = FORM_REUSED
         else:
