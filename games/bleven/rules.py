@@ -481,7 +481,7 @@ class BlevenRules(BoutRules):
         card = parse_card(command.get("card"))
         if card is None:
             raise RuleError(
-                "{get} is not a Bleven card (say e.g. 7H, AS, KC)", get=shown(command.get("card"))
+                "{card} is not a Bleven card (say e.g. 7H, AS, KC)", card=shown(command.get("card"))
             )
         if card not in state.hand(seat):
             raise RuleError("you do not hold {card}", card=card)

@@ -60,7 +60,7 @@ def decide(state: ShowState, command: Mapping[str, Any], ctx: Ctx) -> list[Event
         raise RuleError("reason must be text")
     if command["role"] == SPECTATOR:
         raise RoleRequired(
-            "spectators may only watch: {get} is not for them", get=_WHAT.get(kind, kind)
+            "spectators may only watch: {action} is not for them", action=_WHAT.get(kind, kind)
         )
     b = _Builder(state, command, ctx)
     handler(b, command)

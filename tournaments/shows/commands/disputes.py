@@ -193,8 +193,8 @@ def _plan_ruling(
         for key in ("winner", "seat", "entrant"):
             if key in params and params[key] not in seats:
                 raise RuleError(
-                    "{params} is not seated in that match ({seats})",
-                    params=params[key],
+                    "{seat} is not seated in that match ({seats})",
+                    seat=params[key],
                     seats=" vs ".join(seats),
                 )
         new_winner = None

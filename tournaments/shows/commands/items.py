@@ -82,7 +82,7 @@ def _transfer_item(b: _Builder, c: Mapping[str, Any]) -> None:
         mine = s.items.get(c.get("item_id")) if isinstance(c.get("item_id"), str) else None
         if mine is None or mine.holder != who or mine.status != "held":
             raise RuleError(
-                "you hold no item {get!r}", get=c.get("item_id")
+                "you hold no item {item_id!r}", item_id=c.get("item_id")
             )  # says nothing of others' items
     it = _held(s, c.get("item_id"))
     if it.holder != src:
@@ -128,10 +128,10 @@ def _item_used(b: _Builder, c: Mapping[str, Any]) -> None:
         kind = known
         if c.get("kind") not in (None, kind):
             raise RuleError(
-                "{stream} is a {kind}, not a {get}",
+                "{stream} is a {kind}, not a {named}",
                 stream=stream,
                 kind=kind.replace("_", " "),
-                get=c.get("kind"),
+                named=c.get("kind"),
             )
     elif known == "show":
         raise RuleError("items are used in matches, not in the show's own stream")

@@ -86,9 +86,9 @@ def _entrant(b: _Builder, kind: str, statuses: tuple[str, ...]) -> str:
         raise RoleRequired("only an entrant of this show may {what}", what=_WHAT[kind])
     if b.state.status.get(b.actor) not in statuses:
         raise RuleError(
-            "{actor} is {get}: nothing to {what}",
+            "{actor} is {status}: nothing to {what}",
             actor=b.actor,
-            get=b.state.status.get(b.actor),
+            status=b.state.status.get(b.actor),
             what=_WHAT[kind],
         )
     return b.actor
