@@ -18,6 +18,7 @@ from eventlog.commands import BadCommandId, command_args
 from eventlog.store import CommandIdReused
 from games import services as match_services
 from games.core.protocol import RuleError
+from games.engine_words import refusal
 from games.models import Match
 from games.tables import table_for
 from tournaments.models import ShowRecord
@@ -115,7 +116,7 @@ def replay(request, pk):
         full = table_for(match, viewer, at=10**9)  # the last step: every line of the history
         table = table_for(match, viewer, at=int(step)) if step is not None else None
     except RuleError as exc:
-        raise PermissionDenied(str(exc)) from None
+        raise PermissionDenied(refusal(exc)) from None
     spoiler_free = request.GET.get("spoilers") == "off"
     if table is None:
         table = table_for(match, viewer, at=2) if spoiler_free else full

@@ -1,9 +1,11 @@
 """The rules engines' own fixed words (refusals, reasons), for translation.
 
-The engines stay pure and English; what they say in a fixed sentence is
-listed here (so it is in the catalog) and put in the reader's language when
-it is shown: ``in_words(message)``. A few formatted sentences are matched by
-their shape and rebuilt in words; any other message is shown as it came.
+The engines stay pure and English. A refusal is ``RuleError(words, **values)``:
+its words are a msgid (update_catalogs extracts RuleError's first argument),
+shown in the reader's language by ``refusal(exc)``. Other sentences (reasons,
+results) are listed here so they are in the catalog and put in the reader's
+language by ``in_words(message)``; a few formatted ones are matched by their
+shape and rebuilt in words; any other message is shown as it came.
 """
 
 from __future__ import annotations
@@ -274,3 +276,24 @@ def in_words(message: str, names: dict | None = None) -> str:
             parts["why"] = in_words(parts["why"], names)
         return _(words) % parts
     return message
+
+
+def refusal(exc: Exception) -> str:
+    """A refused command's words in the reader's language: a RuleError's
+    words from the catalogs, filled with its values (which stay as the
+    engine gave them: names, numbers, cards)."""
+    words = getattr(exc, "words", None)
+    if not words:
+        return in_words(str(exc))
+    translated = _(words)
+    if translated == words:
+        return in_words(str(exc))
+    values = getattr(exc, "values", None)
+    if not values:
+        return translated
+    # a refusal that quotes another (an option's) has it in words too
+    values = {k: refusal(v) if isinstance(v, Exception) else v for k, v in values.items()}
+    try:
+        return translated.format(**values)
+    except (KeyError, IndexError, ValueError):  # a catalog entry that lost a placeholder
+        return str(exc)

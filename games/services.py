@@ -302,7 +302,7 @@ def create_match(
     holders = dict(holders or {})
     for seat in holders:
         if seat not in seats:
-            raise RuleError(f"{seat} is not one of the seats")
+            raise RuleError("{seat} is not one of the seats", seat=seat)
     for seat, holder in holders.items():
         _check_holder(series, seat, holder)
     if (
@@ -368,15 +368,24 @@ def _check_holder(series, seat: str, holder: Any) -> None:
     if isinstance(holder, str) and holder.startswith("bot:"):
         kind = holder[4:]
         if kind != "random" and kind not in series.rules.bots:
-            raise RuleError(f"{series.rules.name} has no bot called {kind}")
+            raise RuleError("{name} has no bot called {kind}", name=series.rules.name, kind=kind)
         return
     if isinstance(holder, int) and not isinstance(holder, bool):
         known = 0 < holder < 2**63 and get_user_model().objects.filter(pk=holder).exists()
         if not known:
-            raise RuleError(f"the holder of {seat} is not a known user (no user has id {holder})")
+            raise RuleError(
+                "the holder of {seat} is not a known user (no user has id {holder})",
+                seat=seat,
+                holder=holder,
+            )
         return
     bots = ", ".join(f"bot:{b}" for b in ["random", *series.rules.bots])
-    raise RuleError(f"the holder of {seat} must be a user id or one of {bots}, not {holder!r}")
+    raise RuleError(
+        "the holder of {seat} must be a user id or one of {bots}, not {holder!r}",
+        seat=seat,
+        bots=bots,
+        holder=holder,
+    )
 
 
 def submit(
@@ -568,11 +577,11 @@ def state_at_boundary(loaded: Loaded, version: int) -> MatchState:
     last = loaded.version
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version < last:
         raise RuleError(
-            f"void back to a version from 1 to {last - 1}: the events after it are voided"
+            "void back to a version from 1 to {n}: the events after it are voided", n=last - 1
         )
     voided = voided_versions(rows)
     if version in voided:
-        raise RuleError(f"version {version} was voided by an earlier ruling")
+        raise RuleError("version {version} was voided by an earlier ruling", version=version)
     if rows[version].command_seq != 1:
         first, end = version, version
         while rows[first - 1].command_seq != 1:
@@ -580,16 +589,32 @@ def state_at_boundary(loaded: Loaded, version: int) -> MatchState:
         while end < last and rows[end].command_seq != 1:
             end += 1
         choices = " or ".join(str(v) for v in (first - 1, end) if 1 < v < last and v not in voided)
+        if choices:
+            raise RuleError(
+                "version {version} is in the middle of one move (versions {first} to {end}); "
+                "a void goes back to the end of a move, e.g. {choices}",
+                version=version,
+                first=first,
+                end=end,
+                choices=choices,
+            )
         raise RuleError(
-            f"version {version} is in the middle of one move (versions {first} to {end}); "
-            f"a void goes back to the end of a move" + (f", e.g. {choices}" if choices else "")
+            "version {version} is in the middle of one move (versions {first} to {end}); "
+            "a void goes back to the end of a move",
+            version=version,
+            first=first,
+            end=end,
         )
     series = series_for(loaded.match.game)
     state = fold_rows(loaded.match.game, rows[:version])
     if state is None:
-        raise RuleError(f"at version {version} the match had not started: void back to later")
+        raise RuleError(
+            "at version {version} the match had not started: void back to later", version=version
+        )
     if not state.finished and not series.pending(state):
-        raise RuleError(f"at version {version} nobody was left to move: void back to another")
+        raise RuleError(
+            "at version {version} nobody was left to move: void back to another", version=version
+        )
     return state
 
 

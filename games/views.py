@@ -4,7 +4,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -17,7 +17,7 @@ from games.core.tables import BadForm
 
 from . import services, visibility
 from .disputes import dispute_places
-from .engine_words import in_words
+from .engine_words import refusal
 from .models import Match
 from .tables import find_control, table_for
 
@@ -69,7 +69,7 @@ def match_page(request, pk):
     try:
         table = table_for(match, viewer, at=int(at) if at is not None else None)
     except RuleError as exc:
-        raise PermissionDenied(str(exc)) from None
+        raise PermissionDenied(refusal(exc)) from None
     except visibility.NotVisibleYet:
         return too_early(request, match)
     if request.htmx and at is None and seen == str(table.version):
@@ -123,8 +123,11 @@ def match_command(request, pk):
         return _refuse(request, match, None, msg, 429)
     key = request.POST.get("control", "")
     table = table_for(match, viewer)
+    stale = _made_for_an_older_table(request, table)
     control = find_control(table, key)
     if control is None:
+        if stale:
+            return _refuse(request, match, None, _(TABLE_CHANGED), 200)
         msg = _("that action is not open to you now; look again")
         return _refuse(request, match, None, msg, 409)
     try:
@@ -137,8 +140,10 @@ def match_command(request, pk):
             **command_args(request),
         )
     except (RuleError, BadForm) as exc:
+        if stale:  # chosen on a table that has changed since: the fresh one, not a bare 422
+            return _refuse(request, match, None, _(TABLE_CHANGED), 200)
         # the rules' own words, in the reader's language where they are fixed
-        return _refuse(request, match, key, in_words(str(exc)), 422)
+        return _refuse(request, match, key, refusal(exc), 422)
     except ConcurrencyError:
         msg = _("the match moved on while you were deciding; look again")
         return _refuse(request, match, key, msg, 409)
@@ -148,6 +153,19 @@ def match_command(request, pk):
     if request.htmx:
         return _render_table(request, table_for(match, viewer))
     return redirect("games:match", pk=pk)
+
+
+TABLE_CHANGED = gettext_noop(
+    "the table changed before your move arrived, so it was not made: here is the table as it is now"
+)
+
+
+def _made_for_an_older_table(request, table) -> bool:
+    """The form names the table version it was shown on (``table_version``);
+    an older one than the viewer's table now means the move was chosen on a
+    table that has changed since (a bot moved, a clock ran out)."""
+    made_for = request.POST.get("table_version", "")
+    return made_for.isascii() and made_for.isdigit() and int(made_for) < table.version
 
 
 def _refuse(request, match, key, message, status):

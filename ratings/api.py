@@ -17,6 +17,7 @@ from eventlog.commands import command_args
 from games.api import refusals, require_login
 from games.core.protocol import RuleError
 from games.core.registry import rules_for
+from games.engine_words import refusal
 
 from . import identity, seasons, selectors
 from .models import Season
@@ -35,7 +36,7 @@ def _game(slug: str) -> str:
     try:
         return rules_for(slug).slug
     except RuleError as exc:
-        raise exceptions.NotFound(str(exc)) from None
+        raise exceptions.NotFound(refusal(exc)) from None
 
 
 def _season(request) -> Season | None:

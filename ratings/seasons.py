@@ -39,7 +39,7 @@ def _day(value, field: str) -> str:
             return date.fromisoformat(value).isoformat()
         except ValueError:
             pass
-    raise RuleError(f"{field} must be a day written YYYY-MM-DD, e.g. 2030-01-31")
+    raise RuleError("{field} must be a day written YYYY-MM-DD, e.g. 2030-01-31", field=field)
 
 
 def name_season(
@@ -51,7 +51,7 @@ def name_season(
     used by another account or for another season, ``CommandIdReused``."""
     _organizer(user)
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > NAME_MAX:
-        raise RuleError(f"a season needs a name of 1 to {NAME_MAX} characters")
+        raise RuleError("a season needs a name of 1 to {name_max} characters", name_max=NAME_MAX)
     first, last = _day(starts, "starts"), _day(ends, "ends")
     if last < first:
         raise RuleError("a season ends on or after the day it starts")
@@ -75,7 +75,7 @@ def remove_season(user, season_id: str) -> str:
 
     _organizer(user)
     if not Season.objects.filter(season_id=season_id).exists():
-        raise RuleError(f"there is no season {season_id}")
+        raise RuleError("there is no season {season_id}", season_id=season_id)
     return _append(user, lambda _v: NewEvent("season_removed", {"id": season_id}))
 
 

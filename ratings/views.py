@@ -14,6 +14,7 @@ from eventlog.commands import command_args
 from eventlog.store import CommandIdReused
 from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import available, rules_for
+from games.engine_words import refusal
 from tournaments.words import FORM_REUSED
 
 from . import identity, seasons, selectors
@@ -118,9 +119,9 @@ def season_list(request):
             try:
                 seasons.name_season(request.user, **form.cleaned_data, **command_args(request))
             except RoleRequired as exc:
-                raise PermissionDenied(str(exc)) from None
+                raise PermissionDenied(refusal(exc)) from None
             except RuleError as exc:
-                form.add_error(None, str(exc))
+                form.add_error(None, refusal(exc))
             except CommandIdReused:
                 form.add_error(None, FORM_REUSED)
             else:

@@ -95,7 +95,9 @@ def create_bracket(
         if n is not None and (
             not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_FIRST_TO
         ):
-            raise RuleError(f"a series is played to 1 to {MAX_FIRST_TO} wins")
+            raise RuleError(
+                "a series is played to 1 to {max_first_to} wins", max_first_to=MAX_FIRST_TO
+            )
     if not isinstance(rated, bool):
         raise RuleError("rated must be true or false")
     if host_show:

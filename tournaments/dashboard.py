@@ -26,7 +26,7 @@ from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import series_for
-from games.engine_words import in_words, item_name
+from games.engine_words import in_words, item_name, refusal
 from games.limits import MAX_PK
 from games.models import Match
 from games.tables import describe_row, names_for, table_module
@@ -241,9 +241,9 @@ def _refusal(request, write: Callable[[], Any]) -> HttpResponse | str | None:
     try:
         write()
     except RoleRequired as exc:
-        return render(request, "403.html", {"message": str(exc)}, status=403)
+        return render(request, "403.html", {"message": refusal(exc)}, status=403)
     except RuleError as exc:
-        return str(exc)
+        return refusal(exc)
     except CommandIdReused:
         return str(FORM_REUSED)
     return None
@@ -331,7 +331,8 @@ def _show_command(post, acting: Acting) -> dict:
             "params": _ruling_params(post),
             "reason": reason,
         }
-    raise RuleError(_("unknown action %(action)r") % {"action": action})
+    unknown = _("unknown action %(action)r") % {"action": action}
+    raise RuleError(unknown)
 
 
 def _clock(request, record: ShowRecord, post, acting: Acting) -> str:
@@ -382,9 +383,9 @@ def dashboard_action(request, pk):
             )
             done = _done_words(cmd, load(record.stream)[0], record)
     except RoleRequired as exc:
-        return render(request, "403.html", {"message": str(exc)}, status=403)
+        return render(request, "403.html", {"message": refusal(exc)}, status=403)
     except (RuleError, CommandIdReused) as exc:
-        error = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
+        error = FORM_REUSED if isinstance(exc, CommandIdReused) else refusal(exc)
         ctx = _context(request, record, acting, error=error)
         return render(request, "dashboard/dashboard.html", ctx, status=400)
     messages.success(request, done)

@@ -94,7 +94,9 @@ def accept(token: str, user, command_id: str | None = None) -> ShowInvitation:
         raise RuleError("the show of this invitation no longer exists") from None
     inv = state.invitations.get(iid)
     if inv is not None and _playing(stream, inv.entrant):
-        raise RuleError(f"{inv.entrant} is playing a match: accept once it has ended")
+        raise RuleError(
+            "{entrant} is playing a match: accept once it has ended", entrant=inv.entrant
+        )
     show_services.command(
         stream,
         {

@@ -151,19 +151,16 @@ def params_from(post: Mapping[str, Any], ruling: str, fields: list[Field]) -> di
             offered = dict(f.choices)
             if raw not in offered:
                 if not offered:
-                    raise RuleError(
-                        _("there is nothing to choose for “%(field)s”: pick another ruling")
-                        % {"field": f.label}
-                    )
-                raise RuleError(
-                    _("choose one of the values offered for “%(field)s”") % {"field": f.label}
-                )
+                    words = _("there is nothing to choose for “%(field)s”: pick another ruling")
+                else:
+                    words = _("choose one of the values offered for “%(field)s”")
+                refused = words % {"field": f.label}
+                raise RuleError(refused)
             params[f.name] = int(raw) if f.name == "version" else raw
         else:
             if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_CLOCK_SECONDS:
-                raise RuleError(
-                    _("“%(field)s” is a whole number of seconds from 1 to %(max)s")
-                    % {"field": f.label, "max": MAX_CLOCK_SECONDS}
-                )
+                words = _("“%(field)s” is a whole number of seconds from 1 to %(max)s")
+                refused = words % {"field": f.label, "max": MAX_CLOCK_SECONDS}
+                raise RuleError(refused)
             params[f.name] = int(raw)
     return params

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from eventlog.commands import command_args
 from eventlog.store import CommandIdReused
 from games.core.protocol import RoleRequired, RuleError
+from games.engine_words import refusal
 
 from . import shows
 from .models import ShowRecord
@@ -75,12 +76,12 @@ def show_act(request, pk, kind):
             acting = acting_for(record.stream, request.user)
             command(record.stream, {"type": kind}, acting, **keys)
     except RoleRequired as exc:
-        raise PermissionDenied(str(exc)) from None
+        raise PermissionDenied(refusal(exc)) from None
     except (RuleError, CommandIdReused) as exc:
         from .views import _show_context
 
         context = _show_context(request, record)
-        context["refusal"] = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
+        context["refusal"] = FORM_REUSED if isinstance(exc, CommandIdReused) else refusal(exc)
         return render(request, "tournaments/show.html", context, status=400)
     messages.success(request, ACTIONS[kind])
     return redirect(record.get_absolute_url())

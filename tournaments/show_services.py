@@ -125,7 +125,7 @@ def create_show(
     holders = dict(holders or {})
     for e in holders:
         if e not in entrants:
-            raise RuleError(f"{e} is not an entrant of this show")
+            raise RuleError("{e} is not an entrant of this show", e=e)
     if organizer_id is None:
         organizer_id = _account_id(organizer)
     if organizer_id is not None and organizer_id in holders.values():
@@ -315,7 +315,7 @@ def record_omniscient_view(
     if acting.role not in (shows.ORGANIZER, shows.MODERATOR):
         raise RoleRequired("only the organizer or a moderator of this show may see every card")
     if not Match.objects.filter(stream=match_stream, show_stream=show_stream).exists():
-        raise RuleError(f"{match_stream} is not a match of this show")
+        raise RuleError("{match_stream} is not a match of this show", match_stream=match_stream)
     now = time.time() if now is None else now
     if _opened_lately(show_stream, user.pk, match_stream, now):
         return  # one opening per moderator and match per period, not one per page or poll
@@ -360,7 +360,9 @@ def _check_match_version(target: Any, version: Any) -> None:
         return  # the show's rules say what is wrong with it
     at = Match.objects.filter(stream=target).values_list("version", flat=True).first()
     if at is not None and version > at:
-        raise RuleError(f"that match has no event {version} yet (it is at version {at})")
+        raise RuleError(
+            "that match has no event {version} yet (it is at version {at})", version=version, at=at
+        )
 
 
 OMNISCIENT_OPENING_PERIOD_S = 600
@@ -412,9 +414,9 @@ def _substitute_holder(state, cmd: Mapping[str, Any]) -> Any:
         return _account_id(cmd.get("in"))
     uid = _account_id(given)
     if uid is None:
-        raise RuleError(f"no account is named {given}: the substitute needs a player")
+        raise RuleError("no account is named {given}: the substitute needs a player", given=given)
     if uid == state.organizer_id or uid in state.moderator_ids.values():
-        raise RuleError(f"{given} runs or moderates this show and cannot play in it")
+        raise RuleError("{given} runs or moderates this show and cannot play in it", given=given)
     return uid
 
 
@@ -659,7 +661,7 @@ def _ruling_flags(state, cmd: Mapping[str, Any]) -> dict:
         try:
             before, after = _simulate(match, cmd_)
         except RuleError as exc:
-            raise RuleError(f"that ruling cannot be carried out: {exc}") from None
+            raise RuleError("that ruling cannot be carried out: {exc}", exc=exc) from None
     return {
         "changes_series_winner": bool(before.finished or after.finished)
         and before.winners != after.winners,

@@ -42,7 +42,7 @@ def zone(name: str) -> zoneinfo.ZoneInfo:
     try:
         return zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
-        raise RuleError(f"{name!r} is not a time zone (e.g. Europe/Paris, UTC)") from None
+        raise RuleError("{name!r} is not a time zone (e.g. Europe/Paris, UTC)", name=name) from None
 
 
 def _checked(options: Any, rounds: Any) -> tuple[dict, list[str]]:
@@ -53,7 +53,7 @@ def _checked(options: Any, rounds: Any) -> tuple[dict, list[str]]:
     ):
         raise RuleError("rounds must be a list of round titles")
     if len(rounds) > MAX_ENTRANTS:
-        raise RuleError(f"a template has at most {MAX_ENTRANTS} rounds")
+        raise RuleError("a template has at most {max_entrants} rounds", max_entrants=MAX_ENTRANTS)
     return options, [t.strip() for t in rounds]
 
 
@@ -64,7 +64,7 @@ def _moderators(names: Any, organizer: User) -> list[int]:
     for name in names:
         uid = User.objects.filter(username=name).values_list("pk", flat=True).first()
         if uid is None:
-            raise RuleError(f"no account is named {name}: only an account can moderate")
+            raise RuleError("no account is named {name}: only an account can moderate", name=name)
         if uid == organizer.pk:
             raise RuleError("the organizer is a moderator already")
         ids.append(uid)
@@ -246,7 +246,9 @@ def _set_recurrence(
     if not isinstance(start_time, dt.time):
         raise RuleError("a weekly show needs its start time (hours and minutes)")
     if not isinstance(announce_days, int) or not 1 <= announce_days <= MAX_ANNOUNCE_DAYS:
-        raise RuleError(f"announce_days is 1 to {MAX_ANNOUNCE_DAYS}")
+        raise RuleError(
+            "announce_days is 1 to {max_announce_days}", max_announce_days=MAX_ANNOUNCE_DAYS
+        )
     zone(time_zone)
     announce_day = (weekday - announce_days) % 7
     # cron counts days from Sunday (0); Python's weekday() from Monday (0)

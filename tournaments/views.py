@@ -9,6 +9,7 @@ from eventlog.store import CommandIdReused
 from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
+from games.engine_words import refusal
 from games.models import Match
 from games.views import opening_of
 
@@ -153,7 +154,9 @@ def show_decide(request, pk):
     value = request.POST.getlist(field) if field == "candidates" else request.POST.get(field, "")
     try:
         if not field:
-            raise RuleError("decide here one of: " + ", ".join(PLAYER_DECISIONS))
+            raise RuleError(
+                "decide here one of: {decisions}", decisions=", ".join(PLAYER_DECISIONS)
+            )
         command(
             record.stream,
             {"type": kind, field: value},
@@ -161,10 +164,10 @@ def show_decide(request, pk):
             **command_args(request),
         )
     except RoleRequired as exc:
-        raise PermissionDenied(str(exc)) from None
+        raise PermissionDenied(refusal(exc)) from None
     except (RuleError, CommandIdReused) as exc:
         context = _show_context(request, record)
-        context["refusal"] = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
+        context["refusal"] = FORM_REUSED if isinstance(exc, CommandIdReused) else refusal(exc)
         return render(request, "tournaments/show.html", context, status=400)
     chosen = ", ".join(value) if field == "candidates" else value
     messages.success(

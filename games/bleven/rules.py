@@ -44,7 +44,7 @@ from games.core.protocol import (
     RuleError,
     Viewer,
 )
-from games.core.rules import FIRST_ALTERNATES, BoutRules, OptionSpec, int_option
+from games.core.rules import FIRST_ALTERNATES, BoutRules, int_option
 
 from . import bots as _bots
 from .cards import DECK, parse_card
@@ -153,14 +153,17 @@ def parse_declaration(command: Mapping[str, Any]) -> tuple[int, tuple[int, ...],
         raise RuleError("a bid of 0 tricks cannot name positions")
     if len(raw_pos) > tricks:
         raise RuleError(
-            f"a bid of {tricks} trick{'s' if tricks != 1 else ''} names at most {tricks} position{'s' if tricks != 1 else ''}"
+            "a bid of {tricks} trick{s} names at most {tricks} position{s}",
+            tricks=tricks,
+            s="s" if tricks != 1 else "",
         )
     stones = command.get("stones")
     if not _whole(stones):
         raise RuleError("bid a number of stones: a multiple of 3 from 0 to 30")
     if stones % 3 != 0 or not 0 <= stones <= MAX_STONES:
         raise RuleError(
-            f"{shown(stones)} stones is not a valid bid: bid a multiple of 3 from 0 to 30"
+            "{stones} stones is not a valid bid: bid a multiple of 3 from 0 to 30",
+            stones=shown(stones),
         )
     return tricks, tuple(sorted(raw_pos)), stones
 
@@ -204,11 +207,8 @@ class BlevenRules(BoutRules):
     first_player = FIRST_ALTERNATES
     rules_template = "games/bleven.html"
     options = {
-        "crowns": OptionSpec(
-            1,
-            "crowns (of 300 stones each) a side needs to win the game: 1, 2 or 3",
-            lambda v: _whole(v) and v in (1, 2, 3),
-            "must be 1, 2 or 3",
+        "crowns": int_option(
+            1, "crowns (of 300 stones each) a side needs to win the game: 1, 2 or 3", 1, 3
         ),
         "decision_s": int_option(
             120,
@@ -253,7 +253,7 @@ class BlevenRules(BoutRules):
         if cutter is None:
             cutter = seats[ctx.rng.randrange(len(seats))]
         if cutter not in seats:
-            raise RuleError(f"the cutter {cutter} is not seated")
+            raise RuleError("the cutter {cutter} is not seated", cutter=cutter)
         top = setup.get("deck") or []
         if not isinstance(top, list):
             raise RuleError("setup deck must be a list of cards")
@@ -261,9 +261,9 @@ class BlevenRules(BoutRules):
         for raw in top:
             card = parse_card(raw)
             if card is None:
-                raise RuleError(f"setup deck: {raw!r} is not a Bleven card")
+                raise RuleError("setup deck: {raw!r} is not a Bleven card", raw=raw)
             if card in named:
-                raise RuleError(f"setup deck names {card} twice")
+                raise RuleError("setup deck names {card} twice", card=card)
             named.append(card)
         rest = [c for c in DECK if c not in named]
         ctx.rng.shuffle(rest)
@@ -413,10 +413,10 @@ class BlevenRules(BoutRules):
         if seat is None:
             raise RuleError("only a seated player can play")
         if seat not in state.seats:
-            raise RuleError(f"{seat} is not seated in this round")
+            raise RuleError("{seat} is not seated in this round", seat=seat)
         dec = self._decision(state)
         if seat != dec.seat:
-            raise RuleError(f"it is {dec.seat}'s turn to {VERBS[dec.kind]}")
+            raise RuleError("it is {seat}'s turn to {verbs}", seat=dec.seat, verbs=VERBS[dec.kind])
         if dec.deadline is not None and ctx.now >= dec.deadline and not ctx.is_system:
             raise RuleError("your time for this decision has run out")
         return self._apply(state, seat, dict(command), ctx.now)
@@ -433,7 +433,8 @@ class BlevenRules(BoutRules):
         }.get(kind)
         if handler is None:
             raise RuleError(
-                f"Bleven has no command {shown(kind)}: use draw, discard, declare, respond, hijack or confirm"
+                "Bleven has no command {kind}: use draw, discard, declare, respond, hijack or confirm",
+                kind=shown(kind),
             )
         events = handler(state, seat, command, now)
         return events + self._consequences(state, events, now)
@@ -480,10 +481,10 @@ class BlevenRules(BoutRules):
         card = parse_card(command.get("card"))
         if card is None:
             raise RuleError(
-                f"{shown(command.get('card'))} is not a Bleven card (say e.g. 7H, AS, KC)"
+                "{card} is not a Bleven card (say e.g. 7H, AS, KC)", card=shown(command.get("card"))
             )
         if card not in state.hand(seat):
-            raise RuleError(f"you do not hold {card}")
+            raise RuleError("you do not hold {card}", card=card)
         return [Event("card_discarded", {"seat": seat, "card": card, "at": now})]
 
     def _declare(self, state, seat, command, now):
@@ -537,10 +538,12 @@ class BlevenRules(BoutRules):
             if not _whole(raised) or raised <= 0 or raised % 3:
                 raise RuleError("a raise must be a positive multiple of 3 stones")
             if bid.stones + raised > MAX_STONES:
+                if bid.stones >= MAX_STONES:
+                    raise RuleError("the bid is already 30 stones: it cannot be raised")
                 raise RuleError(
-                    f"the bid is {bid.stones} stones: raise by at most {MAX_STONES - bid.stones} (30 in all)"
-                    if bid.stones < MAX_STONES
-                    else "the bid is already 30 stones: it cannot be raised"
+                    "the bid is {stones} stones: raise by at most {most} (30 in all)",
+                    stones=bid.stones,
+                    most=MAX_STONES - bid.stones,
                 )
             return [
                 Event("bid_answered", {"seat": seat, "answer": answer, "raise": raised, "at": now})
@@ -557,8 +560,10 @@ class BlevenRules(BoutRules):
         tricks, positions, stones = parse_declaration(command)
         if not (stones > bid.stones or tricks > bid.tricks):
             raise RuleError(
-                f"to hijack, bid more than {bid.stones} stones or more than {bid.tricks} "
-                f"trick{'s' if bid.tricks != 1 else ''}"
+                "to hijack, bid more than {stones} stones or more than {tricks} trick{s}",
+                stones=bid.stones,
+                tricks=bid.tricks,
+                s="s" if bid.tricks != 1 else "",
             )
         return [
             Event(
@@ -776,7 +781,7 @@ def _annulled(seat: str, now) -> Event:
 def _check_seat_count(n: int) -> None:
     if n not in (2, 4):
         raise RuleError(
-            f"Bleven is played by 2 players, or by 4 in two teams; it cannot be played by {n}"
+            "Bleven is played by 2 players, or by 4 in two teams; it cannot be played by {n}", n=n
         )
 
 

@@ -58,4 +58,4 @@ def check_fields(command: Mapping[str, Any], fields: Mapping[str, Collection[str
     if extra:
         names = ", ".join(shown(k) for k in extra[:5])
         has = f"its fields are {', '.join(sorted(allowed))}" if allowed else "it has no fields"
-        raise RuleError(f"{kind} has no field {names}: {has}")
+        raise RuleError("{kind} has no field {names}: {has}", kind=kind, names=names, has=has)

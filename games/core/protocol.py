@@ -22,7 +22,15 @@ EVERY_SEAT = "every_seat"
 
 
 class RuleError(Exception):
-    """A command the rules refuse; the message is shown to the player as is."""
+    """A command the rules refuse, in plain English. ``words`` is the sentence
+    with ``{name}`` placeholders and ``values`` fill them: the web layer looks
+    ``words`` up in the catalogs (games.engine_words.refusal), so the engines
+    never need Django to be read in another language."""
+
+    def __init__(self, words: str = "", /, **values: Any) -> None:
+        self.words = words
+        self.values = values
+        super().__init__(words.format(**values) if values else words)
 
 
 class RoleRequired(RuleError):

@@ -22,7 +22,11 @@ _cache: dict[str, BoutRules] = {}
 
 def rules_for(slug: str) -> BoutRules:
     if slug not in GAME_MODULES:
-        raise RuleError(f"no game called {slug!r}; games: {', '.join(GAME_MODULES)}")
+        raise RuleError(
+            "no game called {slug!r}; games: {game_modules}",
+            slug=slug,
+            game_modules=", ".join(GAME_MODULES),
+        )
     if slug not in _cache:
         _cache[slug] = importlib.import_module(GAME_MODULES[slug]).RULES
     return _cache[slug]

@@ -24,12 +24,16 @@ class OptionSpec:
     default: Any
     help: str
     validate: Callable[[Any], bool] | None = None
-    error: str = ""
+    # a whole number's bounds, said when a value is refused
+    lo: int | None = None
+    hi: int | None = None
 
     def check(self, name: str, value: Any) -> Any:
-        if self.validate is not None and not self.validate(value):
-            raise RuleError(self.error or f"invalid value for option {name}: {value!r}")
-        return value
+        if self.validate is None or self.validate(value):
+            return value
+        if self.lo is not None and self.hi is not None:
+            raise RuleError("must be a whole number from {lo} to {hi}", lo=self.lo, hi=self.hi)
+        raise RuleError("invalid value for option {name}: {value!r}", name=name, value=value)
 
 
 def int_option(default: int, help: str, lo: int, hi: int) -> OptionSpec:
@@ -37,7 +41,8 @@ def int_option(default: int, help: str, lo: int, hi: int) -> OptionSpec:
         default,
         help,
         lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi,
-        f"must be a whole number from {lo} to {hi}",
+        lo,
+        hi,
     )
 
 
@@ -67,14 +72,18 @@ class BoutRules:
         given = dict(given or {})
         unknown = set(given) - set(self.options) - {"first_to"}
         if unknown:
-            raise RuleError(f"unknown option(s) for {self.name}: {', '.join(sorted(unknown))}")
+            raise RuleError(
+                "unknown option(s) for {name}: {unknown}",
+                name=self.name,
+                unknown=", ".join(sorted(unknown)),
+            )
         out = {}
         for name, spec in self.options.items():
             value = given.get(name, spec.default)
             try:
                 out[name] = spec.check(name, value)
             except RuleError as exc:
-                raise RuleError(f"option {name}: {exc}") from None
+                raise RuleError("option {name}: {exc}", name=name, exc=exc) from None
         first_to = given.get("first_to", self.default_first_to(out, n_seats))
         if not isinstance(first_to, int) or isinstance(first_to, bool) or first_to < 1:
             raise RuleError("option first_to: must be a whole number of at least 1")

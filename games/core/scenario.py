@@ -68,7 +68,7 @@ def run(doc: Mapping[str, Any], name: str = "") -> dict:
         seat = step["by"]
         try:
             if seat not in match.state.seats:
-                raise RuleError(f"{seat} is not seated in this match")
+                raise RuleError("{seat} is not seated in this match", seat=seat)
             if bout_over(match.state):
                 raise RuleError("the bout is over")
             match.submit(seat, dict(step["do"]))

@@ -130,20 +130,27 @@ class Series:
             raise RuleError("every seat needs a different player")
         if not rules.min_seats <= len(seats) <= rules.max_seats:
             if rules.min_seats == rules.max_seats:
-                raise RuleError(f"{rules.name} is played by exactly {rules.min_seats} players")
+                raise RuleError(
+                    "{name} is played by exactly {min_seats} players",
+                    name=rules.name,
+                    min_seats=rules.min_seats,
+                )
             raise RuleError(
-                f"{rules.name} is played by {rules.min_seats} to {rules.max_seats} players"
+                "{name} is played by {min_seats} to {max_seats} players",
+                name=rules.name,
+                min_seats=rules.min_seats,
+                max_seats=rules.max_seats,
             )
         resolved = rules.resolve_options(options, len(seats))
         held = {s: tuple((items or {}).get(s, ())) for s in seats}
         for seat, its in (items or {}).items():
             if seat not in seats:
-                raise RuleError(f"{seat} is not seated in this match")
+                raise RuleError("{seat} is not seated in this match", seat=seat)
             for it in its:
                 if it not in rules.items:
-                    raise RuleError(f"{rules.name} has no item called {it}")
+                    raise RuleError("{name} has no item called {it}", name=rules.name, it=it)
         if chooser is not None and chooser not in seats:
-            raise RuleError(f"{chooser} is not seated in this match")
+            raise RuleError("{chooser} is not seated in this match", chooser=chooser)
         data = {
             "seats": list(seats),
             "options": resolved,
@@ -169,7 +176,7 @@ class Series:
         named = rules.setup_first(state.setup or {})
         if named is not None:
             if named not in state.seats:
-                raise RuleError(f"setup names {named} first, who is not seated")
+                raise RuleError("setup names {named} first, who is not seated", named=named)
             return [Event("first_player_chosen", {"seat": named, "how": "setup"})]
         if len(self._choosers(state)) == 1:
             return []  # wait for choose_first
@@ -330,7 +337,7 @@ class Series:
                 raise RuleError("no deadline has passed")
             return events
         if ctx.seat is not None and ctx.seat not in state.seats:
-            raise RuleError(f"{ctx.seat} is not seated in this match")
+            raise RuleError("{seat} is not seated in this match", seat=ctx.seat)
         if state.finished:
             raise RuleError("the match is over")
         if state.paused_since is not None and not ctx.is_system:
@@ -360,7 +367,9 @@ class Series:
             raise RuleError("only the holder of the advantage chooses who plays first")
         seat = command.get("seat")
         if seat not in state.seats:
-            raise RuleError(f"choose one of the seated players: {', '.join(state.seats)}")
+            raise RuleError(
+                "choose one of the seated players: {seats}", seats=", ".join(state.seats)
+            )
         chosen = Event("first_player_chosen", {"seat": seat, "how": ctx.seat})
         return [chosen] + self._bout_start(self.evolve(state, chosen), ctx)
 
@@ -370,9 +379,11 @@ class Series:
             raise RuleError("only the platform hands a match an item granted during it")
         seat, item = command.get("seat"), command.get("item")
         if seat not in state.seats:
-            raise RuleError(f"{shown(seat)} is not seated in this match")
+            raise RuleError("{seat} is not seated in this match", seat=shown(seat))
         if not isinstance(item, str) or item not in self.rules.items:
-            raise RuleError(f"{self.rules.name} has no item called {shown(item)}")
+            raise RuleError(
+                "{name} has no item called {item}", name=self.rules.name, item=shown(item)
+            )
         data = {"seat": seat, "item": item, "from_bout": self.next_bout(state), "at": ctx.now}
         # which item is the holder's secret, as in the show's log
         public = {k: v for k, v in data.items() if k != "item"}
@@ -384,9 +395,9 @@ class Series:
         if not isinstance(item, str) or item not in self.rules.early_items:
             raise RuleError("no bout is in progress: wait until the first player is chosen")
         if ctx.seat is None or item not in state.items.get(ctx.seat, ()):
-            raise RuleError(f"you do not hold {item.replace('_', ' ').title()}")
+            raise RuleError("you do not hold {item}", item=item.replace("_", " ").title())
         if (ctx.seat, item) in state.declared:
-            raise RuleError(f"your {item.replace('_', ' ').title()} is already declared")
+            raise RuleError("your {item} is already declared", item=item.replace("_", " ").title())
         return [Event("item_declared", {"seat": ctx.seat, "item": item, "at": ctx.now})]
 
     def _after(self, state: MatchState, new: list[Event], ctx: Ctx) -> list[Event]:
@@ -438,9 +449,9 @@ class Series:
         if kind == "overturn":
             winner = command.get("winner")
             if winner not in state.seats:
-                raise RuleError(f"name the new winner among {', '.join(state.seats)}")
+                raise RuleError("name the new winner among {seats}", seats=", ".join(state.seats))
             if state.finished and tuple(state.winners) == (winner,):
-                raise RuleError(f"{winner} already won this match")
+                raise RuleError("{winner} already won this match", winner=winner)
             return [
                 Event(
                     "series_overturned",
@@ -461,7 +472,9 @@ class Series:
         if kind == "forfeit":
             loser = command.get("loser")
             if loser not in state.seats:
-                raise RuleError(f"name the seat that forfeits among {', '.join(state.seats)}")
+                raise RuleError(
+                    "name the seat that forfeits among {seats}", seats=", ".join(state.seats)
+                )
             return self.forfeit(state, loser, reason or "forfeit")
         if kind in ("award_bout", "replay_bout"):
             if state.bout is None:
@@ -473,7 +486,9 @@ class Series:
                 return [replayed] + self._bout_start(self.evolve(state, replayed), ctx)
             winner = command.get("winner")
             if winner not in state.seats:
-                raise RuleError(f"name the bout's winner among {', '.join(state.seats)}")
+                raise RuleError(
+                    "name the bout's winner among {seats}", seats=", ".join(state.seats)
+                )
             return self._score(
                 state, Outcome((winner,), {winner: 1}, reason or "awarded by a ruling"), ctx
             )
@@ -484,15 +499,17 @@ class Series:
             or not 0 < seconds <= MAX_ADD_TIME_S  # also refuses nan and inf
         ):
             raise RuleError(
-                f"add a number of seconds above 0 and at most {MAX_ADD_TIME_S} (24 hours)"
+                "add a number of seconds above 0 and at most {max_add_time_s} (24 hours)",
+                max_add_time_s=MAX_ADD_TIME_S,
             )
         data = {"seconds": seconds, "reason": reason, "at": ctx.now}
         seat = command.get("seat")
         if seat is not None:
             if seat not in state.seats:
                 raise RuleError(
-                    f"{seat!r} is not seated in this match: add time to one of "
-                    f"{', '.join(state.seats)}"
+                    "{seat!r} is not seated in this match: add time to one of {seats}",
+                    seat=seat,
+                    seats=", ".join(state.seats),
                 )
             data = {"seat": seat, **data}
         events = self.fire_due(state, ctx)

@@ -285,21 +285,28 @@ class DoubtingLoveLetter(BoutRules):
         def named(key: str) -> list[int]:
             raw = setup.get(key, [])
             if not isinstance(raw, list):
-                raise RuleError(f"setup {key} must be a list of cards")
+                raise RuleError("setup {key} must be a list of cards", key=key)
             out = []
             for item in raw:
                 rank = parse_rank(item)
                 if rank is None:
-                    raise RuleError(f"setup {key}: {item!r} is not a card from 1 to 8")
+                    raise RuleError(
+                        "setup {key}: {item!r} is not a card from 1 to 8", key=key, item=item
+                    )
                 if pool[rank] == 0:
-                    raise RuleError(f"setup {key}: the deck has no more copies of {rank}")
+                    raise RuleError(
+                        "setup {key}: the deck has no more copies of {rank}", key=key, rank=rank
+                    )
                 pool[rank] -= 1
                 out.append(rank)
             return out
 
         removed = named("removed")
         if len(removed) > REMOVED_COUNT:
-            raise RuleError(f"setup removed: exactly {REMOVED_COUNT} cards are removed")
+            raise RuleError(
+                "setup removed: exactly {removed_count} cards are removed",
+                removed_count=REMOVED_COUNT,
+            )
         top = named("deck")
         rest = sorted(pool.elements())
         rng.shuffle(rest)
@@ -623,7 +630,7 @@ class DoubtingLoveLetter(BoutRules):
             raise RuleError("a command needs a type")
         seat = ctx.seat
         if seat is None or seat not in state.seats:
-            raise RuleError(f"{seat} is not seated in this bout")
+            raise RuleError("{seat} is not seated in this bout", seat=seat)
         if state.over:
             raise RuleError("the bout is over")
         dl = self.deadline(state)
@@ -647,7 +654,8 @@ class DoubtingLoveLetter(BoutRules):
             raise RuleError("the first player has already been chosen")
         else:
             raise RuleError(
-                f"unknown command {shown(kind)}: use play, challenge, pass, guess, use_item or mulligan"
+                "unknown command {kind}: use play, challenge, pass, guess, use_item or mulligan",
+                kind=shown(kind),
             )
         return b.events
 
@@ -656,9 +664,9 @@ class DoubtingLoveLetter(BoutRules):
         if s.asked is None or s.phase not in WHAT:
             raise RuleError("there is nothing to decide right now")
         if s.asked != seat:
-            raise RuleError(f"it is {s.asked}'s turn to {WHAT[s.phase]}")
+            raise RuleError("it is {asked}'s turn to {what}", asked=s.asked, what=WHAT[s.phase])
         if s.phase not in phases:
-            raise RuleError(f"you must {WHAT[s.phase]} now")
+            raise RuleError("you must {what} now", what=WHAT[s.phase])
 
     def _play(self, b: _Builder, seat: str, command: Mapping[str, Any]) -> None:
         s = b.state
@@ -675,7 +683,7 @@ class DoubtingLoveLetter(BoutRules):
             raise RuleError("you may not claim the Princess (8)")
         hand = s.hands[seat]
         if card not in hand:
-            raise RuleError(f"you do not hold a {card}")
+            raise RuleError("you do not hold a {card}", card=card)
         if countess_forced(hand) and card != 7:
             raise RuleError(
                 "you hold the Countess (7) with a Prince (5) or King (6): "
@@ -683,7 +691,7 @@ class DoubtingLoveLetter(BoutRules):
             )
         limit = s.options["bluffs_per_bout"]
         if claim != card and s.bluffs[seat] >= limit:
-            raise RuleError(f"you have no bluffs left this bout (at most {limit})")
+            raise RuleError("you have no bluffs left this bout (at most {limit})", limit=limit)
         target = None
         other = s.other(seat)
         if claim == 5:
@@ -692,7 +700,8 @@ class DoubtingLoveLetter(BoutRules):
                 raise RuleError("a Prince (5) needs a target: self or opponent")
             if target == "opponent" and other in s.immune:
                 raise RuleError(
-                    f"{other} is protected by a Handmaid (4): your Prince must target yourself"
+                    "{other} is protected by a Handmaid (4): your Prince must target yourself",
+                    other=other,
                 )
         spent = self.spent(s, seat, b.now)
         data = {
@@ -810,7 +819,7 @@ class DoubtingLoveLetter(BoutRules):
             if take is None:
                 raise RuleError("Deck Rigging needs take: the card (1 to 8) you want to start with")
             if take not in self._left_after_rigs(s):
-                raise RuleError(f"there is no {take} left in the deck to take")
+                raise RuleError("there is no {take} left in the deck to take", take=take)
             deny = command.get("deny")
             if deny is not None:
                 deny = parse_rank(deny)

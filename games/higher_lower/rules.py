@@ -373,7 +373,8 @@ class HigherLowerRules(BoutRules):
         if kind == "guess":
             return self._cmd_guess(state, seat, command, ctx)
         raise RuleError(
-            f"unknown command {shown(kind)} in Higher or Lower: use bid, show, pick or guess"
+            "unknown command {kind} in Higher or Lower: use bid, show, pick or guess",
+            kind=shown(kind),
         )
 
     def _bid(self, state: HLState, seat: str, raw: Any, ctx: Ctx) -> list[Event]:
@@ -381,10 +382,11 @@ class HigherLowerRules(BoutRules):
             raise RuleError("the auction is over")
         amount = _whole(raw)
         if amount is None:
-            raise RuleError(f"bid a whole number of chips, at most {MAX_BID:,}")
+            raise RuleError("bid a whole number of chips, at most {max_bid:,}", max_bid=MAX_BID)
         if amount > MAX_BID:
             raise RuleError(
-                f"a bid may not exceed {MAX_BID:,} chips, the most a Guesser can ever hold"
+                "a bid may not exceed {max_bid:,} chips, the most a Guesser can ever hold",
+                max_bid=MAX_BID,
             )
         if state.high_bid is None:
             if amount < FIRST_BID_STEP or amount % FIRST_BID_STEP:
@@ -392,14 +394,17 @@ class HigherLowerRules(BoutRules):
         else:
             if seat == state.high_bidder:
                 raise RuleError(
-                    f"you already hold the standing bid of {state.high_bid}; "
-                    "you may not raise your own bid"
+                    "you already hold the standing bid of {high_bid}; you may not raise your own bid",
+                    high_bid=state.high_bid,
                 )
             step = bid_step(state.high_bid)
             if amount <= state.high_bid or (amount - state.high_bid) % step:
                 raise RuleError(
-                    f"the standing bid is {state.high_bid}: raise it by a multiple of "
-                    f"{step} ({state.high_bid + step}, {state.high_bid + 2 * step}, ...)"
+                    "the standing bid is {high_bid}: raise it by a multiple of {step} ({n}, {n2}, ...)",
+                    high_bid=state.high_bid,
+                    step=step,
+                    n=state.high_bid + step,
+                    n2=state.high_bid + 2 * step,
                 )
         return [Event("bid_made", {"seat": seat, "amount": amount, "at": ctx.now})]
 
@@ -410,7 +415,7 @@ class HigherLowerRules(BoutRules):
     def _cmd_show(self, state, seat, command, ctx) -> list[Event]:
         self._not_yet(state)
         if seat != state.dealer:
-            raise RuleError(f"only the Dealer ({state.dealer}) shows a card")
+            raise RuleError("only the Dealer ({dealer}) shows a card", dealer=state.dealer)
         if state.phase != SHOW:
             raise RuleError("the first card has already been shown")
         card = parse_card(command.get("card"))
@@ -418,43 +423,49 @@ class HigherLowerRules(BoutRules):
 
     def _check_turn(self, state: HLState, command: Mapping[str, Any]) -> None:
         if state.phase == SHOW:
-            raise RuleError(f"the Dealer ({state.dealer}) shows the first card before turn 1")
+            raise RuleError(
+                "the Dealer ({dealer}) shows the first card before turn 1", dealer=state.dealer
+            )
         if "turn" in command and command["turn"] is not None:
             turn = _whole(command["turn"])
             if turn is None:
                 raise RuleError("turn must be a turn number")
             if turn != state.turn:
-                raise RuleError(f"turn {turn} is not being played: it is turn {state.turn}")
+                raise RuleError(
+                    "turn {turn} is not being played: it is turn {turn2}",
+                    turn=turn,
+                    turn2=state.turn,
+                )
 
     def _cmd_pick(self, state, seat, command, ctx) -> list[Event]:
         self._not_yet(state)
         if seat != state.dealer:
-            raise RuleError(f"only the Dealer ({state.dealer}) picks cards")
+            raise RuleError("only the Dealer ({dealer}) picks cards", dealer=state.dealer)
         self._check_turn(state, command)
         if state.pick is not None:
-            raise RuleError(f"you have already picked your card for turn {state.turn}")
+            raise RuleError("you have already picked your card for turn {turn}", turn=state.turn)
         card = parse_card(command.get("card"))
         return self._pick(state, seat, card, ctx, timeout=False)
 
     def _cmd_guess(self, state, seat, command, ctx) -> list[Event]:
         self._not_yet(state)
         if seat != state.guesser:
-            raise RuleError(f"only the Guesser ({state.guesser}) guesses")
+            raise RuleError("only the Guesser ({guesser}) guesses", guesser=state.guesser)
         self._check_turn(state, command)
         if state.guess is not None:
-            raise RuleError(f"you have already guessed for turn {state.turn}")
+            raise RuleError("you have already guessed for turn {turn}", turn=state.turn)
         direction = command.get("direction")
         if isinstance(direction, str):
             direction = direction.strip().lower()
         if direction not in DIRECTIONS:
             raise RuleError("guess higher or lower")
         if "stake" not in command or command.get("stake") is None:
-            raise RuleError(f"name a stake from 0 to {state.chips} chips")
+            raise RuleError("name a stake from 0 to {chips} chips", chips=state.chips)
         stake = _whole(command.get("stake"))
         if stake is None or stake < 0:
-            raise RuleError(f"stake a whole number of chips from 0 to {state.chips}")
+            raise RuleError("stake a whole number of chips from 0 to {chips}", chips=state.chips)
         if stake > state.chips:
-            raise RuleError(f"you have {state.chips} chips: stake from 0 to {state.chips}")
+            raise RuleError("you have {chips} chips: stake from 0 to {chips}", chips=state.chips)
         return self._guess(state, seat, direction, stake, ctx, timeout=False)
 
     # ---- the moves, shared by commands and timeouts ---------------------------
@@ -465,7 +476,7 @@ class HigherLowerRules(BoutRules):
 
     def _pick(self, state, seat, card, ctx, timeout) -> list[Event]:
         if card not in state.remaining:
-            raise RuleError(f"the {card} has already been played")
+            raise RuleError("the {card} has already been played", card=card)
         public = {
             "seat": seat,
             "turn": state.turn,

@@ -62,8 +62,6 @@ from games.love_letter_family.cards import (
 
 from .bots import heuristic_bot
 
-NOBODY_TARGETABLE = "every other player is protected"
-
 
 def _c(rank: int) -> str:
     return str(rank)
@@ -124,7 +122,7 @@ def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
 def _minus(pool: list[int], cards: list[int], what: str) -> None:
     for c in cards:
         if c not in pool:
-            raise RuleError(f"setup: {what} uses more {c}s than the deck holds")
+            raise RuleError("setup: {what} uses more {c}s than the deck holds", what=what, c=c)
         pool.remove(c)
 
 
@@ -132,12 +130,12 @@ def _parse_cards(raw, what: str) -> list[int]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise RuleError(f"setup: {what} must be a list of cards")
+        raise RuleError("setup: {what} must be a list of cards", what=what)
     out = []
     for r in raw:
         v = parse_rank(r)
         if v is None:
-            raise RuleError(f"setup: {r!r} in {what} is not a card (1 to 8)")
+            raise RuleError("setup: {r!r} in {what} is not a card (1 to 8)", r=r, what=what)
         out.append(v)
     return out
 
@@ -170,12 +168,17 @@ class LoveLetterRules(BoutRules):
         if hidden_given is not None:
             hidden = parse_rank(hidden_given)
             if hidden is None:
-                raise RuleError(f"setup: hidden {hidden_given!r} is not a card (1 to 8)")
+                raise RuleError(
+                    "setup: hidden {hidden_given!r} is not a card (1 to 8)",
+                    hidden_given=hidden_given,
+                )
             _minus(pool, [hidden], "hidden")
         removed = _parse_cards(setup.get("removed"), "removed")
         if len(removed) > n_up:
             raise RuleError(
-                f"setup: {len(removed)} cards removed face up, but this game sets aside {n_up}"
+                "setup: {n_removed} cards removed face up, but this game sets aside {n_up}",
+                n_removed=len(removed),
+                n_up=n_up,
             )
         _minus(pool, removed, "removed")
         top = _parse_cards(setup.get("deck"), "deck")
@@ -335,20 +338,20 @@ class LoveLetterRules(BoutRules):
             raise RuleError("only a seated player can play")
         kind = command.get("type")
         if kind != "play":
-            raise RuleError(f"Love Letter has no command {shown(kind)}; play a card")
+            raise RuleError("Love Letter has no command {kind}; play a card", kind=shown(kind))
         if seat in state.out:
             raise RuleError("you are out of this round")
         if state.turn != seat:
-            raise RuleError(f"it is {state.turn}'s turn")
+            raise RuleError("it is {turn}'s turn", turn=state.turn)
         raw = command.get("card")
         if raw is None:
             raise RuleError("say which card you play")
         card = parse_rank(raw)
         if card is None:
-            raise RuleError(f"{shown(raw)} is not a card: name a rank from 1 to 8")
+            raise RuleError("{raw} is not a card: name a rank from 1 to 8", raw=shown(raw))
         hand = state.hand(seat)
         if card not in hand:
-            raise RuleError(f"you do not hold {_name(card)}")
+            raise RuleError("you do not hold {card}", card=_name(card))
         if card != 7 and countess_forced(hand):
             raise RuleError(
                 "you must play the Countess (7) while you hold the King (6) or the Prince (5)"
@@ -361,29 +364,36 @@ class LoveLetterRules(BoutRules):
             raise RuleError("the target must be a player's name")
         if target is not None and target != seat:
             if target not in state.seats:
-                raise RuleError(f"nobody called {shown(target)} is seated")
+                raise RuleError("nobody called {target} is seated", target=shown(target))
             if target in state.out:
-                raise RuleError(f"{target} is out of this round")
+                raise RuleError("{target} is out of this round", target=target)
         others = [s for s in state.live() if s != seat and s not in state.protected]
         if not others:
             if target is not None and target != seat:
+                if card == 5:
+                    raise RuleError(
+                        "every other player is protected: play {card} without a target (it targets yourself)",
+                        card=_name(card),
+                    )
                 raise RuleError(
-                    f"{NOBODY_TARGETABLE}: play {_name(card)} without a target"
-                    + (" (it targets yourself)" if card == 5 else "")
+                    "every other player is protected: play {card} without a target",
+                    card=_name(card),
                 )
             if target == seat and card != 5:
-                raise RuleError(f"you cannot target yourself with {_name(card)}")
+                raise RuleError("you cannot target yourself with {card}", card=_name(card))
             return card, (seat if card == 5 else None), None
         if target is None:
-            raise RuleError(f"choose a target for {_name(card)}")
+            raise RuleError("choose a target for {card}", card=_name(card))
         if target not in state.seats:
-            raise RuleError(f"nobody called {shown(target)} is seated")
+            raise RuleError("nobody called {target} is seated", target=shown(target))
         if target == seat and card != 5:
-            raise RuleError(f"you cannot target yourself with {_name(card)}")
+            raise RuleError("you cannot target yourself with {card}", card=_name(card))
         if target in state.out:
-            raise RuleError(f"{target} is out of this round")
+            raise RuleError("{target} is out of this round", target=target)
         if target in state.protected:
-            raise RuleError(f"{target} is protected by the Handmaid until their next turn")
+            raise RuleError(
+                "{target} is protected by the Handmaid until their next turn", target=target
+            )
         if card == 1:
             raw_g = command.get("guess")
             if raw_g is None:
@@ -391,7 +401,8 @@ class LoveLetterRules(BoutRules):
             guess = parse_rank(raw_g)
             if guess is None:
                 raise RuleError(
-                    f"{shown(raw_g)} is not a card you can name: guess a rank from 2 to 8"
+                    "{raw_g} is not a card you can name: guess a rank from 2 to 8",
+                    raw_g=shown(raw_g),
                 )
             if guess == 1:
                 raise RuleError("you may not name the Guard (1): guess a card from 2 to 8")

@@ -156,9 +156,9 @@ class LoveMeNotRules(BoutRules):
             for r in raw:
                 c = parse_card(r)
                 if c is None:
-                    raise RuleError(f"setup: {r!r} in deck is not a Love Me Not card")
+                    raise RuleError("setup: {r!r} in deck is not a Love Me Not card", r=r)
                 if c not in pool:
-                    raise RuleError(f"setup: {c} appears twice in deck")
+                    raise RuleError("setup: {c} appears twice in deck", c=c)
                 pool.remove(c)
                 top.append(c)
         ctx.rng.shuffle(pool)
@@ -244,7 +244,9 @@ class LoveMeNotRules(BoutRules):
             raise RuleError("only a seated player can choose")
         kind = command.get("type")
         if kind != "choose":
-            raise RuleError(f"Love Me Not has no command {shown(kind)}; choose a card to keep")
+            raise RuleError(
+                "Love Me Not has no command {kind}; choose a card to keep", kind=shown(kind)
+            )
         i = state.idx(seat)
         if state.choices[i] is not None:
             raise RuleError("you have already chosen this turn; your choice is final")
@@ -255,13 +257,14 @@ class LoveMeNotRules(BoutRules):
         for raw, c in ((raw_k, keep), (raw_d, discard)):
             if c is None:
                 raise RuleError(
-                    f"{shown(raw)} is not a card: a rank 2, 3, 4, 5 or J and a suit C, D, H or S"
+                    "{raw} is not a card: a rank 2, 3, 4, 5 or J and a suit C, D, H or S",
+                    raw=shown(raw),
                 )
         if keep == discard:
             raise RuleError("keep one card and discard the other: they must be different")
         for c in (keep, discard):
             if c not in state.hands[i]:
-                raise RuleError(f"you do not hold {c}")
+                raise RuleError("you do not hold {c}", c=c)
         return keep, discard
 
     def decide(self, state: LoveMeNotState, command: Mapping[str, Any], ctx: Ctx) -> list[Event]:

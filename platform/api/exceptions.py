@@ -14,6 +14,7 @@ from rest_framework.views import set_rollback
 from eventlog.commands import BadCommandId
 from eventlog.store import CommandIdReused, ConcurrencyError, stream_version
 from games.core.protocol import RoleRequired, RuleError
+from games.engine_words import refusal
 
 from .parsers import TooLarge, max_body_bytes
 
@@ -52,9 +53,9 @@ def _first_problem(detail, path: str = "") -> str:
 
 def handle(exc, context):
     if isinstance(exc, RoleRequired):  # the caller's role, in the rules' own words
-        return error("permission_denied", str(exc), status.HTTP_403_FORBIDDEN)
+        return error("permission_denied", refusal(exc), status.HTTP_403_FORBIDDEN)
     if isinstance(exc, RuleError):
-        return error("rule", str(exc), 422)
+        return error("rule", refusal(exc), 422)
     if isinstance(exc, BadCommandId):  # the serializers check it first; kept as a 400 anyway
         return error("invalid", str(exc), status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, CommandIdReused):

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods
 from eventlog.commands import BadCommandId, command_args, once
 from eventlog.store import CommandIdReused
 from games.core.protocol import RuleError
+from games.engine_words import refusal
 from tournaments.words import FORM_REUSED
 
 from .models import ApiToken
@@ -42,7 +43,8 @@ def tokens(request):
 
         def issue() -> dict:
             if ApiToken.objects.filter(user=request.user, revoked=None).count() >= MAX_TOKENS:
-                raise RuleError(_("you have %(n)s tokens; revoke one first") % {"n": MAX_TOKENS})
+                too_many = _("you have %(n)s tokens; revoke one first") % {"n": MAX_TOKENS}
+                raise RuleError(too_many)
             token, new_secret = ApiToken.issue(request.user, name)
             issued.append(new_secret)
             return {"id": token.pk}
@@ -50,7 +52,7 @@ def tokens(request):
         try:
             once("api-token", {"name": name}, issue, **command_args(request))
         except (RuleError, BadCommandId) as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, refusal(exc))
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
         else:
@@ -79,7 +81,7 @@ def revoke(request, pk: int):
         try:
             once("api-token-revoke", {"token": token.pk}, _revoked(token), **command_args(request))
         except (CommandIdReused, RuleError, BadCommandId) as exc:  # reused, or not an id at all
-            error = FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc)
+            error = FORM_REUSED if isinstance(exc, CommandIdReused) else refusal(exc)
             context = {"token": token, "error": error}
             return render(request, "api/token_revoke.html", context, status=400)
         messages.success(request, _("Token %(name)s is revoked.") % {"name": token.name})

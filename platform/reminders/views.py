@@ -20,6 +20,7 @@ from django.views.decorators.http import require_POST
 from eventlog.commands import BadCommandId, command_args, once
 from eventlog.store import CommandIdReused
 from games.core.protocol import RuleError
+from games.engine_words import refusal
 from hooks.addresses import RefusedAddress
 from tournaments.words import FORM_REUSED
 
@@ -102,7 +103,7 @@ def new_calendar_link(request):
     try:  # a resent form (a double click) makes one new link, not two
         once("calendar-link", {"user": request.user.pk}, renew, **command_args(request))
     except (CommandIdReused, RuleError, BadCommandId) as exc:  # reused, or not an id at all
-        messages.error(request, FORM_REUSED if isinstance(exc, CommandIdReused) else str(exc))
+        messages.error(request, FORM_REUSED if isinstance(exc, CommandIdReused) else refusal(exc))
         return redirect("reminders:settings")
     messages.success(request, _("Your calendar has a new link; the old one no longer works."))
     return redirect("reminders:settings")

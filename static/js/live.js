@@ -31,6 +31,13 @@
     if (!old || old.hasAttribute("data-at") || version <= shownVersion()) {
       return; // a replay being browsed, or nothing newer
     }
+    if (old.hasAttribute("data-moving")) {
+      // a move is out (table_craft.js): its answer comes first, then this if still newer
+      setTimeout(function () {
+        swap(version, html, clock);
+      }, 250);
+      return;
+    }
     var holder = document.createElement("div");
     holder.innerHTML = html.trim();
     var fresh = holder.firstElementChild;

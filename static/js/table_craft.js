@@ -33,18 +33,9 @@
       var buttons = form.querySelectorAll("button[name='" + field + "']");
       for (var i = 0; i < buttons.length; i++) {
         if (buttons[i].value === value) {
-          // the choice travels in the form itself: htmx drops a clicked button's
-          // value when a refresh of the table detached it before the request left
-          var carried = form.querySelector("input[data-picked]");
-          if (!carried) {
-            carried = document.createElement("input");
-            carried.type = "hidden";
-            carried.setAttribute("data-picked", "");
-            form.appendChild(carried);
-          }
-          carried.name = field;
-          carried.value = value;
-          form.requestSubmit();
+          var chosen = {};
+          chosen[field] = value;
+          sendMove(form, chosen);
           return;
         }
       }
@@ -187,8 +178,42 @@
     refocus(t);
   }
 
-  // htmx binds a swapped-in form only when it settles (20 ms later): a move
-  // made before then (a fast key) is sent through htmx all the same
+  // A move goes out once, through htmx, from the table shown when it was
+  // chosen: a form swapped in a moment ago is not bound by htmx yet (it binds
+  // on settle) and a bound one would be sent by htmx as well, so every move
+  // is sent here. While it is out, the table is not replaced by a refresh
+  // (its poll waits, a poll already out is not swapped in, live.js holds
+  // its push): the move's answer is the table that comes next.
+  var moving = null;
+
+  function sendMove(form, chosen) {
+    if (!window.htmx || moving) {
+      return; // one move at a time: the answer to the first brings the next table
+    }
+    var t = table();
+    moving = form;
+    if (t) {
+      t.setAttribute("data-moving", "");
+    }
+    var done = function () {
+      if (moving === form) {
+        moving = null;
+      }
+      var now = table();
+      if (now) {
+        now.removeAttribute("data-moving");
+      }
+    };
+    htmx
+      .ajax("POST", form.getAttribute("hx-post"), {
+        source: form,
+        target: "#table",
+        swap: "outerHTML",
+        values: chosen || {},
+      })
+      .then(done, done);
+  }
+
   document.addEventListener(
     "submit",
     function (e) {
@@ -196,18 +221,41 @@
       if (!window.htmx || !form.hasAttribute("hx-post") || !form.closest("#table")) {
         return;
       }
-      if (!form["htmx-internal-data"]) {
-        e.preventDefault();
-        htmx.process(form);
-        if (e.submitter) {
-          e.submitter.click(); // htmx now sees which button sent it
-        } else {
-          form.requestSubmit();
-        }
+      e.preventDefault();
+      e.stopPropagation(); // htmx's own listener on the form would send it again
+      var chosen = {};
+      if (e.submitter && e.submitter.name) {
+        chosen[e.submitter.name] = e.submitter.value; // which button sent it
       }
+      sendMove(form, chosen);
     },
     true
   );
+
+  function shownVersion() {
+    var t = table();
+    return t ? parseInt(t.getAttribute("data-version") || "0", 10) : 0;
+  }
+
+  // the table's own poll: not while a move is out, and never back to an older table
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var elt = e.detail.elt;
+    if (moving && elt && elt.id === "table" && e.detail.requestConfig.verb === "get") {
+      e.preventDefault();
+    }
+  });
+
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var elt = e.detail.elt;
+    if (!elt || elt.id !== "table" || e.detail.requestConfig.verb !== "get") {
+      return;
+    }
+    var found = /data-version="(\d+)"/.exec(e.detail.xhr.responseText || "");
+    var version = found ? parseInt(found[1], 10) : 0;
+    if (moving || (found && version < shownVersion())) {
+      e.detail.shouldSwap = false;
+    }
+  });
 
   document.addEventListener("htmx:afterSwap", settle);
   document.addEventListener("htmx:afterSettle", settle);

@@ -143,6 +143,20 @@ def test_an_impossible_ruling_is_refused_before_the_confirm_page(client, world, 
     assert ss.load(world["show"].stream)[0].disputes["d-1"].status == shows.CLAIMED
 
 
+def test_a_refusal_of_the_shows_rules_reads_in_french_on_a_french_page(client, world):
+    before = written(world)
+    resp = as_mia(client, world).post(
+        rule_url(world),
+        {"ruling": "overturn_series", "winner": "ana", "reason": "vu à la table"},
+        HTTP_ACCEPT_LANGUAGE="fr",
+    )
+    page = resp.content.decode()
+    assert resp.status_code == 400
+    assert "ce match n'a pas encore de résultat à renverser" in page.replace("&#x27;", "'")
+    assert "no result to overturn yet" not in page
+    assert written(world) == before
+
+
 def test_the_dashboards_own_post_is_checked_before_confirming_too(client, world):
     before = written(world)
     resp = as_mia(client, world).post(

@@ -80,15 +80,7 @@ def _play_a_bout(page, match, rng, move):
     raise AssertionError("the bout did not end")
 
 
-# a known bug, noted on issue #25: Higher or Lower's "pick" sent by a card's key
-# sometimes reaches the server without its card (422); not strict, as it is intermittent
-KNOWN_BUG = pytest.mark.xfail(reason="higher-lower's pick by key sometimes loses its card")
-KEYBOARD_GAMES = [
-    pytest.param(g, o, id=g, marks=[KNOWN_BUG] if g == "higher-lower" else []) for g, o in GAMES
-]
-
-
-@pytest.mark.parametrize("game,options", KEYBOARD_GAMES)
+@pytest.mark.parametrize("game,options", GAMES, ids=[g for g, _ in GAMES])
 def test_a_bout_with_the_keyboard_only(game, options, contexts, make_user, shot):
     ana = make_user("ana")
     match = _seated(game, options, ana)

@@ -353,6 +353,25 @@ def test_a_refusal_beside_a_control_is_in_french(monkeypatch):
 
 
 @pytest.mark.django_db
+def test_a_refusal_with_values_reads_in_french_beside_the_control():
+    # a bid over the most a Guesser can hold: the engine's words, filled with its number
+    match, client = _seated("higher-lower")
+    before = services.load(match).version
+    with translation.override("fr"):
+        resp = client.post(
+            f"/games/matches/{match.pk}/command",
+            {"control": "bid", "amount": "10000000000"},
+            HTTP_HX_REQUEST="true",
+            HTTP_ACCEPT_LANGUAGE="fr",
+        )
+    html = resp.content.decode().replace("&#x27;", "'")
+    assert resp.status_code == 422
+    assert "une enchère ne peut pas dépasser 419,430,400 jetons" in html, html
+    assert "may not exceed" not in html
+    assert services.load(match).version == before
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("game", list(RULES))
 def test_each_rules_page_comes_in_french_and_in_english(client, game):
     french_words, english_words = RULES[game]

@@ -188,3 +188,35 @@ def test_bleven_trick_counts_are_plural_aware():
         labels = [c.label for c in controls({"pending": {"seat": "ana", "kind": "turn"}}, "ana")]
     assert "Declare 1 trick" in labels and "Declare 2 tricks" in labels
     assert "Declare 1 tricks" not in labels
+
+
+@pytest.mark.django_db
+def test_a_move_chosen_on_a_table_that_has_changed_gets_the_fresh_table_not_a_bare_422(client):
+    match = _seated(
+        client, "higher-lower", {"decision_s": 0, "auction_close_s": 3600}, bots_move=False
+    )
+    page = client.get(f"/games/matches/{match.pk}/").content.decode()
+    shown = int(re.search(r'id="table"[^>]* data-version="(\d+)"', page).group(1))
+    assert (
+        f'name="table_version" value="{shown}"' in page
+    )  # each form says which table it was made on
+    lo = table_for(match, Viewer.of_seat("ana")).controls[0].fields[0].choices[0].value
+    # ben outbids ana's lowest offer before her bid arrives: it is no longer legal
+    services.submit(match, "ben", {"type": "bid", "amount": int(lo) + 100})
+    now = services.load(match).version
+    url = f"/games/matches/{match.pk}/command"
+    resp = client.post(
+        url, {"control": "bid", "amount": lo, "table_version": shown}, HTTP_HX_REQUEST="true"
+    )
+    html = resp.content.decode().replace("&#x27;", "'")
+    assert resp.status_code == 200
+    assert f'data-version="{now}"' in html
+    assert "the table changed before your move arrived" in html
+    assert services.load(match).version == now  # nothing was written
+    # the same bid made on the table as it is now is the rules' own refusal
+    resp = client.post(
+        url, {"control": "bid", "amount": lo, "table_version": now}, HTTP_HX_REQUEST="true"
+    )
+    assert resp.status_code == 422
+    assert "the table changed" not in resp.content.decode()
+    assert services.load(match).version == now

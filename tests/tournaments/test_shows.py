@@ -208,7 +208,7 @@ def test_a_show_cannot_give_a_game_a_length_it_does_not_have(options):
     with pytest.raises(RuleError) as err:
         S.create_show(Ctx(0.0, random.Random(0)), "x", "org", EIGHT, options)
     msg = str(err.value)
-    assert "Bleven" in msg and "crowns" in msg and "1, 2 or 3" in msg
+    assert "Bleven" in msg and "crowns" in msg and "from 1 to 3" in msg
 
 
 def test_roles_are_recorded_with_account_ids_and_old_shows_still_fold():

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from eventlog.commands import command_args
 from eventlog.store import CommandIdReused
 from games.core.protocol import RoleRequired, RuleError
+from games.engine_words import refusal
 
 from .. import show_templates
 from ..models import ShowRecord, ShowTemplate
@@ -75,7 +76,7 @@ def _template(request, pk) -> ShowTemplate:
     try:
         return show_templates.mine(request.user, pk)
     except RuleError as exc:
-        raise PermissionDenied(str(exc)) from None
+        raise PermissionDenied(refusal(exc)) from None
 
 
 def _template_page(request, template, show_form=None, recurrence=None, status=200):
@@ -117,7 +118,7 @@ def template_show(request, pk):
                 template, starts_at=form.start_timestamp(), **command_args(request)
             )
         except RuleError as exc:
-            form.add_error("starts_at", str(exc))
+            form.add_error("starts_at", refusal(exc))
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
         else:
@@ -144,7 +145,7 @@ def template_recurrence(request, pk):
                 **command_args(request),
             )
         except RuleError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, refusal(exc))
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
         else:
@@ -165,9 +166,9 @@ def save_template(request, pk):
                 record.stream, request.user, form.cleaned_data["name"], **command_args(request)
             )
         except RoleRequired as exc:
-            raise PermissionDenied(str(exc)) from None
+            raise PermissionDenied(refusal(exc)) from None
         except RuleError as exc:
-            form.add_error("name", str(exc))
+            form.add_error("name", refusal(exc))
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
         else:

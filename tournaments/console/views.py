@@ -21,6 +21,7 @@ from eventlog.commands import command_args
 from eventlog.store import CommandIdReused
 from games import services as match_services
 from games.core.protocol import RoleRequired, RuleError
+from games.engine_words import refusal
 from games.models import Match
 from ratings import seeding
 
@@ -50,9 +51,9 @@ def _place(form, exc: RuleError, fields: dict[str, str]) -> None:
     text = str(exc)
     for word, field in fields.items():
         if word in text:
-            form.add_error(field, text)
+            form.add_error(field, refusal(exc))
             return
-    form.add_error(None, text)
+    form.add_error(None, refusal(exc))
 
 
 SHOW_FIELDS = {
@@ -224,9 +225,9 @@ def show_step(request, pk, kind):
         try:
             show_services.command(record.stream, form.command(), acting, **command_args(request))
         except RoleRequired as exc:
-            raise PermissionDenied(str(exc)) from None
+            raise PermissionDenied(refusal(exc)) from None
         except RuleError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, refusal(exc))
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
         else:
@@ -250,7 +251,7 @@ def show_autopilot(request, pk):
         try:
             show_services.command(record.stream, cmd, acting, **command_args(request))
         except RuleError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, refusal(exc))
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
         else:

@@ -110,17 +110,19 @@ _WHAT = {
 
 def _need_organizer(b: _Builder, kind: str) -> None:
     if b.actor != b.state.organizer or b.role not in (ORGANIZER, MODERATOR):
-        raise RoleRequired(f"only the organizer may {_WHAT[kind]}")
+        raise RoleRequired("only the organizer may {what}", what=_WHAT[kind])
 
 
 def _need_moderator(b: _Builder, kind: str) -> None:
     if b.role not in (ORGANIZER, MODERATOR) or not is_moderator(b.state, b.actor):
-        raise RoleRequired(f"only a moderator of this show may {_WHAT[kind]}")
+        raise RoleRequired("only a moderator of this show may {what}", what=_WHAT[kind])
 
 
 def _need_system(b: _Builder, kind: str) -> None:
     if b.role != SYSTEM:
-        raise RoleRequired(f"only the system may {_WHAT[kind]}: it is recorded from the match")
+        raise RoleRequired(
+            "only the system may {what}: it is recorded from the match", what=_WHAT[kind]
+        )
 
 
 def _player(b: _Builder, kind: str) -> str:
@@ -128,9 +130,9 @@ def _player(b: _Builder, kind: str) -> str:
     if b.on_behalf is not None:
         return b.on_behalf
     if b.role != PLAYER or b.actor not in b.state.entrants:
-        raise RoleRequired(f"only an entrant of this show may {_WHAT[kind]}")
+        raise RoleRequired("only an entrant of this show may {what}", what=_WHAT[kind])
     if b.state.status.get(b.actor) != ACTIVE:
-        raise RuleError(f"{b.actor} is no longer in the show")
+        raise RuleError("{actor} is no longer in the show", actor=b.actor)
     return b.actor
 
 
@@ -141,7 +143,7 @@ def _self_field(b: _Builder, c: Mapping[str, Any], key: str, who: str) -> None:
 
 def _not_over(s: ShowState) -> None:
     if s.champion is not None:
-        raise RuleError(f"the show is over: {s.champion} is the champion")
+        raise RuleError("the show is over: {champion} is the champion", champion=s.champion)
     if s.phase == CANCELLED:
         raise RuleError("the show was cancelled: fewer than two entrants were there at its start")
 
@@ -156,7 +158,7 @@ def _started(s: ShowState) -> None:
 def _text(c: Mapping[str, Any], key: str, what: str) -> str:
     v = c.get(key)
     if not _name_ok(v):
-        raise RuleError(f"{what} is required")
+        raise RuleError("{what} is required", what=what)
     return v
 
 
@@ -172,5 +174,5 @@ def _round_in_progress(b: _Builder, c: Mapping[str, Any]) -> Round:
         raise RuleError("no round is in progress")
     rid = c.get("round")
     if rid is not None and rid != rnd.id:
-        raise RuleError(f"round {rid} is not in progress; round {rnd.id} is")
+        raise RuleError("round {rid} is not in progress; round {id} is", rid=rid, id=rnd.id)
     return rnd

@@ -54,28 +54,34 @@ def create_show(
     entrants = list(entrants)
     if len(set(entrants)) != len(entrants):
         dup = sorted({e for e in entrants if entrants.count(e) > 1})
-        raise RuleError(f"entrant(s) listed twice: {', '.join(dup)}")
+        raise RuleError("entrant(s) listed twice: {dup}", dup=", ".join(dup))
     if len(entrants) < 2 and not scheduled:
         raise RuleError("a show needs at least two entrants (or a start time to register for)")
     if len(entrants) > MAX_ENTRANTS:
-        raise RuleError(f"a show has at most {MAX_ENTRANTS} entrants")
+        raise RuleError("a show has at most {max_entrants} entrants", max_entrants=MAX_ENTRANTS)
     if organizer in entrants:
-        raise RuleError(f"the organizer {organizer} cannot also be an entrant")
+        raise RuleError("the organizer {organizer} cannot also be an entrant", organizer=organizer)
     opts = resolve_options(options, len(entrants))
     if scheduled and opts["cap"] is not None and len(entrants) > opts["cap"]:
-        raise RuleError(f"{len(entrants)} entrants are more than the cap of {opts['cap']}")
+        raise RuleError(
+            "{n_entrants} entrants are more than the cap of {opts}",
+            n_entrants=len(entrants),
+            opts=opts["cap"],
+        )
     if rounds is None and scheduled:
         titles = []  # planned at the start, for the entrants there (commands/schedule.py)
     elif rounds is None:
         titles = default_round_titles(len(entrants), opts["candidates_per_round"])
     else:
         if not isinstance(rounds, (list, tuple)) or len(rounds) > MAX_ROUNDS:
-            raise RuleError(f"rounds must be a list of at most {MAX_ROUNDS} round titles")
+            raise RuleError(
+                "rounds must be a list of at most {max_rounds} round titles", max_rounds=MAX_ROUNDS
+            )
         titles = []
         for i, r in enumerate(rounds, 1):
             t = r.get("title") if isinstance(r, Mapping) else r
             if not _name_ok(t):
-                raise RuleError(f"round {i} needs a title")
+                raise RuleError("round {i} needs a title", i=i)
             titles.append(t)
     if organizer_id is not None and not _is_int(organizer_id):
         raise RuleError("organizer_id must be the organizer's account id")

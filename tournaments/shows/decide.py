@@ -44,18 +44,24 @@ def decide(state: ShowState, command: Mapping[str, Any], ctx: Ctx) -> list[Event
     kind = command.get("type")
     handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
     if handler is None:
-        raise RuleError(f"unknown show command {kind!r}; commands: {', '.join(sorted(_HANDLERS))}")
+        raise RuleError(
+            "unknown show command {kind!r}; commands: {handlers}",
+            kind=kind,
+            handlers=", ".join(sorted(_HANDLERS)),
+        )
     if not state.created:
         raise RuleError("there is no show yet: create it first")
     if not _name_ok(command.get("actor")):
         raise RuleError("a command needs an actor (a username)")
     if command.get("role") not in ROLES:
-        raise RuleError(f"role must be one of {', '.join(ROLES)}")
+        raise RuleError("role must be one of {roles}", roles=", ".join(ROLES))
     reason = command.get("reason", "")
     if reason is not None and not isinstance(reason, str):
         raise RuleError("reason must be text")
     if command["role"] == SPECTATOR:
-        raise RoleRequired(f"spectators may only watch: {_WHAT.get(kind, kind)} is not for them")
+        raise RoleRequired(
+            "spectators may only watch: {action} is not for them", action=_WHAT.get(kind, kind)
+        )
     b = _Builder(state, command, ctx)
     handler(b, command)
     return b.events

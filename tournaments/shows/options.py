@@ -83,14 +83,16 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
     unknown = sorted(set(raw) - set(DEFAULT_OPTIONS))
     if unknown:
         raise RuleError(
-            f"unknown show option(s): {', '.join(unknown)}; options: {', '.join(DEFAULT_OPTIONS)}"
+            "unknown show option(s): {unknown}; options: {default_options}",
+            unknown=", ".join(unknown),
+            default_options=", ".join(DEFAULT_OPTIONS),
         )
     o = {**DEFAULT_OPTIONS, **raw}
     _whole(o, "spectator_delay_s", 0, MAX_SPECTATOR_DELAY_S, "(seconds)")
     if o["spectator_policy"] not in ("public", "everything"):
         raise RuleError('spectator_policy must be "public" or "everything"')
     if o["final_game"] not in GAMES:
-        raise RuleError(f"final_game must be one of {', '.join(GAMES)}")
+        raise RuleError("final_game must be one of {games}", games=", ".join(GAMES))
     if o["final_first_to"] is not None:
         _whole(o, "final_first_to", 1, MAX_FIRST_TO, "(bouts), or none for the default")
     dm = o["death_match_first_to"]
@@ -102,14 +104,15 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
         ]
         if bad:
             raise RuleError(
-                f"death_match_first_to maps games to a whole number from 1 to {MAX_FIRST_TO}; "
-                f"not: {', '.join(map(str, bad))}"
+                "death_match_first_to maps games to a whole number from 1 to {max_first_to}; not: {map}",
+                max_first_to=MAX_FIRST_TO,
+                map=", ".join(map(str, bad)),
             )
         o["death_match_first_to"] = dict(dm)
     elif dm is not None and (not _is_int(dm) or not 1 <= dm <= MAX_FIRST_TO):
         raise RuleError(
-            f"death_match_first_to must be a whole number from 1 to {MAX_FIRST_TO} "
-            "(or one per game)"
+            "death_match_first_to must be a whole number from 1 to {max_first_to} (or one per game)",
+            max_first_to=MAX_FIRST_TO,
         )
     if o["final_first_to"] is None and o["final_game"] == DOUBTING_LOVE_LETTER:
         o["final_first_to"] = FINAL_FIRST_TO_DLL
@@ -121,7 +124,9 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
     bad = [g for g in pool if g not in GAMES]
     if bad:
         raise RuleError(
-            f"game_pool: unknown game(s) {', '.join(map(str, bad))}; games: {', '.join(GAMES)}"
+            "game_pool: unknown game(s) {map}; games: {games}",
+            map=", ".join(map(str, bad)),
+            games=", ".join(GAMES),
         )
     if len(set(pool)) != len(pool):
         raise RuleError("game_pool lists a game twice")
@@ -147,7 +152,17 @@ def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> d
 def _whole(o: Mapping[str, Any], key: str, low: int, high: int, what: str) -> None:
     v = o[key]
     if not _is_int(v) or not low <= v <= high:
-        raise RuleError(f"{key} must be a whole number from {low} to {high} {what}".rstrip())
+        if what:
+            raise RuleError(
+                "{key} must be a whole number from {low} to {high} {what}",
+                key=key,
+                low=low,
+                high=high,
+                what=what,
+            )
+        raise RuleError(
+            "{key} must be a whole number from {low} to {high}", key=key, low=low, high=high
+        )
 
 
 def _check_schedule_options(o: dict[str, Any]) -> None:
@@ -157,12 +172,16 @@ def _check_schedule_options(o: dict[str, Any]) -> None:
         _whole(o, "cap", 2, MAX_ENTRANTS, "(entrants), or none")
     for key in ("waiting_list", "approval"):
         if not isinstance(o[key], bool):
-            raise RuleError(f"{key} must be true or false")
+            raise RuleError("{key} must be true or false", key=key)
     _whole(o, "check_in_s", 0, MAX_CHECK_IN_S, "(seconds; 0: no check-in)")
     if o["absentees"] not in ABSENTEE_RULES:
-        raise RuleError(f"absentees must be one of {', '.join(ABSENTEE_RULES)}")
+        raise RuleError(
+            "absentees must be one of {absentee_rules}", absentee_rules=", ".join(ABSENTEE_RULES)
+        )
     if o["replacement_bot"] not in BOT_KINDS:
-        raise RuleError(f"replacement_bot must be one of {', '.join(BOT_KINDS)}")
+        raise RuleError(
+            "replacement_bot must be one of {bot_kinds}", bot_kinds=", ".join(BOT_KINDS)
+        )
     _whole(o, "ready_check_s", 0, MAX_READY_CHECK_S, "(seconds; 0: no ready-check)")
 
 
@@ -176,12 +195,13 @@ def _checked_clock(clock: Any, games: set[str]) -> dict[str, int] | None:
     unknown = sorted(str(k) for k in clock if k not in CLOCK_OPTIONS)
     if unknown:
         raise RuleError(
-            f"match_clock: unknown time control(s) {', '.join(unknown)}; "
-            f"time controls: {', '.join(CLOCK_OPTIONS)}"
+            "match_clock: unknown time control(s) {unknown}; time controls: {clock_options}",
+            unknown=", ".join(unknown),
+            clock_options=", ".join(CLOCK_OPTIONS),
         )
     bad = sorted(k for k, v in clock.items() if not _is_int(v) or v < 0)
     if bad:
-        raise RuleError(f"match_clock: {', '.join(bad)} must be a whole number of seconds")
+        raise RuleError("match_clock: {bad} must be a whole number of seconds", bad=", ".join(bad))
     for game in sorted(games):
         rules = rules_for(game)
         for opt, value in clock.items():
@@ -191,7 +211,12 @@ def _checked_clock(clock: Any, games: set[str]) -> dict[str, int] | None:
             try:
                 spec.check(opt, value)
             except RuleError as exc:
-                raise RuleError(f"match_clock {opt} does not fit {rules.name}: {exc}") from None
+                raise RuleError(
+                    "match_clock {opt} does not fit {name}: {exc}",
+                    opt=opt,
+                    name=rules.name,
+                    exc=exc,
+                ) from None
     return dict(clock)
 
 
@@ -238,11 +263,19 @@ def _check_length(game: str, key: str, n: int | None) -> None:
         return  # any whole number of bouts
     spec = rules.options.get(opt)
     if spec is None:
-        raise RuleError(f"{rules.name} declares its match length as {opt}, an option it lacks")
+        raise RuleError(
+            "{name} declares its match length as {opt}, an option it lacks",
+            name=rules.name,
+            opt=opt,
+        )
     try:
         spec.check(opt, n)
     except RuleError as exc:
         raise RuleError(
-            f"{key} {n} does not fit {rules.name}: a {rules.name} match is as long as its "
-            f"{opt} option says, which {exc}"
+            "{key} {n} does not fit {name}: a {name} match is as long as its {opt} option says, which {exc}",
+            key=key,
+            n=n,
+            name=rules.name,
+            opt=opt,
+            exc=exc,
         ) from None

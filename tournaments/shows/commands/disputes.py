@@ -38,7 +38,7 @@ def _dispute(s: ShowState, c: Mapping[str, Any]) -> Dispute:
     did = c.get("dispute_id")
     d = s.disputes.get(did) if isinstance(did, str) else None
     if d is None:
-        raise RuleError(f"no dispute {did!r} in this show")
+        raise RuleError("no dispute {did!r} in this show", did=did)
     return d
 
 
@@ -59,7 +59,11 @@ def _file_dispute(b: _Builder, c: Mapping[str, Any]) -> None:
     if not _is_int(version) or version < 1:
         raise RuleError("target_version must be the version of the disputed event (1 or more)")
     if match_kind(s, stream)[0] == "show" and version > s.version:
-        raise RuleError(f"the show has no event {version} yet (it is at version {s.version})")
+        raise RuleError(
+            "the show has no event {version} yet (it is at version {version2})",
+            version=version,
+            version2=s.version,
+        )
     text = _text(c, "text", "a dispute's text")
     did = f"d-{s.dispute_seq + 1}"
     data = {
@@ -80,7 +84,12 @@ def _claim_dispute(b: _Builder, c: Mapping[str, Any]) -> None:
     d = _dispute(b.state, c)
     if d.status != OPEN:
         who = f" by {d.claimed_by}" if d.claimed_by else ""
-        raise RuleError(f"dispute {d.id} is {d.status.replace('_', ' ')}{who}, not open")
+        raise RuleError(
+            "dispute {id} is {status}{who}, not open",
+            id=d.id,
+            status=d.status.replace("_", " "),
+            who=who,
+        )
     b.emit("dispute_claimed", {"dispute_id": d.id, "moderator": b.actor})
 
 
@@ -90,17 +99,21 @@ def _transfer_dispute(b: _Builder, c: Mapping[str, Any]) -> None:
     d = _dispute(s, c)
     if d.status != CLAIMED:
         raise RuleError(
-            f"dispute {d.id} is {d.status.replace('_', ' ')}: only a claimed dispute can be transferred"
+            "dispute {id} is {status}: only a claimed dispute can be transferred",
+            id=d.id,
+            status=d.status.replace("_", " "),
         )
     if b.actor not in (d.claimed_by, s.organizer):
         raise RuleError(
-            f"only {d.claimed_by}, who claimed dispute {d.id}, or the organizer may transfer it"
+            "only {claimed_by}, who claimed dispute {id}, or the organizer may transfer it",
+            claimed_by=d.claimed_by,
+            id=d.id,
         )
     to = c.get("to")
     if not _name_ok(to) or not is_moderator(s, to):
-        raise RuleError(f"{to!r} is not a moderator of this show")
+        raise RuleError("{to!r} is not a moderator of this show", to=to)
     if to == d.claimed_by:
-        raise RuleError(f"{to} holds dispute {d.id} already")
+        raise RuleError("{to} holds dispute {id} already", to=to, id=d.id)
     b.emit("dispute_transferred", {"dispute_id": d.id, "from": d.claimed_by, "to": to})
 
 
@@ -122,11 +135,12 @@ def _check_params(ruling: str, params: Mapping[str, Any], target_version: int) -
         v = params.get("version")
         if not _is_int(v) or v < 1 or v >= target_version:
             raise RuleError(
-                f"void_to needs params.version: a version from 1 to {target_version - 1}, before the disputed event"
+                "void_to needs params.version: a version from 1 to {n}, before the disputed event",
+                n=target_version - 1,
             )
     elif ruling in ("award_bout", "overturn_series"):
         if not _name_ok(params.get("winner")):
-            raise RuleError(f"{ruling} needs params.winner")
+            raise RuleError("{ruling} needs params.winner", ruling=ruling)
     elif ruling == "disqualify":
         if not _name_ok(params.get("entrant")):
             raise RuleError("disqualify needs params.entrant")
@@ -145,14 +159,16 @@ def _plan_ruling(
 ) -> _Plan:
     """Validate a ruling against the show now; raise RuleError if it cannot apply."""
     if ruling not in RULINGS:
-        raise RuleError(f"ruling must be one of {', '.join(RULINGS)}")
+        raise RuleError("ruling must be one of {rulings}", rulings=", ".join(RULINGS))
     _check_params(ruling, params, d.target_version)
     changes = bool(flags.get("changes_series_winner"))
     reopens = bool(flags.get("reopens_series"))
     kind, where = match_kind(s, d.target_stream)
     if kind == "show":
         if ruling in MATCH_ONLY_RULINGS:
-            raise RuleError(f"{ruling} applies to a match, not to the show's own stream")
+            raise RuleError(
+                "{ruling} applies to a match, not to the show's own stream", ruling=ruling
+            )
         if ruling == "void_to":
             v = params["version"]
             voided = tuple(
@@ -178,7 +194,11 @@ def _plan_ruling(
             winner = duel.winner
         for key in ("winner", "seat", "entrant"):
             if key in params and params[key] not in seats:
-                raise RuleError(f"{params[key]} is not seated in that match ({' vs '.join(seats)})")
+                raise RuleError(
+                    "{seat} is not seated in that match ({seats})",
+                    seat=params[key],
+                    seats=" vs ".join(seats),
+                )
         new_winner = None
         if ruling == "overturn_series":
             new_winner = params["winner"]
@@ -207,7 +227,8 @@ def _check_correctable(s: ShowState, kind: str, where: Any) -> None:
     later = [r for r in s.rounds[ids.index(rid) + 1 :] if r.status != PLANNED]
     if later:
         raise RuleError(
-            f"the show has moved on to round {later[0].id}: that death match can no longer be corrected"
+            "the show has moved on to round {id}: that death match can no longer be corrected",
+            id=later[0].id,
         )
     if s.final is not None and s.final.winner is not None:
         raise RuleError("the final is decided: that death match can no longer be corrected")
@@ -215,21 +236,26 @@ def _check_correctable(s: ShowState, kind: str, where: Any) -> None:
 
 def _check_show_disqualify(s: ShowState, who: str) -> None:
     if s.status.get(who) != ACTIVE:
-        raise RuleError(f"{who} is not an active entrant")
+        raise RuleError("{who} is not an active entrant", who=who)
     if s.final is not None:
-        raise RuleError(f"the final is under way: disqualify {who} in the final match instead")
+        raise RuleError(
+            "the final is under way: disqualify {who} in the final match instead", who=who
+        )
     rnd = current_round(s)
     if rnd is not None:
         if not rnd.named or any(d.dmo is None for d in rnd.duels):
             raise RuleError(
-                f"round {rnd.id} is choosing its candidates and opponents: wait until every candidate has nominated"
+                "round {id} is choosing its candidates and opponents: wait until every candidate has nominated",
+                id=rnd.id,
             )
         involved = set(rnd.winners) | set(rnd.candidates) | {d.dmo for d in rnd.duels if d.dmo}
         if rnd.gift_to:
             involved.add(rnd.gift_to)
         if who in involved:
             raise RuleError(
-                f"{who} takes part in round {rnd.id}: rule on their match, or wait for the round to end"
+                "{who} takes part in round {id}: rule on their match, or wait for the round to end",
+                who=who,
+                id=rnd.id,
             )
         pending_losses = sum(1 for d in rnd.duels if not d.decided)
         if len(active(s)) - 1 - pending_losses < 2:
@@ -241,11 +267,17 @@ def _rule_dispute(b: _Builder, c: Mapping[str, Any]) -> None:
     s = b.state
     d = _dispute(s, c)
     if d.status == OPEN:
-        raise RuleError(f"dispute {d.id} is open: claim it before ruling")
+        raise RuleError("dispute {id} is open: claim it before ruling", id=d.id)
     if d.status != CLAIMED:
-        raise RuleError(f"dispute {d.id} is {d.status.replace('_', ' ')} already")
+        raise RuleError(
+            "dispute {id} is {status} already", id=d.id, status=d.status.replace("_", " ")
+        )
     if b.actor != d.claimed_by:
-        raise RuleError(f"only {d.claimed_by}, who claimed dispute {d.id}, may rule on it")
+        raise RuleError(
+            "only {claimed_by}, who claimed dispute {id}, may rule on it",
+            claimed_by=d.claimed_by,
+            id=d.id,
+        )
     ruling = c.get("ruling")
     params = c.get("params") or {}
     if not isinstance(params, Mapping):
@@ -346,7 +378,7 @@ def _approve_ruling(b: _Builder, c: Mapping[str, Any]) -> None:
     s = b.state
     d = _dispute(s, c)
     if d.status != AWAITING or d.proposal is None:
-        raise RuleError(f"dispute {d.id} has no ruling awaiting approval")
+        raise RuleError("dispute {id} has no ruling awaiting approval", id=d.id)
     proposer = d.proposal["moderator"]
     if b.actor == proposer:
         raise RuleError(
@@ -363,7 +395,7 @@ def _reject_ruling(b: _Builder, c: Mapping[str, Any]) -> None:
     _need_moderator(b, "reject_ruling")
     d = _dispute(b.state, c)
     if d.status != AWAITING or d.proposal is None:
-        raise RuleError(f"dispute {d.id} has no ruling awaiting approval")
+        raise RuleError("dispute {id} has no ruling awaiting approval", id=d.id)
     if b.actor == d.proposal["moderator"]:
         raise RuleError("a second moderator must review the ruling: you proposed it")
     reason = _reason(c, "rejecting a ruling")

@@ -18,18 +18,18 @@ STAFF_ONLY = ()  # the organizer and moderators see who was invited
 def _active_unheld(b: _Builder, entrant: str) -> None:
     s = b.state
     if s.status.get(entrant) != ACTIVE:
-        raise RuleError(f"{entrant} is not an active entrant of this show")
+        raise RuleError("{entrant} is not an active entrant of this show", entrant=entrant)
     if entrant in s.held:
-        raise RuleError(f"{entrant} is held by an account already")
+        raise RuleError("{entrant} is held by an account already", entrant=entrant)
 
 
 def _open(b: _Builder, c: Mapping[str, Any]) -> Invitation:
     iid = _text(c, "invitation_id", "invitation_id")
     inv = b.state.invitations.get(iid)
     if inv is None:
-        raise RuleError(f"this show has no invitation {iid}")
+        raise RuleError("this show has no invitation {iid}", iid=iid)
     if inv.status != "open":
-        raise RuleError(f"invitation {iid} is {inv.status} already")
+        raise RuleError("invitation {iid} is {status} already", iid=iid, status=inv.status)
     return inv
 
 
@@ -55,9 +55,9 @@ def _accept_invitation(b: _Builder, c: Mapping[str, Any]) -> None:
     if not _is_int(user_id) or not isinstance(username, str):
         raise RuleError("an invitation is accepted by an account")
     if user_id == s.organizer_id or user_id in s.moderator_ids.values():
-        raise RuleError(f"{username} runs this show and cannot enter it")
+        raise RuleError("{username} runs this show and cannot enter it", username=username)
     if user_id in s.held.values():
-        raise RuleError(f"{username} holds an entrant of this show already")
+        raise RuleError("{username} holds an entrant of this show already", username=username)
     _active_unheld(b, inv.entrant)
     b.emit(
         "invitation_accepted",

@@ -24,9 +24,14 @@ from ..state import (
 def _held(s: ShowState, item_id: Any) -> Item:
     it = s.items.get(item_id) if isinstance(item_id, str) else None
     if it is None:
-        raise RuleError(f"no item {item_id!r} in this show")
+        raise RuleError("no item {item_id!r} in this show", item_id=item_id)
     if it.status != "held":
-        raise RuleError(f"item {item_id} ({it.item}) is {it.status} and held by nobody")
+        raise RuleError(
+            "item {item_id} ({item}) is {status} and held by nobody",
+            item_id=item_id,
+            item=it.item,
+            status=it.status,
+        )
     return it
 
 
@@ -36,13 +41,17 @@ def _grant_item(b: _Builder, c: Mapping[str, Any]) -> None:
     _not_over(s)
     who = c.get("entrant")
     if s.status.get(who) != ACTIVE:
-        raise RuleError(f"{who} is not an active entrant")
+        raise RuleError("{who} is not an active entrant", who=who)
     slug = c.get("item")
     if slug not in known_items():
-        raise RuleError(f"no item called {slug!r}; items: {', '.join(sorted(known_items()))}")
+        raise RuleError(
+            "no item called {slug!r}; items: {known_items}",
+            slug=slug,
+            known_items=", ".join(sorted(known_items())),
+        )
     scope = c.get("scope", "any")
     if scope not in SCOPES:
-        raise RuleError(f"scope must be one of {', '.join(SCOPES)}")
+        raise RuleError("scope must be one of {scopes}", scopes=", ".join(SCOPES))
     given_by = _text(c, "given_by", "given_by (who gives the item, e.g. a host's name)")
     item_id = f"it-{s.item_seq + 1}"
     b.emit(
@@ -73,13 +82,19 @@ def _transfer_item(b: _Builder, c: Mapping[str, Any]) -> None:
         mine = s.items.get(c.get("item_id")) if isinstance(c.get("item_id"), str) else None
         if mine is None or mine.holder != who or mine.status != "held":
             raise RuleError(
-                f"you hold no item {c.get('item_id')!r}"
+                "you hold no item {item_id!r}", item_id=c.get("item_id")
             )  # says nothing of others' items
     it = _held(s, c.get("item_id"))
     if it.holder != src:
-        raise RuleError(f"{src} does not hold item {it.id} ({it.item}); {it.holder} does")
+        raise RuleError(
+            "{src} does not hold item {id} ({item}); {holder} does",
+            src=src,
+            id=it.id,
+            item=it.item,
+            holder=it.holder,
+        )
     if s.status.get(dst) != ACTIVE:
-        raise RuleError(f"{dst} is not an active entrant")
+        raise RuleError("{dst} is not an active entrant", dst=dst)
     if dst == src:
         raise RuleError("an item cannot be transferred to its own holder")
     b.emit(
@@ -112,30 +127,41 @@ def _item_used(b: _Builder, c: Mapping[str, Any]) -> None:
     if known in ("death_match", "final"):
         kind = known
         if c.get("kind") not in (None, kind):
-            raise RuleError(f"{stream} is a {kind.replace('_', ' ')}, not a {c.get('kind')}")
+            raise RuleError(
+                "{stream} is a {kind}, not a {named}",
+                stream=stream,
+                kind=kind.replace("_", " "),
+                named=c.get("kind"),
+            )
     elif known == "show":
         raise RuleError("items are used in matches, not in the show's own stream")
     else:
         kind = c.get("kind")
         if kind not in MATCH_KINDS:
             raise RuleError(
-                f"kind must be one of {', '.join(MATCH_KINDS)} for a match the show does not know"
+                "kind must be one of {match_kinds} for a match the show does not know",
+                match_kinds=", ".join(MATCH_KINDS),
             )
     if c.get("item_id") is not None:
         it = _held(s, c["item_id"])
         if it.holder != who:
-            raise RuleError(f"{who} does not hold item {it.id} ({it.item})")
+            raise RuleError(
+                "{who} does not hold item {id} ({item})", who=who, id=it.id, item=it.item
+            )
     else:
         slug = c.get("item")
         held = [x for x in inventory(s, who) if x.item == slug]
         if not held:
-            raise RuleError(f"{who} holds no {slug}")
+            raise RuleError("{who} holds no {slug}", who=who, slug=slug)
         usable = [x for x in held if _scope_allows(x.scope, kind)]
         it = (usable or held)[0]
     if not _scope_allows(it.scope, kind):
         raise RuleError(
-            f"item {it.id} ({it.item}) is for {SCOPE_WORDS[it.scope]}; it cannot be used in a "
-            f"{kind.replace('_', ' ')} match"
+            "item {id} ({item}) is for {scope_words}; it cannot be used in a {kind} match",
+            id=it.id,
+            item=it.item,
+            scope_words=SCOPE_WORDS[it.scope],
+            kind=kind.replace("_", " "),
         )
     b.emit(
         "item_used",

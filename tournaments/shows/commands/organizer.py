@@ -61,10 +61,13 @@ def _reorder_rounds(b: _Builder, c: Mapping[str, Any]) -> None:
     started = [x for x in order if x in done]
     if started:
         raise RuleError(
-            f"round(s) {', '.join(started)} already started: only rounds not started may be reordered"
+            "round(s) {started} already started: only rounds not started may be reordered",
+            started=", ".join(started),
         )
     if sorted(order) != sorted(todo) or len(set(order)) != len(order):
-        raise RuleError(f"order must list each round not started exactly once: {', '.join(todo)}")
+        raise RuleError(
+            "order must list each round not started exactly once: {todo}", todo=", ".join(todo)
+        )
     b.emit("rounds_reordered", {"order": done + order}, reason=reason)
 
 
@@ -75,14 +78,16 @@ def _appoint_moderator(b: _Builder, c: Mapping[str, Any]) -> None:
     if who == s.organizer:
         raise RuleError("the organizer is a moderator already")
     if who in s.moderators:
-        raise RuleError(f"{who} is a moderator already")
+        raise RuleError("{who} is a moderator already", who=who)
     if s.status.get(who) in (ACTIVE, CHAMPION):
-        raise RuleError(f"{who} is an entrant of this show and cannot moderate it")
+        raise RuleError("{who} is an entrant of this show and cannot moderate it", who=who)
     user_id = c.get("user_id")
     if "user_id" in c and not _is_int(user_id):  # the platform names the account
-        raise RuleError(f"{who} has no account on this platform: only an account can moderate")
+        raise RuleError(
+            "{who} has no account on this platform: only an account can moderate", who=who
+        )
     if user_id is not None and user_id in seat_holder_ids(s):  # by account, whatever the name
-        raise RuleError(f"{who} holds a seat in this show and cannot moderate it")
+        raise RuleError("{who} holds a seat in this show and cannot moderate it", who=who)
     if user_id is not None and user_id == s.organizer_id:
         raise RuleError("the organizer is a moderator already")
     b.emit("moderator_appointed", {"username": who, "user_id": user_id})
@@ -96,7 +101,7 @@ def _remove_moderator(b: _Builder, c: Mapping[str, Any]) -> None:
     if who == s.organizer:
         raise RuleError("the organizer cannot be removed as a moderator")
     if who not in s.moderators:
-        raise RuleError(f"{who} is not a moderator of this show")
+        raise RuleError("{who} is not a moderator of this show", who=who)
     b.emit(
         "moderator_removed",
         {"username": who, "user_id": s.moderator_ids.get(who)},
@@ -126,18 +131,20 @@ def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
     if not _name_ok(out) or not _name_ok(new):
         raise RuleError("a substitution needs out and in (usernames)")
     if s.status.get(out) != ACTIVE:
-        raise RuleError(f"{out} is not an active entrant")
+        raise RuleError("{out} is not an active entrant", out=out)
     if new in s.entrants:
-        raise RuleError(f"{new} has already been an entrant of this show")
+        raise RuleError("{new} has already been an entrant of this show", new=new)
     if is_moderator(s, new):
-        raise RuleError(f"{new} moderates this show and cannot enter it")
+        raise RuleError("{new} moderates this show and cannot enter it", new=new)
     rnd = current_round(s)
     if rnd is not None:
         for d in rnd.duels:
             if d.opened and not d.decided and out in d.seats:
-                raise RuleError(f"{out} is playing a death match: rule on that match instead")
+                raise RuleError(
+                    "{out} is playing a death match: rule on that match instead", out=out
+                )
     if s.final is not None and out in s.final.players:
-        raise RuleError(f"{out} is playing the final: rule on that match instead")
+        raise RuleError("{out} is playing the final: rule on that match instead", out=out)
     holder = c.get("holder")
     if not (
         holder is None or _is_int(holder) or (isinstance(holder, str) and holder.startswith("bot:"))
@@ -145,10 +152,10 @@ def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
         raise RuleError("the substitute is played by an account (its id) or a bot (bot:<kind>)")
     if _is_int(holder):  # by account, whatever the names
         if holder == s.organizer_id or holder in s.moderator_ids.values():
-            raise RuleError(f"the account chosen to play {new} runs or moderates this show")
+            raise RuleError("the account chosen to play {new} runs or moderates this show", new=new)
         if holder in seat_holder_ids(s):
             raise RuleError(
-                f"the account chosen to play {new} holds an entrant of this show already"
+                "the account chosen to play {new} holds an entrant of this show already", new=new
             )
     moved = [it.id for it in inventory(s, out)]
     b.emit(
@@ -169,10 +176,12 @@ def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
         rid = _round_in_progress(b, c).id
     reason = _reason(c, "extending a deadline")
     if step not in TIMED_STEPS:
-        raise RuleError(f"step must be one of {', '.join(TIMED_STEPS)}")
+        raise RuleError("step must be one of {timed_steps}", timed_steps=", ".join(TIMED_STEPS))
     secs = c.get("seconds")
     if not isinstance(secs, (int, float)) or isinstance(secs, bool) or not 0 < secs <= MAX_EXTEND_S:
-        raise RuleError(f"seconds must be a positive number, at most {MAX_EXTEND_S}")
+        raise RuleError(
+            "seconds must be a positive number, at most {max_extend_s}", max_extend_s=MAX_EXTEND_S
+        )
     who = c.get("entrant")
     keys = [
         k
@@ -181,7 +190,7 @@ def _extend_deadline(b: _Builder, c: Mapping[str, Any]) -> None:
     ]
     if not keys:
         where = "for the final" if rid == FINAL_KEY else f"in round {rid}"
-        raise RuleError(f"no deadline for {step} is running {where}")
+        raise RuleError("no deadline for {step} is running {where}", step=step, where=where)
     b.emit(
         "deadline_extended",
         {"round": rid, "step": step, "seconds": secs, "entrants": sorted(k[2] for k in keys)},

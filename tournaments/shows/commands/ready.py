@@ -54,7 +54,7 @@ def _ready(b: _Builder, c: Mapping[str, Any]) -> None:
     who = _player(b, "ready")
     where = _awaiting(b.state, who)
     if where is None:
-        raise RuleError(f"no match of {who} is waiting for them to confirm they are there")
+        raise RuleError("no match of {who} is waiting for them to confirm they are there", who=who)
     b.emit("player_ready", {**where, "entrant": who})
     pass_if_nobody_awaited(b, where)
 

@@ -18,13 +18,15 @@ def _open_duel(b: _Builder, c: Mapping[str, Any]) -> tuple[Round, Duel]:
     rid = c.get("round")
     rnd = current_round(s) if rid is None else round_by_id(s, rid)
     if rnd is None:
-        raise RuleError("no round is in progress" if rid is None else f"no round {rid}")
+        if rid is None:
+            raise RuleError("no round is in progress")
+        raise RuleError("no round {rid}", rid=rid)
     cand = c.get("candidate")
     duel = rnd.duel(cand) if cand is not None else None
     if duel is None:
-        raise RuleError(f"no death match of {cand!r} in round {rnd.id}")
+        raise RuleError("no death match of {cand!r} in round {id}", cand=cand, id=rnd.id)
     if not duel.opened:
-        raise RuleError(f"the death match of {cand} is not open yet")
+        raise RuleError("the death match of {cand} is not open yet", cand=cand)
     return rnd, duel
 
 
@@ -34,10 +36,12 @@ def _death_match_linked(b: _Builder, c: Mapping[str, Any]) -> None:
     stream = _text(c, "match_stream", "match_stream")
     if duel.match_stream is not None:
         raise RuleError(
-            f"the death match of {duel.candidate} is already linked to {duel.match_stream}"
+            "the death match of {candidate} is already linked to {match_stream}",
+            candidate=duel.candidate,
+            match_stream=duel.match_stream,
         )
     if match_kind(b.state, stream)[0] != "other":
-        raise RuleError(f"{stream} is already a stream of this show")
+        raise RuleError("{stream} is already a stream of this show", stream=stream)
     b.emit(
         "death_match_linked", {"round": rnd.id, "candidate": duel.candidate, "match_stream": stream}
     )
@@ -47,19 +51,27 @@ def _death_match_result(b: _Builder, c: Mapping[str, Any]) -> None:
     _need_system(b, "death_match_result")
     rnd, duel = _open_duel(b, c)
     if rnd.status != STARTED:
-        raise RuleError(f"round {rnd.id} is not in progress")
+        raise RuleError("round {id} is not in progress", id=rnd.id)
     if duel.decided:
         raise RuleError(
-            f"the death match of {duel.candidate} is decided already: {duel.winner} won"
+            "the death match of {candidate} is decided already: {winner} won",
+            candidate=duel.candidate,
+            winner=duel.winner,
         )
     winner, loser = c.get("winner"), c.get("loser")
     if loser is None and winner in duel.seats:
         loser = duel.dmo if winner == duel.candidate else duel.candidate
     if {winner, loser} != set(duel.seats) or winner == loser:
-        raise RuleError(f"winner and loser must be {duel.candidate} and {duel.dmo}")
+        raise RuleError(
+            "winner and loser must be {candidate} and {dmo}", candidate=duel.candidate, dmo=duel.dmo
+        )
     stream = c.get("match_stream")
     if stream is not None and duel.match_stream is not None and stream != duel.match_stream:
-        raise RuleError(f"that death match is {duel.match_stream}, not {stream}")
+        raise RuleError(
+            "that death match is {match_stream}, not {stream}",
+            match_stream=duel.match_stream,
+            stream=stream,
+        )
     record_duel_result(b, rnd, duel, winner, loser, duel.match_stream or stream)
 
 
@@ -95,9 +107,11 @@ def _final_linked(b: _Builder, c: Mapping[str, Any]) -> None:
         raise RuleError("the final is not open")
     stream = _text(c, "match_stream", "match_stream")
     if s.final.match_stream is not None:
-        raise RuleError(f"the final is already linked to {s.final.match_stream}")
+        raise RuleError(
+            "the final is already linked to {match_stream}", match_stream=s.final.match_stream
+        )
     if match_kind(s, stream)[0] != "other":
-        raise RuleError(f"{stream} is already a stream of this show")
+        raise RuleError("{stream} is already a stream of this show", stream=stream)
     b.emit("final_linked", {"match_stream": stream})
 
 
@@ -110,13 +124,19 @@ def _final_result(b: _Builder, c: Mapping[str, Any]) -> None:
         raise RuleError("the final is not open")
     winner = c.get("winner")
     if winner not in f.players:
-        raise RuleError(f"the winner must be {f.players[0]} or {f.players[1]}")
+        raise RuleError(
+            "the winner must be {players} or {players2}",
+            players=f.players[0],
+            players2=f.players[1],
+        )
     loser = f.players[1] if winner == f.players[0] else f.players[0]
     if c.get("loser") not in (None, loser):
-        raise RuleError(f"the loser must be {loser}")
+        raise RuleError("the loser must be {loser}", loser=loser)
     stream = c.get("match_stream")
     if stream is not None and f.match_stream is not None and stream != f.match_stream:
-        raise RuleError(f"the final is {f.match_stream}, not {stream}")
+        raise RuleError(
+            "the final is {match_stream}, not {stream}", match_stream=f.match_stream, stream=stream
+        )
     record_final_result(b, winner, loser, f.match_stream or stream)
 
 

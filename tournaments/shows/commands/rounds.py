@@ -46,14 +46,15 @@ def _parse_ranking(raw: Any, live: Sequence[str]) -> list[list[str]]:
     flat = [x for g in groups for x in g]
     dups = sorted({x for x in flat if flat.count(x) > 1})
     if dups:
-        raise RuleError(f"the ranking lists {', '.join(dups)} more than once")
+        raise RuleError("the ranking lists {dups} more than once", dups=", ".join(dups))
     extra = [x for x in flat if x not in live]
     if extra:
-        raise RuleError(f"not active entrants: {', '.join(extra)}")
+        raise RuleError("not active entrants: {extra}", extra=", ".join(extra))
     missing = [x for x in live if x not in flat]
     if missing:
         raise RuleError(
-            f"the ranking must place every active entrant; missing: {', '.join(missing)}"
+            "the ranking must place every active entrant; missing: {missing}",
+            missing=", ".join(missing),
         )
     if len(groups) < 2:
         raise RuleError("a ranking with everyone tied has no last place")
@@ -68,13 +69,15 @@ def _enter_ranking(b: _Builder, c: Mapping[str, Any]) -> None:
         raise RuleError("the final is under way: no more rounds")
     cur = current_round(s)
     if cur is not None:
-        raise RuleError(f"round {cur.id} ({cur.title}) is still in progress")
+        raise RuleError("round {id} ({title}) is still in progress", id=cur.id, title=cur.title)
     nxt = next_round(s)
     if nxt is None:
         raise RuleError("no round left to play: add one with add_round")
     rid = c.get("round", nxt.id)
     if rid != nxt.id:
-        raise RuleError(f"the next round is {nxt.id} ({nxt.title}), not {rid}")
+        raise RuleError(
+            "the next round is {id} ({title}), not {rid}", id=nxt.id, title=nxt.title, rid=rid
+        )
     live = active(s)
     groups = _parse_ranking(c.get("ranking"), live)
     winners = groups[0]
@@ -158,7 +161,9 @@ def _give_token(b: _Builder, c: Mapping[str, Any]) -> None:
         raise RuleError("no token of life is waiting to be given this round")
     giver = rnd.winners[0]
     if who != giver:
-        raise RuleError(f"only the sole winner {giver} may give the second token of life")
+        raise RuleError(
+            "only the sole winner {giver} may give the second token of life", giver=giver
+        )
     to = c.get("to")
     if not _name_ok(to):
         raise RuleError("give_token needs to: the entrant who receives the token")
@@ -171,17 +176,21 @@ def _check_gift(s: ShowState, rnd: Round, to: str) -> None:
     if to == rnd.winners[0]:
         raise RuleError("the second token must go to another entrant")
     if s.status.get(to) != ACTIVE:
-        raise RuleError(f"{to} is not an active entrant")
+        raise RuleError("{to} is not an active entrant", to=to)
     forced, _pool, _r = candidate_split(s, rnd)
     if to in forced:
-        raise RuleError(f"{to} is the elimination candidate and cannot receive a token of life")
+        raise RuleError(
+            "{to} is the elimination candidate and cannot receive a token of life", to=to
+        )
 
 
 def _choose_candidate(b: _Builder, c: Mapping[str, Any]) -> None:
     who = _player(b, "choose_candidate")
     rnd = _round_in_progress(b, c)
     if rnd.gift_due:
-        raise RuleError(f"first {rnd.winners[0]} must give the second token of life")
+        raise RuleError(
+            "first {winners} must give the second token of life", winners=rnd.winners[0]
+        )
     if rnd.named:
         raise RuleError("the elimination candidates are already named")
     forced, pool, r = candidate_split(b.state, rnd)
@@ -189,7 +198,8 @@ def _choose_candidate(b: _Builder, c: Mapping[str, Any]) -> None:
         raise RuleError("the candidates follow from the ranking: there is nothing to choose")
     if who not in rnd.winners:
         raise RuleError(
-            f"only the winners of the main match ({', '.join(rnd.winners)}) may choose the candidate"
+            "only the winners of the main match ({winners}) may choose the candidate",
+            winners=", ".join(rnd.winners),
         )
     raw = c.get("candidates", c.get("candidate"))
     chosen = [raw] if isinstance(raw, str) else raw
@@ -199,13 +209,17 @@ def _choose_candidate(b: _Builder, c: Mapping[str, Any]) -> None:
     if len(set(chosen)) != len(chosen):
         raise RuleError("a candidate is named twice")
     if len(chosen) != r:
-        raise RuleError(f"choose exactly {r} candidate(s) among {', '.join(pool)}")
+        raise RuleError("choose exactly {r} candidate(s) among {pool}", r=r, pool=", ".join(pool))
     bad = [x for x in chosen if x not in pool]
     if bad:
         imm = [x for x in bad if x in rnd.immune]
         if imm:
-            raise RuleError(f"{', '.join(imm)} hold(s) a token of life and cannot be a candidate")
-        raise RuleError(f"{', '.join(bad)} cannot be chosen; choose among {', '.join(pool)}")
+            raise RuleError(
+                "{imm} hold(s) a token of life and cannot be a candidate", imm=", ".join(imm)
+            )
+        raise RuleError(
+            "{bad} cannot be chosen; choose among {pool}", bad=", ".join(bad), pool=", ".join(pool)
+        )
     b.emit(
         "candidates_named",
         {"round": rnd.id, "candidates": list(forced) + chosen, "chosen_by": who},
@@ -222,24 +236,30 @@ def _nominate(b: _Builder, c: Mapping[str, Any]) -> None:
     duel = rnd.duel(who)
     if duel is None:
         raise RuleError(
-            f"only an elimination candidate may nominate a death-match opponent; {who} is not one in round {rnd.id}"
+            "only an elimination candidate may nominate a death-match opponent; {who} is not one in round {id}",
+            who=who,
+            id=rnd.id,
         )
     if duel.dmo is not None:
-        raise RuleError(f"{who} has already nominated {duel.dmo}")
+        raise RuleError("{who} has already nominated {dmo}", who=who, dmo=duel.dmo)
     dmo = c.get("dmo")
     if not _name_ok(dmo):
         raise RuleError("nominate needs dmo: the entrant you challenge")
     if dmo == who:
         raise RuleError("you cannot nominate yourself")
     if b.state.status.get(dmo) != ACTIVE:
-        raise RuleError(f"{dmo} is not an active entrant")
+        raise RuleError("{dmo} is not an active entrant", dmo=dmo)
     if dmo in rnd.immune:
-        raise RuleError(f"{dmo} holds a token of life this round and cannot be nominated")
+        raise RuleError("{dmo} holds a token of life this round and cannot be nominated", dmo=dmo)
     if dmo in rnd.candidates:
-        raise RuleError(f"{dmo} is an elimination candidate too")
+        raise RuleError("{dmo} is an elimination candidate too", dmo=dmo)
     for d in rnd.duels:
         if d.dmo == dmo:
-            raise RuleError(f"{dmo} is already the death-match opponent of {d.candidate}")
+            raise RuleError(
+                "{dmo} is already the death-match opponent of {candidate}",
+                dmo=dmo,
+                candidate=d.candidate,
+            )
     b.emit("dmo_nominated", {"round": rnd.id, "candidate": who, "dmo": dmo})
 
 
@@ -257,16 +277,18 @@ def _ban_game(b: _Builder, c: Mapping[str, Any]) -> None:
             "only an elimination candidate or their death-match opponent may ban a game"
         )
     if duel.game is not None:
-        raise RuleError(f"the game of this death match is already picked: {duel.game}")
+        raise RuleError("the game of this death match is already picked: {game}", game=duel.game)
     if who in duel.bans:
-        raise RuleError(f"{who} has already banned {duel.bans[who]}")
+        raise RuleError("{who} has already banned {bans}", who=who, bans=duel.bans[who])
     game = c.get("game")
     if game not in b.state.options["game_pool"]:
         raise RuleError(
-            f"{game!r} is not in the show's pool: {', '.join(b.state.options['game_pool'])}"
+            "{game!r} is not in the show's pool: {options}",
+            game=game,
+            options=", ".join(b.state.options["game_pool"]),
         )
     if game in duel.bans.values():
-        raise RuleError(f"{game} is already banned")
+        raise RuleError("{game} is already banned", game=game)
     b.emit("game_banned", {"round": rnd.id, "candidate": duel.candidate, "by": who, "game": game})
 
 
@@ -283,24 +305,34 @@ def _pick_game(b: _Builder, c: Mapping[str, Any]) -> None:
     else:
         duel = rnd.duel(cand)
         if duel is None:
-            raise RuleError(f"{cand} is not an elimination candidate in round {rnd.id}")
+            raise RuleError(
+                "{cand} is not an elimination candidate in round {id}", cand=cand, id=rnd.id
+            )
     if duel.dmo is None:
-        raise RuleError(f"{duel.candidate} has not nominated a death-match opponent yet")
+        raise RuleError(
+            "{candidate} has not nominated a death-match opponent yet", candidate=duel.candidate
+        )
     if duel.game is not None:
-        raise RuleError(f"the death match of {duel.candidate} is already set: {duel.game}")
+        raise RuleError(
+            "the death match of {candidate} is already set: {game}",
+            candidate=duel.candidate,
+            game=duel.game,
+        )
     bans = s.options["game_pick"] == "pool_with_bans"
     if bans:
         waiting = [w for w in (duel.candidate, duel.dmo) if w not in duel.bans]
         if waiting:
-            raise RuleError(f"waiting for the ban of {', '.join(waiting)}")
+            raise RuleError("waiting for the ban of {waiting}", waiting=", ".join(waiting))
     game = c.get("game")
     remaining = ban_options(s, duel)
     if game not in remaining:
         if game in duel.bans.values():
             raise RuleError(
-                f"{game} is banned for this death match; pick among {', '.join(remaining)}"
+                "{game} is banned for this death match; pick among {remaining}",
+                game=game,
+                remaining=", ".join(remaining),
             )
-        raise RuleError(f"pick the game among {', '.join(remaining)}")
+        raise RuleError("pick the game among {remaining}", remaining=", ".join(remaining))
     b.emit("game_picked", {"round": rnd.id, "candidate": duel.candidate, "game": game})
     first_to = death_match_first_to(s, game)
     dmo_item = "dmo" if game_knows(game, "dmo") else None

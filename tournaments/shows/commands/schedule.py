@@ -73,16 +73,24 @@ def _seat_status(s: ShowState) -> tuple[str, str]:
     if not _full(s):
         return ACTIVE, "a seat was free"
     if not s.options.get("waiting_list", True):
-        raise RuleError(f"the show is full ({s.options['cap']} entrants) and has no waiting list")
+        raise RuleError(
+            "the show is full ({options} entrants) and has no waiting list",
+            options=s.options["cap"],
+        )
     return WAITING, f"the show is full ({s.options['cap']} entrants): on the waiting list"
 
 
 def _entrant(b: _Builder, kind: str, statuses: tuple[str, ...]) -> str:
     """The entrant acting as a player, in one of ``statuses``."""
     if b.role != PLAYER or b.actor not in b.state.entrants:
-        raise RoleRequired(f"only an entrant of this show may {_WHAT[kind]}")
+        raise RoleRequired("only an entrant of this show may {what}", what=_WHAT[kind])
     if b.state.status.get(b.actor) not in statuses:
-        raise RuleError(f"{b.actor} is {b.state.status.get(b.actor)}: nothing to {_WHAT[kind]}")
+        raise RuleError(
+            "{actor} is {status}: nothing to {what}",
+            actor=b.actor,
+            status=b.state.status.get(b.actor),
+            what=_WHAT[kind],
+        )
     return b.actor
 
 
@@ -106,9 +114,9 @@ def _register(b: _Builder, c: Mapping[str, Any]) -> None:
     if not _is_int(user_id) or not isinstance(username, str) or not username.strip():
         raise RuleError("a registration is an account's")
     if user_id == s.organizer_id or user_id in s.moderator_ids.values():
-        raise RuleError(f"{username} runs this show and cannot enter it")
+        raise RuleError("{username} runs this show and cannot enter it", username=username)
     if user_id in s.held.values():
-        raise RuleError(f"{username} is registered already")
+        raise RuleError("{username} is registered already", username=username)
     if len(s.entrants) >= MAX_REGISTRATIONS:
         raise RuleError("this show takes no more registrations")
     name = _name_for(s, username, user_id)
@@ -150,7 +158,12 @@ def _registrant(b: _Builder, c: Mapping[str, Any], statuses: tuple[str, ...]) ->
     who = _text(c, "entrant", "the entrant")
     status = b.state.status.get(who)
     if status not in statuses:
-        raise RuleError(f"{who} is {status or 'not registered'}, not {' or '.join(statuses)}")
+        raise RuleError(
+            "{who} is {value}, not {statuses}",
+            who=who,
+            value=status or "not registered",
+            statuses=" or ".join(statuses),
+        )
     return who
 
 
@@ -167,7 +180,7 @@ def _decline(b: _Builder, c: Mapping[str, Any]) -> None:
     _before_start(b.state)
     who = _registrant(b, c, REGISTERED)
     if who not in b.state.registered_by:
-        raise RuleError(f"{who} was entered by the organizer, not registered")
+        raise RuleError("{who} was entered by the organizer, not registered", who=who)
     reason = _text(c, "reason", "a reason for declining")
     b.emit("registration_declined", {"entrant": who}, reason=reason)
     _promote(b, f"{who} was declined")
@@ -189,7 +202,7 @@ def _check_in(b: _Builder, c: Mapping[str, Any]) -> None:
     if not s.check_in_open:
         raise RuleError("the check-in is not open")
     if who in s.checked_in:
-        raise RuleError(f"{who} has checked in already")
+        raise RuleError("{who} has checked in already", who=who)
     b.emit("entrant_checked_in", {"entrant": who})
 
 

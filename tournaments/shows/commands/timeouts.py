@@ -43,7 +43,9 @@ def _timeout(b: _Builder, c: Mapping[str, Any]) -> None:
     def pick(options):
         options = sorted(options)
         if not options:
-            raise RuleError(f"no legal choice is left for {who}'s {step.replace('_', ' ')}")
+            raise RuleError(
+                "no legal choice is left for {who}'s {step}", who=who, step=step.replace("_", " ")
+            )
         return rng.choice(options)
 
     if step == "give_token":
@@ -51,7 +53,7 @@ def _timeout(b: _Builder, c: Mapping[str, Any]) -> None:
     elif step == "choose_candidate":
         _forced, pool, r = candidate_split(s, rnd)
         if len(pool) < r:
-            raise RuleError(f"no legal choice is left for {who}'s choose candidate")
+            raise RuleError("no legal choice is left for {who}'s choose candidate", who=who)
         cmd["candidates"] = rng.sample(sorted(pool), r)
     elif step == "nominate":
         cmd["dmo"] = pick(dmo_options(s, rnd, who))

@@ -19,6 +19,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.core.management.commands import makemessages
 
 LANG = "fr"
 # never scanned for either catalog
@@ -33,6 +34,16 @@ ALWAYS_IGNORED = [
 ]
 SITE_IGNORED = ["games/*", "templates/games/*"]
 HEADER_KEYS = ("POT-Creation-Date", "PO-Revision-Date")
+
+
+class _MakeMessages(makemessages.Command):
+    # the engines refuse in plain English, RuleError("words {value}", value=...),
+    # without Django: their words are msgids all the same (games.engine_words.refusal)
+    xgettext_options = [
+        *makemessages.Command.xgettext_options,
+        "--keyword=RuleError",
+        "--keyword=RoleRequired",
+    ]
 
 
 def site_catalog(root: Path) -> Path:
@@ -131,7 +142,7 @@ class Command(BaseCommand):
 
     def _extract(self, ignored: list[str]) -> None:
         call_command(
-            "makemessages", locale=[LANG], ignore_patterns=ignored, no_location=True, verbosity=0
+            _MakeMessages(), locale=[LANG], ignore_patterns=ignored, no_location=True, verbosity=0
         )
 
     def _add_game_templates(self, root: Path, games: Path, old: Path, tmp: Path) -> None:
