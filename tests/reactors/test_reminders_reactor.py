@@ -7,13 +7,14 @@ import random
 
 import pytest
 from django.contrib.auth.models import User
+from django.utils import timezone
 
 from games import services
 from games.core.playout import bot_command
 from games.core.registry import series_for
 from reactors import follow
 from reactors.follow import Follower, Reactor
-from reactors.models import ReactorPartition
+from reactors.models import ReactorFollower, ReactorPartition
 from reminders.models import EMAIL, YOUR_TURN, Reminder, ReminderSettings
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -82,6 +83,9 @@ def test_a_follower_killed_before_its_checkpoint_commits_loses_nothing(settings,
     with pytest.raises(SystemExit):
         follower.catch_up()
     assert _made(match) == []  # rolled back with the checkpoint
+    # dead: its heartbeat and leases lapse (else the taker's fair share is half
+    # the partitions, and the match's may be the other half)
+    ReactorFollower.objects.filter(owner="dies").update(alive_until=timezone.now())
     ReactorPartition.objects.filter(owner="dies").update(owner="", lease_until=None)
     _follow_once()  # the one that takes over
     assert _made(match) and len(_made(match)) == len(set(_made(match)))
