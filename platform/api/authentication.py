@@ -3,8 +3,10 @@
 A token is looked up in the database once, then kept in the cache for
 ``CACHE_S`` by its hash: what it says (its id, its account's id and flags,
 whether it is revoked), never the secret. Revoking or deleting a token and
-saving or deleting its account drop the entries (``api.signals``), so the
-very next request is refused."""
+saving or deleting its account put a "dropped" mark in its place
+(``api.signals``), so the very next request is refused; entries are only
+ever added, never overwritten, so a request that read the row before the
+change cannot put the old entry back over the mark."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ KEYWORDS = ("token", "bearer")
 # last_used is a hint for its owner, not an audit log: written at most this often
 TOUCH_EVERY = timedelta(seconds=60)
 CACHE_S = 30  # a token's entry lives this long without a change to drop it
+DROPPED = {"dropped": True}  # in a changed token's place for CACHE_S: read the database
 _USER_FIELDS = ("id", "username", "is_active", "is_staff", "is_superuser")
 
 
@@ -54,23 +57,37 @@ def _cached(key: str) -> dict | None:
         return None
 
 
-def _keep(key: str, entry: dict) -> None:
+def _added(key: str, value, timeout: float) -> bool:
+    """``cache.add``: False when the key is there already (or the cache is away)."""
     try:
-        cache.set(key, entry, CACHE_S)
+        return cache.add(key, value, timeout)
     except Exception:
-        log.warning("token not cached", exc_info=True)
+        log.warning("token cache unwritable", exc_info=True)
+        return False
 
 
 def _looked_up(key_hash: str) -> dict | None:
     key = cache_key(key_hash)
     entry = _cached(key)
-    if entry is None:
+    if entry is None or entry.get("dropped"):
         token = ApiToken.objects.select_related("user").filter(key_hash=key_hash).first()
         if token is None:
             return None
         entry = _entry(token)
-        _keep(key, entry)
+        _added(key, entry, CACHE_S)  # never over a "dropped" mark
     return entry
+
+
+def _touch_due(key_hash: str, last_used: datetime | None, now: datetime) -> bool:
+    """Whether this request writes ``last_used`` (once per TOUCH_EVERY per token,
+    however many processes see the same cached entry)."""
+    if last_used and now - last_used <= TOUCH_EVERY:
+        return False
+    touch_key = f"{cache_key(key_hash)}:touched"
+    try:
+        return cache.add(touch_key, 1, TOUCH_EVERY.total_seconds())
+    except Exception:
+        return True
 
 
 def _partial(model, values: dict):
@@ -101,10 +118,9 @@ class TokenAuthentication(authentication.BaseAuthentication):
             raise BadToken("the account of this token is disabled")
         now = timezone.now()
         last_used = entry["last_used"] and datetime.fromisoformat(entry["last_used"])
-        if not last_used or now - last_used > TOUCH_EVERY:
+        if _touch_due(key_hash, last_used, now):
             ApiToken.objects.filter(pk=entry["token"]).update(last_used=now)
             last_used = now
-            _keep(cache_key(key_hash), {**entry, "last_used": now.isoformat()})
         # the account as the entry says; any other field is read when first used
         user = _partial(get_user_model(), entry["user"])
         token = _partial(

@@ -1,7 +1,8 @@
 """Dropping cached tokens (``authentication``) when what they say changes:
 a token revoked or deleted, its account saved (deactivated, made staff) or
-deleted. Dropped now and again at commit, so a request that read the old
-row meanwhile does not keep it."""
+deleted. Each entry is replaced by a "dropped" mark now and again at commit;
+entries are only added where no key is, so a request that read the old row
+meanwhile cannot put it back."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from .authentication import cache_key
+from .authentication import CACHE_S, DROPPED, cache_key
 from .models import ApiToken
 
 log = logging.getLogger(__name__)
@@ -26,7 +27,7 @@ def _drop(key_hashes) -> None:
 
     def drop():
         try:
-            cache.delete_many(keys)
+            cache.set_many(dict.fromkeys(keys, DROPPED), CACHE_S)
         except Exception:  # the cache is away: its entries expire on their own
             log.warning("cached tokens not dropped", exc_info=True)
 
@@ -36,7 +37,9 @@ def _drop(key_hashes) -> None:
 
 @receiver(post_save, sender=ApiToken)
 @receiver(post_delete, sender=ApiToken)
-def token_changed(sender, instance, **kwargs):
+def token_changed(sender, instance, created=False, **kwargs):
+    if created:
+        return  # nothing can be cached under a new token's hash
     _drop([instance.key_hash])
 
 

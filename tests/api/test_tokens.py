@@ -206,7 +206,33 @@ def test_last_used_is_written_at_most_once_a_minute(token_client, match, ana):
     assert first is not None and bot.token.last_used == first
     # a minute and more ago (the cache told so too): written again
     ApiToken.objects.filter(pk=bot.token.pk).update(last_used=first - TOUCH_EVERY * 2)
-    cache.delete(cache_key(bot.token.key_hash))
+    cache.delete_many([cache_key(bot.token.key_hash), f"{cache_key(bot.token.key_hash)}:touched"])
     bot.get(url)
     bot.token.refresh_from_db()
     assert bot.token.last_used >= first
+
+
+@pytest.mark.django_db
+def test_a_request_that_read_a_token_before_its_revocation_cannot_cache_it_again(
+    token_client, match, ana, monkeypatch
+):
+    """The race: a request reads the token's row, the revocation commits and
+    drops the entry, then that request caches what it read. The old entry must
+    not come back over the drop."""
+    from api import authentication
+
+    bot = token_client(ana)
+    url = f"/api/matches/{match.pk}/"
+    real_entry = authentication._entry
+
+    def entry_then_revoked(token):
+        entry = real_entry(token)  # read before the revocation...
+        if not entry["revoked"]:
+            ApiToken.objects.get(pk=token.pk).revoke()  # ...which commits meanwhile
+        return entry
+
+    monkeypatch.setattr(authentication, "_entry", entry_then_revoked)
+    assert bot.get(url).status_code == 200  # this request read it in time
+    monkeypatch.setattr(authentication, "_entry", real_entry)
+    resp = bot.get(url)
+    assert resp.status_code == 401 and "revoked" in resp.json()["message"]
