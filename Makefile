@@ -45,7 +45,7 @@ run: demo
 	$(LOCAL_ENV) $(PY) manage.py runserver_embedded $(HOST):$(PORT)
 
 test: install
-	$(PY) -m pytest -p xdist -n 2 --dist loadfile -q
+	$(PY) -m pytest -p xdist -n 2 --dist loadfile -q --durations=30
 
 lint: install
 	$(VENV)/bin/ruff check .
