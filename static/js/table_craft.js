@@ -246,8 +246,10 @@
   });
 
   document.addEventListener("htmx:beforeSwap", function (e) {
-    var elt = e.detail.elt;
-    if (!elt || elt.id !== "table" || e.detail.requestConfig.verb !== "get") {
+    // detail.elt is the target here; only the table's own poll is held back
+    // (a replay step asks for an older table on purpose)
+    var source = e.detail.requestConfig && e.detail.requestConfig.elt;
+    if (!source || source.id !== "table" || e.detail.requestConfig.verb !== "get") {
       return;
     }
     var found = /data-version="(\d+)"/.exec(e.detail.xhr.responseText || "");

@@ -173,11 +173,11 @@ def test_sixteen_threads_race_for_each_version():
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_mixed_run_of_2000_appends_is_gapless_and_undoubled():
+def test_mixed_run_of_800_appends_is_gapless_and_undoubled():
     """Threads append with retry and command ids, some retried twice; the
     log ends gapless with every command applied exactly once."""
     stream = "race-2"
-    per_thread = 125
+    per_thread = 50
     n_threads = 16
 
     def worker(k):
@@ -204,4 +204,4 @@ def test_mixed_run_of_2000_appends_is_gapless_and_undoubled():
     rows = list(StoredEvent.objects.filter(stream=stream).order_by("version"))
     assert [r.version for r in rows] == list(range(1, n_threads * per_thread + 1))
     cids = [r.command_id for r in rows]
-    assert len(set(cids)) == len(cids) == 2000
+    assert len(set(cids)) == len(cids) == n_threads * per_thread
