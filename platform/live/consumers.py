@@ -16,6 +16,8 @@ VIEWER_CHANGED and the page reloads as whoever they are now."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import logging
 import random
 
@@ -58,6 +60,8 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         self.pk = self.scope["url_route"]["kwargs"]["pk"]
         self.shown = 0  # the newest version this socket has sent
         self.release: asyncio.TimerHandle | None = None
+        self.warm: asyncio.TimerHandle | None = None  # the next release's render, started early
+        self.warming: asyncio.Future | None = None
         self.releasing: asyncio.Future | None = None
         # a spectator's: versions not yet shown and when each is due, in version
         # order; the newest version already due (and its due time)
@@ -125,6 +129,8 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         await viewers.left(self)
         for pending in (
             getattr(self, "release", None),
+            getattr(self, "warm", None),
+            getattr(self, "warming", None),
             getattr(self, "releasing", None),  # a release rendering right now
             getattr(self, "keeping", None),
         ):
@@ -192,8 +198,33 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
 
     def _schedule(self):
         if self.release is None and self.releasing is None and self.held:
-            wait = max(0.0, self.held[0][1] - visibility.clock()) + _MARGIN_S
-            self.release = asyncio.get_running_loop().call_later(wait, self._release)
+            version, due = self.held[0]
+            wait = max(0.0, due - visibility.clock()) + _MARGIN_S
+            loop = asyncio.get_running_loop()
+            self.release = loop.call_later(wait, self._release)
+            if wait > _MARGIN_S:
+                if self.warm is not None:
+                    self.warm.cancel()
+                self.warm = loop.call_later(max(0.0, wait - _WARM_S), self._warm, version, due)
+
+    def _warm(self, version: int, due: float):
+        """Render the table of the next release before it is due (its cut is
+        fixed: the due time), so that the release only sends it; shared with
+        the other spectators of this process, as the release's render is."""
+        self.warm = None
+        self.warming = asyncio.ensure_future(self._warmed(version, due))
+
+    async def _warmed(self, version: int, due: float):
+        try:
+            await self._spectators_table(version, due)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the release renders it again
+            log.info(
+                "spectator table of match %s not rendered early (%s)", self.pk, type(exc).__name__
+            )
+        finally:
+            self.warming = None
 
     def _release(self):
         self.release = None
@@ -237,12 +268,10 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         version rendered (None when nothing is visible yet). A spectator's is
         the table as of ``releasing`` (a version and when it is due; by
         default the version last released)."""
-        clock_at = None
         try:
             if self.viewer.kind == SPECTATOR_VIEW.kind:
                 version, due = releasing or (self.released, self.released_due)
                 version, html = await self._spectators_table(version, due)
-                clock_at = visibility.clock() - self.delay  # the clocks run from the cut
             else:
                 version, html = await database_sync_to_async(self._render)()
         except visibility.NotVisibleYet:
@@ -250,17 +279,22 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         except _ViewerChanged:
             await self.close(code=VIEWER_CHANGED, reason="your role in this match changed")
             return None
-        if version > self.shown:
-            self.shown = version
-            message = {"version": version, "html": html}
-            if clock_at is not None:
-                message["clock"] = round(clock_at, 3)
-            await self.send_json(message)
-        elif answer:
-            await self.send_json({"version": version})
+        if version <= self.shown:
+            if answer:
+                await self.send_json({"version": version})
+            return version
+        self.shown = version
+        if isinstance(html, SharedTable):
+            # the table's JSON is made once for every spectator: only the clock is
+            # theirs (the clocks run from the cut)
+            clock_at = round(visibility.clock() - self.delay, 3)
+            text = f'{{"version": {version}, "html": {html.json}, "clock": {clock_at}}}'
+            await self.send(text_data=text)
+        else:
+            await self.send_json({"version": version, "html": html})
         return version
 
-    async def _spectators_table(self, released: int, due: float) -> tuple[int, str]:
+    async def _spectators_table(self, released: int, due: float) -> tuple[int, SharedTable]:
         """The table every spectator of this match sees once ``released`` is
         out: rendered as of its due time (so never newer than the delay
         allows, and at least ``released``), once for all of them."""
@@ -292,15 +326,26 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         return get_token(request)
 
 
+class SharedTable(str):
+    """A spectators' table HTML, with its JSON string made once for all."""
+
+    @functools.cached_property
+    def json(self) -> str:
+        return json.dumps(str(self))
+
+
 @database_sync_to_async
-def _spectator_fragment(pk: int, language: str | None, now: float) -> tuple[int, str]:
+def _spectator_fragment(pk: int, language: str | None, now: float) -> tuple[int, SharedTable]:
     # shared by many sockets: no one's CSRF token (spectators have no forms)
     with translation.override(language):
-        return fragment(Match.objects.get(pk=pk), SPECTATOR_VIEW, now=now)
+        version, html = fragment(Match.objects.get(pk=pk), SPECTATOR_VIEW, now=now)
+    return version, SharedTable(html)
 
 
 # the cut is taken a little after the release time, so the version is surely behind it
-_MARGIN_S = 0.05
+_MARGIN_S = 0.02
+# the next release's table is rendered this long before it is due
+_WARM_S = 0.5
 # a version's table is cut this long after its recorded time (rounding of the timestamps)
 _CUT_AFTER_S = 0.001
 # the first retry of a release that could not render; each next one waits twice as long

@@ -54,6 +54,11 @@ log = logging.getLogger(__name__)
 CHANNEL = "eventlog_appended"  # NOTIFYed by every insert of events: tx, streams (eventlog 0008)
 BATCH = 500  # events read per pass
 POLL_S = 5.0  # catch up at least this often, notified or not
+# A woken partition held back by an older transaction still open is read
+# again this soon (doubling while it stays held, up to RETRY_MAX_S): that
+# transaction may write no event, so no NOTIFY would say it ended.
+RETRY_S = 0.005
+RETRY_MAX_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -314,6 +319,7 @@ class Follower:
         self._next_beat = self._next_full = 0.0
         self.waiting: dict[int, int] = {}  # partition -> transaction notified, not yet reached
         self.reached: dict[tuple[str, int], int] = {}  # (reactor, partition) -> checkpoint's tx
+        self._retry_s = RETRY_S  # the next wait while a partition is held back
 
     # ---- leases -------------------------------------------------------------
     def beat(self) -> set[tuple[str, int]]:
@@ -433,7 +439,9 @@ class Follower:
         notified transaction, or all of them (on start, on a timeout, when
         partitions were taken over, at least every ``poll_s``, or when a
         notification named no stream); returns the seconds to wait before
-        the next step at most."""
+        the next step at most (soon while a partition is held back).
+        ``woken`` empty (a wait that timed out) reads the waiting partitions
+        only, unless the full catch-up is due."""
         full = woken is None or woken.everything
         if time.monotonic() >= self._next_beat:
             before = set(self.held)
@@ -457,7 +465,13 @@ class Follower:
             reached = [t for (_name, q), t in self.reached.items() if q == p]
             if not reached or min(reached) >= tx:
                 del self.waiting[p]
-        return max(0.0, min(poll_s, self._next_beat - time.monotonic()))
+        now = time.monotonic()
+        wait = max(0.0, min(poll_s, self._next_beat - now, self._next_full - now))
+        if not self.waiting:
+            self._retry_s = RETRY_S
+            return wait
+        retry, self._retry_s = self._retry_s, min(RETRY_MAX_S, self._retry_s * 2)
+        return min(wait, retry)
 
     def run(self, stop: threading.Event, *, poll_s: float = POLL_S) -> None:
         """Follow until ``stop``, then give the partitions back: woken by
@@ -538,8 +552,8 @@ class Wakeup:
 
     def wait(self, timeout: float) -> Woken | None:
         """Until an append commits or ``timeout``: what the notifications
-        received named, None when nothing did (a timeout, or no LISTEN: read
-        everything). Once the listening connection failed, the next wait
+        received named (empty on a timeout), None when there is no LISTEN
+        (read everything). Once the listening connection failed, the next wait
         listens again and returns at once: what was appended meanwhile is
         read by the next full catch-up."""
         fresh = self._conn is None
@@ -559,7 +573,7 @@ class Wakeup:
             log.exception("reactors: the LISTEN connection failed; polling")
             self.close()
             return None
-        return woken if (woken.streams or woken.everything) else None
+        return woken  # empty: the wait timed out
 
     def close(self) -> None:
         if self._conn is not None:

@@ -398,3 +398,44 @@ def test_a_woken_partition_held_back_by_an_open_transaction_is_read_again():
 
 def _tx_of(event_id) -> int:
     return follow._position_of(event_id)[0]
+
+
+def test_a_partition_held_back_by_a_transaction_that_appends_nothing_is_read_soon():
+    """The older transaction writes no event, so no NOTIFY says it ended: the
+    follower reads its waiting partition again after a short wait, not at
+    the next full catch-up (POLL_S), and the timed-out wait is empty, not
+    a full read."""
+    handled = Handled()
+    follower = _follower(handled, "woken", lease_s=600)
+    follower.step(poll_s=600)
+    began, release = threading.Event(), threading.Event()
+
+    def other_write():
+        with transaction.atomic():
+            ReactorFollower.objects.create(owner="someone-else", alive_until="2000-01-01T00:00Z")
+            began.set()
+            assert release.wait(30)
+
+    other, out = _in_thread(other_write)
+    assert began.wait(30)
+    fast = _append("t-fast")
+    woken = follow.Woken()
+    woken.add(f"{_tx_of(fast[0])}\nt-fast")
+    wait = follower.step(poll_s=600, woken=woken)
+    assert not handled.ids and partition_of("t-fast", PARTITIONS) in follower.waiting
+    assert wait <= follow.RETRY_S
+    assert follower.step(poll_s=600, woken=follow.Woken()) <= 2 * follow.RETRY_S  # still held
+    release.set()
+    other.join(30)
+    assert "error" not in out, out.get("error")
+    wakeup = follow.Wakeup()
+    wakeup.listen()
+    try:
+        timed_out = wakeup.wait(wait)
+    finally:
+        wakeup.close()
+    assert timed_out is not None and not timed_out.streams and not timed_out.everything
+    follower.step(poll_s=600, woken=timed_out)
+    assert handled.ids == Counter(fast)
+    assert follower.waiting == {}
+    assert follower.step(poll_s=600, woken=follow.Woken()) > follow.RETRY_MAX_S
