@@ -266,8 +266,7 @@ def main(results_dir) -> dict:
         say(
             "per move (first / p50 / max ms): "
             + ", ".join(
-                f"v{m['version']} {m['min']}/{m['p50']}/{m['max']}"
-                for m in result["per_move_ms"]
+                f"v{m['version']} {m['min']}/{m['p50']}/{m['max']}" for m in result["per_move_ms"]
             )
         )
         ok = True
