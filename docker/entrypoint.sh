@@ -37,7 +37,9 @@ case "$1" in
     "$PYTHON" manage.py make_vapid_keys --verbosity 0
     ;;
   web)
-    # one connection per request under ASGI (see DB_CONN_MAX_AGE in settings)
+    # a pool of connections per process (DB_POOL_SIZE in settings; 0: one
+    # connection per request, DB_CONN_MAX_AGE=0 under ASGI)
+    export DB_POOL_SIZE="${DB_POOL_SIZE:-8}"
     export DB_CONN_MAX_AGE="${DB_CONN_MAX_AGE:-0}"
     # gunicorn's own process logs JSON too (its workers log through Django's LOGGING)
     if [ "$LOG_FORMAT" = "json" ]; then

@@ -117,16 +117,27 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
+# DB_POOL_SIZE > 0: a pool of at most that many PostgreSQL connections per
+# process (psycopg_pool, Django's "pool" option). The web role uses one
+# (docker/entrypoint.sh): under ASGI Django's persistent connections are per
+# thread and would pile up in the server's thread pool, so without a pool
+# every request would open a connection of its own.
+DB_POOL_SIZE = int(os.environ.get("DB_POOL_SIZE") or 0)
 if DATABASE_URL:
-    # DB_CONN_MAX_AGE=0 under ASGI (docker/entrypoint.sh web): Django's persistent
-    # connections are per thread and would pile up in the server's thread pool
     DATABASES = {
         "default": dj_database_url.parse(
             DATABASE_URL,
-            conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")),
+            conn_max_age=0 if DB_POOL_SIZE else int(os.environ.get("DB_CONN_MAX_AGE", "60")),
             conn_health_checks=True,
         )
     }
+    if DB_POOL_SIZE:
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1,
+            "max_size": DB_POOL_SIZE,
+            "timeout": 10,  # seconds a request waits for a free connection, then an error
+            "max_idle": 60,
+        }
 else:
     DATABASES = {
         "default": {
@@ -237,7 +248,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE") 
 if REDIS_URL:
     CACHES = {
         alias: {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's, its connection pools shared by the requests (config.cache)
+            "BACKEND": "config.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": prefix,
             # JSON, never pickle: a stolen Redis credential must not run code here

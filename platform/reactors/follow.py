@@ -542,8 +542,10 @@ class Wakeup:
         """The listening connection (None: polling only)."""
         if self._conn is None and connection.vendor == "postgresql":
             try:
-                conn = connection.get_new_connection(connection.get_connection_params())
-                conn.autocommit = True
+                import psycopg
+
+                # a connection of its own, never one of a pool (DB_POOL_SIZE)
+                conn = psycopg.connect(**connection.get_connection_params(), autocommit=True)
                 conn.execute(f"LISTEN {CHANNEL}")
                 self._conn = conn
             except Exception:

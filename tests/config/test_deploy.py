@@ -260,3 +260,52 @@ def test_the_entrypoint_leaves_the_reactors_to_their_own_processes(tmp_path):
         'reactors)\n    exec "$PYTHON" manage.py run_reactors'
         in (DOCKER / "entrypoint.sh").read_text()
     )
+
+
+POOLED = (
+    "import django; django.setup()\n"
+    "from django.conf import settings\n"
+    "from django.db import connection\n"
+    "pids = []\n"
+    "for _ in range(10):  # ten requests, each closing its connection at the end\n"
+    "    with connection.cursor() as cursor:\n"
+    "        cursor.execute('SELECT pg_backend_pid()')\n"
+    "        pids.append(cursor.fetchone()[0])\n"
+    "    connection.close()\n"
+    "db = settings.DATABASES['default']\n"
+    "print(db['CONN_MAX_AGE'], db.get('OPTIONS', {}).get('pool', {}).get('max_size'), len(set(pids)))\n"
+)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(("size", "pool", "connections"), [("3", "3", {1, 2}), ("0", "None", {10})])
+def test_the_web_roles_pool_hands_a_closed_connection_to_the_next_request(
+    tmp_path, size, pool, connections
+):
+    """DB_POOL_SIZE (the web role's default is 8): a request's closed
+    connection goes back to the pool and the next request gets it, instead
+    of opening one of its own (without the pool: ten connections; the pool
+    may have opened a second one while the first request waited)."""
+    env = production_env(
+        tmp_path,
+        DATABASE_URL=os.environ["DATABASE_URL"],
+        DJANGO_ALLOWED_HOSTS="127.0.0.1",
+        DB_POOL_SIZE=size,
+        DB_CONN_MAX_AGE="0",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", POOLED],
+        cwd=ROOT / "platform",
+        env={
+            **env,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "PYTHONPATH": f"{ROOT / 'platform'}:{ROOT}",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    max_age, max_size, opened = proc.stdout.split()[-3:]
+    assert (max_age, max_size) == ("0", pool) and int(opened) in connections
+    assert 'export DB_POOL_SIZE="${DB_POOL_SIZE:-8}"' in (DOCKER / "entrypoint.sh").read_text()
