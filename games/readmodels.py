@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 
 from eventlog.readmodels import read_model, stable_id, unlogged
 from eventlog.store import followed_in_append
@@ -49,24 +50,64 @@ def note_waiting(match: Match, pending, bout_no: int = 0) -> None:
     kinds: dict[str, str] = {}
     for d in pending:
         kinds.setdefault(d.seat, d.kind)
-    notes = Notification.objects.filter(match=match, text__startswith=WAITING)
     bout = f"bout {bout_no}: " if bout_no else ""
-    held = SeatHolder.objects.filter(match=match, user__isnull=False, seat__in=list(kinds))
-    texts: dict[int, str] = {}
-    for h in held.order_by("seat"):
-        texts.setdefault(h.user_id, f"{WAITING}{match} waits for you")
-        texts[h.user_id] += f" ({h.seat}: {bout}{kinds[h.seat].replace('_', ' ')})"
-    notes.exclude(user_id__in=list(texts)).delete()
-    for user_id, text in texts.items():
-        n = notes.filter(user_id=user_id).update(text=text, created_at=match.updated_at)
-        if not n:
-            Notification.objects.create(
-                id=stable_id("waiting", match.pk, user_id),
-                user_id=user_id,
-                match=match,
-                text=text,
-                created_at=match.updated_at,
-            )
+    saying = {seat: f"{bout}{kind.replace('_', ' ')}" for seat, kind in kinds.items()}
+    notes = Notification.objects.filter(match=match, text__startswith=WAITING)
+    if not saying:
+        notes.delete()
+    elif connection.vendor == "postgresql":
+        _note_waiting_at_once(match, saying)  # every move writes these: one statement
+    else:
+        held = SeatHolder.objects.filter(match=match, user__isnull=False, seat__in=list(saying))
+        texts: dict[int, str] = {}
+        for user_id, seat in held.order_by("seat").values_list("user_id", "seat"):
+            texts.setdefault(user_id, f"{WAITING}{match} waits for you")
+            texts[user_id] += f" ({seat}: {saying[seat]})"
+        notes.exclude(user_id__in=list(texts)).delete()
+        for user_id, text in texts.items():
+            n = notes.filter(user_id=user_id).update(text=text, created_at=match.updated_at)
+            if not n:
+                Notification.objects.create(
+                    id=stable_id("waiting", match.pk, user_id),
+                    user_id=user_id,
+                    match=match,
+                    text=text,
+                    created_at=match.updated_at,
+                )
+
+
+_NOTES = Notification._meta.db_table
+_HOLDERS = SeatHolder._meta.db_table
+# stable_id("waiting", match, user) in SQL: the top 60 of sha256's first 64 bits
+_WAITING_ID_SQL = (
+    "COALESCE(NULLIF(((('x' || substr(encode(sha256('waiting'::bytea || '\\x00'::bytea || "
+    "convert_to(%s::text, 'UTF8') || '\\x00'::bytea || convert_to(w.user_id::text, 'UTF8')), "
+    "'hex'), 1, 16))::bit(64) >> 4)::bigint), 0), 1)"
+)
+
+
+def _note_waiting_at_once(match: Match, saying: dict[str, str]) -> None:
+    """note_waiting on PostgreSQL: the seats' users, the texts (seats in code
+    point order, as Python sorts them), the notes of users no longer waited
+    on deleted and the others written, in one round trip."""
+    pending = ", ".join(["(%s, %s)"] * len(saying))
+    sql = (
+        f"WITH pend(seat, what) AS (VALUES {pending}), "
+        "wanted AS (SELECT h.user_id, %s || string_agg(' (' || h.seat || ': ' || pend.what "
+        "|| ')', '' ORDER BY h.seat COLLATE \"C\") AS text "
+        f"FROM {_HOLDERS} h JOIN pend ON pend.seat = h.seat "
+        "WHERE h.match_id = %s AND h.user_id IS NOT NULL GROUP BY h.user_id), "
+        f"gone AS (DELETE FROM {_NOTES} n WHERE n.match_id = %s AND n.text LIKE %s "
+        "AND n.user_id NOT IN (SELECT user_id FROM wanted)) "
+        f"INSERT INTO {_NOTES} (id, user_id, match_id, text, created_at) "
+        f"SELECT {_WAITING_ID_SQL}, w.user_id, %s, w.text, %s FROM wanted w "
+        "ON CONFLICT (id) DO UPDATE SET text = EXCLUDED.text, created_at = EXCLUDED.created_at"
+    )
+    params = [v for item in sorted(saying.items()) for v in item]
+    params += [f"{WAITING}{match} waits for you", match.pk, match.pk, WAITING + "%"]
+    params += [match.pk, match.pk, match.updated_at]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
 @read_model(_forget, prune=_prune, settle=_settle)

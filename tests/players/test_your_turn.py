@@ -156,3 +156,42 @@ def test_the_badge_refreshes_itself_from_a_fragment_of_its_own(client):
 
     client.logout()
     assert client.get("/games/your-turn/").content.decode().strip() == ""
+
+
+@pytest.mark.django_db
+def test_the_waiting_notes_are_the_same_whichever_database_writes_them():
+    """On PostgreSQL one statement writes them (ids, texts and seat order
+    computed in SQL); they must be what the Python rules say: one note per
+    user, its seats in code point order, its id the stable one."""
+    from types import SimpleNamespace
+
+    from eventlog.readmodels import stable_id
+    from games.readmodels import note_waiting
+
+    ana, ben, _cy = _players()
+    match = services.create_match(
+        "love-me-not",
+        ["ben", "Zed"],
+        holders={"ben": ana.pk, "Zed": ana.pk},  # one user, two seats
+        options={"decision_s": 0},
+        rng=random.Random(5),
+    )
+    match.refresh_from_db()
+    decide = [SimpleNamespace(seat="ben", kind="play_card"), SimpleNamespace(seat="Zed", kind="x")]
+    note_waiting(match, decide, bout_no=3)
+    expected = f"{WAITING}{match} waits for you (Zed: bout 3: x) (ben: bout 3: play card)"
+    assert list(_waiting_notes(match).values_list("id", "user_id", "text", "created_at")) == [
+        (stable_id("waiting", match.pk, ana.pk), ana.pk, expected, match.updated_at)
+    ]
+    # the turn passes to a seat nobody holds any more: the note goes
+    match.holders.filter(seat="Zed").update(user=ben)
+    note_waiting(match, [SimpleNamespace(seat="Zed", kind="draw")], bout_no=0)
+    assert list(_waiting_notes(match).values_list("id", "user_id", "text")) == [
+        (
+            stable_id("waiting", match.pk, ben.pk),
+            ben.pk,
+            f"{WAITING}{match} waits for you (Zed: draw)",
+        )
+    ]
+    note_waiting(match, [])
+    assert not _waiting_notes(match).exists()
