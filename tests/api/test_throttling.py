@@ -112,3 +112,81 @@ def test_counts_are_shared_through_redis(as_user, post, match, ana, monkeypatch)
     assert codes == [422, 422, 422, 429] and resp["Retry-After"]
     # another process (a second client, same cache) sees the same count
     assert post(as_user(ana), url, NOT_A_MOVE).status_code == 429
+
+
+class CountingCache:
+    """A cache that counts its calls by name (what a round trip would be on Redis)."""
+
+    def __init__(self, inner):
+        self.inner, self.calls = inner, []
+
+    def __getattr__(self, name):
+        attr = getattr(self.inner, name)
+        if callable(attr):
+
+            def counted(*args, **kwargs):
+                self.calls.append(name)
+                return attr(*args, **kwargs)
+
+            return counted
+        return attr
+
+
+@pytest.mark.django_db
+@override_settings(REST_FRAMEWORK=TIGHT)
+def test_a_command_counts_its_three_limits_in_two_cache_calls(
+    as_user, post, match, ana, monkeypatch
+):
+    from django.core.cache.backends.locmem import LocMemCache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    cache = CountingCache(LocMemCache("two-calls", {}))
+    monkeypatch.setattr(SimpleRateThrottle, "cache", cache)
+    assert post(as_user(ana), f"/api/matches/{match.pk}/commands", NOT_A_MOVE).status_code == 422
+    assert cache.calls == ["get_many", "set_many"]
+
+
+def test_the_limits_together_decide_as_drfs_throttles_one_after_another(monkeypatch, settings):
+    """Random request times against tight limits: allowed or refused, and the
+    wait, are what DRF's three throttles in a row (its check_throttles) say."""
+    import random
+    from types import SimpleNamespace
+
+    from django.core.cache.backends.locmem import LocMemCache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from api.throttling import CommandThrottles
+
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            "commands_burst": "3/s",
+            "commands_sustained": "8/min",
+            "commands_per_address": "11/min",
+        },
+    }
+    clock = [1000.0]
+    monkeypatch.setattr(SimpleRateThrottle, "timer", lambda self: clock[0])
+    together, apart = LocMemCache("together", {}), LocMemCache("apart", {})
+    rng = random.Random(4)
+    users = [SimpleNamespace(is_authenticated=True, pk=pk) for pk in (1, 2)]
+    decided = 0
+    for _ in range(300):
+        clock[0] += rng.choice([0.01, 0.1, 0.3, 2.0, 9.0])
+        request = SimpleNamespace(
+            user=rng.choice(users), META={"REMOTE_ADDR": "10.0.0.9"}, headers={}
+        )
+        monkeypatch.setattr(SimpleRateThrottle, "cache", together)
+        limits = CommandThrottles()
+        allowed = limits.allow_request(request, None)
+        monkeypatch.setattr(SimpleRateThrottle, "cache", apart)
+        waits = []
+        for cls in CommandThrottles.limits:  # as DRF's check_throttles does
+            throttle = cls()
+            if not throttle.allow_request(request, None):
+                waits.append(throttle.wait())
+        assert allowed == (not waits)
+        if waits:
+            assert limits.wait() == pytest.approx(max(w for w in waits if w is not None))
+        decided += not allowed
+    assert 30 < decided < 270  # both answers were tried, many times
