@@ -11,4 +11,4 @@ class ClocksConfig(AppConfig):
         from .arming import arm_after_append
 
         # follows the log (reactors): armed by the reactors, not by the request
-        register("clocks", arm_after_append, prefixes=("match-",), with_matches=True)
+        register("clocks", arm_after_append, prefixes=("match-",), with_matches=True, writes=False)

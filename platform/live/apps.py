@@ -11,4 +11,6 @@ class LiveConfig(AppConfig):
         from .publisher import announce_after_append
 
         # follows the log (reactors): announced by the reactors, not by the request
-        register("live", announce_after_append, prefixes=("match-",), with_matches=True)
+        register(
+            "live", announce_after_append, prefixes=("match-",), with_matches=True, writes=False
+        )

@@ -70,6 +70,9 @@ class Reactor:
     prefixes: tuple[str, ...] = ()  # the streams it cares about (none: all)
     # handle(rows, matches=MatchRows): the batch's match rows, read once for all
     with_matches: bool = False
+    # False: it only reads the database (its effects are elsewhere: Redis, the
+    # broker), so it runs without a savepoint of its own (two round trips less)
+    writes: bool = True
 
     def wants(self, row: StoredEvent) -> bool:
         return not self.prefixes or row.stream.startswith(self.prefixes)
@@ -79,9 +82,14 @@ _reactors: dict[str, Reactor] = {}
 
 
 def register(
-    name: str, handle: Callable, *, prefixes: tuple[str, ...] = (), with_matches: bool = False
+    name: str,
+    handle: Callable,
+    *,
+    prefixes: tuple[str, ...] = (),
+    with_matches: bool = False,
+    writes: bool = True,
 ) -> Reactor:
-    reactor = _reactors[name] = Reactor(name, handle, tuple(prefixes), with_matches)
+    reactor = _reactors[name] = Reactor(name, handle, tuple(prefixes), with_matches, writes)
     return reactor
 
 
@@ -204,14 +212,23 @@ def appends(rows: list[StoredEvent]) -> list[list[StoredEvent]]:
 
 
 def _handle(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> None:
-    """One append's rows to one reactor, in a savepoint: a failing reactor is
-    logged and passed (as a failing after-commit hook was), except when the
-    database itself failed: then the whole pass is tried again."""
+    """One append's rows to one reactor, in a savepoint if it writes: a
+    failing reactor is logged and passed (as a failing after-commit hook
+    was), except when the database itself failed: then the whole pass is
+    tried again (so too any database error of a reactor that only reads: with
+    no savepoint of its own it leaves the pass's transaction unusable)."""
     try:
-        with transaction.atomic():
+        if reactor.writes:
+            with transaction.atomic():
+                _call(reactor, rows, matches)
+        else:
             _call(reactor, rows, matches)
     except (OperationalError, InterfaceError):
         raise
+    except DatabaseError:
+        if not reactor.writes:
+            raise
+        log.exception("reactor %s failed on %s@%s", reactor.name, rows[0].stream, rows[-1].version)
     except Exception:
         log.exception("reactor %s failed on %s@%s", reactor.name, rows[0].stream, rows[-1].version)
 

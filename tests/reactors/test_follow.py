@@ -273,6 +273,65 @@ def test_a_failing_reactor_is_passed_and_the_others_go_on(caplog):
     assert moved.after_id == ids[-1]  # logged and passed, not retried forever
 
 
+def test_a_reactor_that_only_reads_runs_without_a_savepoint_and_a_failure_is_passed(caplog):
+    from django.db import connection as db
+    from django.test.utils import CaptureQueriesContext
+
+    handled = Handled()
+    seen = []
+
+    def reads(rows):
+        seen.extend(r.id for r in rows)
+        raise RuntimeError("a bug in a reactor that only reads")
+
+    follower = Follower(
+        "f",
+        reactors=[Reactor("reads", reads, ("t-",), writes=False), handled.reactor("f")],
+        partitions=PARTITIONS,
+    )
+    follower.beat()
+    ids = _append("t-ro", 2)
+    with CaptureQueriesContext(db) as queries:
+        follower.catch_up()
+    assert seen == ids and handled.ids == Counter(ids)
+    savepoints = [q["sql"] for q in queries if q["sql"].startswith("SAVEPOINT")]
+    assert len(savepoints) == 1  # the writing reactor's only
+    assert "reactor reads failed on t-ro@2" in caplog.text
+    moved = ReactorPartition.objects.get(reactor="reads", partition=partition_of("t-ro"))
+    assert moved.after_id == ids[-1]
+
+
+def test_a_database_error_in_a_reactor_that_only_reads_has_the_pass_tried_again():
+    """With no savepoint of its own, its error leaves the pass's transaction
+    unusable: the pass is undone and read again, nothing skipped."""
+    from django.db import ProgrammingError
+
+    handled = Handled()
+    failing = [True]
+
+    def reads(rows):
+        if failing[0]:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT * FROM no_such_table_here")
+
+    follower = Follower(
+        "f",
+        reactors=[Reactor("reads", reads, ("t-",), writes=False), handled.reactor("f")],
+        partitions=PARTITIONS,
+    )
+    follower.beat()
+    ids = _append("t-rodb", 2)
+    with pytest.raises(ProgrammingError):
+        follower.catch_up()
+    part = ReactorPartition.objects.get(reactor="reads", partition=partition_of("t-rodb"))
+    assert part.after_id < ids[0] and not handled.ids  # nothing moved, nothing done
+    failing[0] = False
+    follower.catch_up()
+    assert handled.ids == Counter(ids)
+    part.refresh_from_db()
+    assert part.after_id == ids[-1]
+
+
 def _counting(monkeypatch, name="once") -> Counter:
     """A registered reactor of the t- streams that counts its calls per event."""
     calls: Counter = Counter()
