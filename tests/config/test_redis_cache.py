@@ -35,13 +35,14 @@ def test_instances_share_one_pool_and_reuse_its_connection():
 
 
 def test_requests_under_asgi_get_no_connection_of_their_own(settings):
-    """Like ASGI, each request runs in an async context of its own and gets a
-    fresh ``caches["default"]``: still one pool, a connection per request at
-    once at most, not one per request made."""
+    """Under ASGI each request's async context gets a cache instance of its
+    own, made from the settings as ``caches.create_connection`` makes it:
+    still one pool, a connection per request at once at most, not one per
+    request made."""
     assert settings.CACHES["default"]["BACKEND"] == "config.cache.RedisCache"
 
     def request(n):
-        cache = caches["default"]
+        cache = caches.create_connection("default")  # what a fresh context gets
         cache.set(f"pool-test-{n}", n)
         return cache, cache.get(f"pool-test-{n}")
 
@@ -52,7 +53,7 @@ def test_requests_under_asgi_get_no_connection_of_their_own(settings):
     instances = {id(cache) for batch in served for cache, _ in batch}
     pools = {id(cache._cache._get_connection_pool(True)) for batch in served for cache, _ in batch}
     assert [value for batch in served for _, value in batch] == list(range(30)) * 2
-    assert len(instances) > 1 and len(pools) == 1  # several instances, one pool
+    assert len(instances) == 60 and len(pools) == 1  # an instance per request, one pool
     pool = served[0][0][0]._cache._get_connection_pool(True)
     # sync_to_async runs them one after another on its thread: a connection or so
     assert len(pool._available_connections) + len(pool._in_use_connections) <= 2
