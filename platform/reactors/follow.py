@@ -225,11 +225,9 @@ def _handle(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> No
             _call(reactor, rows, matches)
     except (OperationalError, InterfaceError):
         raise
-    except DatabaseError:
-        if not reactor.writes:
+    except Exception as exc:
+        if isinstance(exc, DatabaseError) and not reactor.writes:
             raise
-        log.exception("reactor %s failed on %s@%s", reactor.name, rows[0].stream, rows[-1].version)
-    except Exception:
         log.exception("reactor %s failed on %s@%s", reactor.name, rows[0].stream, rows[-1].version)
 
 

@@ -253,18 +253,20 @@ def test_run_wakes_on_notify_and_gives_back_on_stop(wait_for):
     assert _held("runner") == 0 and not ReactorFollower.objects.filter(owner="runner").exists()
 
 
+def _beside(handled, reactor: Reactor) -> Follower:
+    """A follower "f" of ``reactor`` and the handled one, holding its partitions."""
+    follower = Follower("f", reactors=[reactor, handled.reactor("f")], partitions=PARTITIONS)
+    follower.beat()
+    return follower
+
+
 def test_a_failing_reactor_is_passed_and_the_others_go_on(caplog):
     handled = Handled()
 
     def broken(rows):
         raise RuntimeError("a bug in one reactor")
 
-    follower = Follower(
-        "f",
-        reactors=[Reactor("broken", broken, ("t-",)), handled.reactor("f")],
-        partitions=PARTITIONS,
-    )
-    follower.beat()
+    follower = _beside(handled, Reactor("broken", broken, ("t-",)))
     ids = _append("t-bug", 2)
     follower.catch_up()
     assert handled.ids == Counter(ids)
@@ -284,12 +286,7 @@ def test_a_reactor_that_only_reads_runs_without_a_savepoint_and_a_failure_is_pas
         seen.extend(r.id for r in rows)
         raise RuntimeError("a bug in a reactor that only reads")
 
-    follower = Follower(
-        "f",
-        reactors=[Reactor("reads", reads, ("t-",), writes=False), handled.reactor("f")],
-        partitions=PARTITIONS,
-    )
-    follower.beat()
+    follower = _beside(handled, Reactor("reads", reads, ("t-",), writes=False))
     ids = _append("t-ro", 2)
     with CaptureQueriesContext(db) as queries:
         follower.catch_up()
@@ -314,12 +311,7 @@ def test_a_database_error_in_a_reactor_that_only_reads_has_the_pass_tried_again(
             with connection.cursor() as cursor:
                 cursor.execute("SELECT * FROM no_such_table_here")
 
-    follower = Follower(
-        "f",
-        reactors=[Reactor("reads", reads, ("t-",), writes=False), handled.reactor("f")],
-        partitions=PARTITIONS,
-    )
-    follower.beat()
+    follower = _beside(handled, Reactor("reads", reads, ("t-",), writes=False))
     ids = _append("t-rodb", 2)
     with pytest.raises(ProgrammingError):
         follower.catch_up()
