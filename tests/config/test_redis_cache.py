@@ -49,14 +49,17 @@ def test_requests_under_asgi_get_no_connection_of_their_own(settings):
     async def serve():
         return await asyncio.gather(*(sync_to_async(request)(n) for n in range(30)))
 
+    pool = caches.create_connection("default")._cache._get_connection_pool(True)
+    before = len(pool._available_connections) + len(pool._in_use_connections)
     served = [asyncio.run(serve()) for _ in range(2)]
     instances = {id(cache) for batch in served for cache, _ in batch}
     pools = {id(cache._cache._get_connection_pool(True)) for batch in served for cache, _ in batch}
     assert [value for batch in served for _, value in batch] == list(range(30)) * 2
     assert len(instances) == 60 and len(pools) == 1  # an instance per request, one pool
-    pool = served[0][0][0]._cache._get_connection_pool(True)
-    # sync_to_async runs them one after another on its thread: a connection or so
-    assert len(pool._available_connections) + len(pool._in_use_connections) <= 2
+    assert served[0][0][0]._cache._get_connection_pool(True) is pool
+    # sync_to_async runs them one after another on its thread: one connection more
+    # at most (the pool is the process's: earlier tests may have left some in it)
+    assert len(pool._available_connections) + len(pool._in_use_connections) - before <= 1
 
 
 def test_a_pool_is_made_once_when_threads_ask_together():
