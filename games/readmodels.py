@@ -1,12 +1,13 @@
 """The match list read model, kept in step with the log."""
 
+import json
 from datetime import UTC, datetime
 
 from django.contrib.auth import get_user_model
 from django.db import connection
 
 from eventlog.readmodels import read_model, stable_id, unlogged
-from eventlog.store import followed_in_append
+from eventlog.store import Inline, followed_in_append
 
 from .models import Match, Notification, SeatHolder
 
@@ -42,21 +43,33 @@ def _existing_users(holders) -> set[int]:
 WAITING = "Your turn: "
 
 
+def waiting_saying(pending, bout_no: int = 0) -> dict[str, str]:
+    """What each waited-on seat's note says: the bout and the decision."""
+    kinds: dict[str, str] = {}
+    for d in pending:
+        kinds.setdefault(d.seat, d.kind)
+    bout = f"bout {bout_no}: " if bout_no else ""
+    return {seat: f"{bout}{kind.replace('_', ' ')}" for seat, kind in kinds.items()}
+
+
 def note_waiting(match: Match, pending, bout_no: int = 0) -> None:
     """The "waiting for you" notification: one per user and match while the
     match waits on a seat of theirs, saying the bout and the decision; gone
     when it no longer waits on them. It is dated by the match's last event,
     so a rebuild (``_settle``) writes the same rows."""
-    kinds: dict[str, str] = {}
-    for d in pending:
-        kinds.setdefault(d.seat, d.kind)
-    bout = f"bout {bout_no}: " if bout_no else ""
-    saying = {seat: f"{bout}{kind.replace('_', ' ')}" for seat, kind in kinds.items()}
+    saying = waiting_saying(pending, bout_no)
     notes = Notification.objects.filter(match=match, text__startswith=WAITING)
     if not saying:
         notes.delete()
     elif connection.vendor == "postgresql":
-        _note_waiting_at_once(match, saying)  # every move writes these: one statement
+        # every move writes these: one statement (with the append: match_row_inline)
+        sql = (
+            "WITH last_row AS (SELECT %(at)s::timestamptz AS recorded_at), "
+            f"{_waiting_ctes(lambda i: f'%(p{i})s')} SELECT 1"
+        )
+        params = {f"p{i}": v for i, v in enumerate(_waiting_params(match, saying), 1)}
+        with connection.cursor() as cursor:
+            cursor.execute(sql, {"at": match.updated_at, **params})
     else:
         held = SeatHolder.objects.filter(match=match, user__isnull=False, seat__in=list(saying))
         texts: dict[int, str] = {}
@@ -76,41 +89,106 @@ def note_waiting(match: Match, pending, bout_no: int = 0) -> None:
                 )
 
 
+_MATCHES = Match._meta.db_table
 _NOTES = Notification._meta.db_table
 _HOLDERS = SeatHolder._meta.db_table
-# stable_id("waiting", match, user) in SQL: the top 60 of sha256's first 64 bits
-_WAITING_ID_SQL = (
-    "COALESCE(NULLIF(((('x' || substr(encode(sha256('waiting'::bytea || '\\x00'::bytea || "
-    "convert_to(%s::text, 'UTF8') || '\\x00'::bytea || convert_to(w.user_id::text, 'UTF8')), "
-    "'hex'), 1, 16))::bit(64) >> 4)::bigint), 0), 1)"
+_OVER = "('void', 'finished')"
+
+
+def _waiting_id(match_id: str) -> str:
+    """stable_id("waiting", match, user) in SQL: the top 60 of sha256's first 64 bits."""
+    return (
+        "COALESCE(NULLIF(((('x' || substr(encode(sha256('waiting'::bytea || '\\x00'::bytea || "
+        f"convert_to({match_id}::text, 'UTF8') || '\\x00'::bytea || "
+        "convert_to(w.user_id::text, 'UTF8')), 'hex'), 1, 16))::bit(64) >> 4)::bigint), 0), 1)"
+    )
+
+
+def _waiting_ctes(mark) -> str:
+    """note_waiting's writes as CTEs reading ``last_row(recorded_at)`` (none:
+    nothing is written): the seats' users and texts (seats in code point
+    order, as Python sorts them) while the match is live, the notes of users
+    no longer waited on deleted and the others written. Parameters
+    (``_waiting_params``): the seats, what each waits for, the text's head,
+    the match's id and the notes' LIKE pattern."""
+    match_id = f"{mark(4)}::bigint"
+    return (
+        f"pend AS (SELECT * FROM unnest({mark(1)}::text[], {mark(2)}::text[]) AS p(seat, what)), "
+        f"wanted AS (SELECT h.user_id, {mark(3)}::text || string_agg(' (' || h.seat || ': ' "
+        "|| pend.what || ')', '' ORDER BY h.seat COLLATE \"C\") AS text "
+        f"FROM {_HOLDERS} h JOIN pend ON pend.seat = h.seat "
+        f"WHERE h.match_id = {match_id} AND h.user_id IS NOT NULL "
+        "AND EXISTS (SELECT 1 FROM last_row) "
+        f"AND EXISTS (SELECT 1 FROM {_MATCHES} WHERE id = {match_id} AND status NOT IN {_OVER}) "
+        "GROUP BY h.user_id), "
+        f"gone AS (DELETE FROM {_NOTES} n WHERE n.match_id = {match_id} "
+        f"AND n.text LIKE {mark(5)}::text AND EXISTS (SELECT 1 FROM last_row) "
+        "AND n.user_id NOT IN (SELECT user_id FROM wanted)), "
+        f"noted AS (INSERT INTO {_NOTES} (id, user_id, match_id, text, created_at) "
+        f"SELECT {_waiting_id(match_id)}, w.user_id, {match_id}, w.text, l.recorded_at "
+        "FROM wanted w, last_row l "
+        "ON CONFLICT (id) DO UPDATE SET text = EXCLUDED.text, created_at = EXCLUDED.created_at)"
+    )
+
+
+def _waiting_params(match: Match, saying: dict[str, str]) -> list:
+    seats = sorted(saying)
+    return [
+        seats,
+        [saying[s] for s in seats],
+        f"{WAITING}{match} waits for you",
+        match.pk,
+        WAITING + "%",
+    ]
+
+
+def match_row_inline(match: Match, next_deadline, waiting_on: list[str], saying) -> Inline:
+    """What a move writes besides its events, in its append's statement
+    (``store.Inline``): the match's version and time from the last row
+    appended, its clock index (``services._set_deadline``) and the "waiting
+    for you" notes (``note_waiting``)."""
+
+    def ctes(mark) -> str:
+        return (
+            "last_row AS (SELECT version, recorded_at FROM appended ORDER BY version DESC LIMIT 1), "
+            f"match_row AS (UPDATE {_MATCHES} m SET version = l.version, updated_at = l.recorded_at, "
+            f"next_deadline = CASE WHEN m.status IN {_OVER} THEN NULL ELSE {mark(1)}::timestamptz END, "
+            f"waiting_on = CASE WHEN m.status IN {_OVER} THEN '[]'::jsonb ELSE {mark(2)}::jsonb END "
+            f"FROM last_row l WHERE m.id = {mark(3)}::bigint), "
+            + _waiting_ctes(lambda i: mark(3 + i))
+        )
+
+    params = [next_deadline, json.dumps(waiting_on), match.pk, *_waiting_params(match, saying)]
+    return Inline("match_row", ctes, params, covers=VERSION)
+
+
+NOTHING = frozenset()
+VERSION = frozenset({"version"})
+# the events project_match writes more for than the match's version and time
+_MATCH_CHANGES = frozenset(
+    {
+        "match_created",
+        "series_started",
+        "bout_scored",
+        "series_ended",
+        "series_forfeited",
+        "series_overturned",
+        "match_voided",
+        "match_abandoned",
+        "match_holder_changed",
+    }
 )
 
 
-def _note_waiting_at_once(match: Match, saying: dict[str, str]) -> None:
-    """note_waiting on PostgreSQL: the seats' users, the texts (seats in code
-    point order, as Python sorts them), the notes of users no longer waited
-    on deleted and the others written, in one round trip."""
-    pending = ", ".join(["(%s, %s)"] * len(saying))
-    sql = (
-        f"WITH pend(seat, what) AS (VALUES {pending}), "
-        "wanted AS (SELECT h.user_id, %s || string_agg(' (' || h.seat || ': ' || pend.what "
-        "|| ')', '' ORDER BY h.seat COLLATE \"C\") AS text "
-        f"FROM {_HOLDERS} h JOIN pend ON pend.seat = h.seat "
-        "WHERE h.match_id = %s AND h.user_id IS NOT NULL GROUP BY h.user_id), "
-        f"gone AS (DELETE FROM {_NOTES} n WHERE n.match_id = %s AND n.text LIKE %s "
-        "AND n.user_id NOT IN (SELECT user_id FROM wanted)) "
-        f"INSERT INTO {_NOTES} (id, user_id, match_id, text, created_at) "
-        f"SELECT {_WAITING_ID_SQL}, w.user_id, %s, w.text, %s FROM wanted w "
-        "ON CONFLICT (id) DO UPDATE SET text = EXCLUDED.text, created_at = EXCLUDED.created_at"
-    )
-    params = [v for item in sorted(saying.items()) for v in item]
-    params += [f"{WAITING}{match} waits for you", match.pk, match.pk, WAITING + "%"]
-    params += [match.pk, match.pk, match.updated_at]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+def _match_writes(row) -> frozenset[str] | None:
+    if not row.stream.startswith("match-"):
+        return NOTHING
+    if row.type in _MATCH_CHANGES:
+        return None
+    return NOTHING if followed_in_append(row) else VERSION
 
 
-@read_model(_forget, prune=_prune, settle=_settle)
+@read_model(_forget, prune=_prune, settle=_settle, writes=_match_writes)
 def project_match(row):
     if not row.stream.startswith("match-"):
         return

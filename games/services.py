@@ -25,6 +25,7 @@ from django.db import connection, transaction
 
 from eventlog.store import (
     ConcurrencyError,
+    Inline,
     NewEvent,
     append,
     client_command_id,
@@ -48,7 +49,7 @@ from games.core.series import MatchState
 
 from . import states, visibility
 from .models import Match
-from .readmodels import note_waiting
+from .readmodels import match_row_inline, note_waiting, waiting_saying
 
 PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
 MAX_RETRIES = 5
@@ -453,12 +454,16 @@ def submit(
                 continue
             return []
 
-        def record(rows, loaded=loaded, new=new, t=t) -> None:
-            state = loaded.state
-            for e in new:
-                state = series.evolve(state, e)
+        state = loaded.state
+        for e in new:
+            state = series.evolve(state, e)
+
+        def record(rows, state=state, new=new, t=t) -> None:
             states.keep(match.stream, states.Entry(states.tag_of(rows[-1]), state, False))
-            _set_deadline(match, state)
+            if rows.inline:
+                _deadline_written(match, rows[-1], state)
+            else:
+                _set_deadline(match, state)
             _notify(match, new, state, t)
 
         try:
@@ -474,6 +479,7 @@ def submit(
                 role=role,
                 extra={"command": _public_command(command, seat), "at": t},
                 within=record,
+                inline=_match_row_inline(match, state),
             )
         except ConcurrencyError:
             attempt += 1
@@ -644,13 +650,39 @@ def _set_deadline_sql() -> str:
 _SET_DEADLINE = _set_deadline_sql()
 
 
+def _clock_index(match: Match, state: MatchState) -> tuple[datetime | None, list[str], list]:
+    """When ``match`` at ``state`` next needs a timeout, the seats it waits on
+    and its pending decisions."""
+    series = series_for(match.game)
+    pending = series.pending(state)
+    return to_datetime(series.next_deadline(state)), sorted({d.seat for d in pending}), pending
+
+
+def _bout_no(state: MatchState) -> int:
+    return state.bout_no + 1 if state.bout is not None else 0
+
+
+def _match_row_inline(match: Match, state: MatchState) -> Inline | None:
+    """The match row, clock index and notes a move writes, for its append's
+    own statement (PostgreSQL); the append uses them only when no projector
+    has more to write for its events, and ``record`` writes them otherwise."""
+    if connection.vendor != "postgresql" or match.status in ("void", "finished"):
+        return None
+    nd, waiting_on, pending = _clock_index(match, state)
+    return match_row_inline(match, nd, waiting_on, waiting_saying(pending, _bout_no(state)))
+
+
+def _deadline_written(match: Match, last, state: MatchState) -> None:
+    """``match`` as the append's own statement left its row (match_row_inline)."""
+    match.version, match.updated_at = last.version, last.recorded_at
+    match.next_deadline, match.waiting_on, _pending = _clock_index(match, state)
+
+
 def _set_deadline(match: Match, state: MatchState) -> None:
     """The clock index: when this match next needs a timeout. On PostgreSQL
     one statement writes it and reads the row back as this append's
     projectors left it (the match over, nothing is due)."""
-    series = series_for(match.game)
-    pending = series.pending(state)
-    nd, waiting_on = to_datetime(series.next_deadline(state)), sorted({d.seat for d in pending})
+    nd, waiting_on, pending = _clock_index(match, state)
     if connection.vendor == "postgresql":
         row = next(iter(Match.objects.raw(_SET_DEADLINE, [nd, json.dumps(waiting_on), match.pk])))
         for f in Match._meta.concrete_fields:
@@ -662,7 +694,7 @@ def _set_deadline(match: Match, state: MatchState) -> None:
         Match.objects.filter(pk=match.pk).update(next_deadline=nd, waiting_on=waiting_on)
         match.next_deadline, match.waiting_on = nd, waiting_on
     live = match.status not in ("void", "finished")
-    note_waiting(match, pending if live else [], state.bout_no + 1 if state.bout is not None else 0)
+    note_waiting(match, pending if live else [], _bout_no(state))
 
 
 # ---- reading: every read goes through the visibility policy ----------------

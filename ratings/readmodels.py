@@ -105,7 +105,15 @@ def lock_game(game: str) -> None:
     lock_name("ratings-game", game)
 
 
-@read_model(_forget, prune=_prune, settle=_settle, finish=_finish)
+def _ratings_writes(row) -> frozenset[str] | None:
+    if row.stream.startswith("match-") and row.type not in MATCH_CHANGES:
+        return frozenset()
+    if not row.stream.startswith(("match-", "show-", "bracket-")) and row.stream != SEASONS:
+        return frozenset()
+    return None
+
+
+@read_model(_forget, prune=_prune, settle=_settle, finish=_finish, writes=_ratings_writes)
 def project_ratings(row):
     if row.stream.startswith("match-"):
         if row.type in MATCH_CHANGES and not rebuilding():  # a rebuild: ``_settle``

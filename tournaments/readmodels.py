@@ -215,7 +215,11 @@ def _prune_brackets() -> None:
     unlogged(BracketRecord.objects.all()).delete()
 
 
-@read_model(_forget_bracket, prune=_prune_brackets)
+def _bracket_writes(row) -> frozenset[str] | None:
+    return None if row.stream.startswith("bracket-") else frozenset()
+
+
+@read_model(_forget_bracket, prune=_prune_brackets, writes=_bracket_writes)
 def project_bracket(row):
     if not row.stream.startswith("bracket-"):
         return
@@ -277,7 +281,11 @@ def _prune_shows() -> None:
     unlogged(ShowRecord.objects.all()).delete()
 
 
-@read_model(_forget_show, prune=_prune_shows)
+def _show_writes(row) -> frozenset[str] | None:
+    return None if row.stream.startswith("show-") else frozenset()
+
+
+@read_model(_forget_show, prune=_prune_shows, writes=_show_writes)
 def project_show(row):
     from . import shows
 

@@ -47,16 +47,19 @@ def read_model(
     prune: Callable[[], None] | None = None,
     settle: Callable[[str], None] | None = None,
     finish: Callable[[], None] | None = None,
+    writes: Callable[[StoredEvent], frozenset[str] | None] | None = None,
 ):
     """Decorator: register ``apply(event)`` with ``forget(stream)`` (delete
     the rows derived from that stream), and optionally ``prune()`` (delete
     rows of streams the log does not have, see ``unlogged``), ``settle(stream)``
-    (run once a stream is replayed, in its transaction) and ``finish()`` (run
-    once every stream is, outside their locks)."""
+    (run once a stream is replayed, in its transaction), ``finish()`` (run
+    once every stream is, outside their locks) and ``writes(event)`` (what
+    ``apply`` would write for it, when that can be said without running it:
+    ``store.register_projector``)."""
 
     def wrap(apply: Callable[[StoredEvent], None]):
         _models.append(_ReadModel(forget, prune, settle, finish))
-        register_projector(apply)
+        register_projector(apply, writes=writes)
         return apply
 
     return wrap

@@ -76,13 +76,36 @@ class NewEvent:
 
 class Appended(list):
     """The rows of one append. ``replay``: written earlier by the same
-    command id, nothing was written now."""
+    command id, nothing was written now. ``inline``: the append's ``Inline``
+    writes ran in its statement, instead of the projectors."""
 
     replay = False
+    inline = False
 
-    def __init__(self, rows=(), *, replay: bool = False):
+    def __init__(self, rows=(), *, replay: bool = False, inline: bool = False):
         super().__init__(rows)
-        self.replay = replay
+        self.replay, self.inline = replay, inline
+
+
+@dataclass(frozen=True)
+class Inline:
+    """Writes that go in an append's own statement, so that the append and
+    what it changes are one round trip: data-modifying CTEs (``ctes(mark)``
+    gives ``"a AS (...), b AS (...)"``, ``mark(i)`` its i-th parameter of
+    ``params``) that may read ``appended(id, version, recorded_at)``, the rows
+    inserted (none when the append lost its race, so they write nothing).
+
+    They replace the projectors, so they are used only when every projector
+    says what it would write for the rows (``register_projector``'s
+    ``writes``) and ``covers`` names all of it; otherwise the append runs as
+    without them and the caller writes the same itself (``Appended.inline``
+    says which). ``name`` is the statement's shape (prepared once per
+    connection and shape)."""
+
+    name: str
+    ctes: Callable[[Callable[[int], str]], str]
+    params: Sequence[Any]
+    covers: frozenset[str] = frozenset()
 
 
 # ---- command ids ------------------------------------------------------------
@@ -139,10 +162,34 @@ def followed_in_append(row: StoredEvent) -> bool:
     return getattr(row, "followed_in_append", False)
 
 
-def register_projector(fn: Callable[[StoredEvent], None]) -> Callable:
+# What a projector would write for a row, said without running it: the
+# names of what it writes (empty: nothing), or None (it must run). "version"
+# is its stream's version and time on the stream's own read-model row.
+_writes: dict[Callable, Callable[[StoredEvent], frozenset[str] | None]] = {}
+
+
+def register_projector(
+    fn: Callable[[StoredEvent], None],
+    *,
+    writes: Callable[[StoredEvent], frozenset[str] | None] | None = None,
+) -> Callable:
     if fn not in _projectors:
         _projectors.append(fn)
+    if writes is not None:
+        _writes[fn] = writes
     return fn
+
+
+def _covered(rows: list[StoredEvent], covers: frozenset[str]) -> bool:
+    """Whether an ``Inline`` covering ``covers`` writes all the projectors
+    would for ``rows`` (each row marked ``followed_in_append`` already)."""
+    for row in rows:
+        for project in _projectors:
+            says = _writes.get(project)
+            written = says(row) if says is not None else None
+            if written is None or not written <= covers:
+                return False
+    return True
 
 
 def projectors() -> list[Callable[[StoredEvent], None]]:
@@ -213,13 +260,16 @@ def append(
     extra: Mapping[str, Any] | None = None,
     fingerprint: str | None = None,
     within: Callable[[Appended], None] | None = None,
+    inline: Inline | None = None,
 ) -> Appended:
     """Append ``events`` after ``expected_version`` in one transaction.
 
     ``within(rows)`` runs in that transaction after the projectors (what the
     caller writes with the append): called outside any transaction, the
     append opens it, so its BEGIN costs no round trip of its own and no
-    savepoint is needed.
+    savepoint is needed. ``inline``: writes that may go in the append's own
+    statement instead of the projectors (``Inline``); ``within`` is told
+    whether they did (``Appended.inline``).
 
     A command id already recorded on this stream returns the events it wrote
     the first time, marked ``replay``, and writes nothing; with a
@@ -252,10 +302,18 @@ def append(
         )
         for i, e in enumerate(batch, 1)
     ]
+    for i, row in enumerate(rows):
+        row.followed_in_append = i < len(rows) - 1  # see FOLLOWED below
+    if inline is not None and not (
+        connection.vendor == "postgresql"
+        and len(rows) <= _PREPARE_MAX
+        and _covered(rows, inline.covers)
+    ):
+        inline = None
     try:
         with transaction.atomic():
             if connection.vendor == "postgresql":
-                _insert_checked(rows, expected_version)
+                _insert_checked(rows, expected_version, inline)
             else:
                 # SQLite writes one transaction at a time (IMMEDIATE), so the
                 # checks and the insert cannot be split by another writer
@@ -265,13 +323,13 @@ def append(
                     raise _Conflict
                 for row in rows:
                     row.save(force_insert=True)
-            for i, row in enumerate(rows):
-                row.followed_in_append = i < len(rows) - 1  # see FOLLOWED below
-                for project in _projectors:
-                    project(row)
+            if inline is None:
+                for row in rows:
+                    for project in _projectors:
+                        project(row)
             transaction.on_commit(lambda: _fan_out(rows))
             if within is not None:
-                within(Appended(rows))
+                within(Appended(rows, inline=inline is not None))
     except _Conflict:
         # a retried command id answers with its first result; anything else
         # lost the race for this version
@@ -280,7 +338,7 @@ def append(
             if first:
                 return first
         raise ConcurrencyError(stream, expected_version, stream_version(stream)) from None
-    return Appended(rows)
+    return Appended(rows, inline=inline is not None)
 
 
 _TABLE = StoredEvent._meta.db_table
@@ -289,19 +347,19 @@ _PREPARE_MAX = 16  # appends of up to this many events run a prepared statement
 _prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection -> names
 
 
-def _append_sql(n: int, mark) -> str:
+def _append_sql(n: int, mark, inline: Inline | None = None) -> str:
     """The append of ``n`` rows; ``mark(i)`` is the i-th parameter (from 1):
     the stream lock's class and the stream, 7 per row, then the stream, its
     expected version, the stream again and the command id (a command id the stream already
-    holds writes nothing: no row of a batch is skipped alone)."""
+    holds writes nothing: no row of a batch is skipped alone); then ``inline``'s."""
     width = len(_ROW_TYPES)
     values = ", ".join(
         "(" + ", ".join(f"{mark(3 + r * width + k)}::{t}" for k, t in enumerate(_ROW_TYPES)) + ")"
         for r in range(n)
     )
     last = 3 + n * width
-    return (
-        f"WITH guard AS (SELECT pg_advisory_xact_lock_shared({mark(1)}::integer, hashtext({mark(2)}::varchar))) "
+    guard = f"SELECT pg_advisory_xact_lock_shared({mark(1)}::integer, hashtext({mark(2)}::varchar))"
+    insert = (
         f"INSERT INTO {_TABLE} (stream, version, type, data, metadata, command_id, command_seq, recorded_at) "
         "SELECT v.stream, v.version, v.type, v.data, v.metadata, v.command_id, v.command_seq, statement_timestamp() "
         f"FROM (VALUES {values}) "
@@ -313,9 +371,18 @@ def _append_sql(n: int, mark) -> str:
         "ON CONFLICT DO NOTHING "
         "RETURNING id, version, recorded_at"
     )
+    if inline is None:
+        return f"WITH guard AS ({guard}) {insert}"
+    ctes = inline.ctes(lambda i: mark(last + 3 + i))
+    return (
+        f"WITH guard AS ({guard}), appended AS ({insert}), {ctes} "
+        "SELECT id, version, recorded_at FROM appended"
+    )
 
 
-def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
+def _insert_checked(
+    rows: list[StoredEvent], expected_version: int, inline: Inline | None = None
+) -> None:
     """PostgreSQL, one statement (one round trip with its BEGIN): take the
     stream's lock in shared mode (``lock_stream``), check the version, insert. A row whose
     version or command id is taken (a concurrent writer committed it) is
@@ -335,7 +402,7 @@ def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
             r.command_seq,
         ]
     params += [rows[0].stream, expected_version, rows[0].stream, rows[0].command_id]
-    returned = {version: (pk, at) for pk, version, at in _run_append(len(rows), params)}
+    returned = {version: (pk, at) for pk, version, at in _run_append(len(rows), params, inline)}
     if len(returned) != len(rows):
         raise _Conflict
     for row in rows:
@@ -344,20 +411,26 @@ def _insert_checked(rows: list[StoredEvent], expected_version: int) -> None:
         row._state.db = "default"
 
 
-def _run_append(n: int, params: list) -> list[tuple]:
-    """The append statement, prepared once per connection (the server plans
-    it once, not on every append: planning cost as much as running it), its
-    PREPARE sent with its first use; over ``_PREPARE_MAX`` rows, as text."""
+def _run_append(n: int, params: list, inline: Inline | None = None) -> list[tuple]:
+    """The append statement, prepared once per connection and shape (the
+    server plans it once, not on every append: planning cost as much as
+    running it), its PREPARE sent with its first use; over ``_PREPARE_MAX``
+    rows, as text (never with ``inline``)."""
     if n > _PREPARE_MAX:
         return _execute_opening(_append_sql(n, lambda i: "%s"), params)
+    if inline is not None:
+        params = [*params, *inline.params]
     raw = connection.connection
     names = _prepared.get(raw)
     if names is None:  # a new connection: what it has prepared already
         with connection.cursor() as cur:
             cur.execute("SELECT name FROM pg_prepared_statements")
             names = _prepared[raw] = {name for (name,) in cur.fetchall()}
-    name = f"eventlog_append_{n}"
-    before = [] if name in names else [f"PREPARE {name} AS {_append_sql(n, lambda i: f'${i}')}"]
+    name = f"eventlog_append_{n}" + (f"_{inline.name}" if inline is not None else "")
+    if name in names:
+        before = []
+    else:
+        before = [f"PREPARE {name} AS {_append_sql(n, lambda i: f'${i}', inline)}"]
     try:
         out = _execute_opening(
             f"EXECUTE {name} ({', '.join(['%s'] * len(params))})", params, before

@@ -28,6 +28,8 @@ def test_instances_share_one_pool_and_reuse_its_connection():
     assert second.get("k") == {"a": 1}
     pool = first._cache._get_connection_pool(write=True)
     assert second._cache._get_connection_pool(write=False) is pool
+    # and one client over it: a new redis-py client per call cost more than the call
+    assert second._cache.get_client(write=False) is first._cache.get_client(write=True)
     before = len(pool._available_connections) + len(pool._in_use_connections)
     for n in range(20):  # one request after another, each with its own instance
         _backend().set(f"k{n}", n)

@@ -58,3 +58,130 @@ def test_a_new_connection_prepares_again():
         cur.execute("SELECT count(*) FROM pg_prepared_statements WHERE name = 'eventlog_append_1'")
         assert cur.fetchone()[0] == 1
     assert [r.type for r in read(stream)] == ["a", "b"]
+
+
+# ---- a move's match row, clock index and notes, in its append's statement --------
+def _seated_match():
+    import random
+
+    from django.contrib.auth.models import User
+
+    from games import services
+
+    ana, ben = (User.objects.create_user(f"{n}-{uuid.uuid4().hex[:6]}") for n in ("ana", "ben"))
+    return services.create_match(
+        "love-me-not",
+        ["ana", "ben"],
+        holders={"ana": ana.pk, "ben": ben.pk},
+        options={"decision_s": 30, "first_to": 2},
+        rng=random.Random(5),
+    )
+
+
+def _next_move(match, seed: int):
+    """A legal move, as a function that submits it."""
+    import random
+
+    from games import services
+    from games.core.playout import bot_command
+    from games.core.registry import series_for
+
+    series = series_for(match.game)
+    state = services.load(match).state
+    seat = series.pending(state)[0].seat
+    command = bot_command(series, state, seat, "random", random.Random(seed))
+    return lambda: services.submit(match, seat, command, actor=seat)
+
+
+def _play(match, seed: int):
+    return _next_move(match, seed)()
+
+
+def _match_tables(match):
+    from games.models import Match, Notification
+
+    row = Match.objects.filter(pk=match.pk).values().get()
+    notes = sorted(
+        Notification.objects.filter(match_id=match.pk).values_list(
+            "id", "user_id", "text", "created_at"
+        )
+    )
+    return row, notes
+
+
+def test_a_move_writes_its_match_row_and_notes_in_its_append_message(tmp_path, settings):
+    from eventlog.readmodels import rebuild_stream
+
+    settings.REACTORS_INLINE = False  # production: the reactors follow the log
+    match = _seated_match()
+    shapes = set()
+    for seed in range(1, 30):  # until a move's statement is prepared already
+        sent = messages(_next_move(match, seed), tmp_path)
+        if any("PREPARE" in q for q in sent):
+            shapes.add(sent[0])
+            continue
+        if any("_match_row" in q for q in sent):
+            break
+    assert len(sent) == 2, (sent, shapes)
+    assert re.match(r'Query "BEGIN; EXECUTE eventlog_append_\d+_match_row', sent[0]), sent
+    assert sent[1] == 'Query "COMMIT"'
+    live = _match_tables(match)
+    assert live[0]["version"] == match.version == read(match.stream)[-1].version
+    assert live[0]["next_deadline"] is not None and live[0]["waiting_on"]
+    assert any("Your turn: " in text for _id, _u, text, _at in live[1])
+    rebuild_stream(match.stream)  # the projectors' and settle's rows: the same
+    assert _match_tables(match) == live
+
+
+def test_a_whole_match_written_inline_equals_its_rebuild():
+    """Moves that only move the match on go in one statement; those that
+    score or end it run the projectors: either way, what a rebuild writes."""
+    from eventlog import store
+    from eventlog.readmodels import rebuild_stream
+
+    match = _seated_match()
+    inline, seed = [], 0
+    while match.status == "live" and seed < 400:
+        seed += 1
+        rows = _play(match, seed)
+        inline.append(rows.inline)
+        if seed % 7 == 0:  # mid-match too, with notes for the seat waited on
+            live = _match_tables(match)
+            rebuild_stream(match.stream)
+            assert _match_tables(match) == live
+    assert match.status == "finished"
+    assert True in inline and False in inline  # both paths were taken
+    live = _match_tables(match)
+    assert live[0]["next_deadline"] is None and live[0]["waiting_on"] == []
+    assert not [t for _i, _u, t, _a in live[1] if t.startswith("Your turn: ")]
+    rebuild_stream(match.stream)
+    assert _match_tables(match) == live
+    assert store._writes  # every read model said what it writes
+
+
+def test_a_move_that_loses_its_race_writes_no_match_row_or_note():
+    from games import services
+    from games.readmodels import match_row_inline
+
+    match = _seated_match()
+    _play(match, 1)
+    before = _match_tables(match)
+    stale = services.load(match)
+    inline = match_row_inline(match, None, ["nobody"], {"ana": "changed"})
+    with pytest.raises(ConcurrencyError):
+        append(match.stream, stale.version - 1, [NewEvent("late", {})], inline=inline)
+    assert _match_tables(match) == before
+    assert read(match.stream)[-1].version == stale.version
+
+
+def test_a_projector_that_cannot_say_what_it_writes_runs_and_the_caller_writes(monkeypatch):
+    from eventlog import store
+
+    seen = []
+    monkeypatch.setattr(store, "_projectors", [*store._projectors, seen.append])
+    match = _seated_match()
+    rows = _play(match, 1)
+    assert not rows.inline and seen[-1].version == rows[-1].version
+    live = _match_tables(match)
+    assert live[0]["version"] == rows[-1].version and live[0]["updated_at"] == rows[-1].recorded_at
+    assert live[0]["next_deadline"] is not None
