@@ -753,15 +753,28 @@ def _replay_open(match: Match, viewer: Viewer, now: float | None = None) -> View
 
 def view_for(match: Match, viewer: Viewer, *, now: float | None = None) -> dict:
     """The match as ``viewer`` may see it: live for seats and moderators, as
-    of the spectator delay for everyone else (NotVisibleYet before that)."""
-    win = _window(match, viewer, now)
+    of the spectator delay for everyone else (NotVisibleYet before that).
+    Those who see it live get it from the kept state ``match``'s row vouches
+    for when there is one (after a move: the state it wrote), read nothing."""
     series = series_for(match.game)
+    kept = _vouched(match)
+    if kept is not None and kept.state is not None:
+        finished_now = kept.state.finished and match.status != "void"
+        if (see_as := visibility.live_sight(viewer, finished_now)) is not None:
+            out = series.view(kept.state, see_as)
+            return _framed(out, match, viewer, kept.version, finished_now, None)
+    win = _window(match, viewer, now)
     out = series.view(fold_kept(match.game, win.rows), win.see_as)
-    out["version"] = win.rows[-1].version
+    delayed = None if win.cut is None else visibility.match_facts(match).spectator_delay_s
+    return _framed(out, match, viewer, win.rows[-1].version, win.replay, delayed)
+
+
+def _framed(out: dict, match: Match, viewer: Viewer, version, replay, delayed_s) -> dict:
+    out["version"] = version
     out["game"] = match.game
     out["viewer"] = {"kind": viewer.kind, "seat": viewer.seat}
-    out["replay"] = win.replay
-    out["delayed_s"] = None if win.cut is None else visibility.match_facts(match).spectator_delay_s
+    out["replay"] = replay
+    out["delayed_s"] = delayed_s
     return out
 
 
@@ -930,7 +943,7 @@ def legal_for(match: Match, viewer: Viewer) -> tuple[int | None, list[dict]]:
     version either: a spectator may be shown the match behind a delay."""
     if viewer.kind != "seat":
         return None, []
-    loaded = load(match)
+    loaded = _vouched(match) or load(match)
     state = loaded.state
     if viewer.seat not in state.seats:
         return loaded.version, []

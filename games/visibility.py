@@ -108,17 +108,32 @@ def match_facts(match) -> MatchFacts:
                 float(facts.spectator_delay_s),
                 facts.spectator_policy,
             )
-    # not a show's (a bracket's, or none): what its creation record says
-    from eventlog.store import first
+    # not a show's (a bracket's, or none): what its creation record says, which
+    # never changes (the log is append-only): read once per process and match
+    key = (match.pk, match.stream, match.created_at)
+    facts = _created_facts.get(key)
+    if facts is None:
+        from eventlog.store import first
 
-    created = first(match.stream)
-    data = created.data if created is not None else {}
-    return MatchFacts(
-        "",
-        frozenset(int(u) for u in data.get("moderators") or () if isinstance(u, int)),
-        float(data.get("spectator_delay_s") or 0),
-        data.get("spectator_policy") or PUBLIC,
-    )
+        created = first(match.stream)
+        data = created.data if created is not None else {}
+        facts = MatchFacts(
+            "",
+            frozenset(int(u) for u in data.get("moderators") or () if isinstance(u, int)),
+            float(data.get("spectator_delay_s") or 0),
+            data.get("spectator_policy") or PUBLIC,
+        )
+        if created is not None:
+            _created_facts[key] = facts
+            while len(_created_facts) > _CREATED_MAX:
+                _created_facts.pop(next(iter(_created_facts)), None)
+    return facts
+
+
+# (match id, stream, created) -> the facts of its creation record: the id and
+# time are its first event's, so a match of a rolled-back test never matches
+_created_facts: dict[tuple, MatchFacts] = {}
+_CREATED_MAX = 4096
 
 
 def _user_id(user) -> int | None:
@@ -160,16 +175,25 @@ class Window:
     replay: bool
 
 
+def live_sight(viewer: Viewer, finished_now: bool) -> Viewer | None:
+    """Whose view a viewer who sees the match live (a moderator, a seat) gets
+    of it now (``finished_now``: it is over, and not voided); None for anyone
+    else, who sees it behind the delay (``window``)."""
+    if viewer.kind == MODERATOR:
+        return MODERATOR_VIEW
+    if viewer.kind == SEAT:
+        # players see the replay the moment the match ends
+        return MODERATOR_VIEW if finished_now else viewer
+    return None
+
+
 def window(match, viewer: Viewer, rows: list, *, fold, now: float | None = None) -> Window:
     """The policy for one match. ``rows`` are the stream's stored rows,
     ``fold(rows)`` their series state; ``viewer`` comes from ``viewer_of``.
     Raises NotVisibleYet when nothing of the match is old enough yet."""
     finished_now = fold(rows).finished and match.status != "void"
-    if viewer.kind == MODERATOR:
-        return Window(rows, MODERATOR_VIEW, None, finished_now)
-    if viewer.kind == SEAT:
-        # players see the replay the moment the match ends
-        return Window(rows, MODERATOR_VIEW if finished_now else viewer, None, finished_now)
+    if (see_as := live_sight(viewer, finished_now)) is not None:
+        return Window(rows, see_as, None, finished_now)
     facts = match_facts(match)
     now = clock() if now is None else now
     cut = now - facts.spectator_delay_s

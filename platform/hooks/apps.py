@@ -10,7 +10,7 @@ class HooksConfig(AppConfig):
     def ready(self):
         from reactors.follow import register
 
-        from .dispatch import deliveries_of
+        from .dispatch import deliveries_of, hooked
 
         # follows the log (reactors): not in the append's transaction nor its request
-        register("webhooks", deliveries_of, prefixes=("show-", "match-"))
+        register("webhooks", deliveries_of, prefixes=("show-", "match-"), needs=hooked)

@@ -182,6 +182,30 @@ def record_deliveries(rows) -> int:
     return len(made)
 
 
+def hooked(rows, matches) -> bool:
+    """Whether one append's rows belong to a show with an active endpoint
+    (the webhooks reactor's ``needs``): the batch's hooked shows are read
+    once per pass, and not at all when the batch touches no show."""
+    return bool(_shows_of(rows, matches) & matches.once("hooks.shows", lambda: _hooked(matches)))
+
+
+def _shows_of(rows, matches) -> set[str]:
+    shows = {r.stream for r in rows if r.stream.startswith("show-")}
+    return shows | {m.show_stream for m in matches.of({r.stream for r in rows}) if m.show_stream}
+
+
+def _hooked(matches) -> set[str]:
+    shows = {s for s in matches.batch_streams if s.startswith("show-")}
+    shows |= {m.show_stream for m in matches.of(matches.streams) if m.show_stream}
+    if not shows:
+        return set()
+    return set(
+        WebhookEndpoint.objects.filter(active=True, show_stream__in=sorted(shows))
+        .values_list("show_stream", flat=True)
+        .distinct()
+    )
+
+
 def deliveries_of(rows) -> None:
     """The webhooks reactor: one append's deliveries written, then queued once
     they are committed (with the reactor's checkpoint)."""

@@ -73,6 +73,9 @@ class Reactor:
     # False: it only reads the database (its effects are elsewhere: Redis, the
     # broker), so it runs without a savepoint of its own (two round trips less)
     writes: bool = True
+    # needs(rows, matches): whether it has anything to do for one append's rows,
+    # asked (reading only) before its savepoint is opened; None: always
+    needs: Callable[..., bool] | None = None
 
     def wants(self, row: StoredEvent) -> bool:
         return not self.prefixes or row.stream.startswith(self.prefixes)
@@ -88,8 +91,9 @@ def register(
     prefixes: tuple[str, ...] = (),
     with_matches: bool = False,
     writes: bool = True,
+    needs: Callable[..., bool] | None = None,
 ) -> Reactor:
-    reactor = _reactors[name] = Reactor(name, handle, tuple(prefixes), with_matches, writes)
+    reactor = _reactors[name] = Reactor(name, handle, tuple(prefixes), with_matches, writes, needs)
     return reactor
 
 
@@ -97,11 +101,20 @@ class MatchRows:
     """The match rows (read model) of a batch's streams, read once for every
     reactor that handles the batch (live publishing, clock arming, reminders
     would each read the same rows). Read when first asked, in the pass's
-    transaction; no reactor writes them."""
+    transaction; no reactor writes them. ``once`` keeps the reactors' other
+    look-ups of the whole batch (one query per pass, not per append)."""
 
     def __init__(self, rows: list[StoredEvent]):
-        self.streams = {r.stream for r in rows if r.stream.startswith("match-")}
+        self.batch_streams = {r.stream for r in rows}
+        self.streams = {s for s in self.batch_streams if s.startswith("match-")}
         self._found: dict | None = None
+        self._once: dict[str, object] = {}
+
+    def once(self, key: str, compute: Callable[[], object]) -> object:
+        """``compute()``, made once for the batch under ``key``."""
+        if key not in self._once:
+            self._once[key] = compute()
+        return self._once[key]
 
     def of(self, streams) -> list:
         """The match rows of ``streams`` (those of the batch), by stream."""
@@ -217,6 +230,8 @@ def _handle(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> No
     was), except when the database itself failed: then the whole pass is
     tried again (so too any database error of a reactor that only reads: with
     no savepoint of its own it leaves the pass's transaction unusable)."""
+    if reactor.needs is not None and not _needs(reactor, rows, matches):
+        return
     try:
         if reactor.writes:
             with transaction.atomic():
@@ -229,6 +244,18 @@ def _handle(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> No
         if isinstance(exc, DatabaseError) and not reactor.writes:
             raise
         log.exception("reactor %s failed on %s@%s", reactor.name, rows[0].stream, rows[-1].version)
+
+
+def _needs(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> bool:
+    """``reactor.needs``; when it fails other than in the database (which has
+    the pass tried again), the reactor is asked to handle the rows anyway."""
+    try:
+        return reactor.needs(rows, matches)
+    except DatabaseError:
+        raise
+    except Exception:
+        log.exception("reactor %s could not tell whether it needs %s", reactor.name, rows[0].stream)
+        return True
 
 
 INLINE_OWNER = "inline"  # embedded mode's appending process (holds no lease)

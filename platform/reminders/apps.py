@@ -10,7 +10,13 @@ class RemindersConfig(AppConfig):
     def ready(self):
         from reactors.follow import register
 
-        from .dispatch import remind_after_append
+        from .dispatch import remind_after_append, wanted
 
         # follows the log (reactors): not in the request, nothing lost if it dies
-        register("reminders", remind_after_append, prefixes=("show-", "match-"), with_matches=True)
+        register(
+            "reminders",
+            remind_after_append,
+            prefixes=("show-", "match-"),
+            with_matches=True,
+            needs=wanted,
+        )

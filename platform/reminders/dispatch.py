@@ -135,10 +135,22 @@ def remind_after_append(rows, matches=None) -> None:
 
     show_rows = [r for r in rows if r.stream.startswith("show-")]
     items = _show_items(show_rows) if show_rows else []
-    if any(r.stream.startswith("match-") for r in rows) and _anyone_wants_turns():
-        items += _turn_items(rows, matches or MatchRows(rows))
+    matches = matches or MatchRows(rows)
+    if any(r.stream.startswith("match-") for r in rows) and matches.once(
+        "reminders.turns", _anyone_wants_turns
+    ):
+        items += _turn_items(rows, matches)
     if items:
         make(items)
+
+
+def wanted(rows, matches) -> bool:
+    """Whether one append's rows may remind anyone (the reminders reactor's
+    ``needs``): a show's rows may; a match's only when some player chose
+    "your turn" reminders, asked once per pass."""
+    if any(r.stream.startswith("show-") for r in rows):
+        return True
+    return matches.once("reminders.turns", _anyone_wants_turns)
 
 
 def _anyone_wants_turns() -> bool:

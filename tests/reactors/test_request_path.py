@@ -160,3 +160,70 @@ def test_a_stale_match_row_and_kept_state_are_read_again_not_obeyed(settings):
     loaded = services.load(match)
     assert loaded.version == rows[-1].version
     assert loaded.state == services.fold_rows(match.game, services.read(match.stream))
+
+
+def test_a_pass_asks_once_whether_hooks_or_reminders_are_wanted(settings, monkeypatch):
+    """Matches of no show, and no player who chose "your turn" reminders: the
+    webhooks reactor reads nothing, the reminders reactor asks once for the
+    whole pass, and neither opens a savepoint for appends it has nothing to do for."""
+    from hooks.models import WebhookDelivery, WebhookEndpoint
+    from reactors.follow import registered
+
+    settings.REACTORS_INLINE = False
+    assert {"webhooks", "reminders"} <= {r.name for r in registered()}
+    assert all(not r.writes for r in registered() if r.name not in ("webhooks", "reminders"))
+    ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
+    plain = [_match(ana, ben)]  # one stream: one partition, one pass
+    for _ in range(6):
+        _move(plain[0])
+    monkeypatch.setattr(publisher, "send", lambda layer, sends: None)
+    follower = Follower()
+    follower.beat()
+    with CaptureQueriesContext(connection) as seen:
+        follower.catch_up()
+    sql = [q["sql"] for q in seen.captured_queries]
+    assert not [q for q in sql if "hooks_webhookendpoint" in q]
+    assert len([q for q in sql if "reminders_remindersettings" in q]) == 1
+    assert not [q for q in sql if "SAVEPOINT" in q]
+
+    # a show's match with an endpoint: the endpoints read once for the pass,
+    # and its deliveries written
+    hooked = [_match(ana, ben, show_stream="show-hooked")]
+    WebhookEndpoint.objects.create(
+        show_stream="show-hooked", url="http://127.0.0.1:9/", kinds=["your_turn"], secret="s" * 64
+    )
+    for _ in range(3):
+        _move(hooked[0])
+    with CaptureQueriesContext(connection) as seen:
+        follower.catch_up()
+    follower.leave()
+    hook_reads = [q["sql"] for q in seen.captured_queries if "hooks_webhookendpoint" in q["sql"]]
+    # one to learn which shows are hooked, then the deliveries' own per append
+    assert hook_reads and "DISTINCT" in hook_reads[0]
+    assert len([q for q in hook_reads if "DISTINCT" in q]) == 1
+    for match in hooked:
+        assert WebhookDelivery.objects.filter(stream=match.stream, kind="your_turn").exists()
+    assert not WebhookDelivery.objects.filter(stream__in=[m.stream for m in plain]).exists()
+
+
+def test_a_matchs_creation_facts_are_read_once_per_process(settings, monkeypatch):
+    from eventlog import store
+    from games import visibility
+
+    ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
+    match = _match(ana, ben)
+    reads = []
+    real_first = store.first
+    monkeypatch.setattr(store, "first", lambda stream: reads.append(stream) or real_first(stream))
+    row = type(match).objects.get(pk=match.pk)
+    facts = visibility.match_facts(row)
+    assert visibility.match_facts(type(match).objects.get(pk=match.pk)) == facts
+    assert reads.count(match.stream) <= 1
+    other = services.create_match(
+        "love-me-not",
+        ["ana", "ben"],
+        holders={"ana": ana.pk, "ben": ben.pk},
+        spectator_delay_s=45,
+        rng=random.Random(6),
+    )
+    assert visibility.match_facts(other).spectator_delay_s == 45 != facts.spectator_delay_s
