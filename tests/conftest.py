@@ -276,3 +276,24 @@ def bot_moves(next_bot_move):
             services.submit(match, seat, command, actor=seat)
 
     return moves
+
+
+@pytest.fixture
+def seated_match():
+    """``seated_match(ana, ben, show_stream="")``: a Love Me Not match (first to
+    2, 30 s a decision) whose two seats are held by the users ``ana`` and ``ben``."""
+    import random
+
+    from games import services
+
+    def make(ana, ben, show_stream: str = ""):
+        return services.create_match(
+            "love-me-not",
+            ["ana", "ben"],
+            holders={"ana": ana.pk, "ben": ben.pk},
+            options={"decision_s": 30, "first_to": 2},
+            rng=random.Random(5),
+            show_stream=show_stream,
+        )
+
+    return make

@@ -61,40 +61,26 @@ def test_a_new_connection_prepares_again():
 
 
 # ---- a move's match row, clock index and notes, in its append's statement --------
-def _seated_match():
-    import random
-
+@pytest.fixture
+def match(seated_match):
     from django.contrib.auth.models import User
 
-    from games import services
-
     ana, ben = (User.objects.create_user(f"{n}-{uuid.uuid4().hex[:6]}") for n in ("ana", "ben"))
-    return services.create_match(
-        "love-me-not",
-        ["ana", "ben"],
-        holders={"ana": ana.pk, "ben": ben.pk},
-        options={"decision_s": 30, "first_to": 2},
-        rng=random.Random(5),
-    )
+    return seated_match(ana, ben)
 
 
-def _next_move(match, seed: int):
-    """A legal move, as a function that submits it."""
+@pytest.fixture
+def play(next_bot_move):
+    """``play(match, seed)``: a random bot's move, as a function that submits it."""
     import random
 
     from games import services
-    from games.core.playout import bot_command
-    from games.core.registry import series_for
 
-    series = series_for(match.game)
-    state = services.load(match).state
-    seat = series.pending(state)[0].seat
-    command = bot_command(series, state, seat, "random", random.Random(seed))
-    return lambda: services.submit(match, seat, command, actor=seat)
+    def move(match, seed: int):
+        seat, command = next_bot_move(match, random.Random(seed))
+        return lambda: services.submit(match, seat, command, actor=seat)
 
-
-def _play(match, seed: int):
-    return _next_move(match, seed)()
+    return move
 
 
 def _match_tables(match):
@@ -109,14 +95,15 @@ def _match_tables(match):
     return row, notes
 
 
-def test_a_move_writes_its_match_row_and_notes_in_its_append_message(tmp_path, settings):
+def test_a_move_writes_its_match_row_and_notes_in_its_append_message(
+    tmp_path, settings, match, play
+):
     from eventlog.readmodels import rebuild_stream
 
     settings.REACTORS_INLINE = False  # production: the reactors follow the log
-    match = _seated_match()
     shapes = set()
     for seed in range(1, 30):  # until a move's statement is prepared already
-        sent = messages(_next_move(match, seed), tmp_path)
+        sent = messages(play(match, seed), tmp_path)
         if any("PREPARE" in q for q in sent):
             shapes.add(sent[0])
             continue
@@ -133,17 +120,16 @@ def test_a_move_writes_its_match_row_and_notes_in_its_append_message(tmp_path, s
     assert _match_tables(match) == live
 
 
-def test_a_whole_match_written_inline_equals_its_rebuild():
+def test_a_whole_match_written_inline_equals_its_rebuild(match, play):
     """Moves that only move the match on go in one statement; those that
     score or end it run the projectors: either way, what a rebuild writes."""
     from eventlog import store
     from eventlog.readmodels import rebuild_stream
 
-    match = _seated_match()
     inline, seed = [], 0
     while match.status == "live" and seed < 400:
         seed += 1
-        rows = _play(match, seed)
+        rows = play(match, seed)()
         inline.append(rows.inline)
         if seed % 7 == 0:  # mid-match too, with notes for the seat waited on
             live = _match_tables(match)
@@ -159,12 +145,11 @@ def test_a_whole_match_written_inline_equals_its_rebuild():
     assert store._writes  # every read model said what it writes
 
 
-def test_a_move_that_loses_its_race_writes_no_match_row_or_note():
+def test_a_move_that_loses_its_race_writes_no_match_row_or_note(match, play):
     from games import services
     from games.readmodels import match_row_inline
 
-    match = _seated_match()
-    _play(match, 1)
+    play(match, 1)()
     before = _match_tables(match)
     stale = services.load(match)
     inline = match_row_inline(match, None, ["nobody"], {"ana": "changed"})
@@ -174,13 +159,14 @@ def test_a_move_that_loses_its_race_writes_no_match_row_or_note():
     assert read(match.stream)[-1].version == stale.version
 
 
-def test_a_projector_that_cannot_say_what_it_writes_runs_and_the_caller_writes(monkeypatch):
+def test_a_projector_that_cannot_say_what_it_writes_runs_and_the_caller_writes(
+    monkeypatch, match, play
+):
     from eventlog import store
 
     seen = []
     monkeypatch.setattr(store, "_projectors", [*store._projectors, seen.append])
-    match = _seated_match()
-    rows = _play(match, 1)
+    rows = play(match, 1)()
     assert not rows.inline and seen[-1].version == rows[-1].version
     live = _match_tables(match)
     assert live[0]["version"] == rows[-1].version and live[0]["updated_at"] == rows[-1].recorded_at

@@ -19,17 +19,6 @@ from reactors.follow import Follower
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
-def _match(ana, ben, show_stream=""):
-    return services.create_match(
-        "love-me-not",
-        ["ana", "ben"],
-        holders={"ana": ana.pk, "ben": ben.pk},
-        options={"decision_s": 30, "first_to": 2},
-        rng=random.Random(5),
-        show_stream=show_stream,
-    )
-
-
 def _move(match) -> list[str]:
     """The queries of one legal move."""
     state = services.load(match).state
@@ -41,15 +30,17 @@ def _move(match) -> list[str]:
     return [q["sql"] for q in seen.captured_queries]
 
 
-def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(settings, monkeypatch):
+def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(
+    settings, monkeypatch, seated_match
+):
     ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
-    inline = _move(_match(ana, ben))
+    inline = _move(seated_match(ana, ben))
     announced, armed = [], []
     monkeypatch.setattr(publisher, "send", lambda layer, sends: announced.extend(sends))
     monkeypatch.setattr(arming, "wake_at", armed.append)
 
     settings.REACTORS_INLINE = False
-    match = _match(ana, ben)
+    match = seated_match(ana, ben)
     request = _move(match)
     assert len(request) < len(inline), (len(request), len(inline))
     # the match row vouched for the kept state: no tip read; the append opens
@@ -75,14 +66,14 @@ def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(settings, 
     assert match.next_deadline is not None and match.next_deadline in armed
 
 
-def test_a_late_reactor_tells_whose_turn_it_was_at_each_append(settings):
+def test_a_late_reactor_tells_whose_turn_it_was_at_each_append(settings, seated_match):
     import json
 
     from hooks.models import WebhookDelivery, WebhookEndpoint
 
     settings.REACTORS_INLINE = False
     ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
-    match = _match(ana, ben, show_stream="show-late")
+    match = seated_match(ana, ben, show_stream="show-late")
     WebhookEndpoint.objects.create(
         show_stream="show-late", url="http://127.0.0.1:9/", kinds=["your_turn"], secret="s" * 64
     )
@@ -105,14 +96,16 @@ def test_a_late_reactor_tells_whose_turn_it_was_at_each_append(settings):
     assert {v: told.get(v) for v in turns} == turns
 
 
-def test_the_reactors_of_a_batch_share_one_read_of_its_match_rows(settings, monkeypatch):
+def test_the_reactors_of_a_batch_share_one_read_of_its_match_rows(
+    settings, monkeypatch, seated_match
+):
     from reminders.models import YOUR_TURN, Reminder, ReminderSettings
 
     settings.REACTORS_INLINE = False
     ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
     ReminderSettings.objects.create(user=ana, channels={YOUR_TURN: ["email"]})
     ReminderSettings.objects.create(user=ben, channels={YOUR_TURN: ["email"]})
-    match = _match(ana, ben)
+    match = seated_match(ana, ben)
     for _ in range(3):
         _move(match)
     announced = []
@@ -132,7 +125,7 @@ def test_the_reactors_of_a_batch_share_one_read_of_its_match_rows(settings, monk
     assert len(match_reads) == 1, match_reads
 
 
-def test_a_stale_match_row_and_kept_state_are_read_again_not_obeyed(settings):
+def test_a_stale_match_row_and_kept_state_are_read_again_not_obeyed(settings, seated_match):
     """A process that missed the last move holds the match row and the kept
     state of the version before it: the next move is decided again on the
     log (its append at the old version loses), and written after the last."""
@@ -140,7 +133,7 @@ def test_a_stale_match_row_and_kept_state_are_read_again_not_obeyed(settings):
 
     settings.REACTORS_INLINE = False
     ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
-    match = _match(ana, ben)
+    match = seated_match(ana, ben)
     stale = services.load(match)
     stale_row = type(match).objects.get(pk=match.pk)
     stale_entry = states.local_entry(match.stream)
@@ -162,7 +155,9 @@ def test_a_stale_match_row_and_kept_state_are_read_again_not_obeyed(settings):
     assert loaded.state == services.fold_rows(match.game, services.read(match.stream))
 
 
-def test_a_pass_asks_once_whether_hooks_or_reminders_are_wanted(settings, monkeypatch):
+def test_a_pass_asks_once_whether_hooks_or_reminders_are_wanted(
+    settings, monkeypatch, seated_match
+):
     """Matches of no show, and no player who chose "your turn" reminders: the
     webhooks reactor reads nothing, the reminders reactor asks once for the
     whole pass, and neither opens a savepoint for appends it has nothing to do for."""
@@ -173,7 +168,7 @@ def test_a_pass_asks_once_whether_hooks_or_reminders_are_wanted(settings, monkey
     assert {"webhooks", "reminders"} <= {r.name for r in registered()}
     assert all(not r.writes for r in registered() if r.name not in ("webhooks", "reminders"))
     ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
-    plain = [_match(ana, ben)]  # one stream: one partition, one pass
+    plain = [seated_match(ana, ben)]  # one stream: one partition, one pass
     for _ in range(6):
         _move(plain[0])
     monkeypatch.setattr(publisher, "send", lambda layer, sends: None)
@@ -188,7 +183,7 @@ def test_a_pass_asks_once_whether_hooks_or_reminders_are_wanted(settings, monkey
 
     # a show's match with an endpoint: the endpoints read once for the pass,
     # and its deliveries written
-    hooked = [_match(ana, ben, show_stream="show-hooked")]
+    hooked = [seated_match(ana, ben, show_stream="show-hooked")]
     WebhookEndpoint.objects.create(
         show_stream="show-hooked", url="http://127.0.0.1:9/", kinds=["your_turn"], secret="s" * 64
     )
@@ -206,12 +201,12 @@ def test_a_pass_asks_once_whether_hooks_or_reminders_are_wanted(settings, monkey
     assert not WebhookDelivery.objects.filter(stream__in=[m.stream for m in plain]).exists()
 
 
-def test_a_matchs_creation_facts_are_read_once_per_process(settings, monkeypatch):
+def test_a_matchs_creation_facts_are_read_once_per_process(settings, monkeypatch, seated_match):
     from eventlog import store
     from games import visibility
 
     ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
-    match = _match(ana, ben)
+    match = seated_match(ana, ben)
     reads = []
     real_first = store.first
     monkeypatch.setattr(store, "first", lambda stream: reads.append(stream) or real_first(stream))
