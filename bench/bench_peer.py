@@ -113,7 +113,8 @@ def merge(results: list[dict]) -> dict:
             req.update(r.get("requests", {}))
         out["requests"] = dict(req)
         every = sum(r.get("moves_all", r["moves"]) for r in results)  # requests count warm-up too
-        out["requests_per_move"] = round(sum(req.values()) / every, 2) if every else None
+        sent = sum(n for method, n in req.items() if method in ("GET", "POST"))  # not "retried"
+        out["requests_per_move"] = round(sent / every, 2) if every else None
     return out
 
 

@@ -6,7 +6,6 @@ Views raise (RuleError, ConcurrencyError, DRF's exceptions); the one handler
 import math
 
 from django.contrib.auth import get_user_model
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -39,10 +38,12 @@ COMMAND_MAX_LIST = 32
 COMMAND_MAX_NUMBER = 10**9
 
 
-def get_match(pk: int) -> Match:
-    if pk > MAX_PK:
+def get_match(pk: int, user=None) -> Match:
+    """Match ``pk`` (404 if none), with the seat ``user`` holds in it when given."""
+    match = services.match_seen_by(pk, user) if pk <= MAX_PK else None
+    if match is None:
         raise exceptions.NotFound("there is no match with that id")
-    return get_object_or_404(Match, pk=pk)
+    return match
 
 
 def require_login(request, doing: str) -> None:
@@ -413,7 +414,7 @@ class MatchList(APIView):
 class MatchView(APIView):
     @extend_schema(responses={200: MatchViewSerializer, **refusals(404)})
     def get(self, request, pk):
-        match = get_match(pk)
+        match = get_match(pk, request.user)
         viewer = services.viewer_for(match, request.user, cross_site=services.cross_site(request))
         return Response(services.view_for(match, viewer))
 
@@ -424,7 +425,7 @@ class MatchHistory(APIView):
         responses={200: HistorySerializer, **refusals(400, 404)},
     )
     def get(self, request, pk):
-        match = get_match(pk)
+        match = get_match(pk, request.user)
         query = HistoryQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         after = query.validated_data["after"]
@@ -438,7 +439,7 @@ class MatchLegal(APIView):
     @extend_schema(responses={200: LegalSerializer, **refusals(404)})
     def get(self, request, pk):
         """The commands the caller's seat may send now."""
-        match = get_match(pk)
+        match = get_match(pk, request.user)
         viewer = services.viewer_for(match, request.user, record=False)  # polled
         version, commands = services.legal_for(match, viewer)
         seat = viewer.seat if viewer.kind == SEAT else None
@@ -521,7 +522,7 @@ class MatchCommand(APIView):
     )
     def post(self, request, pk):
         """A seated player's move, checked by the game's rules."""
-        match = get_match(pk)
+        match = get_match(pk, request.user)
         require_login(request, "send moves")
         viewer = services.viewer_for(match, request.user, record=False)
         if viewer.kind != SEAT:

@@ -698,6 +698,24 @@ def _set_deadline(match: Match, state: MatchState) -> None:
 
 
 # ---- reading: every read goes through the visibility policy ----------------
+def match_seen_by(pk: int, user) -> Match | None:
+    """Match ``pk`` with the seat ``user`` holds in it read in the same query
+    (``viewer_for`` then reads no seat); None when there is no such match."""
+    from django.db.models import OuterRef, Subquery
+
+    from .models import SeatHolder
+
+    uid = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
+    matches = Match.objects.all()
+    if uid is not None:
+        held = SeatHolder.objects.filter(match=OuterRef("pk"), user_id=uid).order_by("seat")
+        matches = matches.annotate(seat_of_viewer=Subquery(held.values("seat")[:1]))
+    match = matches.filter(pk=pk).first()
+    if match is not None and uid is not None:
+        match.seat_read_for = (uid, match.seat_of_viewer)
+    return match
+
+
 def viewer_for(
     match: Match,
     user,

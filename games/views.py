@@ -3,7 +3,7 @@ from datetime import UTC, datetime
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -18,6 +18,7 @@ from games.core.tables import BadForm
 from . import services, visibility
 from .disputes import dispute_places
 from .engine_words import refusal
+from .limits import MAX_PK
 from .models import Match
 from .tables import find_control, table_for
 
@@ -52,10 +53,18 @@ def rules_template(english: str) -> list[str]:
     return [f"{folder}/{language}/{name}", english]
 
 
+def _match_or_404(request, pk: int) -> Match:
+    """Match ``pk``, with the seat the user holds in it read in the same query."""
+    match = services.match_seen_by(pk, request.user) if pk <= MAX_PK else None
+    if match is None:
+        raise Http404("there is no match with that id")
+    return match
+
+
 def match_page(request, pk):
     """The table: the full page, or (htmx) the fragment alone; a poll that
     names the version already shown gets 204 and nothing is swapped."""
-    match = get_object_or_404(Match, pk=pk)
+    match = _match_or_404(request, pk)
     # a moderator's opening of a live match is recorded once, not at every poll
     viewer = services.viewer_for(
         match, request.user, record=not request.htmx, cross_site=services.cross_site(request)
@@ -111,7 +120,7 @@ def match_command(request, pk):
     the command is built from its declared fields and re-checked by the
     rules. htmx gets the fragment back (with the refusal beside the
     control, status 422); a plain form is redirected to the page."""
-    match = get_object_or_404(Match, pk=pk)
+    match = _match_or_404(request, pk)
     viewer = services.viewer_for(match, request.user, record=False)
     if viewer.kind != SEAT:
         return _refuse(

@@ -147,11 +147,22 @@ def viewer_of(match, user, facts: MatchFacts | None = None) -> Viewer:
     uid = _user_id(user)
     if uid is None:
         return SPECTATOR_VIEW
-    holder = match.holders.filter(user_id=uid).order_by("seat").first()
-    if holder is not None:
-        return Viewer.of_seat(holder.seat)
+    seat = seat_of(match, uid)
+    if seat is not None:
+        return Viewer.of_seat(seat)
     facts = facts or match_facts(match)
     return MODERATOR_VIEW if uid in facts.moderator_ids else SPECTATOR_VIEW
+
+
+def seat_of(match, uid: int) -> str | None:
+    """The seat (the first by name) user ``uid`` holds in ``match``: as read
+    with the match row when it was (``games.services.match_seen_by``), else
+    looked up."""
+    read = getattr(match, "seat_read_for", None)
+    if read is not None and read[0] == uid:
+        return read[1]
+    holder = match.holders.filter(user_id=uid).order_by("seat").first()
+    return holder.seat if holder is not None else None
 
 
 def is_moderator(match, user) -> bool:

@@ -62,6 +62,14 @@ def test_a_moves_answer_and_the_next_legal_read_no_event(token_client, settings)
         assert answer.status_code == 201, answer.content
         if n:  # after the first move, this process keeps the state it wrote
             assert _log_reads(legal_queries.captured_queries) == []
+        # the match and the caller's seat in one query, the seat in it
+        for queries in (legal_queries, command_queries):
+            sql = [q["sql"] for q in queries.captured_queries]
+            assert not [q for q in sql if q.startswith('SELECT "games_seatholder"')], sql
+            read = [
+                q for q in sql if q.startswith('SELECT "games_match"') and "seat_of_viewer" in q
+            ]
+            assert len(read) == 1, sql
         after_commit = command_queries.captured_queries
         after_commit = after_commit[[q["sql"] for q in after_commit].index("COMMIT") :]
         assert _log_reads(after_commit) == []
@@ -93,3 +101,19 @@ def test_a_finished_match_is_the_seats_replay_from_the_kept_state(token_client):
     view = clients["ben"].get(f"/api/matches/{match.pk}/").json()
     assert view["replay"] is True and view["viewer"] == {"kind": "seat", "seat": "ben"}
     assert view == _folded_view(match, "ben")
+
+
+def test_the_seat_read_with_the_match_is_only_its_readers(token_client):
+    """A match read with one user's seat tells nothing about another's."""
+    from games import visibility
+
+    match, _clients = _seated(token_client)
+    ana, ben = (h.user for h in match.holders.order_by("seat"))
+    outsider = User.objects.create_user("olaf_k")
+    seen = services.match_seen_by(match.pk, ana)
+    assert seen.seat_read_for == (ana.pk, "ana")
+    assert services.viewer_for(seen, ana, record=False) == services.Viewer.of_seat("ana")
+    assert services.viewer_for(seen, ben, record=False) == services.Viewer.of_seat("ben")
+    assert services.viewer_for(seen, outsider, record=False).kind == visibility.SPECTATOR_VIEW.kind
+    assert services.match_seen_by(match.pk, outsider).seat_read_for == (outsider.pk, None)
+    assert services.match_seen_by(10**9, ana) is None

@@ -60,10 +60,24 @@ class OursHttp {
     this.host = u.hostname;
     this.port = Number(u.port);
     this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-    this.counts = { GET: 0, POST: 0 };
+    this.counts = { GET: 0, POST: 0, retried: 0 };
   }
 
-  call(method, path, token, body) {
+  // A kept-alive socket the server closed after its idle time (gunicorn's
+  // --keep-alive) fails the request sent on it before any answer: sent again
+  // once on a new socket, as Node's documentation advises. Safe for a move:
+  // its command id makes a second send a replay, never a second move.
+  async call(method, path, token, body) {
+    try {
+      return await this.send(method, path, token, body);
+    } catch (e) {
+      if (!e.reusedSocket || !['ECONNRESET', 'EPIPE'].includes(e.code)) throw e;
+      this.counts.retried += 1;
+      return this.send(method, path, token, body);
+    }
+  }
+
+  send(method, path, token, body) {
     this.counts[method] += 1;
     const data = body === undefined ? null : Buffer.from(JSON.stringify(body));
     const headers = {
@@ -95,7 +109,10 @@ class OursHttp {
           res.on('error', reject);
         },
       );
-      r.on('error', reject);
+      r.on('error', (e) => {
+        e.reusedSocket = r.reusedSocket;
+        reject(e);
+      });
       if (data) r.write(data);
       r.end();
     });
@@ -391,7 +408,7 @@ async function main() {
     if (!line.trim()) continue;
     if (line.trim() === 'quit') break;
     const phase = JSON.parse(line);
-    if (api) api.counts = { GET: 0, POST: 0 };
+    if (api) api.counts = { GET: 0, POST: 0, retried: 0 };
     const result = await runPhase(phase, pool, totals);
     if (api) result.requests = { ...api.counts };
     result.moves_total = totals.moves;
