@@ -40,7 +40,7 @@ COMMAND_MAX_NUMBER = 10**9
 
 def get_match(pk: int, user=None) -> Match:
     """Match ``pk`` (404 if none), with the seat ``user`` holds in it when given."""
-    match = services.match_seen_by(pk, user) if pk <= MAX_PK else None
+    match = services.match_seen_by(pk, user)
     if match is None:
         raise exceptions.NotFound("there is no match with that id")
     return match

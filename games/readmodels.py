@@ -165,6 +165,7 @@ def match_row_inline(match: Match, next_deadline, waiting_on: list[str], saying)
 NOTHING = frozenset()
 VERSION = frozenset({"version"})
 # the events project_match writes more for than the match's version and time
+# (the one list both it and _match_writes go by)
 _MATCH_CHANGES = frozenset(
     {
         "match_created",
@@ -193,6 +194,10 @@ def project_match(row):
     if not row.stream.startswith("match-"):
         return
     at = row.recorded_at or datetime.now(UTC)
+    if row.type not in _MATCH_CHANGES:  # the version and time only, as _match_writes says
+        if not followed_in_append(row):  # else the append's last row writes them
+            Match.objects.filter(stream=row.stream).update(version=row.version, updated_at=at)
+        return
     if row.type == "match_created" and row.metadata.get("layer") == "platform":
         d = row.data
         users = _existing_users(d.get("holders", {}).values())

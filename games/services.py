@@ -48,6 +48,7 @@ from games.core.registry import series_for
 from games.core.series import MatchState
 
 from . import states, visibility
+from .limits import MAX_PK
 from .models import Match
 from .readmodels import match_row_inline, note_waiting, waiting_saying
 
@@ -457,11 +458,12 @@ def submit(
         state = loaded.state
         for e in new:
             state = series.evolve(state, e)
+        index = _clock_index(match, state)
 
-        def record(rows, state=state, new=new, t=t) -> None:
+        def record(rows, state=state, index=index, new=new, t=t) -> None:
             states.keep(match.stream, states.Entry(states.tag_of(rows[-1]), state, False))
             if rows.inline:
-                _deadline_written(match, rows[-1], state)
+                _index_written(match, rows[-1], index)
             else:
                 _set_deadline(match, state)
             _notify(match, new, state, t)
@@ -479,7 +481,7 @@ def submit(
                 role=role,
                 extra={"command": _public_command(command, seat), "at": t},
                 within=record,
-                inline=_match_row_inline(match, state),
+                inline=_match_row_inline(match, state, index),
             )
         except ConcurrencyError:
             attempt += 1
@@ -662,20 +664,21 @@ def _bout_no(state: MatchState) -> int:
     return state.bout_no + 1 if state.bout is not None else 0
 
 
-def _match_row_inline(match: Match, state: MatchState) -> Inline | None:
-    """The match row, clock index and notes a move writes, for its append's
-    own statement (PostgreSQL); the append uses them only when no projector
-    has more to write for its events, and ``record`` writes them otherwise."""
+def _match_row_inline(match: Match, state: MatchState, index) -> Inline | None:
+    """The match row, clock index (``_clock_index``) and notes a move writes,
+    for its append's own statement (PostgreSQL); the append uses them only
+    when no projector has more to write for its events, and ``record``
+    writes them otherwise."""
     if connection.vendor != "postgresql" or match.status in ("void", "finished"):
         return None
-    nd, waiting_on, pending = _clock_index(match, state)
+    nd, waiting_on, pending = index
     return match_row_inline(match, nd, waiting_on, waiting_saying(pending, _bout_no(state)))
 
 
-def _deadline_written(match: Match, last, state: MatchState) -> None:
+def _index_written(match: Match, last, index) -> None:
     """``match`` as the append's own statement left its row (match_row_inline)."""
     match.version, match.updated_at = last.version, last.recorded_at
-    match.next_deadline, match.waiting_on, _pending = _clock_index(match, state)
+    match.next_deadline, match.waiting_on, _pending = index
 
 
 def _set_deadline(match: Match, state: MatchState) -> None:
@@ -700,11 +703,14 @@ def _set_deadline(match: Match, state: MatchState) -> None:
 # ---- reading: every read goes through the visibility policy ----------------
 def match_seen_by(pk: int, user) -> Match | None:
     """Match ``pk`` with the seat ``user`` holds in it read in the same query
-    (``viewer_for`` then reads no seat); None when there is no such match."""
+    (``viewer_for`` then reads no seat); None when there is no such match
+    (nor can be: an id over ``MAX_PK`` is not looked up)."""
     from django.db.models import OuterRef, Subquery
 
     from .models import SeatHolder
 
+    if pk > MAX_PK:
+        return None
     uid = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
     matches = Match.objects.all()
     if uid is not None:

@@ -20,6 +20,7 @@ the tournaments app registers at startup (``register_show_provider``).
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import Protocol
@@ -108,32 +109,30 @@ def match_facts(match) -> MatchFacts:
                 float(facts.spectator_delay_s),
                 facts.spectator_policy,
             )
-    # not a show's (a bracket's, or none): what its creation record says, which
-    # never changes (the log is append-only): read once per process and match
-    key = (match.pk, match.stream, match.created_at)
-    facts = _created_facts.get(key)
-    if facts is None:
-        from eventlog.store import first
-
-        created = first(match.stream)
-        data = created.data if created is not None else {}
-        facts = MatchFacts(
-            "",
-            frozenset(int(u) for u in data.get("moderators") or () if isinstance(u, int)),
-            float(data.get("spectator_delay_s") or 0),
-            data.get("spectator_policy") or PUBLIC,
-        )
-        if created is not None:
-            _created_facts[key] = facts
-            while len(_created_facts) > _CREATED_MAX:
-                _created_facts.pop(next(iter(_created_facts)), None)
-    return facts
+    # not a show's (a bracket's, or none): what its creation record says
+    try:
+        return _creation_facts(match.pk, match.stream, match.created_at)
+    except LookupError:  # no creation record: nothing kept
+        return MatchFacts("", frozenset(), 0.0, PUBLIC)
 
 
-# (match id, stream, created) -> the facts of its creation record: the id and
-# time are its first event's, so a match of a rolled-back test never matches
-_created_facts: dict[tuple, MatchFacts] = {}
-_CREATED_MAX = 4096
+# The creation record never changes (the log is append-only): read once per
+# process and match. The id and time are its first event's, so a match of a
+# rolled-back test never matches another's; lru_cache is thread-safe.
+@functools.lru_cache(maxsize=4096)
+def _creation_facts(match_id: int, stream: str, created_at) -> MatchFacts:
+    from eventlog.store import first
+
+    created = first(stream)
+    if created is None:
+        raise LookupError(stream)  # raised, so not cached
+    data = created.data
+    return MatchFacts(
+        "",
+        frozenset(int(u) for u in data.get("moderators") or () if isinstance(u, int)),
+        float(data.get("spectator_delay_s") or 0),
+        data.get("spectator_policy") or PUBLIC,
+    )
 
 
 def _user_id(user) -> int | None:

@@ -280,18 +280,18 @@ def bot_moves(next_bot_move):
 
 @pytest.fixture
 def seated_match():
-    """``seated_match(ana, ben, show_stream="")``: a Love Me Not match (first to
-    2, 30 s a decision) whose two seats are held by the users ``ana`` and ``ben``."""
+    """``seated_match(ana, ben, show_stream="", decision_s=30)``: a Love Me Not
+    match (first to 2) whose two seats are held by the users ``ana`` and ``ben``."""
     import random
 
     from games import services
 
-    def make(ana, ben, show_stream: str = ""):
+    def make(ana, ben, show_stream: str = "", decision_s: float = 30):
         return services.create_match(
             "love-me-not",
             ["ana", "ben"],
             holders={"ana": ana.pk, "ben": ben.pk},
-            options={"decision_s": 30, "first_to": 2},
+            options={"decision_s": decision_s, "first_to": 2},
             rng=random.Random(5),
             show_stream=show_stream,
         )

@@ -186,17 +186,18 @@ def hooked(rows, matches) -> bool:
     """Whether one append's rows belong to a show with an active endpoint
     (the webhooks reactor's ``needs``): the batch's hooked shows are read
     once per pass, and not at all when the batch touches no show."""
-    return bool(_shows_of(rows, matches) & matches.once("hooks.shows", lambda: _hooked(matches)))
+    shows = _shows_of({r.stream for r in rows}, matches)
+    return bool(shows & matches.once("hooks.shows", lambda: _hooked(matches)))
 
 
-def _shows_of(rows, matches) -> set[str]:
-    shows = {r.stream for r in rows if r.stream.startswith("show-")}
-    return shows | {m.show_stream for m in matches.of({r.stream for r in rows}) if m.show_stream}
+def _shows_of(streams, matches) -> set[str]:
+    """The shows ``streams`` are (show streams) or belong to (match streams)."""
+    shows = {s for s in streams if s.startswith("show-")}
+    return shows | {m.show_stream for m in matches.of(streams) if m.show_stream}
 
 
 def _hooked(matches) -> set[str]:
-    shows = {s for s in matches.batch_streams if s.startswith("show-")}
-    shows |= {m.show_stream for m in matches.of(matches.streams) if m.show_stream}
+    shows = _shows_of(matches.batch_streams, matches)
     if not shows:
         return set()
     return set(

@@ -19,14 +19,10 @@ def _players():
     return [User.objects.create_user(n, password="pw-123456") for n in ("ana", "ben", "cy")]
 
 
-def _match(ana, ben):
-    return services.create_match(
-        "love-me-not",
-        ["ana", "ben"],
-        holders={"ana": ana.pk, "ben": ben.pk},
-        options={"decision_s": 0, "first_to": 2},
-        rng=random.Random(5),
-    )
+@pytest.fixture
+def clockless_match(seated_match):
+    """A match with no clock (decision_s 0): nothing times out while a test reads it."""
+    return lambda ana, ben: seated_match(ana, ben, decision_s=0)
 
 
 def _pages():
@@ -46,9 +42,9 @@ def _waiting_notes(match):
 
 
 @pytest.mark.django_db
-def test_the_badge_is_on_every_page_for_the_player_the_match_waits_on(client):
+def test_the_badge_is_on_every_page_for_the_player_the_match_waits_on(client, clockless_match):
     ana, ben, cy = _players()
-    match = _match(ana, ben)
+    match = clockless_match(ana, ben)
     url = f"/games/matches/{match.pk}/"
     pages = _pages()
     # love-me-not: both decide at first; once ana has decided only ben is waited on
@@ -70,10 +66,10 @@ def test_the_badge_is_on_every_page_for_the_player_the_match_waits_on(client):
 
 @pytest.mark.django_db
 def test_the_badge_is_one_query_and_counts_only_live_matches_waiting_on_the_user(
-    client, django_assert_num_queries
+    client, django_assert_num_queries, clockless_match
 ):
     ana, ben, _ = _players()
-    first, second = _match(ana, ben), _match(ana, ben)
+    first, second = clockless_match(ana, ben), clockless_match(ana, ben)
     expected = sum("ana" in m.waiting_on for m in (first, second))
     Match.objects.filter(pk=first.pk).update(status="finished")  # no longer anyone's turn
     expected -= "ana" in first.waiting_on
@@ -94,10 +90,12 @@ def test_the_badge_is_one_query_and_counts_only_live_matches_waiting_on_the_user
 
 
 @pytest.mark.django_db
-def test_the_waiting_notification_is_made_once_per_match_and_follows_the_turn(client):
+def test_the_waiting_notification_is_made_once_per_match_and_follows_the_turn(
+    client, clockless_match
+):
     ana, ben, _ = _players()
     users = {"ana": ana, "ben": ben}
-    match = _match(ana, ben)
+    match = clockless_match(ana, ben)
     moves, kept, before = 0, 0, {}
     while match.status == "live" and moves < 60:
         notes = list(_waiting_notes(match))
@@ -124,9 +122,9 @@ def test_the_waiting_notification_is_made_once_per_match_and_follows_the_turn(cl
 
 
 @pytest.mark.django_db
-def test_the_waiting_notification_is_on_the_players_home_page(client):
+def test_the_waiting_notification_is_on_the_players_home_page(client, clockless_match):
     ana, ben, _ = _players()
-    match = _match(ana, ben)
+    match = clockless_match(ana, ben)
     notes = {n.user_id: n.text for n in _waiting_notes(match)}
     assert sorted(notes) == sorted([ana.pk, ben.pk])
     assert "(ana: bout 1: choose)" in notes[ana.pk] and "(ben: bout 1: choose)" in notes[ben.pk]
@@ -136,9 +134,9 @@ def test_the_waiting_notification_is_on_the_players_home_page(client):
 
 
 @pytest.mark.django_db
-def test_the_badge_refreshes_itself_from_a_fragment_of_its_own(client):
+def test_the_badge_refreshes_itself_from_a_fragment_of_its_own(client, clockless_match):
     ana, ben, _ = _players()
-    match = _match(ana, ben)
+    match = clockless_match(ana, ben)
     url = f"/games/matches/{match.pk}/"
     client.force_login(ben)
     page = client.get("/").content.decode()
@@ -159,7 +157,7 @@ def test_the_badge_refreshes_itself_from_a_fragment_of_its_own(client):
 
 
 @pytest.mark.django_db
-def test_the_waiting_notes_are_the_same_whichever_database_writes_them():
+def test_the_waiting_notes_are_the_same_whichever_database_writes_them(clockless_match):
     """On PostgreSQL one statement writes them (ids, texts and seat order
     computed in SQL); they must be what the Python rules say: one note per
     user, its seats in code point order, its id the stable one."""
