@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from .arming import arm_ahead
 from .enforce import enforce_due, enforce_match, sweep
 
 
@@ -19,7 +20,10 @@ def enforce_deadline(match_id: int) -> int:
 
 @shared_task(name="clocks.sweep", ignore_result=True)
 def sweep_overdue() -> int:
-    return sweep()
+    """Every overdue deadline enforced, then the next ones armed (``arm_ahead``)."""
+    written = sweep()
+    arm_ahead()
+    return written
 
 
 @shared_task(name="clocks.move_bots", ignore_result=True)

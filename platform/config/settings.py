@@ -177,6 +177,9 @@ REACTOR_LEASE_S = float(os.environ.get("REACTOR_LEASE_S") or 10)
 # recurring shows (templates) are periodic tasks in the database: django-celery-beat's
 # scheduler runs them (beat in production; the embedded thread under `make run`)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# deadlines this close are armed when they are set; later ones by the sweep (every
+# 2 s) once they come this close (clocks.arming): keep it well above 2 s
+CLOCKS_ARM_AHEAD_S = float(os.environ.get("CLOCKS_ARM_AHEAD_S") or 10)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-deadlines": {"task": "clocks.sweep", "schedule": 2.0},
     "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},

@@ -373,16 +373,100 @@ def test_deadlines_in_one_window_share_a_wake_up(settings):
     from clocks import arming, tasks
 
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
-    start = datetime(2031, 1, 1, 12, 0, 0, 1000, tzinfo=UTC)  # 1 ms into a window
+    arming._armed.clear()
+    now = time.time()
+    # 1 ms into a window two seconds ahead (a fresh window: not armed before)
+    start = datetime.fromtimestamp(round(now + 2, 2) + 0.001, tz=UTC)
     same = [start + timedelta(milliseconds=k) for k in (0, 3, 8)]
     later = start + timedelta(milliseconds=12)  # the next window
     with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
         for deadline in [*same, later, same[1]]:
-            arming.wake_at(deadline)
+            arming.wake_at(deadline, now)
     etas = [c.kwargs["eta"] for c in send.call_args_list]
     assert etas == [arming.window_end(start), arming.window_end(later)]
     assert etas[0] - start == timedelta(milliseconds=9)
     assert etas[1] - later == timedelta(milliseconds=7)
+
+
+@pytest.mark.django_db
+def test_a_window_is_armed_once_across_processes(settings):
+    """Another process (a reactor, a worker running the sweep) that asks for
+    a wake-up already asked for publishes nothing: they share the mark."""
+    from datetime import UTC, datetime
+    from unittest import mock
+
+    from clocks import arming, tasks
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
+    now = time.time()
+    deadline = datetime.fromtimestamp(now + 3.0031, tz=UTC)
+    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+        arming._armed.clear()
+        arming.wake_at(deadline, now)
+        arming._armed.clear()  # what a second process remembers: nothing
+        arming.wake_at(deadline, now)
+    assert send.call_count == 1
+
+
+@pytest.mark.django_db
+def test_a_far_deadline_is_armed_by_the_sweep_once_it_comes_close(
+    settings, django_capture_on_commit_callbacks
+):
+    """A move's 60 s deadline costs no publish when it is set; the beat's
+    sweep arms it once it falls within CLOCKS_ARM_AHEAD_S, once, at its
+    window's end, and a match that moved on meanwhile is not armed at all."""
+    from unittest import mock
+
+    from clocks import arming, tasks
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
+    settings.CLOCKS_ARM_AHEAD_S = 10
+    arming._armed.clear()
+    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+        with django_capture_on_commit_callbacks(execute=True):
+            far = dll_match(options={**FAST_DLL, "decision_s": 60}, seed=3)
+            near = dll_match(options={**FAST_DLL, "decision_s": 5}, seed=4)
+        # only the near one is armed when it is set
+        assert [c.kwargs["eta"] for c in send.call_args_list] == [
+            arming.window_end(near.next_deadline)
+        ]
+        send.reset_mock()
+        assert arming.arm_ahead() == 1  # the next 10 s: the near one, armed already
+        assert send.call_count == 0
+        far_at = far.next_deadline.timestamp()
+        assert arming.arm_ahead(now=far_at - 9) == 1  # the far one, 9 s ahead
+        assert [c.kwargs["eta"] for c in send.call_args_list] == [
+            arming.window_end(far.next_deadline)
+        ]
+        arming._armed.clear()  # the next sweep, in another worker process
+        arming.arm_ahead(now=far_at - 7)
+        assert send.call_count == 1
+    paused = dll_match(options={**FAST_DLL, "decision_s": 90}, seed=5)  # alone in its 10 s
+    deadline = paused.next_deadline
+    services.submit(paused, None, {"type": "pause", "reason": "x"}, role="moderator", actor="mod")
+    arming._armed.clear()
+    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+        assert arming.arm_ahead(now=deadline.timestamp() - 5) == 0
+    assert send.call_count == 0
+
+
+@pytest.mark.django_db
+def test_the_beats_sweep_task_arms_what_comes_close(settings, django_capture_on_commit_callbacks):
+    from unittest import mock
+
+    from clocks import arming, tasks
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
+    arming._armed.clear()
+    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+        with django_capture_on_commit_callbacks(execute=True):
+            match = dll_match(options={**FAST_DLL, "decision_s": 40}, seed=6)
+        assert send.call_count == 0  # 42 s ahead: not armed when set
+        settings.CLOCKS_ARM_AHEAD_S = 50  # as if 40 s had passed, with the 10 s default
+        tasks.sweep_overdue()
+    assert [c.kwargs["eta"] for c in send.call_args_list] == [
+        arming.window_end(match.next_deadline)
+    ]
 
 
 @pytest.mark.django_db
