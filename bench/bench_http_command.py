@@ -21,12 +21,12 @@ endpoints that exist only there:
    command); a finished match is replaced by a new one created over the API.
    Goal: ≥ 300 commands/s, with WEB_WORKERS (2) on this 2-core machine.
 
-The API's rate limits (10/s, 300/min per token) would refuse a bot that plays
-this fast: the server runs with API_COMMAND_BURST_RATE/SUSTAINED_RATE raised,
-so every command still pays for the limiter's Redis round trip but none is
-refused. No Celery worker runs: matches have their default clocks (60 s a
-decision), so each command arms its deadline on Redis, as in production, but
-no timeout falls due during the run.
+The API's rate limits (10/s, 300/min per token, 1,200/min per address) would
+refuse a bot that plays this fast: the server runs with
+API_COMMAND_BURST_RATE/SUSTAINED_RATE/ADDRESS_RATE raised, so every command
+still pays for the limiters' Redis round trips but none is refused. No Celery
+worker runs: matches have their default clocks (60 s a decision), which are
+not armed when set (clocks.arming: only the next 10 s are), as in production.
 
 Environment: BENCH_HTTP_PAIRS (150 measured rounds of the three calls, after
 BENCH_HTTP_WARMUP 40), BENCH_HTTP_MATCHES (50), BENCH_HTTP_CLIENTS (8 threads),
@@ -294,6 +294,7 @@ def main(results_dir) -> dict:
         "http_command",
         API_COMMAND_BURST_RATE="100000/s",
         API_COMMAND_SUSTAINED_RATE="1000000/min",
+        API_COMMAND_ADDRESS_RATE="1000000/min",  # every client is 127.0.0.1
     )
     started = time.perf_counter()
     ok = False

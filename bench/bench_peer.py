@@ -574,6 +574,7 @@ def main(results_dir) -> dict:
         NAME,
         API_COMMAND_BURST_RATE="100000/s",
         API_COMMAND_SUSTAINED_RATE="1000000/min",
+        API_COMMAND_ADDRESS_RATE="1000000/min",  # every client is 127.0.0.1
     )
     workdir = st.workdir
     prefix = os.environ.get("BENCH_DB_PREFIX", "gameshow_bench_")
