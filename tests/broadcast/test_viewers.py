@@ -52,6 +52,10 @@ def test_open_spectator_sockets_are_counted_on_the_match_and_the_show(make_live_
         for s in (one, two, player):
             connected, _ = await s.connect()
             assert connected
+            # the accept comes before the socket is counted; a consumer takes
+            # its messages in turn, so an answer means its connect() ended
+            await s.send_json_to({"since": 0})
+            assert "version" in await s.receive_json_from(timeout=10)
         count = database_sync_to_async(viewers.match_count)
         counted = await count(match.pk), await count(seated.pk)
         shown = await database_sync_to_async(viewers.show_counts)(record.stream)
