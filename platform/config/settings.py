@@ -233,6 +233,9 @@ EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+# a password reset sends its mail inside the request, and a web process answers
+# its requests one at a time (config.http): a mail server that hangs must not hold it
+EMAIL_TIMEOUT = float(os.environ.get("EMAIL_TIMEOUT") or 10)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Showtable <noreply@localhost>")
 
 # web push: this site's VAPID key pair (made at install, like the secret key) and

@@ -71,7 +71,11 @@ def _play_a_bout(page, match, rng, move):
         if page.locator("form.control").count():
             with page.expect_response(lambda r: r.url.endswith("/command")) as answer:
                 move(page, rng)
-            assert answer.value.status == 200, (answer.value.request.post_data, page.url)
+            assert answer.value.status == 200, (
+                answer.value.request.post_data,
+                answer.value.text(),
+                page.url,
+            )
             moves += 1
             _shown(page, services.load(match).version)
             assert page.evaluate(FOCUS_IN_TABLE), "after a move the focus stays on the table"
