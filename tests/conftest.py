@@ -34,10 +34,28 @@ def _compile_stale_catalogs():
             compile_with_babel(po)
 
 
-def pytest_collection_modifyitems(config, items):
+# the longest browser files (a minute or more each), handed out first among the
+# browser tests so that the two workers end together (--dist loadfile gives
+# files out in the order collected)
+LONG_BROWSER_FILES = (
+    "test_accessibility.py",
+    "test_table_craft.py",
+    "test_accessibility_fr.py",
+    "test_delayed_spectator.py",
+)
+
+
+def _run_order(item) -> tuple[bool, int]:
     # the browser tests last: Playwright's event loop never precedes a test of
     # Channels (async_to_sync) in the same worker
-    items.sort(key=lambda item: "e2e" in item.path.parts)
+    if "e2e" not in item.path.parts:
+        return (False, 0)
+    name = item.path.name
+    return (True, LONG_BROWSER_FILES.index(name) if name in LONG_BROWSER_FILES else 99)
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=_run_order)
     for item in items:
         if "postgres" in item.keywords and not HAS_PG:
             item.add_marker(pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL"))
