@@ -164,7 +164,8 @@ def test_sqlite_triggers_lost_to_a_table_rebuild_fail_the_check(tmp_path):
             [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True
         )
 
-    assert run("manage.py", "migrate", "--noinput").returncode == 0
+    # the event log's own migrations (and what they need) are enough for its check
+    assert run("manage.py", "migrate", "eventlog", "--noinput").returncode == 0
     ok = run("manage.py", "check", "--database", "default")
     assert ok.returncode == 0, ok.stderr
     assert run("-c", REMAKE).returncode == 0
