@@ -51,7 +51,8 @@ def _run_order(item) -> tuple[bool, int]:
     if "e2e" not in item.path.parts:
         return (False, 0)
     name = item.path.name
-    return (True, LONG_BROWSER_FILES.index(name) if name in LONG_BROWSER_FILES else 99)
+    long = name in LONG_BROWSER_FILES
+    return (True, LONG_BROWSER_FILES.index(name) if long else len(LONG_BROWSER_FILES))
 
 
 def pytest_collection_modifyitems(config, items):

@@ -8,12 +8,15 @@ of its own, as uvicorn runs it (no async_to_sync on the calling thread)."""
 import asyncio
 import json
 import random
+import socket
 import threading
+import time
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import HttpCommunicator
 from django.contrib.auth.models import User
+from django.core.mail import get_connection
 from django.core.signals import request_finished, request_started
 from django.db import connections
 
@@ -142,11 +145,6 @@ def test_a_move_over_the_handler_is_written_once_and_bad_input_writes_nothing(an
 def test_a_mail_server_that_hangs_cannot_hold_a_web_process(settings):
     """A password reset sends its mail inside the request, and a web process
     answers one request at a time: SMTP waits EMAIL_TIMEOUT at most."""
-    import socket
-    import time
-
-    from django.core.mail import get_connection
-
     assert 0 < get_connection("django.core.mail.backends.smtp.EmailBackend").timeout <= 30
     with socket.socket() as silent:  # accepts, never greets
         silent.bind(("127.0.0.1", 0))
