@@ -23,13 +23,15 @@ import hashlib
 import json
 import logging
 import re
+import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Max
+from psycopg.pq import TransactionStatus
 
 from .models import StoredEvent
 
@@ -310,26 +312,12 @@ def append(
         and _covered(rows, inline.covers)
     ):
         inline = None
+    alone = _alone(rows, within, inline)
     try:
-        with transaction.atomic():
-            if connection.vendor == "postgresql":
-                _insert_checked(rows, expected_version, inline)
-            else:
-                # SQLite writes one transaction at a time (IMMEDIATE), so the
-                # checks and the insert cannot be split by another writer
-                if command_id and replayed(stream, command_id, fingerprint):
-                    raise _Conflict
-                if stream_version(stream) != expected_version:
-                    raise _Conflict
-                for row in rows:
-                    row.save(force_insert=True)
-            if inline is None:
-                for row in rows:
-                    for project in _projectors:
-                        project(row)
-            transaction.on_commit(lambda: _fan_out(rows))
-            if within is not None:
-                within(Appended(rows, inline=inline is not None))
+        if alone:
+            _insert_checked(rows, expected_version, inline)
+        else:
+            _append_in_transaction(rows, expected_version, inline, within, fingerprint)
     except _Conflict:
         # a retried command id answers with its first result; anything else
         # lost the race for this version
@@ -338,7 +326,56 @@ def append(
             if first:
                 return first
         raise ConcurrencyError(stream, expected_version, stream_version(stream)) from None
+    if alone:
+        _fan_out(rows)
     return Appended(rows, inline=inline is not None)
+
+
+def _append_in_transaction(
+    rows: list[StoredEvent],
+    expected_version: int,
+    inline: Inline | None,
+    within: Callable[[Appended], None] | None,
+    fingerprint: str | None,
+) -> None:
+    first = rows[0]
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            _insert_checked(rows, expected_version, inline)
+        else:
+            # SQLite writes one transaction at a time (IMMEDIATE), so the
+            # checks and the insert cannot be split by another writer
+            if first.command_id and replayed(first.stream, first.command_id, fingerprint):
+                raise _Conflict
+            if stream_version(first.stream) != expected_version:
+                raise _Conflict
+            for row in rows:
+                row.save(force_insert=True)
+        if inline is None:
+            for row in rows:
+                for project in _projectors:
+                    project(row)
+        transaction.on_commit(lambda: _fan_out(rows))
+        if within is not None:
+            within(Appended(rows, inline=inline is not None))
+
+
+def _alone(
+    rows: list[StoredEvent], within: Callable[[Appended], None] | None, inline: Inline | None
+) -> bool:
+    """Whether the append is its whole transaction, so that its statement
+    runs in autocommit: one round trip with its commit, no BEGIN nor COMMIT.
+    So when no transaction is open, nothing runs within it (no ``within``,
+    no projector writes anything for the rows, or ``inline`` writes it all),
+    and the statement cannot insert a part of the rows (one row: a lost race
+    inserts none)."""
+    return (
+        len(rows) == 1
+        and within is None
+        and connection.vendor == "postgresql"
+        and not connection.in_atomic_block
+        and (inline is not None or _covered(rows, frozenset()))
+    )
 
 
 _TABLE = StoredEvent._meta.db_table
@@ -381,7 +418,9 @@ def _append_sql(n: int, mark, inline: Inline | None = None) -> str:
 
 
 def _insert_checked(
-    rows: list[StoredEvent], expected_version: int, inline: Inline | None = None
+    rows: list[StoredEvent],
+    expected_version: int,
+    inline: Inline | None = None,
 ) -> None:
     """PostgreSQL, one statement (one round trip with its BEGIN): take the
     stream's lock in shared mode (``lock_stream``), check the version, insert. A row whose
@@ -420,6 +459,7 @@ def _run_append(n: int, params: list, inline: Inline | None = None) -> list[tupl
         return _execute_opening(_append_sql(n, lambda i: "%s"), params)
     if inline is not None:
         params = [*params, *inline.params]
+    connection.ensure_connection()
     raw = connection.connection
     names = _prepared.get(raw)
     if names is None:  # a new connection: what it has prepared already
@@ -447,19 +487,27 @@ def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tup
     statements ``before`` (no parameters), all in one message. When it is
     the transaction's first statement, psycopg would send its BEGIN alone
     and wait for it: it goes in the same message instead, so an append
-    outside any other transaction is one round trip and its COMMIT."""
-    from psycopg.pq import TransactionStatus
+    outside any other transaction is one round trip and its COMMIT.
 
-    raw = connection.connection
+    On psycopg's own cursor (Django's cursor factory, so bound on the client
+    as every query): Django's wrapper around it costs as much client time
+    as quoting the parameters, so only what it does that an append needs is
+    done here (errors as Django's, the broken-transaction check, the query
+    log when DEBUG or a test keeps one)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    db.ensure_connection()
+    db.validate_no_broken_transaction()
+    raw = db.connection
     opening = (
-        raw.info.transaction_status == TransactionStatus.IDLE
+        raw.pgconn.transaction_status == TransactionStatus.IDLE
         and not raw.autocommit
         and raw.isolation_level is None
         and raw.read_only is None
         and raw.deferrable is None
     )
     head = [*before, "BEGIN"] if opening else list(before)
-    with connection.cursor() as cur:
+    started = time.monotonic()
+    with db.wrap_database_errors, raw.cursor() as cur:
         if opening:
             # the server's BEGIN keeps the transaction Django opened; psycopg
             # must not send its own (it sends none in autocommit), and Django
@@ -468,7 +516,11 @@ def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tup
         cur.execute("".join(f"{h}; " for h in head) + sql, params)
         for _ in head:
             cur.nextset()
-        return cur.fetchall()
+        out = cur.fetchall()
+        if db.queries_logged:
+            text = db.ops.last_executed_query(cur, sql, params)
+            db.queries_log.append({"sql": text, "time": f"{time.monotonic() - started:.3f}"})
+    return out
 
 
 def _fan_out(rows: list[StoredEvent]) -> None:

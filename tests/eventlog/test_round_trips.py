@@ -1,13 +1,16 @@
-"""An append on PostgreSQL is one message with its BEGIN (a prepared
-statement after the first), then the COMMIT: counted on the wire."""
+"""An append on PostgreSQL is one message: alone (no transaction open, one
+event, nothing else to write with it) its statement is its own transaction,
+with no BEGIN nor COMMIT; otherwise the message carries its BEGIN and the
+COMMIT follows. A prepared statement after the first. Counted on the wire."""
 
 import re
 import uuid
 
+import psycopg
 import pytest
 from django.db import connection
 
-from eventlog.store import ConcurrencyError, NewEvent, append, read
+from eventlog.store import ConcurrencyError, NewEvent, append, read, stream_version
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -26,38 +29,117 @@ def messages(fn, tmp_path) -> list[str]:
     return [f"{kind} {text[:60]}" for kind, text in sent]
 
 
-def test_an_append_is_one_round_trip_and_its_commit(tmp_path):
+def test_an_append_alone_is_one_message_and_commits_by_itself(tmp_path):
     stream = f"rt-{uuid.uuid4().hex}"
     append(stream, 0, [NewEvent("first", {})])  # the statement is prepared by now
     sent = messages(lambda: append(stream, 1, [NewEvent("second", {"n": 2})]), tmp_path)
-    assert len(sent) == 2, sent
-    assert sent[0].startswith('Query "BEGIN; EXECUTE eventlog_append_1')
-    assert sent[1] == 'Query "COMMIT"'
+    assert len(sent) == 1, sent
+    assert sent[0].startswith('Query "EXECUTE eventlog_append_1'), sent
+    assert connection.connection.info.transaction_status.name == "IDLE"
     assert [r.type for r in read(stream)] == ["first", "second"]
+    with psycopg.connect(_url()) as other:  # committed: another session sees it
+        (n,) = other.execute(
+            "SELECT count(*) FROM eventlog_storedevent WHERE stream = %s", [stream]
+        ).fetchone()
+    assert n == 2
 
 
-@pytest.mark.parametrize("size", [1, 3, 17])  # 17: over the prepared sizes, sent as text
-def test_every_batch_size_checks_the_version_and_keeps_the_order(size):
+def test_a_batch_is_one_message_with_its_begin_then_the_commit(tmp_path):
     stream = f"rt-{uuid.uuid4().hex}"
-    for _ in range(2):  # the second time on a connection that prepared it
-        v = len(read(stream))
-        rows = append(stream, v, [NewEvent("e", {"i": i}) for i in range(size)])
-        assert [r.version for r in rows] == list(range(v + 1, v + size + 1))
-        assert all(r.id and r.recorded_at for r in rows)
-        with pytest.raises(ConcurrencyError):
-            append(stream, v, [NewEvent("late", {})])
-    assert [r.data["i"] for r in read(stream)] == list(range(size)) * 2
+    append(stream, 0, [NewEvent("a", {}), NewEvent("b", {})])
+    sent = messages(lambda: append(stream, 2, [NewEvent("c", {}), NewEvent("d", {})]), tmp_path)
+    assert len(sent) == 2, sent
+    assert sent[0].startswith('Query "BEGIN; EXECUTE eventlog_append_2'), sent
+    assert sent[1] == 'Query "COMMIT"'
+    assert [r.type for r in read(stream)] == ["a", "b", "c", "d"]
 
 
-def test_a_new_connection_prepares_again():
+def test_inside_a_transaction_the_append_is_part_of_it(tmp_path):
+    from django.db import transaction
+
     stream = f"rt-{uuid.uuid4().hex}"
-    append(stream, 0, [NewEvent("a", {})])
-    connection.close()
-    append(stream, 1, [NewEvent("b", {})])
-    with connection.cursor() as cur:
-        cur.execute("SELECT count(*) FROM pg_prepared_statements WHERE name = 'eventlog_append_1'")
-        assert cur.fetchone()[0] == 1
-    assert [r.type for r in read(stream)] == ["a", "b"]
+    append(stream, 0, [NewEvent("first", {})])
+    seen = []
+
+    def inside():
+        with transaction.atomic():
+            append(stream, 1, [NewEvent("second", {})])
+            seen.append(connection.connection.info.transaction_status.name)
+            transaction.set_rollback(True)
+
+    sent = messages(inside, tmp_path)
+    assert seen == ["INTRANS"]
+    assert sent[0] == 'Query "BEGIN"', sent  # the caller's transaction, then its savepoint
+    assert any(q.startswith('Query "EXECUTE eventlog_append_1') for q in sent), sent
+    assert sent[-1] == 'Query "ROLLBACK"'
+    assert [r.type for r in read(stream)] == ["first"]  # rolled back with it
+
+
+def test_an_append_alone_runs_the_after_commit_hooks_once(monkeypatch):
+    from eventlog import store
+
+    stream = f"rt-{uuid.uuid4().hex}"
+    heard = []
+    monkeypatch.setattr(store, "_after_commit", [*store._after_commit, heard.append])
+    rows = append(stream, 0, [NewEvent("first", {})])
+    assert heard == [rows] and rows[0].id and rows[0].recorded_at
+    with pytest.raises(ConcurrencyError):
+        append(stream, 0, [NewEvent("late", {})])
+    assert heard == [rows]  # a lost race tells no one
+
+
+def test_a_replayed_command_id_alone_answers_its_first_result(tmp_path):
+    stream = f"rt-{uuid.uuid4().hex}"
+    first = append(stream, 0, [NewEvent("a", {})], command_id="c:once")
+    again = append(stream, 0, [NewEvent("a", {})], command_id="c:once")
+    assert again.replay and [r.id for r in again] == [r.id for r in first]
+    assert [r.type for r in read(stream)] == ["a"]
+
+
+def test_two_writers_racing_alone_write_each_version_once():
+    """Two threads (a connection each) append to one stream at the version
+    they both just read, round after round: one wins each version, the other
+    is told it lost, and nothing is written twice or skipped."""
+    import threading
+
+    from django.db import connections
+
+    stream = f"rt-{uuid.uuid4().hex}"
+    rounds = 30
+    start = threading.Barrier(2)
+    outcomes: dict[str, list[str]] = {"a": [], "b": []}
+
+    def writer(who: str) -> None:
+        try:
+            for _ in range(rounds):
+                start.wait(timeout=30)
+                version = stream_version(stream)
+                start.wait(timeout=30)  # both read the same version
+                try:
+                    append(stream, version, [NewEvent("raced", {"by": who})])
+                    outcomes[who].append("won")
+                except ConcurrencyError:
+                    outcomes[who].append("lost")
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in outcomes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    rows = read(stream)
+    assert [r.version for r in rows] == list(range(1, rounds + 1))
+    for won_a, won_b in zip(outcomes["a"], outcomes["b"], strict=True):
+        assert {won_a, won_b} == {"won", "lost"}
+    assert [r.data["by"] for r in rows] == [
+        "a" if won == "won" else "b" for won in outcomes["a"]
+    ]
+
+
+def _url() -> str:
+    s = connection.settings_dict
+    return f"postgresql://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
 # ---- a move's match row, clock index and notes, in its append's statement --------
