@@ -6,4 +6,10 @@ class RatingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from . import readmodels  # noqa: F401  (registers the ratings projector)
+        from reactors.follow import register
+
+        from .readmodels import changes_result, rate_changes
+
+        # follows the log (reactors): a match's result is rated after its
+        # append commits, not in the move's or the timeout's transaction
+        register("ratings", rate_changes, prefixes=("match-",), needs=changes_result)

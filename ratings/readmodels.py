@@ -1,23 +1,31 @@
-"""The ratings read models, kept in step with the log inside each append and
-rebuilt from it by ``rebuild_read_models``.
+"""The ratings read models, kept in step with the log and rebuilt from it
+by ``rebuild_read_models``.
 
-A match's result is read from its own stream whenever an event could change
-it (its end, a ruling that voids or overturns, its abandonment). A new
-result after every other of its game is rated on top of the current
-ratings; any other change (a corrected or withdrawn result, one that lands
-before others) re-folds the game's ratings from the results in log order, so
-the ratings that followed a correction are rated again. A rebuild ends with
-a re-fold of every game: the same ratings, whatever order it applied events in."""
+Who entered shows and brackets, and the seasons, are projected inside each
+append. A match's result is rated by the ``ratings`` reactor, which follows
+the log (``rate_changes``): not in the append's transaction, so a move or a
+timeout that ends a match neither waits for its game's ratings lock nor
+pays for the rating, and matches of one game ending at once do not take
+turns in their requests. It reads the result from the match's own stream
+whenever an event could change it (its end, a ruling that voids or
+overturns, its abandonment). A new result after every other of its game is
+rated on top of the current ratings; any other change (a corrected or
+withdrawn result, one that lands before others) re-folds the game's ratings
+from the results in log order, so the ratings that followed a correction
+are rated again; a result already stored as it is changes nothing (the
+reactor may see an event twice). A rebuild ends with a re-fold of every
+game: the same ratings, whatever order it applied events in."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, date, datetime
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from eventlog.models import StoredEvent
-from eventlog.readmodels import read_model, rebuilding, stable_id, unlogged
+from eventlog.readmodels import read_model, stable_id, unlogged
 from eventlog.store import first, lock_name, read, read_upto
 
 from . import skill
@@ -106,25 +114,33 @@ def lock_game(game: str) -> None:
 
 
 def _ratings_writes(row) -> frozenset[str] | None:
-    if row.stream.startswith("match-") and row.type not in MATCH_CHANGES:
-        return frozenset()
-    if not row.stream.startswith(("match-", "show-", "bracket-")) and row.stream != SEASONS:
-        return frozenset()
+    if not row.stream.startswith(("show-", "bracket-")) and row.stream != SEASONS:
+        return frozenset()  # a match's result: the ``ratings`` reactor's
     return None
 
 
 @read_model(_forget, prune=_prune, settle=_settle, finish=_finish, writes=_ratings_writes)
 def project_ratings(row):
-    if row.stream.startswith("match-"):
-        if row.type in MATCH_CHANGES and not rebuilding():  # a rebuild: ``_settle``
-            _match_changed(row)
-    elif row.stream.startswith(("show-", "bracket-")):
+    if row.stream.startswith(("show-", "bracket-")):
         _entries(row)
     elif row.stream == SEASONS:
         _season(row)
 
 
 # ---- matches ----------------------------------------------------------------------
+def changes_result(rows, matches=None) -> bool:
+    """Whether one append's rows could change its match's result (the
+    ``ratings`` reactor's ``needs``)."""
+    return any(r.type in MATCH_CHANGES for r in rows)
+
+
+def rate_changes(rows) -> None:
+    """The ``ratings`` reactor: one append's rows of a match, after its commit."""
+    for row in rows:
+        if row.type in MATCH_CHANGES:
+            _match_changed(row)
+
+
 def _match_changed(row) -> None:
     rows = read_upto(row)
     result = result_of(rows)
@@ -133,6 +149,8 @@ def _match_changed(row) -> None:
     old = PlayedMatch.objects.filter(stream=row.stream).first()
     if result is None and old is None:
         return
+    if result is not None and old is not None and _stored_as(old, result):
+        return  # seen before (the reactor may see an event twice): rated already
     was_rated = old is not None and old.rated
     if result is None:
         old.delete()
@@ -148,11 +166,8 @@ def _match_changed(row) -> None:
         _rate_on(played)
 
 
-def _store(result: Result) -> PlayedMatch:
-    """The match's played row, written over in place (its rating points stay
-    for a re-fold to rewrite), and its participations."""
-    players = [p for side in result.sides for p in side.players if p is not None]
-    fields = {
+def _played_fields(result: Result) -> dict:
+    return {
         "game": result.game,
         "show_stream": result.show_stream,
         "position": result.position,
@@ -164,6 +179,37 @@ def _store(result: Result) -> PlayedMatch:
             for s in result.sides
         ],
     }
+
+
+def _stored_as(played: PlayedMatch, result: Result) -> bool:
+    """Whether ``played`` holds ``result`` already, participations included."""
+    fields = _played_fields(result)
+    if any(getattr(played, name) != value for name, value in fields.items()):
+        return False
+    stored = {
+        (p.seat, p.player, p.rank, p.won, json.dumps(p.stats, sort_keys=True), json.dumps(p.items))
+        for p in played.players.all()
+    }
+    return stored == {
+        (
+            seat,
+            player,
+            side.rank,
+            side.rank == 1,
+            json.dumps(result.stats.get(seat, {}), sort_keys=True),
+            json.dumps(result.items.get(seat, [])),
+        )
+        for side in result.sides
+        for seat, player in zip(side.seats, side.players, strict=True)
+        if player is not None
+    }
+
+
+def _store(result: Result) -> PlayedMatch:
+    """The match's played row, written over in place (its rating points stay
+    for a re-fold to rewrite), and its participations."""
+    players = [p for side in result.sides for p in side.players if p is not None]
+    fields = _played_fields(result)
     played, _ = PlayedMatch.objects.update_or_create(
         stream=result.stream,
         defaults=fields,

@@ -100,7 +100,7 @@ def tables_written(queries) -> set[str]:
     return {m.group(1) for q in queries if (m := written.match(q["sql"]))}
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_rebuild_equals_live_in_every_table_with_the_same_ids_and_urls(client):
     rng = random.Random(3)
     ana = User.objects.create_user("ana_user", password="pw-123456")
@@ -245,7 +245,7 @@ def test_a_rebuild_while_bots_play_loses_nothing():
     assert_rebuild_changes_nothing()
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_an_append_of_many_events_writes_the_match_row_once_as_a_rebuild_would(next_bot_move):
     """The match row's version and time are the append's last event's: the
     events before it in the same append leave that to it (one UPDATE, not

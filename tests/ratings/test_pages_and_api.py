@@ -30,7 +30,7 @@ def _day(ts: float) -> str:
     return date.fromtimestamp(ts).isoformat()
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_a_season_rates_only_its_own_matches(client, organizer):
     users = accounts("ana", "ben", "cy")
     rng = random.Random(21)
@@ -118,7 +118,7 @@ def test_unknown_players_games_and_seasons_are_a_404_in_words(client):
     assert client.get("/players/leaderboards/love-me-not/?season=nope").status_code == 404
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_the_console_seeds_a_bracket_and_a_show_by_rating(client, organizer):
     users = accounts("ana", "ben", "cy")
     rng = random.Random(22)

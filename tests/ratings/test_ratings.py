@@ -40,7 +40,7 @@ def _league(rng, start=None):
     return users, matches
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_replaying_the_log_through_openskill_gives_the_ratings_pages_show(client):
     _league(random.Random(11))
     expected = replay(results_from_log("love-me-not"))
@@ -67,7 +67,7 @@ def test_replaying_the_log_through_openskill_gives_the_ratings_pages_show(client
     assert "<svg" in profile and profile.count("<circle") == 3  # one point a rated match
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_a_rebuild_gives_the_same_ratings(client):
     users, _ = _league(random.Random(12))
     from tournaments import bracket_services as bs
@@ -125,7 +125,7 @@ def _overturn(match, winner, now):
     )
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_an_overturned_result_re_rates_what_followed(client):
     rng = random.Random(13)
     users, matches = _league(rng)
@@ -157,7 +157,7 @@ def test_an_overturned_result_re_rates_what_followed(client):
     assert changed, "the matches after the overturned one were not rated again"
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_a_void_of_the_end_withdraws_the_result_and_re_rates(client):
     rng = random.Random(14)
     _users, matches = _league(rng)
@@ -182,7 +182,7 @@ def test_a_void_of_the_end_withdraws_the_result_and_re_rates(client):
     assert _board(client)["ana"]["games"] == expected["ana"][2]
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_teams_of_two_and_several_players_are_rated_as_openskill_rates_them(client):
     users = accounts("ana", "ben", "cy", "dee")
     t = time.time() - 5 * DAY
@@ -219,7 +219,7 @@ def test_teams_of_two_and_several_players_are_rated_as_openskill_rates_them(clie
         assert board[seat]["sigma"] == pytest.approx(r.sigma)
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_inactivity_widens_sigma_as_the_library_recommends(client):
     users = accounts("ana", "ben")
     rng = random.Random(4)
@@ -258,7 +258,7 @@ def test_inactivity_widens_sigma_as_the_library_recommends(client):
     assert t2 < time.time()
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_bots_are_rated_apart_and_marked(client):
     users = accounts("ana")
     rng = random.Random(5)
@@ -280,7 +280,7 @@ def test_bots_are_rated_apart_and_marked(client):
     assert not PlayedMatch.objects.get(stream=m2.stream).rated
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_unrated_matches_leave_the_ratings_alone(client):
     users = accounts("ana", "ben")
     rng = random.Random(6)

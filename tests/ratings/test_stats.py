@@ -112,7 +112,7 @@ def _stats(client, name):
     return {g["game"]: g for g in body["stats"]}
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_statistics_match_hand_counted_scripted_matches(client):
     users = accounts("ana", "ben")
     dll, ll, hl, bleven = _scripted(users, time.time() - 5 * DAY)
@@ -169,7 +169,7 @@ def _keys(value):
             yield from _keys(v)
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_a_profile_tells_nothing_of_a_match_before_its_replay_is_open(client, monkeypatch):
     users = accounts("ana", "ben")
     start = time.time()
@@ -200,7 +200,7 @@ def test_a_profile_tells_nothing_of_a_match_before_its_replay_is_open(client, mo
         assert word not in page
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
 def test_a_show_final_counts_with_its_title_and_a_dispute_holds_its_details_back(client):
     import random
 

@@ -160,13 +160,15 @@ def test_a_pass_asks_once_whether_hooks_or_reminders_are_wanted(
 ):
     """Matches of no show, and no player who chose "your turn" reminders: the
     webhooks reactor reads nothing, the reminders reactor asks once for the
-    whole pass, and neither opens a savepoint for appends it has nothing to do for."""
+    whole pass, the ratings reactor asks the rows alone (no match ended), and
+    none opens a savepoint for appends it has nothing to do for."""
     from hooks.models import WebhookDelivery, WebhookEndpoint
     from reactors.follow import registered
 
     settings.REACTORS_INLINE = False
     assert {"webhooks", "reminders"} <= {r.name for r in registered()}
-    assert all(not r.writes for r in registered() if r.name not in ("webhooks", "reminders"))
+    writers = ("webhooks", "reminders", "ratings")
+    assert all(not r.writes for r in registered() if r.name not in writers)
     ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
     plain = [seated_match(ana, ben)]  # one stream: one partition, one pass
     for _ in range(6):
@@ -180,6 +182,7 @@ def test_a_pass_asks_once_whether_hooks_or_reminders_are_wanted(
     assert not [q for q in sql if "hooks_webhookendpoint" in q]
     assert len([q for q in sql if "reminders_remindersettings" in q]) == 1
     assert not [q for q in sql if "SAVEPOINT" in q]
+    assert not [q for q in sql if "ratings_" in q]
 
     # a show's match with an endpoint: the endpoints read once for the pass,
     # and its deliveries written

@@ -1,0 +1,80 @@
+"""A match's result is rated by the ``ratings`` reactor after its append
+commits, as production runs it (``run_reactors``): the move that ends the
+match writes no rating and takes no ratings lock, the follower rates it,
+and a follower that reads the same events again changes nothing."""
+
+import random
+import time
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import services
+from ratings.models import PlayedMatch, Rating, RatingPoint
+from reactors.follow import Follower
+from reactors.models import ReactorPartition
+from tests.ratings.direct import replay, results_from_log
+from tests.ratings.helpers import DAY, accounts, rated_match
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def _end(match, rng, now: float, next_bot_move) -> list[str]:
+    """Play ``match`` out; the SQL of the append that ended it."""
+    t = now
+    while match.status == "live":
+        seat, command = next_bot_move(match, rng)
+        with CaptureQueriesContext(connection) as seen:
+            services.submit(match, seat, command, actor=seat, now=t)
+        t += 1
+        match.refresh_from_db()
+    return [q["sql"] for q in seen.captured_queries]
+
+
+def _ratings() -> dict:
+    return {
+        "ratings": sorted(Rating.objects.values_list("player", "mu", "sigma", "games")),
+        "points": sorted(RatingPoint.objects.values_list("id", "player", "mu", "sigma")),
+    }
+
+
+def test_a_match_is_rated_after_its_commit_and_once_however_often_it_is_read(
+    settings, next_bot_move
+):
+    settings.REACTORS_INLINE = False  # production: the reactors' own processes
+    users = accounts("ana", "ben")
+    rng = random.Random(4)
+    now = time.time() - 3 * DAY
+    first = rated_match("love-me-not", {"ana": users["ana"].pk, "ben": users["ben"].pk}, now=now)
+    ending = _end(first, rng, now, next_bot_move)
+    assert not [q for q in ending if "ratings_" in q], ending  # no rating, no ratings lock
+    assert not [q for q in ending if "pg_advisory_xact_lock(hashtext" in q]
+    assert not PlayedMatch.objects.exists() and not Rating.objects.exists()
+
+    follower = Follower()
+    follower.beat()
+    follower.catch_up()
+    assert PlayedMatch.objects.get(stream=first.stream).rated
+    expected = replay(results_from_log("love-me-not"))
+    got = {p: (mu, sigma, games) for p, mu, sigma, games in _ratings()["ratings"]}
+    assert {u.pk for u in users.values()} == {int(p.split(":")[1]) for p in got}
+    for name, (mu, sigma, games) in expected.items():
+        mine = got[f"u:{users[name].pk}"]
+        assert mine == (pytest.approx(mu, abs=1e-9), pytest.approx(sigma, abs=1e-9), games)
+
+    # a second match rated on top of the first, then every event read again
+    second = rated_match(
+        "love-me-not", {"ben": users["ben"].pk, "ana": users["ana"].pk}, now=now + DAY
+    )
+    _end(second, rng, now + DAY, next_bot_move)
+    follower.catch_up()
+    rated = _ratings()
+    assert len(rated["points"]) == 4
+    ReactorPartition.objects.filter(reactor="ratings").update(after_tx=0, after_id=0)
+    with CaptureQueriesContext(connection) as again:
+        follower.catch_up()
+    follower.leave()
+    assert _ratings() == rated
+    writes = [q["sql"] for q in again.captured_queries if q["sql"].startswith(("DELETE", "INSERT"))]
+    assert not [q for q in writes if "ratings_" in q], writes  # nothing re-rated
