@@ -18,7 +18,6 @@ game: the same ratings, whatever order it applied events in."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, date, datetime
 
 from django.contrib.auth import get_user_model
@@ -181,34 +180,38 @@ def _played_fields(result: Result) -> dict:
     }
 
 
+_PARTICIPATION_FIELDS = ("seat", "player", "rank", "won", "stats", "items")
+
+
+def _participations(result: Result) -> list[dict]:
+    """The fields of the result's participations (a seat each held)."""
+    return [
+        {
+            "seat": seat,
+            "player": player,
+            "rank": side.rank,
+            "won": side.rank == 1,
+            "stats": result.stats.get(seat, {}),
+            "items": result.items.get(seat, []),
+        }
+        for side in result.sides
+        for seat, player in zip(side.seats, side.players, strict=True)
+        if player is not None
+    ]
+
+
 def _stored_as(played: PlayedMatch, result: Result) -> bool:
     """Whether ``played`` holds ``result`` already, participations included."""
     fields = _played_fields(result)
     if any(getattr(played, name) != value for name, value in fields.items()):
         return False
-    stored = {
-        (p.seat, p.player, p.rank, p.won, json.dumps(p.stats, sort_keys=True), json.dumps(p.items))
-        for p in played.players.all()
-    }
-    return stored == {
-        (
-            seat,
-            player,
-            side.rank,
-            side.rank == 1,
-            json.dumps(result.stats.get(seat, {}), sort_keys=True),
-            json.dumps(result.items.get(seat, [])),
-        )
-        for side in result.sides
-        for seat, player in zip(side.seats, side.players, strict=True)
-        if player is not None
-    }
+    stored = played.players.order_by("seat").values(*_PARTICIPATION_FIELDS)
+    return sorted(_participations(result), key=lambda p: p["seat"]) == list(stored)
 
 
 def _store(result: Result) -> PlayedMatch:
     """The match's played row, written over in place (its rating points stay
     for a re-fold to rewrite), and its participations."""
-    players = [p for side in result.sides for p in side.players if p is not None]
     fields = _played_fields(result)
     played, _ = PlayedMatch.objects.update_or_create(
         stream=result.stream,
@@ -216,22 +219,16 @@ def _store(result: Result) -> PlayedMatch:
         create_defaults={**fields, "id": stable_id("played", result.stream)},
     )
     played.players.all().delete()
-    known = _users(players)
+    seated = _participations(result)
+    known = _users(p["player"] for p in seated)
     Participation.objects.bulk_create(
         Participation(
-            id=stable_id("participation", result.stream, seat),
+            id=stable_id("participation", result.stream, p["seat"]),
             played=played,
-            player=player,
-            user_id=_user_id(player, known),
-            seat=seat,
-            rank=side.rank,
-            won=side.rank == 1,
-            stats=result.stats.get(seat, {}),
-            items=result.items.get(seat, []),
+            user_id=_user_id(p["player"], known),
+            **p,
         )
-        for side in result.sides
-        for seat, player in zip(side.seats, side.players, strict=True)
-        if player is not None
+        for p in seated
     )
     return played
 

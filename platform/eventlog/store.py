@@ -365,7 +365,7 @@ def _alone(
 ) -> bool:
     """Whether the append is its whole transaction, so that its statement
     runs in autocommit: one round trip with its commit, no BEGIN nor COMMIT.
-    So when no transaction is open, nothing runs within it (no ``within``,
+    That is when no transaction is open, nothing runs within it (no ``within``,
     no projector writes anything for the rows, or ``inline`` writes it all),
     and the statement cannot insert a part of the rows (one row: a lost race
     inserts none)."""
@@ -418,9 +418,7 @@ def _append_sql(n: int, mark, inline: Inline | None = None) -> str:
 
 
 def _insert_checked(
-    rows: list[StoredEvent],
-    expected_version: int,
-    inline: Inline | None = None,
+    rows: list[StoredEvent], expected_version: int, inline: Inline | None = None
 ) -> None:
     """PostgreSQL, one statement (one round trip with its BEGIN): take the
     stream's lock in shared mode (``lock_stream``), check the version, insert. A row whose
