@@ -37,7 +37,8 @@ def test_an_append_alone_is_one_message_and_commits_by_itself(tmp_path):
     assert sent[0].startswith('Query "EXECUTE eventlog_append_1'), sent
     assert connection.connection.info.transaction_status.name == "IDLE"
     assert [r.type for r in read(stream)] == ["first", "second"]
-    with psycopg.connect(_url()) as other:  # committed: another session sees it
+    # committed: another session (Django's connection settings) sees it
+    with psycopg.connect(**connection.get_connection_params()) as other:
         (n,) = other.execute(
             "SELECT count(*) FROM eventlog_storedevent WHERE stream = %s", [stream]
         ).fetchone()
@@ -132,14 +133,7 @@ def test_two_writers_racing_alone_write_each_version_once():
     assert [r.version for r in rows] == list(range(1, rounds + 1))
     for won_a, won_b in zip(outcomes["a"], outcomes["b"], strict=True):
         assert {won_a, won_b} == {"won", "lost"}
-    assert [r.data["by"] for r in rows] == [
-        "a" if won == "won" else "b" for won in outcomes["a"]
-    ]
-
-
-def _url() -> str:
-    s = connection.settings_dict
-    return f"postgresql://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+    assert [r.data["by"] for r in rows] == ["a" if won == "won" else "b" for won in outcomes["a"]]
 
 
 # ---- a move's match row, clock index and notes, in its append's statement --------
