@@ -199,6 +199,44 @@ def read_after(
     return rows, (0, scanned[-1].id)
 
 
+_LAST_OF_PARTITION_PG = (
+    f"SELECT tx::text, id FROM {_TABLE} WHERE {_PARTITION_SQL} ORDER BY tx DESC, id DESC LIMIT 1"
+)
+
+
+def the_tip(db=connection, partitions: int | None = None) -> dict[int, tuple[int, int]]:
+    """Where each partition's log ends now, as a reader there would have
+    moved: the position of its last event (SQLite: the last id of the log,
+    the same for every partition); partitions without events left out."""
+    n = partitions or settings.REACTOR_PARTITIONS
+    with db.cursor() as cursor:
+        if db.vendor != "postgresql":
+            cursor.execute(f"SELECT max(id) FROM {_TABLE}")
+            last = cursor.fetchone()[0]
+            return {} if last is None else {p: (0, last) for p in range(n)}
+        tip = {}
+        for p in range(n):  # each a short walk back along the (tx, id) index
+            cursor.execute(_LAST_OF_PARTITION_PG, [n, p])
+            row = cursor.fetchone()
+            if row:
+                tip[p] = (int(row[0]), row[1])
+        return tip
+
+
+def start_at_the_tip(name: str, checkpoints=ReactorPartition, db=connection) -> None:
+    """A reactor added to a log that has events already starts at its end
+    (what came before was done another way, e.g. inside the appends): its
+    checkpoint rows made there. Rows it has already are left as they are.
+    For a migration, with its historical ``ReactorPartition`` and connection."""
+    checkpoints.objects.using(db.alias).bulk_create(
+        [
+            checkpoints(reactor=name, partition=p, after_tx=tx, after_id=last)
+            for p, (tx, last) in the_tip(db).items()
+        ],
+        ignore_conflicts=True,
+    )
+
+
 def appends(rows: list[StoredEvent]) -> list[list[StoredEvent]]:
     """``rows`` (in log order) as the appends that wrote them: per stream and
     writing transaction (on SQLite, per run of one stream and command id)."""

@@ -3,8 +3,10 @@ commits, as production runs it (``run_reactors``): the move that ends the
 match writes no rating and takes no ratings lock, the follower rates it,
 and a follower that reads the same events again changes nothing."""
 
+import importlib
 import random
 import time
+from types import SimpleNamespace
 
 import pytest
 from django.db import connection
@@ -12,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games import services
 from ratings.models import PlayedMatch, Rating, RatingPoint
-from reactors.follow import Follower
+from reactors.follow import Follower, partition_of
 from reactors.models import ReactorPartition
 from tests.ratings.direct import replay, results_from_log
 from tests.ratings.helpers import DAY, accounts, rated_match
@@ -78,3 +80,51 @@ def test_a_match_is_rated_after_its_commit_and_once_however_often_it_is_read(
     assert _ratings() == rated
     writes = [q["sql"] for q in again.captured_queries if q["sql"].startswith(("DELETE", "INSERT"))]
     assert not [q for q in writes if "ratings_" in q], writes  # nothing re-rated
+
+
+def _migration_start_at_the_tip():
+    from django.apps import apps
+
+    migration = importlib.import_module("ratings.migrations.0002_ratings_reactor_starts_at_the_tip")
+    migration.start_at_the_tip(apps, SimpleNamespace(connection=connection))
+
+
+def test_the_ratings_reactor_starts_where_the_log_ended_when_it_was_added(settings, next_bot_move):
+    """Its migration puts its checkpoints at the log's end: a match ended
+    before (rated inside its append, by the code of then) is not read again;
+    one ended after is rated."""
+    settings.REACTORS_INLINE = False
+    users = accounts("ana", "ben")
+    rng = random.Random(9)
+    now = time.time() - 3 * DAY
+    seats = {"ana": users["ana"].pk, "ben": users["ben"].pk}
+    before = rated_match("love-me-not", seats, now=now)
+    _end(before, rng, now, next_bot_move)
+    ReactorPartition.objects.all().delete()  # a log older than its reactors
+    _migration_start_at_the_tip()
+    _migration_start_at_the_tip()  # again: the rows it made stay as they are
+
+    follower = Follower()
+    follower.beat()
+    ratings = {
+        p.partition: (p.after_tx, p.after_id)
+        for p in ReactorPartition.objects.filter(reactor="ratings", after_id__gt=0)
+    }
+    assert partition_of(before.stream) in ratings
+    follower.catch_up()
+    # the match before it: not read again
+    assert not PlayedMatch.objects.exists(), (
+        before.stream,
+        list(PlayedMatch.objects.values_list("stream", "position")),
+        ratings,
+        list(ReactorPartition.objects.values_list("reactor", "partition", "after_tx", "after_id")),
+    )
+    for p, position in ratings.items():  # where the others moved to: one read for all
+        others = ReactorPartition.objects.filter(partition=p).exclude(reactor="ratings")
+        assert {(o.after_tx, o.after_id) for o in others} == {position}
+
+    after = rated_match("love-me-not", seats, now=now + DAY)
+    _end(after, rng, now + DAY, next_bot_move)
+    follower.catch_up()
+    follower.leave()
+    assert list(PlayedMatch.objects.values_list("stream", flat=True)) == [after.stream]
