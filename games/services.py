@@ -13,6 +13,7 @@ import random
 import threading
 import time
 import uuid
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from functools import cached_property
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
 from eventlog.store import (
     ConcurrencyError,
@@ -49,7 +50,7 @@ from games.core.series import MatchState
 
 from . import states, visibility
 from .limits import MAX_PK
-from .models import Match
+from .models import Match, SeatHolder
 from .readmodels import match_row_inline, note_waiting, waiting_saying
 
 PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
@@ -638,14 +639,39 @@ def abandon(match: Match, *, reason: str, actor: str = "platform") -> None:
     record_platform_event(match, "match_abandoned", {"reason": reason}, actor=actor, role="system")
 
 
+_MATCH_NAMES = [f.attname for f in Match._meta.concrete_fields]
+_MATCH_COLUMNS = ", ".join(f'"{f.column}"' for f in Match._meta.concrete_fields)
+# connection -> (index, column, converters) of the match's columns that need converting
+_match_converters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _match_from(values) -> Match:
+    """A Match from a statement's row of its concrete columns in field order
+    (``_MATCH_COLUMNS`` first), converted as the ORM converts them, without
+    the ORM's set-up for each query (made once per connection)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    converters = _match_converters.get(db)
+    if converters is None:
+        converters = _match_converters[db] = []
+        for i, f in enumerate(Match._meta.concrete_fields):
+            column = f.get_col(Match._meta.db_table)
+            found = db.ops.get_db_converters(column) + f.get_db_converters(db)
+            if found:
+                converters.append((i, column, found))
+    values = list(values[: len(_MATCH_NAMES)])
+    for i, column, found in converters:
+        for convert in found:
+            values[i] = convert(values[i], column, db)
+    return Match.from_db(db.alias, _MATCH_NAMES, values)
+
+
 def _set_deadline_sql() -> str:
     table = Match._meta.db_table
-    columns = ", ".join(f'"{f.column}"' for f in Match._meta.concrete_fields)
     over = "status IN ('void', 'finished')"
     return (
         f"UPDATE {table} SET next_deadline = CASE WHEN {over} THEN NULL ELSE %s::timestamptz END, "
         f"waiting_on = CASE WHEN {over} THEN '[]'::jsonb ELSE %s::jsonb END "
-        f"WHERE id = %s RETURNING {columns}"
+        f"WHERE id = %s RETURNING {_MATCH_COLUMNS}"
     )
 
 
@@ -687,9 +713,11 @@ def _set_deadline(match: Match, state: MatchState) -> None:
     projectors left it (the match over, nothing is due)."""
     nd, waiting_on, pending = _clock_index(match, state)
     if connection.vendor == "postgresql":
-        row = next(iter(Match.objects.raw(_SET_DEADLINE, [nd, json.dumps(waiting_on), match.pk])))
-        for f in Match._meta.concrete_fields:
-            setattr(match, f.attname, getattr(row, f.attname))
+        with connection.cursor() as cursor:
+            cursor.execute(_SET_DEADLINE, [nd, json.dumps(waiting_on), match.pk])
+            row = _match_from(cursor.fetchone())
+        for name in _MATCH_NAMES:
+            setattr(match, name, getattr(row, name))
     else:
         match.refresh_from_db()
         if match.status in ("void", "finished"):
@@ -701,24 +729,34 @@ def _set_deadline(match: Match, state: MatchState) -> None:
 
 
 # ---- reading: every read goes through the visibility policy ----------------
+def _seen_by_sql() -> str:
+    columns = ", ".join(f'm."{f.column}"' for f in Match._meta.concrete_fields)
+    return (
+        f'SELECT {columns}, (SELECT h."seat" FROM "{SeatHolder._meta.db_table}" h '
+        f'WHERE h."match_id" = m."id" AND h."user_id" = %s ORDER BY h."seat" LIMIT 1) '
+        f'FROM "{Match._meta.db_table}" m WHERE m."id" = %s'
+    )
+
+
+_SEEN_BY = _seen_by_sql()
+
+
 def match_seen_by(pk: int, user) -> Match | None:
     """Match ``pk`` with the seat ``user`` holds in it read in the same query
     (``viewer_for`` then reads no seat); None when there is no such match
-    (nor can be: an id over ``MAX_PK`` is not looked up)."""
-    from django.db.models import OuterRef, Subquery
-
-    from .models import SeatHolder
-
+    (nor can be: an id over ``MAX_PK`` is not looked up). Every API request
+    about a match starts here: one statement made once, not compiled each time."""
     if pk > MAX_PK:
         return None
     uid = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
-    matches = Match.objects.all()
+    with connection.cursor() as cursor:
+        cursor.execute(_SEEN_BY, [uid, pk])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    match = _match_from(row)
     if uid is not None:
-        held = SeatHolder.objects.filter(match=OuterRef("pk"), user_id=uid).order_by("seat")
-        matches = matches.annotate(seat_of_viewer=Subquery(held.values("seat")[:1]))
-    match = matches.filter(pk=pk).first()
-    if match is not None and uid is not None:
-        match.seat_read_for = (uid, match.seat_of_viewer)
+        match.seat_read_for = (uid, row[-1])
     return match
 
 

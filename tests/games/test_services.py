@@ -517,3 +517,32 @@ def test_a_huge_time_added_already_in_the_log_does_not_stop_resume():
     services.submit(match, None, {"type": "resume", "reason": "ok"}, now=T0 + 3, **mod)
     match.refresh_from_db()
     assert match.next_deadline.year == 9999 and match.waiting_on == ["ana", "ben"]
+
+
+@pytest.mark.django_db
+def test_a_match_seen_by_a_user_is_the_row_the_orm_reads_with_that_users_seat():
+    """``match_seen_by`` reads the row with a statement of its own (no ORM
+    query): every field as the ORM converts it (JSON, times), the caller's
+    seat, none for an outsider or nobody, and no match for an unknown id."""
+    ana, ben = User.objects.create_user("ana_m"), User.objects.create_user("ben_m")
+    outsider = User.objects.create_user("olaf_m")
+    match = services.create_match(
+        "love-me-not", ["ana", "ben"], holders={"ana": ana.pk, "ben": ben.pk}, rng=random.Random(2)
+    )
+    series = series_for(match.game)
+    state = services.load(match).state
+    seat = series.pending(state)[0].seat
+    from games.core.playout import bot_command
+
+    services.submit(match, seat, bot_command(series, state, seat, "random", random.Random(1)))
+    orm = Match.objects.get(pk=match.pk)
+    fields = [f.attname for f in Match._meta.concrete_fields]
+    for user, seat_of in ((ana, "ana"), (ben, "ben"), (outsider, None)):
+        seen = services.match_seen_by(match.pk, user)
+        assert {f: getattr(seen, f) for f in fields} == {f: getattr(orm, f) for f in fields}
+        assert seen.seat_read_for == (user.pk, seat_of)
+        assert seen._state.adding is False and seen._state.db == "default"
+    anonymous = services.match_seen_by(match.pk, None)
+    assert anonymous.pk == match.pk and not hasattr(anonymous, "seat_read_for")
+    assert isinstance(anonymous.waiting_on, list) and anonymous.updated_at.tzinfo is not None
+    assert services.match_seen_by(match.pk + 10_000, ana) is None
