@@ -78,11 +78,25 @@ def _looked_up(key_hash: str) -> dict | None:
     return entry
 
 
+# key hash -> when this process last asked the cache whether to touch it
+_touch_asked: dict[str, datetime] = {}
+_TOUCH_ASKED_MAX = 10_000
+
+
 def _touch_due(key_hash: str, last_used: datetime | None, now: datetime) -> bool:
     """Whether this request writes ``last_used`` (once per TOUCH_EVERY per token,
-    however many processes see the same cached entry)."""
+    however many processes see the same cached entry). A process asks the
+    cache at most once per TOUCH_EVERY per token: the cached entry keeps the
+    ``last_used`` it was read with, so without that every request after the
+    touch would ask again (a cache round trip each)."""
     if last_used and now - last_used <= TOUCH_EVERY:
         return False
+    asked = _touch_asked.get(key_hash)
+    if asked is not None and now - asked <= TOUCH_EVERY:
+        return False
+    if len(_touch_asked) >= _TOUCH_ASKED_MAX:
+        _touch_asked.clear()
+    _touch_asked[key_hash] = now
     touch_key = f"{cache_key(key_hash)}:touched"
     try:
         return cache.add(touch_key, 1, TOUCH_EVERY.total_seconds())

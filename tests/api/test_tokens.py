@@ -194,6 +194,7 @@ def test_a_cached_token_never_authenticates_another_account(token_client, match,
 def test_last_used_is_written_at_most_once_a_minute(token_client, match, ana):
     from django.core.cache import cache
 
+    from api import authentication
     from api.authentication import TOUCH_EVERY, cache_key
 
     bot = token_client(ana)
@@ -204,12 +205,39 @@ def test_last_used_is_written_at_most_once_a_minute(token_client, match, ana):
     bot.get(url)
     bot.token.refresh_from_db()
     assert first is not None and bot.token.last_used == first
-    # a minute and more ago (the cache told so too): written again
+    # a minute and more ago (the cache and this process told so too): written again
     ApiToken.objects.filter(pk=bot.token.pk).update(last_used=first - TOUCH_EVERY * 2)
     cache.delete_many([cache_key(bot.token.key_hash), f"{cache_key(bot.token.key_hash)}:touched"])
+    authentication._touch_asked[bot.token.key_hash] = first - TOUCH_EVERY * 2
     bot.get(url)
     bot.token.refresh_from_db()
     assert bot.token.last_used >= first
+
+
+@pytest.mark.django_db
+def test_a_touched_token_asks_the_cache_no_more_within_the_minute(
+    token_client, match, ana, monkeypatch
+):
+    """Its cached entry still says the old last_used: the process remembers it
+    asked, so the requests after the touch make no cache round trip for it."""
+    from api import authentication
+
+    bot = token_client(ana)
+    url = f"/api/matches/{match.pk}/"
+    asked = []
+    real_add = authentication.cache.add
+
+    def add(key, *args, **kwargs):
+        asked.append(key)
+        return real_add(key, *args, **kwargs)
+
+    monkeypatch.setattr(authentication.cache, "add", add)
+    for _ in range(4):
+        assert bot.get(url).status_code == 200
+    touched = [k for k in asked if k.endswith(":touched")]
+    assert touched == [f"{authentication.cache_key(bot.token.key_hash)}:touched"]
+    bot.token.refresh_from_db()
+    assert bot.token.last_used is not None
 
 
 @pytest.mark.django_db
