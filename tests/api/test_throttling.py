@@ -31,7 +31,8 @@ def test_a_user_over_the_rate_gets_429_with_retry_after(as_user, post, match, an
     client = as_user(ana)
     codes, resp = send_until_throttled(post, client, f"/api/matches/{match.pk}/commands")
     assert codes == [422, 422, 422, 429]
-    assert 1 <= int(resp["Retry-After"]) <= 60
+    # a minute, and the bucket its oldest request counts in (1/BUCKETS of it)
+    assert 1 <= int(resp["Retry-After"]) <= 61
     body = resp.json()
     assert body["code"] == "throttled" and body["retry_after"] == int(resp["Retry-After"])
     # reading is not limited
@@ -146,16 +147,22 @@ def test_a_command_counts_its_three_limits_in_two_cache_calls(
     assert cache.calls == ["get_many", "set_many"]
 
 
-def test_the_limits_together_decide_as_drfs_throttles_one_after_another(monkeypatch, settings):
-    """Random request times against tight limits: allowed or refused, and the
-    wait, are what DRF's three throttles in a row (its check_throttles) say."""
+RATES = {"commands_burst": (3, 1.0), "commands_sustained": (8, 60.0), "commands_per_address": (11, 60.0)}
+
+
+def test_the_limits_hold_in_every_window_and_refuse_only_when_full(monkeypatch, settings):
+    """Random request times against tight limits. No window of a limit's
+    duration ever holds more requests it counted than its rate; a refusal
+    always has a limit that counted its rate in the window (give or take one
+    bucket, 1/BUCKETS of the duration) before it; the wait says when it has
+    room again. A request refused by one limit is counted by the others."""
     import random
     from types import SimpleNamespace
 
     from django.core.cache.backends.locmem import LocMemCache
     from rest_framework.throttling import SimpleRateThrottle
 
-    from api.throttling import CommandThrottles
+    from api.throttling import BUCKETS, CommandThrottles
 
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
@@ -167,26 +174,65 @@ def test_the_limits_together_decide_as_drfs_throttles_one_after_another(monkeypa
     }
     clock = [1000.0]
     monkeypatch.setattr(SimpleRateThrottle, "timer", lambda self: clock[0])
-    together, apart = LocMemCache("together", {}), LocMemCache("apart", {})
+    monkeypatch.setattr(SimpleRateThrottle, "cache", LocMemCache("windows", {}))
     rng = random.Random(4)
     users = [SimpleNamespace(is_authenticated=True, pk=pk) for pk in (1, 2)]
-    decided = 0
-    for _ in range(300):
-        clock[0] += rng.choice([0.01, 0.1, 0.3, 2.0, 9.0])
-        request = SimpleNamespace(
-            user=rng.choice(users), META={"REMOTE_ADDR": "10.0.0.9"}, headers={}
-        )
-        monkeypatch.setattr(SimpleRateThrottle, "cache", together)
+    counted = {scope: {} for scope in RATES}  # scope -> ident -> times it counted
+    refusals = 0
+    for _ in range(600):
+        clock[0] += rng.choice([0.01, 0.05, 0.1, 0.3, 2.0, 9.0])
+        now, user = clock[0], rng.choice(users)
+        request = SimpleNamespace(user=user, META={"REMOTE_ADDR": "10.0.0.9"}, headers={})
+        idents = {
+            "commands_burst": user.pk,
+            "commands_sustained": user.pk,
+            "commands_per_address": "addr",
+        }
         limits = CommandThrottles()
         allowed = limits.allow_request(request, None)
-        monkeypatch.setattr(SimpleRateThrottle, "cache", apart)
-        waits = []
-        for cls in CommandThrottles.limits:  # as DRF's check_throttles does
-            throttle = cls()
-            if not throttle.allow_request(request, None):
-                waits.append(throttle.wait())
-        assert allowed == (not waits)
-        if waits:
-            assert limits.wait() == pytest.approx(max(w for w in waits if w is not None))
-        decided += not allowed
-    assert 30 < decided < 270  # both answers were tried, many times
+        refused_by = {t.scope for t in limits.refused}
+        assert allowed == (not refused_by)
+        for scope, (rate, duration) in RATES.items():
+            times = counted[scope].setdefault(idents[scope], [])
+            recent = [t for t in times if t > now - duration]
+            if scope in refused_by:
+                slack = duration / BUCKETS
+                assert rate <= len([t for t in times if t > now - duration - slack])
+                continue
+            times.append(now)
+            assert len(recent) + 1 <= rate  # never more than the rate in a window
+        if not allowed:
+            refusals += 1
+            wait = limits.wait()
+            assert 0 < wait <= max(RATES[s][1] for s in refused_by) + 1
+    assert 60 < refusals < 540  # both answers were tried, many times
+
+
+def test_a_window_stays_small_however_many_requests_it_counts(monkeypatch, settings):
+    """A raised limit (a bot farm's address) keeps at most BUCKETS + 1 counts
+    per window, not one entry per request."""
+    from types import SimpleNamespace
+
+    from django.core.cache.backends.locmem import LocMemCache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from api.throttling import BUCKETS, AddressThrottle, CommandThrottles
+
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"commands_per_address": "100000/min"},
+    }
+    clock = [1000.0]
+    cache = LocMemCache("big", {})
+    monkeypatch.setattr(SimpleRateThrottle, "timer", lambda self: clock[0])
+    monkeypatch.setattr(SimpleRateThrottle, "cache", cache)
+    request = SimpleNamespace(
+        user=SimpleNamespace(is_authenticated=False), META={"REMOTE_ADDR": "10.0.0.7"}, headers={}
+    )
+    for _ in range(5000):
+        clock[0] += 0.03
+        assert CommandThrottles().allow_request(request, None)
+    stored = cache.get(f"w:{AddressThrottle().get_cache_key(request, None)}")
+    assert stored is not None and len(stored) <= BUCKETS + 1
+    # the last minute's, 0.03 s apart, and the oldest bucket's that overlaps it
+    assert 2000 <= sum(n for _, n in stored) <= 2000 + 34
