@@ -127,7 +127,7 @@ def _buckets(value) -> list[list[int]]:
     if not isinstance(value, list):
         return []
     pairs = [p for p in value if isinstance(p, list) and len(p) == 2]
-    if not all(type(b) is int and type(n) is int for b, n in pairs):
+    if not all(type(b) is int and type(n) is int and n > 0 for b, n in pairs):
         return []
     return sorted(pairs)
 

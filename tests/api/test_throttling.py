@@ -147,7 +147,11 @@ def test_a_command_counts_its_three_limits_in_two_cache_calls(
     assert cache.calls == ["get_many", "set_many"]
 
 
-RATES = {"commands_burst": (3, 1.0), "commands_sustained": (8, 60.0), "commands_per_address": (11, 60.0)}
+RATES = {
+    "commands_burst": (3, 1.0),
+    "commands_sustained": (8, 60.0),
+    "commands_per_address": (11, 60.0),
+}
 
 
 def test_the_limits_hold_in_every_window_and_refuse_only_when_full(monkeypatch, settings):
@@ -236,3 +240,36 @@ def test_a_window_stays_small_however_many_requests_it_counts(monkeypatch, setti
     assert stored is not None and len(stored) <= BUCKETS + 1
     # the last minute's, 0.03 s apart, and the oldest bucket's that overlaps it
     assert 2000 <= sum(n for _, n in stored) <= 2000 + 34
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [[1000.0, 999.5, 999.0], [[1000, -50]], [[1, 2, 3]], "x", {"a": 1}, [["1000", 1]]],
+    ids=["drf-history", "negative", "triple", "string", "object", "string-bucket"],
+)
+def test_a_window_in_another_shape_counts_as_empty_and_is_written_anew(
+    monkeypatch, settings, stored
+):
+    """What a key held before this format (DRF's list of times) or a damaged
+    value never refuses nor breaks a command: the window starts again."""
+    from types import SimpleNamespace
+
+    from django.core.cache.backends.locmem import LocMemCache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from api.throttling import AddressThrottle, CommandThrottles
+
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"commands_per_address": "2/min"},
+    }
+    cache = LocMemCache("shapes", {})
+    monkeypatch.setattr(SimpleRateThrottle, "timer", lambda self: 1000.0)
+    monkeypatch.setattr(SimpleRateThrottle, "cache", cache)
+    request = SimpleNamespace(
+        user=SimpleNamespace(is_authenticated=False), META={"REMOTE_ADDR": "10.0.0.8"}, headers={}
+    )
+    key = f"w:{AddressThrottle().get_cache_key(request, None)}"
+    cache.set(key, stored)
+    assert CommandThrottles().allow_request(request, None)
+    assert cache.get(key) == [[1000, 1]]  # one count in the bucket of second 1000
