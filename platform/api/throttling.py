@@ -7,7 +7,9 @@ guard the service, the log's guarantees never depend on them."""
 from __future__ import annotations
 
 import logging
+import threading
 
+from django.core.cache.backends.redis import RedisCacheClient
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
@@ -61,10 +63,11 @@ BUCKETS = 60  # a limit's window is kept as at most this many counts (and one mo
 
 class CommandThrottles(BaseThrottle):
     """The three command limits (burst and sustained per account, one per
-    address) in two cache round trips: every window read at once, the windows
-    that counted this request written at once. As with DRF's throttles one
-    after another, a request refused by one limit is still counted by those
-    that let it pass.
+    address), decided and counted together: on Redis in one script (one
+    round trip, and atomic: requests sent at once cannot all read the same
+    count and all pass), elsewhere (the in-memory cache of ``make run``) under
+    a process lock. As with DRF's throttles one after another, a request
+    refused by one limit is still counted by those that let it pass.
 
     A window is kept as counts per bucket of 1/BUCKETS of its duration, not
     as DRF's list of every request's time: its size, and what reading and
@@ -86,50 +89,61 @@ class CommandThrottles(BaseThrottle):
         keyed = [(t, f"w:{key}") for t, key in keyed if key is not None]
         if not keyed:
             return True
-        cache = keyed[0][0].cache
+        cache, now = keyed[0][0].cache, keyed[0][0].timer()
         try:
-            found = cache.get_many([key for _, key in keyed])
+            if isinstance(getattr(cache, "_cache", None), RedisCacheClient):
+                waits = _count_on_redis(cache, keyed, now)
+            else:
+                with _counting:
+                    waits = _count_in(cache, keyed, now)
         except RedisError as exc:
             log.warning("rate limits not counted, the cache is away: %s", exc)
             return True
-        now, counted = keyed[0][0].timer(), {}
-        self.refused, self.waits = [], []
-        for throttle, key in keyed:
-            width = throttle.duration / BUCKETS
-            at = int(now // width)
-            # the buckets still overlapping (now - duration, now], oldest first
-            buckets = [
-                b for b in _buckets(found.get(key)) if (b[0] + 1) * width > now - throttle.duration
-            ]
-            if sum(n for _, n in buckets) >= throttle.num_requests:
-                self.refused.append(throttle)
-                self.waits.append(_wait(buckets, throttle, width, now))
-                continue
-            if buckets and buckets[-1][0] == at:
-                buckets[-1][1] += 1
-            else:
-                buckets.append([at, 1])
-            counted[key] = buckets
-        if counted:
-            try:
-                cache.set_many(counted, max(t.duration for t, _ in keyed))
-            except RedisError as exc:
-                log.warning("rate limits not counted, the cache is away: %s", exc)
+        self.refused = [t for (t, _), wait in zip(keyed, waits, strict=True) if wait is not None]
+        self.waits = [wait for wait in waits if wait is not None]
         return not self.refused
 
     def wait(self):
         return max(self.waits) if self.waits else None
 
 
+_counting = threading.Lock()  # one process's in-memory windows, read and written in turn
+
+
+def _count_in(cache, keyed, now: float) -> list[float | None]:
+    """Each limit's wait (None: it counted this request), through the
+    cache's get_many and set_many."""
+    found, counted, waits = cache.get_many([key for _, key in keyed]), {}, []
+    for throttle, key in keyed:
+        width = throttle.duration / BUCKETS
+        at = int(now // width)
+        # the buckets still overlapping (now - duration, now], oldest first
+        buckets = [
+            b for b in _buckets(found.get(key)) if (b[0] + 1) * width > now - throttle.duration
+        ]
+        if sum(n for _, n in buckets) >= throttle.num_requests:
+            waits.append(_wait(buckets, throttle, width, now))
+            continue
+        if buckets and buckets[-1][0] == at:
+            buckets[-1][1] += 1
+        else:
+            buckets.append([at, 1])
+        counted[key] = buckets
+        waits.append(None)
+    if counted:
+        cache.set_many(counted, max(t.duration for t, _ in keyed))
+    return waits
+
+
 def _buckets(value) -> list[list[int]]:
     """A stored window as [bucket, count] pairs in bucket order; anything
     else (another format, a damaged value) as an empty window."""
-    if not isinstance(value, list):
+    if not isinstance(value, list) or not all(
+        isinstance(p, list) and len(p) == 2 and type(p[0]) is int and type(p[1]) is int and p[1] > 0
+        for p in value
+    ):
         return []
-    pairs = [p for p in value if isinstance(p, list) and len(p) == 2]
-    if not all(type(b) is int and type(n) is int and n > 0 for b, n in pairs):
-        return []
-    return sorted(pairs)
+    return sorted(value)
 
 
 def _wait(buckets: list[list[int]], throttle, width: float, now: float) -> float:
@@ -141,6 +155,69 @@ def _wait(buckets: list[list[int]], throttle, width: float, now: float) -> float
         if over <= 0:
             return max(0.0, (bucket + 1) * width + throttle.duration - now)
     return throttle.duration
+
+
+# _count_in in one script on Redis: KEYS the windows, ARGV now then each
+# window's rate and duration; a wait per window ('' when it counted)
+_COUNT_LUA = """
+local now = tonumber(ARGV[1])
+local ttl, waits, keep = 1, {}, {}
+for i, key in ipairs(KEYS) do
+  local limit, duration = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+  if duration > ttl then ttl = duration end
+  local width = duration / BUCKETS
+  local at = math.floor(now / width)
+  local buckets = {}
+  local raw = redis.call('GET', key)
+  if raw then
+    local ok, value = pcall(cjson.decode, raw)
+    if ok and type(value) == 'table' then
+      for _, p in ipairs(value) do
+        if type(p) ~= 'table' or #p ~= 2 or type(p[1]) ~= 'number' or type(p[2]) ~= 'number'
+            or p[1] ~= math.floor(p[1]) or p[2] ~= math.floor(p[2]) or p[2] <= 0 then
+          buckets = {}
+          break
+        end
+        if (p[1] + 1) * width > now - duration then table.insert(buckets, {p[1], p[2]}) end
+      end
+    end
+  end
+  table.sort(buckets, function(a, b) return a[1] < b[1] end)
+  local total = 0
+  for _, p in ipairs(buckets) do total = total + p[2] end
+  if total >= limit then
+    local over, wait = total - limit + 1, duration
+    for _, p in ipairs(buckets) do
+      over = over - p[2]
+      if over <= 0 then wait = math.max(0, (p[1] + 1) * width + duration - now) break end
+    end
+    waits[i] = string.format('%.6f', wait)
+  else
+    local last = buckets[#buckets]
+    if last and last[1] == at then last[2] = last[2] + 1 else table.insert(buckets, {at, 1}) end
+    keep[i] = buckets
+    waits[i] = ''
+  end
+end
+for i, key in ipairs(KEYS) do
+  if keep[i] then redis.call('SET', key, cjson.encode(keep[i]), 'EX', math.ceil(ttl)) end
+end
+return waits
+""".replace("BUCKETS", str(BUCKETS))
+_scripts: dict = {}  # id(redis client) -> (client, its registered script)
+
+
+def _count_on_redis(cache, keyed, now: float) -> list[float | None]:
+    keys = [cache.make_and_validate_key(key) for _, key in keyed]
+    client = cache._cache.get_client(keys[0], write=True)
+    held = _scripts.get(id(client))
+    if held is None or held[0] is not client:
+        held = _scripts[id(client)] = (client, client.register_script(_COUNT_LUA))
+    args = [repr(now)]
+    for throttle, _ in keyed:
+        args += [throttle.num_requests, throttle.duration]
+    answers = held[1](keys=keys, args=args)
+    return [float(a) if a else None for a in answers]
 
 
 COMMAND_THROTTLES = [CommandThrottles]

@@ -154,7 +154,21 @@ RATES = {
 }
 
 
-def test_the_limits_hold_in_every_window_and_refuse_only_when_full(monkeypatch, settings):
+def _windows(kind: str):
+    """The cache the limits count in: this process's memory, or Redis as in
+    production (its one-script path), under a prefix of this test's own."""
+    from django.core.cache.backends.locmem import LocMemCache
+    from django.core.cache.backends.redis import RedisCache
+
+    if kind == "redis":
+        if not settings.REDIS_URL:
+            pytest.skip("needs Redis: set REDIS_URL")
+        return RedisCache(settings.REDIS_URL, {"KEY_PREFIX": f"test-{uuid.uuid4().hex}"})
+    return LocMemCache(f"windows-{uuid.uuid4().hex}", {})
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+def test_the_limits_hold_in_every_window_and_refuse_only_when_full(monkeypatch, settings, kind):
     """Random request times against tight limits. No window of a limit's
     duration ever holds more requests it counted than its rate; a refusal
     always has a limit that counted its rate in the window (give or take one
@@ -163,7 +177,6 @@ def test_the_limits_hold_in_every_window_and_refuse_only_when_full(monkeypatch, 
     import random
     from types import SimpleNamespace
 
-    from django.core.cache.backends.locmem import LocMemCache
     from rest_framework.throttling import SimpleRateThrottle
 
     from api.throttling import BUCKETS, CommandThrottles
@@ -178,7 +191,7 @@ def test_the_limits_hold_in_every_window_and_refuse_only_when_full(monkeypatch, 
     }
     clock = [1000.0]
     monkeypatch.setattr(SimpleRateThrottle, "timer", lambda self: clock[0])
-    monkeypatch.setattr(SimpleRateThrottle, "cache", LocMemCache("windows", {}))
+    monkeypatch.setattr(SimpleRateThrottle, "cache", _windows(kind))
     rng = random.Random(4)
     users = [SimpleNamespace(is_authenticated=True, pk=pk) for pk in (1, 2)]
     counted = {scope: {} for scope in RATES}  # scope -> ident -> times it counted
@@ -273,3 +286,65 @@ def test_a_window_in_another_shape_counts_as_empty_and_is_written_anew(
     cache.set(key, stored)
     assert CommandThrottles().allow_request(request, None)
     assert cache.get(key) == [[1000, 1]]  # one count in the bucket of second 1000
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+def test_requests_sent_at_once_pass_no_more_than_the_limit(monkeypatch, settings, kind):
+    """Twenty-four requests of one account at the same moment, from threads:
+    each reads and counts its windows as one step, so exactly the limit pass
+    (read, then written apart, several would read the same count and pass)."""
+    import threading
+    from types import SimpleNamespace
+
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from api.throttling import CommandThrottles
+
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"commands_sustained": "5/min"},
+    }
+    monkeypatch.setattr(SimpleRateThrottle, "cache", _windows(kind))
+    user = SimpleNamespace(is_authenticated=True, pk=7)
+    start, answers = threading.Barrier(24), []
+
+    def send():
+        request = SimpleNamespace(user=user, META={"REMOTE_ADDR": "10.0.0.5"}, headers={})
+        start.wait()
+        answers.append(CommandThrottles().allow_request(request, None))
+
+    threads = [threading.Thread(target=send) for _ in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert answers.count(True) == 5 and len(answers) == 24
+
+
+@pytest.mark.redis
+def test_on_redis_a_commands_limits_are_one_round_trip(monkeypatch, settings):
+    from types import SimpleNamespace
+
+    from redis.client import Redis
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from api.throttling import CommandThrottles
+
+    monkeypatch.setattr(SimpleRateThrottle, "cache", _windows("redis"))
+    request = SimpleNamespace(
+        user=SimpleNamespace(is_authenticated=True, pk=3),
+        META={"REMOTE_ADDR": "10.0.0.4"},
+        headers={},
+    )
+    CommandThrottles().allow_request(request, None)  # the script loaded once
+    sent = []
+    real = Redis.execute_command
+
+    def counted(self, *args, **options):
+        sent.append(args[0])
+        return real(self, *args, **options)
+
+    monkeypatch.setattr(Redis, "execute_command", counted)
+    for _ in range(3):
+        assert CommandThrottles().allow_request(request, None)
+    assert sent == ["EVALSHA"] * 3
