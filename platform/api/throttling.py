@@ -204,19 +204,19 @@ for i, key in ipairs(KEYS) do
 end
 return waits
 """.replace("BUCKETS", str(BUCKETS))
-_scripts: dict = {}  # id(redis client) -> (client, its registered script)
+_script = None  # the script (its hash made once), run on whichever client asks
 
 
 def _count_on_redis(cache, keyed, now: float) -> list[float | None]:
+    global _script
     keys = [cache.make_and_validate_key(key) for _, key in keyed]
     client = cache._cache.get_client(keys[0], write=True)
-    held = _scripts.get(id(client))
-    if held is None or held[0] is not client:
-        held = _scripts[id(client)] = (client, client.register_script(_COUNT_LUA))
+    if _script is None:
+        _script = client.register_script(_COUNT_LUA)
     args = [repr(now)]
     for throttle, _ in keyed:
         args += [throttle.num_requests, throttle.duration]
-    answers = held[1](keys=keys, args=args)
+    answers = _script(keys=keys, args=args, client=client)  # EVALSHA, loaded where missing
     return [float(a) if a else None for a in answers]
 
 

@@ -158,12 +158,16 @@ def _windows(kind: str):
     """The cache the limits count in: this process's memory, or Redis as in
     production (its one-script path), under a prefix of this test's own."""
     from django.core.cache.backends.locmem import LocMemCache
-    from django.core.cache.backends.redis import RedisCache
+
+    from config.cache import RedisCache
 
     if kind == "redis":
         if not settings.REDIS_URL:
             pytest.skip("needs Redis: set REDIS_URL")
-        return RedisCache(settings.REDIS_URL, {"KEY_PREFIX": f"test-{uuid.uuid4().hex}"})
+        options = {"serializer": "config.cache.JSONSerializer"}  # as production's
+        return RedisCache(
+            settings.REDIS_URL, {"KEY_PREFIX": f"test-{uuid.uuid4().hex}", "OPTIONS": options}
+        )
     return LocMemCache(f"windows-{uuid.uuid4().hex}", {})
 
 
@@ -348,3 +352,9 @@ def test_on_redis_a_commands_limits_are_one_round_trip(monkeypatch, settings):
     for _ in range(3):
         assert CommandThrottles().allow_request(request, None)
     assert sent == ["EVALSHA"] * 3
+    # Redis restarted (its scripts gone): loaded again, and the count goes on
+    cache = SimpleRateThrottle.cache
+    cache._cache.get_client(write=True).script_flush()
+    assert CommandThrottles().allow_request(request, None)
+    stored = cache.get("w:" + CommandThrottles.limits[1]().get_cache_key(request, None))
+    assert sum(n for _, n in stored) == 5
