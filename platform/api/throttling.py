@@ -229,6 +229,13 @@ class PasswordResetThrottle(AddressThrottle):
     scope = "password_reset"
 
 
+class PasswordResetLimits(CommandThrottles):
+    """That limit counted as the commands' are (atomic on Redis: resets asked
+    at once cannot all pass and mail an address more than its rate)."""
+
+    limits = (PasswordResetThrottle,)
+
+
 def wait_before_next(request, throttles=COMMAND_THROTTLES) -> float | None:
     """For the HTML forms: counts this request under the API's own limits;
     None if it may go on, else the seconds to wait."""

@@ -101,9 +101,9 @@ class LimitedPasswordResetView(PasswordResetView):
     def post(self, request, *args, **kwargs):
         from django.utils.translation import gettext as _
 
-        from api.throttling import PasswordResetThrottle, wait_before_next
+        from api.throttling import PasswordResetLimits, wait_before_next
 
-        wait = wait_before_next(request, [PasswordResetThrottle])
+        wait = wait_before_next(request, [PasswordResetLimits])
         if wait is not None:
             message = _(
                 "Too many password resets asked from this address: try again in %(minutes)s minutes."

@@ -292,21 +292,34 @@ def test_a_window_in_another_shape_counts_as_empty_and_is_written_anew(
     assert cache.get(key) == [[1000, 1]]  # one count in the bucket of second 1000
 
 
-@pytest.mark.parametrize("kind", ["memory", "redis"])
-def test_requests_sent_at_once_pass_no_more_than_the_limit(monkeypatch, settings, kind):
-    """Twenty-four requests of one account at the same moment, from threads:
-    each reads and counts its windows as one step, so exactly the limit pass
-    (read, then written apart, several would read the same count and pass)."""
+@pytest.mark.parametrize(
+    "kind, limits",
+    [
+        ("memory", "commands"),
+        ("redis", "commands"),
+        ("memory", "password_reset"),
+        ("redis", "password_reset"),
+    ],
+)
+def test_requests_sent_at_once_pass_no_more_than_the_limit(monkeypatch, settings, kind, limits):
+    """Twenty-four requests of one account (commands) or address (password
+    resets) at the same moment, from threads: each reads and counts its
+    windows as one step, so exactly the limit pass (read, then written
+    apart, several would read the same count and pass)."""
     import threading
     from types import SimpleNamespace
 
     from rest_framework.throttling import SimpleRateThrottle
 
-    from api.throttling import CommandThrottles
+    from api.throttling import CommandThrottles, PasswordResetLimits
 
+    scope, counted = {
+        "commands": ("commands_sustained", CommandThrottles),
+        "password_reset": ("password_reset", PasswordResetLimits),
+    }[limits]
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"commands_sustained": "5/min"},
+        "DEFAULT_THROTTLE_RATES": {scope: "5/min"},
     }
     monkeypatch.setattr(SimpleRateThrottle, "cache", _windows(kind))
     user = SimpleNamespace(is_authenticated=True, pk=7)
@@ -315,7 +328,7 @@ def test_requests_sent_at_once_pass_no_more_than_the_limit(monkeypatch, settings
     def send():
         request = SimpleNamespace(user=user, META={"REMOTE_ADDR": "10.0.0.5"}, headers={})
         start.wait()
-        answers.append(CommandThrottles().allow_request(request, None))
+        answers.append(counted().allow_request(request, None))
 
     threads = [threading.Thread(target=send) for _ in range(24)]
     for t in threads:
