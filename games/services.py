@@ -360,9 +360,12 @@ def create_match(
         )
         if opened.replay:
             return Match.objects.get(stream=stream)
-        append(stream, 1, game_events_, actor=actor, role=role, extra={"at": now})
+        started = append(stream, 1, game_events_, actor=actor, role=role, extra={"at": now})
+        state = series.fold(game_events_)
+        if started:  # kept, so the first move or timeout reads no log
+            states.keep(stream, states.Entry(states.tag_of(started[-1]), state, False))
         match = Match.objects.get(stream=stream)
-        _set_deadline(match, series.fold(game_events_))
+        _set_deadline(match, state)
     return match
 
 

@@ -130,3 +130,26 @@ def test_the_shared_tier_is_redis_when_there_is_one():
     from django.core.cache.backends.redis import RedisCache
 
     assert isinstance(caches[states.CACHE_ALIAS], RedisCache)
+
+
+@pytest.mark.parametrize(
+    "game, seats", [("love-me-not", ["ana", "ben"]), ("bleven", ["a", "b", "c", "d"])]
+)
+def test_a_new_match_is_kept_so_its_first_move_reads_no_log(
+    counted, bot_moves, django_capture_on_commit_callbacks, game, seats
+):
+    """Its creation keeps the state it started (here, and in the shared tier
+    once committed): the first move, here or in another process, folds
+    nothing and reads no row of the log, and plays as the log says."""
+    rng = random.Random(16)
+    with django_capture_on_commit_callbacks(execute=True):
+        match = services.create_match(game, seats, rng=rng)
+    kept = services._vouched(match)
+    assert kept is not None and kept.version == states.tip(match.stream)[0]
+    assert kept.state == full_fold(match)
+    states.forget_local()  # another process: only the shared tier
+    counted["rows"].clear()
+    counted["folds"] = 0
+    bot_moves(match, rng, 1)
+    assert counted == {"rows": [], "folds": 0}
+    assert services.load(match).state == full_fold(match)
