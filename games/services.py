@@ -643,15 +643,21 @@ def abandon(match: Match, *, reason: str, actor: str = "platform") -> None:
 
 
 _MATCH_NAMES = [f.attname for f in Match._meta.concrete_fields]
-_MATCH_COLUMNS = ", ".join(f'"{f.column}"' for f in Match._meta.concrete_fields)
+
+
+def _match_columns(alias: str = "") -> str:
+    """The match's concrete columns in field order (what ``_match_values`` reads)."""
+    return ", ".join(f'{alias}"{f.column}"' for f in Match._meta.concrete_fields)
+
+
 # connection -> (index, column, converters) of the match's columns that need converting
 _match_converters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _match_from(values) -> Match:
-    """A Match from a statement's row of its concrete columns in field order
-    (``_MATCH_COLUMNS`` first), converted as the ORM converts them, without
-    the ORM's set-up for each query (made once per connection)."""
+def _match_values(values) -> list:
+    """A statement's row of the match's columns (``_match_columns`` first),
+    converted as the ORM converts them, without the ORM's set-up for each
+    query (made once per connection)."""
     db = connections[DEFAULT_DB_ALIAS]
     converters = _match_converters.get(db)
     if converters is None:
@@ -665,7 +671,7 @@ def _match_from(values) -> Match:
     for i, column, found in converters:
         for convert in found:
             values[i] = convert(values[i], column, db)
-    return Match.from_db(db.alias, _MATCH_NAMES, values)
+    return values
 
 
 def _set_deadline_sql() -> str:
@@ -674,7 +680,7 @@ def _set_deadline_sql() -> str:
     return (
         f"UPDATE {table} SET next_deadline = CASE WHEN {over} THEN NULL ELSE %s::timestamptz END, "
         f"waiting_on = CASE WHEN {over} THEN '[]'::jsonb ELSE %s::jsonb END "
-        f"WHERE id = %s RETURNING {_MATCH_COLUMNS}"
+        f"WHERE id = %s RETURNING {_match_columns()}"
     )
 
 
@@ -718,9 +724,9 @@ def _set_deadline(match: Match, state: MatchState) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(_SET_DEADLINE, [nd, json.dumps(waiting_on), match.pk])
-            row = _match_from(cursor.fetchone())
-        for name in _MATCH_NAMES:
-            setattr(match, name, getattr(row, name))
+            values = _match_values(cursor.fetchone())
+        for name, value in zip(_MATCH_NAMES, values, strict=True):
+            setattr(match, name, value)
     else:
         match.refresh_from_db()
         if match.status in ("void", "finished"):
@@ -733,9 +739,8 @@ def _set_deadline(match: Match, state: MatchState) -> None:
 
 # ---- reading: every read goes through the visibility policy ----------------
 def _seen_by_sql() -> str:
-    columns = ", ".join(f'm."{f.column}"' for f in Match._meta.concrete_fields)
     return (
-        f'SELECT {columns}, (SELECT h."seat" FROM "{SeatHolder._meta.db_table}" h '
+        f'SELECT {_match_columns("m.")}, (SELECT h."seat" FROM "{SeatHolder._meta.db_table}" h '
         f'WHERE h."match_id" = m."id" AND h."user_id" = %s ORDER BY h."seat" LIMIT 1) '
         f'FROM "{Match._meta.db_table}" m WHERE m."id" = %s'
     )
@@ -757,7 +762,7 @@ def match_seen_by(pk: int, user) -> Match | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    match = _match_from(row)
+    match = Match.from_db(DEFAULT_DB_ALIAS, _MATCH_NAMES, _match_values(row))
     if uid is not None:
         match.seat_read_for = (uid, row[-1])
     return match
