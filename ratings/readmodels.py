@@ -127,6 +127,7 @@ def project_ratings(row):
 
 
 # ---- matches ----------------------------------------------------------------------
+_UNREAD = object()  # _store's ``old`` when its caller did not read it
 def changes_result(rows, matches=None) -> bool:
     """Whether one append's rows could change its match's result (the
     ``ratings`` reactor's ``needs``)."""
@@ -153,7 +154,7 @@ def _match_changed(row) -> None:
     was_rated = old is not None and old.rated
     if result is None:
         old.delete()
-    played = _store(result) if result is not None else None
+    played = _store(result, old) if result is not None else None
     if played is None or not played.rated:
         if was_rated:
             refold(game)
@@ -209,27 +210,36 @@ def _stored_as(played: PlayedMatch, result: Result) -> bool:
     return sorted(_participations(result), key=lambda p: p["seat"]) == list(stored)
 
 
-def _store(result: Result) -> PlayedMatch:
+def _store(result: Result, old: PlayedMatch | None | object = _UNREAD) -> PlayedMatch:
     """The match's played row, written over in place (its rating points stay
-    for a re-fold to rewrite), and its participations."""
+    for a re-fold to rewrite), and its participations. ``old``: its row as
+    read under the game's lock, when the caller has read it (a first result
+    is one INSERT, with no participations to delete)."""
+    if old is _UNREAD:
+        old = PlayedMatch.objects.filter(stream=result.stream).first()
     fields = _played_fields(result)
-    played, _ = PlayedMatch.objects.update_or_create(
-        stream=result.stream,
-        defaults=fields,
-        create_defaults={**fields, "id": stable_id("played", result.stream)},
-    )
-    played.players.all().delete()
-    seated = _participations(result)
-    known = _users(p["player"] for p in seated)
-    Participation.objects.bulk_create(
-        Participation(
-            id=stable_id("participation", result.stream, p["seat"]),
-            played=played,
-            user_id=_user_id(p["player"], known),
-            **p,
+    if old is None:
+        played = PlayedMatch.objects.create(
+            id=stable_id("played", result.stream), stream=result.stream, **fields
         )
-        for p in seated
-    )
+    else:
+        played = old
+        for name, value in fields.items():
+            setattr(played, name, value)
+        PlayedMatch.objects.filter(pk=played.pk).update(**fields)
+        played.players.all().delete()
+    seated = _participations(result)
+    if seated:
+        known = _users(p["player"] for p in seated)
+        Participation.objects.bulk_create(
+            Participation(
+                id=stable_id("participation", result.stream, p["seat"]),
+                played=played,
+                user_id=_user_id(p["player"], known),
+                **p,
+            )
+            for p in seated
+        )
     return played
 
 

@@ -128,3 +128,44 @@ def test_the_ratings_reactor_starts_where_the_log_ended_when_it_was_added(settin
     follower.catch_up()
     follower.leave()
     assert list(PlayedMatch.objects.values_list("stream", flat=True)) == [after.stream]
+
+
+def test_a_first_result_is_one_insert_and_a_changed_one_is_rewritten_in_place(
+    settings, next_bot_move
+):
+    """The reactor reads the played row once, under the game's lock: a match's
+    first result is one INSERT (no look-up again, no savepoint, no delete of
+    participations it cannot have); an overturned result rewrites the same row
+    and its participations."""
+    settings.REACTORS_INLINE = False
+    users = accounts("ana", "ben")
+    rng = random.Random(5)
+    now = time.time() - 3 * DAY
+    match = rated_match("love-me-not", {"ana": users["ana"].pk, "ben": users["ben"].pk}, now=now)
+    _end(match, rng, now, next_bot_move)
+    follower = Follower()
+    follower.beat()
+    with CaptureQueriesContext(connection) as seen:
+        follower.catch_up()
+    played_sql = [q["sql"] for q in seen.captured_queries if "ratings_playedmatch" in q["sql"]]
+    assert [q.split()[0] for q in played_sql].count("INSERT") == 1, played_sql
+    assert not [q for q in played_sql if "FOR UPDATE" in q], played_sql
+    assert not [q for q in seen.captured_queries if "DELETE" in q["sql"] and "ratings_" in q["sql"]]
+    played = PlayedMatch.objects.get(stream=match.stream)
+    winner = next(p.seat for p in played.players.all() if p.won)
+    loser = next(s for s in match.seats if s != winner)
+
+    services.submit(
+        match,
+        None,
+        {"type": "overturn", "winner": loser, "reason": "ruled"},
+        role="moderator",
+        now=now + 3600,
+    )
+    follower.catch_up()
+    follower.leave()
+    again = PlayedMatch.objects.get(stream=match.stream)
+    assert again.pk == played.pk
+    assert next(s for s in again.sides if s["rank"] == 1)["players"] == [f"u:{users[loser].pk}"]
+    assert {p.seat: p.won for p in again.players.all()} == {winner: False, loser: True}
+    assert again.players.count() == 2
