@@ -128,6 +128,8 @@ def project_ratings(row):
 
 # ---- matches ----------------------------------------------------------------------
 _UNREAD = object()  # _store's ``old`` when its caller did not read it
+
+
 def changes_result(rows, matches=None) -> bool:
     """Whether one append's rows could change its match's result (the
     ``ratings`` reactor's ``needs``)."""
