@@ -196,7 +196,7 @@ def project_match(row):
     at = row.recorded_at or datetime.now(UTC)
     if row.type not in _MATCH_CHANGES:  # the version and time only, as _match_writes says
         if not followed_in_append(row):  # else the append's last row writes them
-            Match.objects.filter(stream=row.stream).update(version=row.version, updated_at=at)
+            _update_match(row.stream, {"version": row.version, "updated_at": at})
         return
     if row.type == "match_created" and row.metadata.get("layer") == "platform":
         d = row.data
@@ -233,14 +233,11 @@ def project_match(row):
                 )
         return
     fields = {"version": row.version, "updated_at": at}
+    points = None
     if row.type == "series_started":
         fields["options"] = row.data["options"]
     elif row.type == "bout_scored":
-        match = Match.objects.get(stream=row.stream)
-        scores = dict(match.scores)
-        for s, p in row.data["points"].items():
-            scores[s] = scores.get(s, 0) + p
-        fields["scores"] = scores
+        points = row.data["points"]
     elif row.type in ("series_ended", "series_forfeited", "series_overturned"):
         fields["status"] = "finished"
         fields["winners"] = row.data["winners"]
@@ -265,4 +262,44 @@ def project_match(row):
         )
     elif followed_in_append(row):
         return  # only the version and time, which the append's last row writes
-    Match.objects.filter(stream=row.stream).update(**fields)
+    _update_match(row.stream, fields, points)
+
+
+_JSON_COLUMNS = frozenset({"options", "scores", "winners"})
+_updates: dict[tuple[tuple[str, ...], bool], str] = {}
+
+
+def _update_match(stream: str, fields: dict, points: dict | None = None) -> None:
+    """The match row of ``stream`` updated with ``fields`` and, when given,
+    a bout's ``points`` added to its scores. On PostgreSQL one statement, made
+    once per set of fields, with no read first: a timeout or move that ends a
+    bout writes these on its way."""
+    if connection.vendor != "postgresql":
+        if points is not None:
+            scores = dict(Match.objects.get(stream=stream).scores)
+            for seat, p in points.items():
+                scores[seat] = scores.get(seat, 0) + p
+            fields = {**fields, "scores": scores}
+        Match.objects.filter(stream=stream).update(**fields)
+        return
+    key = (tuple(fields), points is not None)
+    sql = _updates.get(key) or _updates.setdefault(key, _update_sql(*key))
+    params = [json.dumps(v) if name in _JSON_COLUMNS else v for name, v in fields.items()]
+    if points is not None:
+        params.append(json.dumps(points))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, stream])
+
+
+def _update_sql(names: tuple[str, ...], adds_points: bool) -> str:
+    table = Match._meta.db_table
+    sets = [
+        f'"{name}" = %s::jsonb' if name in _JSON_COLUMNS else f'"{name}" = %s' for name in names
+    ]
+    if adds_points:  # each seat's points added to what it has (none: 0)
+        sets.append(
+            f'"scores" = "{table}"."scores" || (SELECT COALESCE(jsonb_object_agg(p.key, '
+            f'COALESCE(("{table}"."scores" ->> p.key)::numeric, 0) + p.value::numeric), '
+            "'{}'::jsonb) FROM jsonb_each_text(%s::jsonb) AS p)"
+        )
+    return f'UPDATE "{table}" SET {", ".join(sets)} WHERE "stream" = %s'

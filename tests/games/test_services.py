@@ -546,3 +546,33 @@ def test_a_match_seen_by_a_user_is_the_row_the_orm_reads_with_that_users_seat():
     assert anonymous.pk == match.pk and not hasattr(anonymous, "seat_read_for")
     assert isinstance(anonymous.waiting_on, list) and anonymous.updated_at.tzinfo is not None
     assert services.match_seen_by(match.pk + 10_000, ana) is None
+
+
+@pytest.mark.django_db
+def test_the_match_rows_scores_follow_every_bout_without_reading_the_row(next_bot_move):
+    """A bout's points are added to the match row's scores by the append that
+    scores it (one UPDATE on PostgreSQL, nothing read first); after every
+    bout the row's scores are the fold's, seats without points included."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    rng = random.Random(8)
+    match = services.create_match(
+        "doubting-love-letter", ["ana", "ben"], options={"first_to": 3}, rng=rng, now=1_000_000.0
+    )
+    t, bouts = 1_000_000.0, 0
+    while match.status == "live":
+        seat, command = next_bot_move(match, rng)
+        with CaptureQueriesContext(connection) as seen:
+            rows = services.submit(match, seat, command, actor=seat, now=t)
+        t += 1
+        match.refresh_from_db()
+        if any(r.type == "bout_scored" for r in rows):
+            bouts += 1
+            assert match.scores == dict(services.load(match).state.scores)
+            if connection.vendor == "postgresql":
+                reads = [q["sql"] for q in seen.captured_queries if q["sql"].startswith("SELECT")]
+                assert not [q for q in reads if 'FROM "games_match"' in q], reads
+    state = services.load(match).state
+    assert bouts >= 3 and max(state.scores.values()) == 3
+    assert match.scores == dict(state.scores) and set(match.scores) == {"ana", "ben"}
