@@ -3,10 +3,11 @@
 500 clocked Doubting Love Letter matches whose seats never act, against what
 production runs: two Celery ``worker``s (prefork, concurrency 2) and one
 ``beat`` started by docker/entrypoint.sh (bench/stack.py), on a private Redis
-and a database of their own. This process creates the matches (Django set up on
-the same database and broker, so each creation wakes the batch enforcer at its
-deadline: a real Celery task with an ETA, one per 10 ms window of deadlines, as
-in production); each first deadline is about 3 s after creation
+and a database of their own. This process creates the matches as a web process does (Django set up on
+the same database and broker, with the entrypoint's ``REACTORS_INLINE=0``);
+the ``reactors`` role follows the log, as in production: it wakes the batch
+enforcer at each creation's deadline (a real Celery task with an ETA, one per
+10 ms window of deadlines) and rates the results; each first deadline is about 3 s after creation
 (decision 1 s + reserve 2 s). Lateness = the ``timed_out`` row's
 ``recorded_at`` − the deadline the match was given at creation.
 
@@ -83,6 +84,8 @@ def _django(st: stack.Stack) -> None:
         os.environ[key] = env[key]
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
     os.environ["LOG_LEVEL"] = "WARNING"
+    # a web process's setting (docker/entrypoint.sh): the reactors role follows the log
+    os.environ["REACTORS_INLINE"] = "0"
     import django
 
     django.setup()
@@ -288,6 +291,7 @@ def main(results_dir) -> dict:
     try:
         st.up()
         st.workers(2, beat=True)
+        st.procs.start("reactors", "reactors")  # arms the wake-ups, rates the results
         _django(st)
         env = stack.environment(st)
         # warm-up: the workers are ready when matches of their own time out
@@ -324,9 +328,10 @@ def markdown(r: dict) -> str:
     env, p = r["environment"], r["params"]
     lines = [
         f"**{r['title']}** — {p['matches']} Doubting Love Letter matches nobody plays (first "
-        "deadline ≈ 3 s after creation), created by this process (each creation wakes the batch "
-        "enforcer at its deadline: a Celery task with an ETA per 10 ms window of deadlines) with "
-        f"{p['creators']} threads; two `docker/entrypoint.sh worker` (prefork, concurrency 2) "
+        "deadline ≈ 3 s after creation), created by this process as a web process does "
+        f"(`REACTORS_INLINE=0`) with {p['creators']} threads; one `docker/entrypoint.sh reactors` "
+        "(it wakes the batch enforcer at each deadline: a Celery task with an ETA per 10 ms "
+        "window of deadlines), two `worker` (prefork, concurrency 2) "
         f"and one `beat` (sweep every {p['sweep_s']:g} s) on a private Redis. Lateness = the "
         f"`timed_out` row's `recorded_at` − the deadline. {r['finished_at']}, {env['postgres']}, "
         f"{env['cpus']} CPUs (load {env['load_before']} before, {env['load_after']} after: other "
