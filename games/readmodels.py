@@ -214,23 +214,28 @@ def project_match(row):
             created_at=at,
             updated_at=at,
         )
-        for seat in d["seats"]:
-            holder = d.get("holders", {}).get(seat)
-            SeatHolder.objects.create(
+        holders = {seat: d.get("holders", {}).get(seat) for seat in d["seats"]}
+        SeatHolder.objects.bulk_create(
+            SeatHolder(
                 id=stable_id("seat", match.pk, seat),
                 match=match,
                 seat=seat,
                 user_id=holder if holder in users else None,  # a deleted user: open
                 bot=holder[4:] if isinstance(holder, str) and holder.startswith("bot:") else "",
             )
-            if holder in users:
-                Notification.objects.create(
-                    id=stable_id("opened", match.pk, seat),
-                    user_id=holder,
-                    match=match,
-                    text=f"Your match has opened: {match} (you play {seat})",
-                    created_at=at,
-                )
+            for seat, holder in holders.items()
+        )
+        Notification.objects.bulk_create(
+            Notification(
+                id=stable_id("opened", match.pk, seat),
+                user_id=holder,
+                match=match,
+                text=f"Your match has opened: {match} (you play {seat})",
+                created_at=at,
+            )
+            for seat, holder in holders.items()
+            if holder in users
+        )
         return
     fields = {"version": row.version, "updated_at": at}
     points = None
