@@ -298,8 +298,10 @@ def _update_match(stream: str, fields: dict, points: dict | None = None) -> None
 
 def _update_sql(names: tuple[str, ...], adds_points: bool) -> str:
     table = Match._meta.db_table
+    column = {name: Match._meta.get_field(name).column for name in names}
     sets = [
-        f'"{name}" = %s::jsonb' if name in _JSON_COLUMNS else f'"{name}" = %s' for name in names
+        f'"{column[name]}" = %s::jsonb' if name in _JSON_COLUMNS else f'"{column[name]}" = %s'
+        for name in names
     ]
     if adds_points:  # each seat's points added to what it has (none: 0)
         sets.append(

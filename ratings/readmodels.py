@@ -215,12 +215,17 @@ def _stored_as(played: PlayedMatch, result: Result) -> bool:
 def _store(result: Result, old: PlayedMatch | None | object = _UNREAD) -> PlayedMatch:
     """The match's played row, written over in place (its rating points stay
     for a re-fold to rewrite), and its participations. ``old``: its row as
-    read under the game's lock, when the caller has read it (a first result
-    is one INSERT, with no participations to delete)."""
-    if old is _UNREAD:
-        old = PlayedMatch.objects.filter(stream=result.stream).first()
+    the reactor read it under the game's lock (a first result is then one
+    INSERT, with no participations to delete); unread (a rebuild, not under
+    the lock): looked up and written as another writer may meanwhile."""
     fields = _played_fields(result)
-    if old is None:
+    if old is _UNREAD:
+        played, _ = PlayedMatch.objects.update_or_create(
+            stream=result.stream,
+            defaults=fields,
+            create_defaults={**fields, "id": stable_id("played", result.stream)},
+        )
+    elif old is None:
         played = PlayedMatch.objects.create(
             id=stable_id("played", result.stream), stream=result.stream, **fields
         )
@@ -229,6 +234,7 @@ def _store(result: Result, old: PlayedMatch | None | object = _UNREAD) -> Played
         for name, value in fields.items():
             setattr(played, name, value)
         PlayedMatch.objects.filter(pk=played.pk).update(**fields)
+    if old is not None:
         played.players.all().delete()
     seated = _participations(result)
     if seated:
