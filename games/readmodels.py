@@ -1,10 +1,12 @@
 """The match list read model, kept in step with the log."""
 
+import functools
 import json
 from datetime import UTC, datetime
 
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.models import JSONField
 
 from eventlog.readmodels import read_model, stable_id, unlogged
 from eventlog.store import Inline, followed_in_append
@@ -270,8 +272,7 @@ def project_match(row):
     _update_match(row.stream, fields, points)
 
 
-_JSON_COLUMNS = frozenset({"options", "scores", "winners"})
-_updates: dict[tuple[tuple[str, ...], bool], str] = {}
+_JSON_FIELDS = frozenset(f.name for f in Match._meta.concrete_fields if isinstance(f, JSONField))
 
 
 def _update_match(stream: str, fields: dict, points: dict | None = None) -> None:
@@ -287,20 +288,20 @@ def _update_match(stream: str, fields: dict, points: dict | None = None) -> None
             fields = {**fields, "scores": scores}
         Match.objects.filter(stream=stream).update(**fields)
         return
-    key = (tuple(fields), points is not None)
-    sql = _updates.get(key) or _updates.setdefault(key, _update_sql(*key))
-    params = [json.dumps(v) if name in _JSON_COLUMNS else v for name, v in fields.items()]
+    sql = _update_sql(tuple(fields), points is not None)
+    params = [json.dumps(v) if name in _JSON_FIELDS else v for name, v in fields.items()]
     if points is not None:
         params.append(json.dumps(points))
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, stream])
 
 
+@functools.cache
 def _update_sql(names: tuple[str, ...], adds_points: bool) -> str:
     table = Match._meta.db_table
     column = {name: Match._meta.get_field(name).column for name in names}
     sets = [
-        f'"{column[name]}" = %s::jsonb' if name in _JSON_COLUMNS else f'"{column[name]}" = %s'
+        f'"{column[name]}" = %s::jsonb' if name in _JSON_FIELDS else f'"{column[name]}" = %s'
         for name in names
     ]
     if adds_points:  # each seat's points added to what it has (none: 0)

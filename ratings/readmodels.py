@@ -237,17 +237,16 @@ def _store(result: Result, old: PlayedMatch | None | object = _UNREAD) -> Played
     if old is not None:
         played.players.all().delete()
     seated = _participations(result)
-    if seated:
-        known = _users(p["player"] for p in seated)
-        Participation.objects.bulk_create(
-            Participation(
-                id=stable_id("participation", result.stream, p["seat"]),
-                played=played,
-                user_id=_user_id(p["player"], known),
-                **p,
-            )
-            for p in seated
+    known = _users(p["player"] for p in seated)
+    Participation.objects.bulk_create(
+        Participation(
+            id=stable_id("participation", result.stream, p["seat"]),
+            played=played,
+            user_id=_user_id(p["player"], known),
+            **p,
         )
+        for p in seated
+    )
     return played
 
 
