@@ -10,6 +10,8 @@ from playwright.sync_api import expect
 
 from games import services
 
+from .bids import too_late_to_bid
+
 GAMES = [
     ("love-letter", {"decision_s": 0, "first_to": 1}),
     ("love-me-not", {"decision_s": 0, "first_to": 1}),
@@ -18,8 +20,9 @@ GAMES = [
 ]
 
 
-def click_a_control(page, rng):
-    """Pick one of the offered actions and click it, as a person would."""
+def click_a_control(page, rng, match):
+    """Pick one of the offered actions and click it, as a person would;
+    whether the move was made."""
     forms = page.locator("form.control")
     form = forms.nth(rng.randrange(forms.count()))
     for select in form.locator("select").all():
@@ -33,8 +36,11 @@ def click_a_control(page, rng):
     )
     with page.expect_response(lambda r: r.url.endswith("/command")) as answer:
         button.click()
+    if too_late_to_bid(match, answer.value):
+        return False
     text = form.inner_text() if answer.value.status != 200 else ""
     assert answer.value.status == 200, text
+    return True
 
 
 @pytest.mark.parametrize("game,options", GAMES, ids=[g for g, _ in GAMES])
@@ -59,8 +65,7 @@ def test_a_bout_against_a_bot_with_clicks(game, options, contexts, make_user, sh
         if loaded.version != shown:
             page.reload()  # the bot moved: look again (the poll would, within 2 s)
         if page.locator("form.control").count():
-            click_a_control(page, rng)
-            clicks += 1
+            clicks += click_a_control(page, rng, match)
         else:  # nothing for ana to do: the auction's silence runs out
             page.wait_for_timeout(500)
         shown = services.load(match).version

@@ -13,6 +13,8 @@ from playwright.sync_api import expect
 
 from games import services
 
+from .bids import too_late_to_bid
+
 GAMES = [
     ("love-letter", {"decision_s": 0, "first_to": 1}),
     ("doubting-love-letter", {"decision_s": 0}),
@@ -71,6 +73,8 @@ def _play_a_bout(page, match, rng, move):
         if page.locator("form.control").count():
             with page.expect_response(lambda r: r.url.endswith("/command")) as answer:
                 move(page, rng)
+            if too_late_to_bid(match, answer.value):
+                continue
             assert answer.value.status == 200, (
                 answer.value.request.post_data,
                 answer.value.text(),

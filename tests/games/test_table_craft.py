@@ -6,6 +6,7 @@ history reads as a person would write it ("You play first", "1 trick")."""
 
 import random
 import re
+import time
 
 import pytest
 from django.contrib.auth.models import User
@@ -13,6 +14,7 @@ from django.utils import translation
 
 from games import services
 from games.core.protocol import Viewer
+from games.core.registry import series_for
 from games.tables import Line, describe_row, names_for, table_for, table_module
 
 
@@ -220,3 +222,46 @@ def test_a_move_chosen_on_a_table_that_has_changed_gets_the_fresh_table_not_a_ba
     assert resp.status_code == 422
     assert "the table changed" not in resp.content.decode()
     assert services.load(match).version == now
+
+
+@pytest.mark.django_db
+def test_a_bid_after_the_auctions_silence_is_refused_in_words_and_writes_nothing(client):
+    """The overdue close comes first (the series fires what is due before a
+    command), so a bid that arrives late is the rules' refusal, not a bid;
+    the browser tests tell this refusal from a broken move by it."""
+    from tests.e2e.bids import too_late_to_bid
+
+    match = _seated(
+        client, "higher-lower", {"decision_s": 0, "auction_close_s": 1}, bots_move=False
+    )
+    services.submit(match, "ben", {"type": "bid", "amount": 10})
+    now = services.load(match).version
+    lo = table_for(match, Viewer.of_seat("ana")).controls[0].fields[0].choices[0].value
+    url = f"/games/matches/{match.pk}/command"
+    bid = {"control": "bid-quick", "amount": lo, "table_version": now}
+    resp = client.post(url, bid, HTTP_HX_REQUEST="true")
+    assert resp.status_code == 200  # in time: a bid
+    after_ana = services.load(match).version
+    assert after_ana > now
+
+    services.submit(match, "ben", {"type": "bid", "amount": int(lo) + 10})
+    shown = services.load(match).version
+    lo = table_for(match, Viewer.of_seat("ana")).controls[0].fields[0].choices[0].value
+    late = services.load(match).state  # the silence runs out before ana answers
+    deadline = series_for(match.game).next_deadline(late)
+    time.sleep(max(0.0, deadline - time.time()) + 0.05)
+    bid = {"control": "bid-quick", "amount": lo, "table_version": shown}
+    resp = client.post(url, bid, HTTP_HX_REQUEST="true")
+    assert resp.status_code == 422
+    assert "the auction is over" in resp.content.decode()
+    assert services.load(match).version == shown  # nothing written, not even the close
+
+    class Answer:  # what Playwright's response gives the browser tests
+        status = resp.status_code
+
+        def text(self):
+            return resp.content.decode()
+
+    assert too_late_to_bid(match, Answer())
+    Answer.status = 200
+    assert not too_late_to_bid(match, Answer())
