@@ -364,8 +364,7 @@ def create_match(
         state = series.fold(game_events_)
         if started:  # kept, so the first move or timeout reads no log
             states.keep(stream, states.Entry(states.tag_of(started[-1]), state, False))
-        match = Match.objects.get(stream=stream)
-        _set_deadline(match, state)
+        match = _opened_match(stream, game, state)
     return match
 
 
@@ -462,7 +461,7 @@ def submit(
         state = loaded.state
         for e in new:
             state = series.evolve(state, e)
-        index = _clock_index(match, state)
+        index = _clock_index(match.game, state)
 
         def record(rows, state=state, index=index, new=new, t=t) -> None:
             states.keep(match.stream, states.Entry(states.tag_of(rows[-1]), state, False))
@@ -674,23 +673,24 @@ def _match_values(values) -> list:
     return values
 
 
-def _set_deadline_sql() -> str:
+def _set_deadline_sql(by: str) -> str:
     table = Match._meta.db_table
     over = "status IN ('void', 'finished')"
     return (
         f"UPDATE {table} SET next_deadline = CASE WHEN {over} THEN NULL ELSE %s::timestamptz END, "
         f"waiting_on = CASE WHEN {over} THEN '[]'::jsonb ELSE %s::jsonb END "
-        f"WHERE id = %s RETURNING {_match_columns()}"
+        f"WHERE {by} = %s RETURNING {_match_columns()}"
     )
 
 
-_SET_DEADLINE = _set_deadline_sql()
+# the match row found by its id, or (a new match, not read yet) by its stream
+_SET_DEADLINE = {by: _set_deadline_sql(by) for by in ("id", "stream")}
 
 
-def _clock_index(match: Match, state: MatchState) -> tuple[datetime | None, list[str], list]:
-    """When ``match`` at ``state`` next needs a timeout, the seats it waits on
-    and its pending decisions."""
-    series = series_for(match.game)
+def _clock_index(game: str, state: MatchState) -> tuple[datetime | None, list[str], list]:
+    """When a match of ``game`` at ``state`` next needs a timeout, the seats it
+    waits on and its pending decisions."""
+    series = series_for(game)
     pending = series.pending(state)
     return to_datetime(series.next_deadline(state)), sorted({d.seat for d in pending}), pending
 
@@ -720,19 +720,44 @@ def _set_deadline(match: Match, state: MatchState) -> None:
     """The clock index: when this match next needs a timeout. On PostgreSQL
     one statement writes it and reads the row back as this append's
     projectors left it (the match over, nothing is due)."""
-    nd, waiting_on, pending = _clock_index(match, state)
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_SET_DEADLINE, [nd, json.dumps(waiting_on), match.pk])
-            values = _match_values(cursor.fetchone())
-        for name, value in zip(_MATCH_NAMES, values, strict=True):
-            setattr(match, name, value)
+        row, pending = _write_clock_index("id", match.pk, match.game, state)
+        for name in _MATCH_NAMES:
+            setattr(match, name, getattr(row, name))
     else:
+        nd, waiting_on, pending = _clock_index(match.game, state)
         match.refresh_from_db()
         if match.status in ("void", "finished"):
             nd, waiting_on = None, []
         Match.objects.filter(pk=match.pk).update(next_deadline=nd, waiting_on=waiting_on)
         match.next_deadline, match.waiting_on = nd, waiting_on
+    _note_pending(match, pending, state)
+
+
+def _opened_match(stream: str, game: str, state: MatchState) -> Match:
+    """A new match's row, its clock index written: on PostgreSQL read back
+    from the statement that writes the index, not looked up first."""
+    if connection.vendor != "postgresql":
+        match = Match.objects.get(stream=stream)
+        _set_deadline(match, state)
+        return match
+    match, pending = _write_clock_index("stream", stream, game, state)
+    _note_pending(match, pending, state)
+    return match
+
+
+def _write_clock_index(by: str, key, game: str, state: MatchState) -> tuple[Match, list]:
+    """PostgreSQL: the clock index written to the match row whose ``by`` is
+    ``key``; that row as it is now, and the pending decisions."""
+    nd, waiting_on, pending = _clock_index(game, state)
+    with connection.cursor() as cursor:
+        cursor.execute(_SET_DEADLINE[by], [nd, json.dumps(waiting_on), key])
+        values = _match_values(cursor.fetchone())
+    return Match.from_db(DEFAULT_DB_ALIAS, _MATCH_NAMES, values), pending
+
+
+def _note_pending(match: Match, pending: list, state: MatchState) -> None:
+    """The "waiting for you" notes of a match whose row was just read back."""
     live = match.status not in ("void", "finished")
     note_waiting(match, pending if live else [], _bout_no(state))
 

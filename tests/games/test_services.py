@@ -576,3 +576,31 @@ def test_the_match_rows_scores_follow_every_bout_without_reading_the_row(next_bo
     state = services.load(match).state
     assert bouts >= 3 and max(state.scores.values()) == 3
     assert match.scores == dict(state.scores) and set(match.scores) == {"ana", "ben"}
+
+
+@pytest.mark.django_db
+def test_a_new_match_is_read_back_from_the_statement_that_writes_its_clock():
+    """Creating a match does not look its row up: on PostgreSQL the clock
+    index's UPDATE returns it. What create_match returns is the row as
+    stored, deadline, waiting seats, seats and options included."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as seen:
+        match = services.create_match(
+            "doubting-love-letter",
+            ["ana", "ben"],
+            options={"decision_s": 30, "first_to": 2},
+            setup={"first": "ana"},
+            rng=random.Random(4),
+            now=time.time(),
+        )
+    stored = Match.objects.get(pk=match.pk)
+    for field in Match._meta.concrete_fields:
+        assert getattr(match, field.attname) == getattr(stored, field.attname), field.name
+    assert match.next_deadline is not None and match.waiting_on == ["ana"]
+    assert match.options["first_to"] == 2 and match.version == services.load(match).version
+    assert not match._state.adding  # a saved row: saving it again updates
+    if connection.vendor == "postgresql":
+        reads = [q["sql"] for q in seen.captured_queries if q["sql"].startswith("SELECT")]
+        assert not [q for q in reads if 'FROM "games_match"' in q], reads

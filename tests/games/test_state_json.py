@@ -91,6 +91,16 @@ def test_a_class_outside_the_games_is_refused():
         states.from_json({"c": "games.states:Entry.__init__", "v": []})
     with pytest.raises(TypeError):
         states.to_json(os.environ)
+    # exact types only: a subclass of a container, or a dataclass from outside
+    # the games (asked twice: a refusal is not remembered as an encoder)
+    from collections import OrderedDict
+    from dataclasses import make_dataclass
+
+    outsider = make_dataclass("Outsider", ["x"])
+    for _twice in range(2):
+        for value in (OrderedDict(a=1), outsider(1), (1, outsider(2))):
+            with pytest.raises(TypeError):
+                states.to_json(value)
 
 
 # ---- a pickle planted in Redis ------------------------------------------------------
