@@ -13,7 +13,6 @@ import random
 import threading
 import time
 import uuid
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,8 +21,9 @@ from functools import cached_property
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.db import connection, transaction
 
+from eventlog import rows as db_rows
 from eventlog.store import (
     ConcurrencyError,
     Inline,
@@ -641,36 +641,7 @@ def abandon(match: Match, *, reason: str, actor: str = "platform") -> None:
     record_platform_event(match, "match_abandoned", {"reason": reason}, actor=actor, role="system")
 
 
-_MATCH_NAMES = [f.attname for f in Match._meta.concrete_fields]
-
-
-def _match_columns(alias: str = "") -> str:
-    """The match's concrete columns in field order (what ``_match_values`` reads)."""
-    return ", ".join(f'{alias}"{f.column}"' for f in Match._meta.concrete_fields)
-
-
-# connection -> (index, column, converters) of the match's columns that need converting
-_match_converters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _match_values(values) -> list:
-    """A statement's row of the match's columns (``_match_columns`` first),
-    converted as the ORM converts them, without the ORM's set-up for each
-    query (made once per connection)."""
-    db = connections[DEFAULT_DB_ALIAS]
-    converters = _match_converters.get(db)
-    if converters is None:
-        converters = _match_converters[db] = []
-        for i, f in enumerate(Match._meta.concrete_fields):
-            column = f.get_col(Match._meta.db_table)
-            found = db.ops.get_db_converters(column) + f.get_db_converters(db)
-            if found:
-                converters.append((i, column, found))
-    values = list(values[: len(_MATCH_NAMES)])
-    for i, column, found in converters:
-        for convert in found:
-            values[i] = convert(values[i], column, db)
-    return values
+_MATCH_NAMES = db_rows.names(Match)
 
 
 def _set_deadline_sql(by: str) -> str:
@@ -679,7 +650,7 @@ def _set_deadline_sql(by: str) -> str:
     return (
         f"UPDATE {table} SET next_deadline = CASE WHEN {over} THEN NULL ELSE %s::timestamptz END, "
         f"waiting_on = CASE WHEN {over} THEN '[]'::jsonb ELSE %s::jsonb END "
-        f"WHERE {by} = %s RETURNING {_match_columns()}"
+        f"WHERE {by} = %s RETURNING {db_rows.columns(Match)}"
     )
 
 
@@ -752,8 +723,8 @@ def _write_clock_index(by: str, key, game: str, state: MatchState) -> tuple[Matc
     nd, waiting_on, pending = _clock_index(game, state)
     with connection.cursor() as cursor:
         cursor.execute(_SET_DEADLINE[by], [nd, json.dumps(waiting_on), key])
-        values = _match_values(cursor.fetchone())
-    return Match.from_db(DEFAULT_DB_ALIAS, _MATCH_NAMES, values), pending
+        row = db_rows.instance(Match, cursor.fetchone())
+    return row, pending
 
 
 def _note_pending(match: Match, pending: list, state: MatchState) -> None:
@@ -765,7 +736,7 @@ def _note_pending(match: Match, pending: list, state: MatchState) -> None:
 # ---- reading: every read goes through the visibility policy ----------------
 def _seen_by_sql() -> str:
     return (
-        f'SELECT {_match_columns("m.")}, (SELECT h."seat" FROM "{SeatHolder._meta.db_table}" h '
+        f'SELECT {db_rows.columns(Match, "m.")}, (SELECT h."seat" FROM "{SeatHolder._meta.db_table}" h '
         f'WHERE h."match_id" = m."id" AND h."user_id" = %s ORDER BY h."seat" LIMIT 1) '
         f'FROM "{Match._meta.db_table}" m WHERE m."id" = %s'
     )
@@ -787,7 +758,7 @@ def match_seen_by(pk: int, user) -> Match | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    match = Match.from_db(DEFAULT_DB_ALIAS, _MATCH_NAMES, _match_values(row))
+    match = db_rows.instance(Match, row)
     if uid is not None:
         match.seat_read_for = (uid, row[-1])
     return match

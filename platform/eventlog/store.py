@@ -33,6 +33,7 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Max
 from psycopg.pq import TransactionStatus
 
+from . import rows as rows_of
 from .models import StoredEvent
 
 log = logging.getLogger(__name__)
@@ -529,18 +530,33 @@ def _fan_out(rows: list[StoredEvent]) -> None:
             log.exception("after-append hook %s failed", getattr(hook, "__name__", hook))
 
 
+_READ = (
+    f"SELECT {rows_of.columns(StoredEvent)} FROM {StoredEvent._meta.db_table} "
+    "WHERE stream = %s AND version > %s AND version <= %s ORDER BY version"
+)
+_LAST_VERSION = 2**31 - 1  # the version column's largest value
+
+
+def _read(stream: str, after: int, upto: int) -> list[StoredEvent]:
+    """The events of ``stream`` after version ``after`` up to ``upto``, in
+    order: one statement made once (a reactor reads a stream per append)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_READ, [stream, after, upto])
+        found = cursor.fetchall()
+    return [rows_of.instance(StoredEvent, row) for row in found]
+
+
 def read(stream: str, after: int = 0) -> list[StoredEvent]:
-    return list(StoredEvent.objects.filter(stream=stream, version__gt=after).order_by("version"))
+    return _read(stream, after, _LAST_VERSION)
 
 
 def first(stream: str) -> StoredEvent | None:
     """A stream's first event (its creation record), without reading the rest."""
-    return StoredEvent.objects.filter(stream=stream).order_by("version").first()
+    found = _read(stream, 0, 1)
+    return found[0] if found else None
 
 
 def read_upto(row: StoredEvent) -> list[StoredEvent]:
     """The stream of ``row`` up to and including it: what a projector folds
     so that a live update and a rebuild see the same history."""
-    return list(
-        StoredEvent.objects.filter(stream=row.stream, version__lte=row.version).order_by("version")
-    )
+    return _read(row.stream, 0, row.version)
