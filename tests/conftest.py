@@ -91,31 +91,36 @@ def _own_rate_limit_counts(monkeypatch):
 
 @pytest.fixture(scope="session", autouse=True)
 def _flush_past_the_truncate_guard():
-    """PostgreSQL refuses TRUNCATE of the event log (eventlog migrations 0003,
-    0004) with no switch a session may flip: pytest-django's flush between
-    transactional tests runs with ``session_replication_role = replica``,
-    which skips triggers and which only a superuser may set (the suite's
-    role is one)."""
+    """The event log refuses to be emptied (eventlog migrations 0002 to 0004),
+    which pytest-django does after each transactional test. PostgreSQL: the
+    flush runs with ``session_replication_role = replica``, which skips
+    triggers and which only a superuser may set (the suite's role is one).
+    SQLite: its append-only triggers are lifted for the flush alone."""
+    from importlib import import_module
+
     from django.db import connections
     from django.test.testcases import TransactionTestCase
 
+    triggers = import_module("eventlog.migrations.0002_append_only_triggers")
     real = TransactionTestCase._fixture_teardown
 
-    def teardown(self):
-        pg = [
-            connections[alias]
-            for alias in self._databases_names(include_mirrors=False)
-            if connections[alias].vendor == "postgresql"
-        ]
-        for connection in pg:
+    def each(found, statements):
+        for connection in found:
             with connection.cursor() as cur:
-                cur.execute("SET session_replication_role = replica")
+                for sql in statements:
+                    cur.execute(sql)
+
+    def teardown(self):
+        used = [connections[a] for a in self._databases_names(include_mirrors=False)]
+        pg = [c for c in used if c.vendor == "postgresql"]
+        sqlite = [c for c in used if c.vendor == "sqlite"]
+        each(pg, ["SET session_replication_role = replica"])
+        each(sqlite, triggers.SQLITE_DOWN)
         try:
             real(self)
         finally:
-            for connection in pg:
-                with connection.cursor() as cur:
-                    cur.execute("RESET session_replication_role")
+            each(pg, ["RESET session_replication_role"])
+            each(sqlite, triggers.SQLITE_UP)
 
     TransactionTestCase._fixture_teardown = teardown
     yield
@@ -125,26 +130,9 @@ def _flush_past_the_truncate_guard():
 @pytest.fixture
 def committed_db(transactional_db):
     """A database whose commits other threads see (live servers, sockets) and
-    whose after-commit hooks run. pytest-django empties the tables after each
-    such test; SQLite's append-only trigger would refuse that DELETE of the
-    event log (PostgreSQL's flush gets past its trigger, above), so on SQLite the log
-    is emptied here first, with the trigger lifted for that statement alone."""
-    yield
-    from importlib import import_module
-
-    from django.db import connection
-
-    if connection.vendor != "sqlite":
-        return
-    triggers = import_module("eventlog.migrations.0002_append_only_triggers")
-    with connection.cursor() as cursor:
-        for sql in triggers.SQLITE_DOWN:
-            cursor.execute(sql)
-        try:
-            cursor.execute("DELETE FROM eventlog_storedevent")
-        finally:
-            for sql in triggers.SQLITE_UP:
-                cursor.execute(sql)
+    whose after-commit hooks run; emptied after the test as every
+    transactional test's is (``_flush_past_the_truncate_guard``)."""
+    return
 
 
 def _rate_as_the_reactor_would() -> None:

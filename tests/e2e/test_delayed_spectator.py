@@ -128,13 +128,15 @@ def test_a_delayed_spectator_sees_every_version_on_time(contexts, make_user, sho
         stop.set()
         mover.join(10)
 
-    due = {}  # each append's last version, with when spectators are due to see it
-    for row in read(match.stream):
-        due[row.recorded_at.timestamp() + DELAY_S] = row.version
-    releases = sorted((v, at) for at, v in due.items())
-    due_of = {}
-    for row in read(match.stream):
-        due_of[row.version] = row.recorded_at.timestamp() + DELAY_S
+    # each append's last version (an append's rows number themselves from
+    # command_seq 1), with when spectators are due to see it
+    rows = read(match.stream)
+    releases = [
+        (row.version, row.recorded_at.timestamp() + DELAY_S)
+        for row, after in zip(rows, [*rows[1:], None], strict=True)
+        if after is None or after.command_seq == 1
+    ]
+    due_of = {row.version: row.recorded_at.timestamp() + DELAY_S for row in rows}
 
     for name, (shown, time_up, until) in pages.items():
         assert time_up == [], f"{name}: 'time is up' at the cut: {time_up[:2]} ({refused})"
