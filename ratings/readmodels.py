@@ -23,6 +23,7 @@ from datetime import UTC, date, datetime
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from eventlog import rows as db_rows
 from eventlog.models import StoredEvent
 from eventlog.readmodels import read_model, stable_id, unlogged
 from eventlog.store import first, lock_name, read, read_upto
@@ -143,12 +144,15 @@ def rate_changes(rows) -> None:
             _match_changed(row)
 
 
+_PLAYED = db_rows.select(PlayedMatch, "stream = %s")
+
+
 def _match_changed(row) -> None:
     rows = read_upto(row)
     result = result_of(rows)
     game = rows[0].data.get("game", "")
     lock_game(game)  # before any read of the ratings this may write
-    old = PlayedMatch.objects.filter(stream=row.stream).first()
+    old = next(iter(db_rows.fetch(PlayedMatch, _PLAYED, [row.stream])), None)
     if result is None and old is None:
         return
     if result is not None and old is not None and _stored_as(old, result):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import weakref
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Model
 
 # connection -> model -> (index, column, converters) of the columns that need converting
@@ -50,3 +50,16 @@ def values(model: type[Model], row) -> list:
 def instance(model: type[Model], row) -> Model:
     """The saved model instance a statement's row (``columns`` first) stands for."""
     return model.from_db(DEFAULT_DB_ALIAS, names(model), values(model, row))
+
+
+def select(model: type[Model], where: str) -> str:
+    """A statement reading the model's rows ``where`` (SQL, with %s parameters)."""
+    return f'SELECT {columns(model)} FROM "{model._meta.db_table}" WHERE {where}'
+
+
+def fetch(model: type[Model], sql: str, params: list) -> list[Model]:
+    """The model instances ``sql`` (a ``select`` of it) finds."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    return [instance(model, row) for row in found]

@@ -530,9 +530,8 @@ def _fan_out(rows: list[StoredEvent]) -> None:
             log.exception("after-append hook %s failed", getattr(hook, "__name__", hook))
 
 
-_READ = (
-    f"SELECT {rows_of.columns(StoredEvent)} FROM {StoredEvent._meta.db_table} "
-    "WHERE stream = %s AND version > %s AND version <= %s ORDER BY version"
+_READ = rows_of.select(
+    StoredEvent, "stream = %s AND version > %s AND version <= %s ORDER BY version"
 )
 _LAST_VERSION = 2**31 - 1  # the version column's largest value
 
@@ -540,10 +539,7 @@ _LAST_VERSION = 2**31 - 1  # the version column's largest value
 def _read(stream: str, after: int, upto: int) -> list[StoredEvent]:
     """The events of ``stream`` after version ``after`` up to ``upto``, in
     order: one statement made once (a reactor reads a stream per append)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_READ, [stream, after, upto])
-        found = cursor.fetchall()
-    return [rows_of.instance(StoredEvent, row) for row in found]
+    return rows_of.fetch(StoredEvent, _READ, [stream, after, upto])
 
 
 def read(stream: str, after: int = 0) -> list[StoredEvent]:
