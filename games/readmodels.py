@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import JSONField
 
 from eventlog.readmodels import read_model, stable_id, unlogged
-from eventlog.store import Inline, followed_in_append
+from eventlog.store import Inline, carried_in_append, followed_in_append
 
 from .models import Match, Notification, SeatHolder
 
@@ -196,48 +196,8 @@ def project_match(row):
     if not row.stream.startswith("match-"):
         return
     at = row.recorded_at or datetime.now(UTC)
-    if row.type not in _MATCH_CHANGES:  # the version and time only, as _match_writes says
-        if not followed_in_append(row):  # else the append's last row writes them
-            _update_match(row.stream, {"version": row.version, "updated_at": at})
-        return
     if row.type == "match_created" and row.metadata.get("layer") == "platform":
-        d = row.data
-        users = _existing_users(d.get("holders", {}).values())
-        match = Match.objects.create(
-            pk=row.id,  # the stream's first event: a rebuild keeps every URL
-            stream=row.stream,
-            game=d["game"],
-            title=d.get("title", ""),
-            seats=d["seats"],
-            show_stream=d.get("show_stream", ""),
-            kind=d.get("kind", ""),
-            scores={s: 0 for s in d["seats"]},
-            version=row.version,
-            created_at=at,
-            updated_at=at,
-        )
-        holders = {seat: d.get("holders", {}).get(seat) for seat in d["seats"]}
-        SeatHolder.objects.bulk_create(
-            SeatHolder(
-                id=stable_id("seat", match.pk, seat),
-                match=match,
-                seat=seat,
-                user_id=holder if holder in users else None,  # a deleted user: open
-                bot=holder[4:] if isinstance(holder, str) and holder.startswith("bot:") else "",
-            )
-            for seat, holder in holders.items()
-        )
-        Notification.objects.bulk_create(
-            Notification(
-                id=stable_id("opened", match.pk, seat),
-                user_id=holder,
-                match=match,
-                text=f"Your match has opened: {match} (you play {seat})",
-                created_at=at,
-            )
-            for seat, holder in holders.items()
-            if holder in users
-        )
+        _create_match_rows(row, at)
         return
     fields = {"version": row.version, "updated_at": at}
     points = None
@@ -248,28 +208,106 @@ def project_match(row):
     elif row.type in ("series_ended", "series_forfeited", "series_overturned"):
         fields["status"] = "finished"
         fields["winners"] = row.data["winners"]
+    elif row.type == "match_abandoned" and row.metadata.get("layer") == "platform":
+        fields["status"] = "void"
     elif row.type == "match_voided" and row.metadata.get("layer") == "platform":
         # a ruling changed history: recompute from the fold up to this event
         from eventlog.store import read_upto
 
         from .services import fold_rows
 
+        _write_carried(row)
         match = Match.objects.get(stream=row.stream)
         state = fold_rows(match.game, read_upto(row))
         fields["scores"] = dict(state.scores)
         fields["status"] = "finished" if state.finished else "live"
         fields["winners"] = list(state.winners)
-    elif row.type == "match_abandoned" and row.metadata.get("layer") == "platform":
-        fields["status"] = "void"
     elif row.type == "match_holder_changed":
         d = row.data
         user = d.get("user")
         SeatHolder.objects.filter(match__stream=row.stream, seat=d["seat"]).update(
             user_id=user if user in _existing_users([user]) else None, bot=d.get("bot", "")
         )
-    elif followed_in_append(row):
-        return  # only the version and time, which the append's last row writes
-    _update_match(row.stream, fields, points)
+    _update_or_carry(row, fields, points)
+
+
+def _create_match_rows(row, at: datetime) -> None:
+    """A match's row, its seats and its opened-match notes, from its creation record."""
+    d = row.data
+    users = _existing_users(d.get("holders", {}).values())
+    match = Match.objects.create(
+        pk=row.id,  # the stream's first event: a rebuild keeps every URL
+        stream=row.stream,
+        game=d["game"],
+        title=d.get("title", ""),
+        seats=d["seats"],
+        show_stream=d.get("show_stream", ""),
+        kind=d.get("kind", ""),
+        scores={s: 0 for s in d["seats"]},
+        version=row.version,
+        created_at=at,
+        updated_at=at,
+    )
+    holders = {seat: d.get("holders", {}).get(seat) for seat in d["seats"]}
+    SeatHolder.objects.bulk_create(
+        SeatHolder(
+            id=stable_id("seat", match.pk, seat),
+            match=match,
+            seat=seat,
+            user_id=holder if holder in users else None,  # a deleted user: open
+            bot=holder[4:] if isinstance(holder, str) and holder.startswith("bot:") else "",
+        )
+        for seat, holder in holders.items()
+    )
+    Notification.objects.bulk_create(
+        Notification(
+            id=stable_id("opened", match.pk, seat),
+            user_id=holder,
+            match=match,
+            text=f"Your match has opened: {match} (you play {seat})",
+            created_at=at,
+        )
+        for seat, holder in holders.items()
+        if holder in users
+    )
+
+
+def _update_or_carry(row, fields: dict, points: dict | None) -> None:
+    """The match row's update for ``row``, with what the earlier rows of its
+    append carried: written by the append's last row, carried on by the
+    others, so an append writes the match row once (a rebuild's rows, which
+    carry nothing, each write)."""
+    carried = carried_in_append(row)
+    if carried is None:
+        _update_match(row.stream, fields, points)
+        return
+    before = carried.pop("match", None)
+    if before is not None:
+        if "scores" in before[0] and points is not None:  # scores set, then added to
+            _update_match(row.stream, *before)
+        else:
+            fields = {**before[0], **fields}
+            points = _added(before[1], points)
+    if followed_in_append(row):
+        carried["match"] = (fields, points)
+    else:
+        _update_match(row.stream, fields, points)
+
+
+def _write_carried(row) -> None:
+    """What the earlier rows of ``row``'s append carried, written now (``row``
+    reads the match row or writes beside it)."""
+    carried = carried_in_append(row)
+    before = carried.pop("match", None) if carried is not None else None
+    if before is not None:
+        _update_match(row.stream, *before)
+
+
+def _added(a: dict | None, b: dict | None) -> dict | None:
+    """Two bouts' points added per seat (None: no points)."""
+    if a is None or b is None:
+        return a if b is None else b
+    return {seat: a.get(seat, 0) + b.get(seat, 0) for seat in {**a, **b}}
 
 
 _JSON_FIELDS = frozenset(f.name for f in Match._meta.concrete_fields if isinstance(f, JSONField))

@@ -165,6 +165,13 @@ def followed_in_append(row: StoredEvent) -> bool:
     return getattr(row, "followed_in_append", False)
 
 
+# The rows of one append share one dict while they are projected: what a
+# projector defers from a followed row to the last one (one write per append,
+# not one per row). Rows of a rebuild or a read have none.
+def carried_in_append(row: StoredEvent) -> dict | None:
+    return getattr(row, "carried_in_append", None)
+
+
 # What a projector would write for a row, said without running it: the
 # names of what it writes (empty: nothing), or None (it must run). "version"
 # is its stream's version and time on the stream's own read-model row.
@@ -305,8 +312,10 @@ def append(
         )
         for i, e in enumerate(batch, 1)
     ]
+    carried: dict = {}
     for i, row in enumerate(rows):
         row.followed_in_append = i < len(rows) - 1  # see FOLLOWED below
+        row.carried_in_append = carried
     if inline is not None and not (
         connection.vendor == "postgresql"
         and len(rows) <= _PREPARE_MAX

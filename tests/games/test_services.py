@@ -573,6 +573,12 @@ def test_the_match_rows_scores_follow_every_bout_without_reading_the_row(next_bo
             if connection.vendor == "postgresql":
                 reads = [q["sql"] for q in seen.captured_queries if q["sql"].startswith("SELECT")]
                 assert not [q for q in reads if 'FROM "games_match"' in q], reads
+                # the read model writes the row once for the whole append (the
+                # clock index's own UPDATE aside)
+                writes = [
+                    q for q in seen.captured_queries if q["sql"].startswith('UPDATE "games_match"')
+                ]
+                assert len(writes) == 1, [q["sql"][:120] for q in writes]
     state = services.load(match).state
     assert bouts >= 3 and max(state.scores.values()) == 3
     assert match.scores == dict(state.scores) and set(match.scores) == {"ana", "ben"}
@@ -604,3 +610,31 @@ def test_a_new_match_is_read_back_from_the_statement_that_writes_its_clock():
     if connection.vendor == "postgresql":
         reads = [q["sql"] for q in seen.captured_queries if q["sql"].startswith("SELECT")]
         assert not [q for q in reads if 'FROM "games_match"' in q], reads
+
+
+@pytest.mark.django_db
+def test_an_appends_match_row_writes_are_one_update_with_every_rows_points():
+    """Rows of one append leave their match-row writes to the last row: the
+    points of every scoring row added, the newest version and status kept."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    match = services.create_match(
+        "doubting-love-letter", ["ana", "ben"], options={"first_to": 9}, rng=random.Random(2)
+    )
+    version = services.load(match).version
+    events = [
+        NewEvent("bout_scored", {"points": {"ana": 1}}),
+        NewEvent("bout_scored", {"points": {"ben": 2, "ana": 1}}),
+        NewEvent("series_ended", {"winners": ["ben"]}),
+        NewEvent("note_written", {}),
+    ]
+    with CaptureQueriesContext(connection) as seen:
+        append(match.stream, version, events, actor="test")
+    match.refresh_from_db()
+    assert match.scores == {"ana": 2, "ben": 2}
+    assert match.status == "finished" and match.winners == ["ben"]
+    assert match.version == version + 4
+    writes = [q for q in seen.captured_queries if q["sql"].startswith('UPDATE "games_match"')]
+    if connection.vendor == "postgresql":
+        assert len(writes) == 1, [q["sql"][:120] for q in writes]
