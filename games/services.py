@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
 
 from eventlog import rows as db_rows
 from eventlog.store import (
@@ -692,9 +692,9 @@ def _set_deadline(match: Match, state: MatchState) -> None:
     one statement writes it and reads the row back as this append's
     projectors left it (the match over, nothing is due)."""
     if connection.vendor == "postgresql":
-        row, pending = _write_clock_index("id", match.pk, match.game, state)
-        for name in _MATCH_NAMES:
-            setattr(match, name, getattr(row, name))
+        values, pending = _write_clock_index("id", match.pk, match.game, state)
+        for name, value in zip(_MATCH_NAMES, values, strict=True):
+            setattr(match, name, value)
     else:
         nd, waiting_on, pending = _clock_index(match.game, state)
         match.refresh_from_db()
@@ -712,19 +712,21 @@ def _opened_match(stream: str, game: str, state: MatchState) -> Match:
         match = Match.objects.get(stream=stream)
         _set_deadline(match, state)
         return match
-    match, pending = _write_clock_index("stream", stream, game, state)
+    values, pending = _write_clock_index("stream", stream, game, state)
+    match = Match.from_db(DEFAULT_DB_ALIAS, _MATCH_NAMES, values)
     _note_pending(match, pending, state)
     return match
 
 
-def _write_clock_index(by: str, key, game: str, state: MatchState) -> tuple[Match, list]:
+def _write_clock_index(by: str, key, game: str, state: MatchState) -> tuple[list, list]:
     """PostgreSQL: the clock index written to the match row whose ``by`` is
-    ``key``; that row as it is now, and the pending decisions."""
+    ``key``; that row's values as they are now (``_MATCH_NAMES``), and the
+    pending decisions."""
     nd, waiting_on, pending = _clock_index(game, state)
     with connection.cursor() as cursor:
         cursor.execute(_SET_DEADLINE[by], [nd, json.dumps(waiting_on), key])
-        row = db_rows.instance(Match, cursor.fetchone())
-    return row, pending
+        values = db_rows.values(Match, cursor.fetchone())
+    return values, pending
 
 
 def _note_pending(match: Match, pending: list, state: MatchState) -> None:

@@ -152,7 +152,8 @@ def _match_changed(row) -> None:
     result = result_of(rows)
     game = rows[0].data.get("game", "")
     lock_game(game)  # before any read of the ratings this may write
-    old = next(iter(db_rows.fetch(PlayedMatch, _PLAYED, [row.stream])), None)
+    found = db_rows.fetch(PlayedMatch, _PLAYED, [row.stream])  # stream is unique
+    old = found[0] if found else None
     if result is None and old is None:
         return
     if result is not None and old is not None and _stored_as(old, result):

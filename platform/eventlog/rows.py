@@ -5,6 +5,7 @@ match's row read for a request, a stream read by a reactor)."""
 
 from __future__ import annotations
 
+import functools
 import weakref
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
@@ -14,11 +15,13 @@ from django.db.models import Model
 _converters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def names(model: type[Model]) -> list[str]:
+@functools.cache
+def names(model: type[Model]) -> tuple[str, ...]:
     """The model's concrete fields' attribute names, in field order."""
-    return [f.attname for f in model._meta.concrete_fields]
+    return tuple(f.attname for f in model._meta.concrete_fields)
 
 
+@functools.cache
 def columns(model: type[Model], alias: str = "") -> str:
     """The model's concrete columns in field order (what ``values`` reads)."""
     return ", ".join(f'{alias}"{f.column}"' for f in model._meta.concrete_fields)
@@ -40,7 +43,7 @@ def values(model: type[Model], row) -> list:
             convert = db.ops.get_db_converters(column) + f.get_db_converters(db)
             if convert:
                 found.append((i, column, convert))
-    out = list(row[: len(model._meta.concrete_fields)])
+    out = list(row[: len(names(model))])
     for i, column, convert in found:
         for c in convert:
             out[i] = c(out[i], column, db)
