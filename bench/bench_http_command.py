@@ -20,6 +20,10 @@ endpoints that exist only there:
    each owning some matches and playing them as bots do (``/legal``, then the
    command); a finished match is replaced by a new one created over the API.
    Goal: ≥ 300 commands/s, with WEB_WORKERS (2) on this 2-core machine.
+3. The bare view under the same client load: the same client threads POST
+   ``/bench/insert`` as fast as it answers, half the throughput run's time
+   before the matches are played and half after (so a drift of the machine's
+   load falls on both). Goal: commands/s ≥ 0.5 × its requests/s.
 
 The API's rate limits (10/s, 300/min per token, 1,200/min per address) would
 refuse a bot that plays this fast: the server runs with
@@ -57,7 +61,9 @@ GAME = "doubting-love-letter"
 OPTIONS = {"first_to": 5}
 GOAL_RATIO = 1.5
 GOAL_RATE = 300.0
+GOAL_RATE_VS_BARE = 0.5
 MAX_COMMANDS = 20_000
+MAX_BARE_REQUESTS = 200_000
 LATENCY_LIMIT_S = 75.0  # the latency rounds stop here, however many were done
 SEATS = ["ana", "ben"]
 
@@ -203,6 +209,62 @@ def _latency(port: int, matches: list[Seated], s: dict, token: str) -> dict:
     }
 
 
+def _bare_throughput(port: int, s: dict, seconds: float) -> dict:
+    """The bare INSERT view's requests/s from ``s["clients"]`` threads, each
+    on its own keep-alive connection, for ``seconds``."""
+    lock = threading.Lock()
+    done, statuses = [0], {}
+    start = threading.Barrier(s["clients"] + 1)
+    stop_at = [0.0]
+
+    def client(k: int) -> None:
+        api = stack.Api(port)
+        start.wait()
+        n = 0
+        while time.time() < stop_at[0]:
+            status, _, _ = api.call("POST", "/bench/insert", {"n": n, "k": k}, token="")
+            n += 1
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+                if status == 201:
+                    done[0] += 1
+                if done[0] >= MAX_BARE_REQUESTS:
+                    break
+        api.close()
+
+    threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(s["clients"])]
+    for t in threads:
+        t.start()
+    began = time.time()
+    stop_at[0] = began + seconds
+    start.wait()
+    for t in threads:
+        t.join(timeout=seconds + 60)
+    elapsed = time.time() - began
+    return {
+        "seconds": round(elapsed, 1),
+        "requests": done[0],
+        "statuses": {str(c): n for c, n in sorted(statuses.items())},
+        "elapsed": elapsed,
+    }
+
+
+def _bare_rate(halves: list[dict]) -> dict:
+    requests = sum(h["requests"] for h in halves)
+    elapsed = sum(h["elapsed"] for h in halves)
+    statuses: dict[str, int] = {}
+    for h in halves:
+        for c, n in h["statuses"].items():
+            statuses[c] = statuses.get(c, 0) + n
+    return {
+        "seconds": round(elapsed, 1),
+        "requests_written": requests,
+        "requests_per_s": round(requests / elapsed, 1) if elapsed > 0 else 0.0,
+        "halves_per_s": [round(h["requests"] / h["elapsed"], 1) for h in halves if h["elapsed"]],
+        "statuses": statuses,
+    }
+
+
 def _throughput(port: int, ids: list[int], users: dict, s: dict) -> dict:
     organizer = users["organizer"]["token"]
     lock = threading.Lock()
@@ -343,16 +405,36 @@ def main(results_dir) -> dict:
             f"{latency['ms']['token']['p99']}; ratio p50 {latency['ratio_p50']}"
         )
 
+        before = _bare_throughput(port, s, s["seconds"] / 2)
         throughput = _throughput(port, ids[6:], users, s)
         say(
             f"throughput: {throughput['commands_written']} commands in {throughput['seconds']} s "
             f"= {throughput['commands_per_s']}/s with {s['clients']} clients; "
             f"statuses {throughput['statuses']}"
         )
+        bare = _bare_rate([before, _bare_throughput(port, s, s["seconds"] / 2)])
+        ratio = (
+            round(throughput["commands_per_s"] / bare["requests_per_s"], 3)
+            if bare["requests_per_s"]
+            else None
+        )
+        throughput["bare"] = bare
+        throughput["ratio_to_bare"] = ratio
+        throughput["goal_vs_bare"] = {
+            "ratio_at_least": GOAL_RATE_VS_BARE,
+            "met": ratio is not None and ratio >= GOAL_RATE_VS_BARE,
+        }
+        say(
+            f"bare view under the same {s['clients']} clients: {bare['requests_per_s']}/s "
+            f"(halves {bare['halves_per_s']}); commands/s / bare requests/s = {ratio}"
+        )
         rss = st.server_rss_kib("web1")
         server_errors = sum(
             n
-            for part in (latency["statuses"].values(), [throughput["statuses"]])
+            for part in (
+                latency["statuses"].values(),
+                [throughput["statuses"], throughput["bare"]["statuses"]],
+            )
             for d in part
             for c, n in d.items()
             if c.startswith("5") or c == "0"
@@ -421,4 +503,17 @@ def markdown(r: dict) -> str:
         + f" ({tp['commands_per_s'] / tp['goal']['commands_per_s_at_least']:.2f} × the goal). "
         f"Server errors (5xx or no answer): {r['server_errors']}.",
     ]
+    bare = tp.get("bare")
+    if bare:
+        gb = tp["goal_vs_bare"]
+        lines += [
+            "",
+            f"The bare INSERT view under the same {tp['clients']} client threads (half before the "
+            f"matches are played, half after: {', '.join(_v(h) for h in bare['halves_per_s'])} "
+            f"/s): **{_v(bare['requests_per_s'])} requests/s** ({bare['requests_written']:,} in "
+            f"{bare['seconds']} s; statuses {bare['statuses']}). Commands/s against it: "
+            f"**{_v(tp['ratio_to_bare'], '{:.2f}')} ×** (goal ≥ {gb['ratio_at_least']:g} ×: "
+            + ("met" if gb["met"] else "**missed**")
+            + ").",
+        ]
     return "\n".join(lines)
