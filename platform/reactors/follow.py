@@ -458,7 +458,11 @@ class Follower:
     def catch_up(self, only: set[int] | None = None) -> int:
         """Every held partition (or those of ``only``) to the end of what is
         final; events handled. The reactors at the same checkpoint of a
-        partition (the usual case) share one read and one transaction."""
+        partition (the usual case) share one read and one transaction. A
+        partition is read again only after a full batch: a shorter one held
+        all that was final, and whatever commits after it notifies (or is
+        found by the next full catch-up), so a wake costs one read a
+        partition, not a second one that finds nothing."""
         done = 0
         while True:
             held = ReactorPartition.objects.filter(
@@ -473,12 +477,16 @@ class Follower:
             at: dict[tuple[int, int, int], list[ReactorPartition]] = {}
             for part in held:
                 at.setdefault((part.partition, part.after_tx, part.after_id), []).append(part)
-            moved = False
+            more = False
             for (partition, *position), parts in sorted(at.items()):
                 passed = self._pass(partition, tuple(position), parts)
                 if passed is not None:
-                    moved, done = True, done + len(passed.ids)
-            if not moved:
+                    done += len(passed.ids)
+                    more = more or len(passed.ids) >= self.batch
+                    for part in parts:
+                        if part.pk in passed.moved:
+                            self.reached[(part.reactor, part.partition)] = passed.to[0]
+            if not more:
                 return done
 
     def _pass(
@@ -511,7 +519,7 @@ class Follower:
             ReactorPartition.objects.filter(pk__in=mine).update(
                 after_tx=moved_to[0], after_id=moved_to[1]
             )
-        return Pass({r.id for r in rows}, mine)
+        return Pass({r.id for r in rows}, mine, moved_to)
 
     def step(self, poll_s: float = POLL_S, woken: Woken | None = None) -> float:
         """The leases renewed when due (every third of one), then caught up:
@@ -584,10 +592,12 @@ class Follower:
 
 @dataclass(frozen=True)
 class Pass:
-    """What one pass read (event ids) and whose checkpoints it moved (row pks)."""
+    """What one pass read (event ids), whose checkpoints it moved (row pks)
+    and to where."""
 
     ids: set[int]
     moved: set[int]
+    to: tuple[int, int]
 
 
 @dataclass

@@ -411,9 +411,25 @@ def test_a_wake_after_one_append_reads_its_partition_only(monkeypatch):
     assert woken is not None and set(woken.streams) == {"t-one"} and not woken.everything
     read.clear()
     follower.step(poll_s=600, woken=woken)
-    assert set(read) == {partition_of("t-one", PARTITIONS)}
+    # once: a batch shorter than the limit held all that was final, so no
+    # second read finds nothing, and the partition is not kept waiting
+    assert read == [partition_of("t-one", PARTITIONS)]
     assert handled.ids == Counter(ids)
     assert follower.waiting == {}
+
+
+def test_a_full_batch_is_read_on_until_the_partition_is_caught_up(monkeypatch):
+    handled = Handled()
+    follower = Follower(
+        "small", reactors=[handled.reactor("small")], partitions=PARTITIONS, batch=2
+    )
+    follower.beat()
+    ids = [i for _ in range(5) for i in _append("t-many")]
+    read = _reads(monkeypatch)
+    assert follower.catch_up(only={partition_of("t-many", PARTITIONS)}) == 5
+    assert handled.ids == Counter(ids)
+    # batches of 2, 2 and 1: the third is short, so nothing is read after it
+    assert read == [partition_of("t-many", PARTITIONS)] * 3
 
 
 def test_a_woken_partition_held_back_by_an_open_transaction_is_read_again():
