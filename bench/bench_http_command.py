@@ -405,14 +405,25 @@ def main(results_dir) -> dict:
             f"{latency['ms']['token']['p99']}; ratio p50 {latency['ratio_p50']}"
         )
 
+        cpu0 = st.cpu_snapshot()
         before = _bare_throughput(port, s, s["seconds"] / 2)
+        cpu1 = st.cpu_snapshot()
         throughput = _throughput(port, ids[6:], users, s)
+        cpu2 = st.cpu_snapshot()
         say(
             f"throughput: {throughput['commands_written']} commands in {throughput['seconds']} s "
             f"= {throughput['commands_per_s']}/s with {s['clients']} clients; "
             f"statuses {throughput['statuses']}"
         )
         bare = _bare_rate([before, _bare_throughput(port, s, s["seconds"] / 2)])
+        cpu3 = st.cpu_snapshot()
+        throughput["cpu_ms_per_command"] = stack.cpu_ms_per(
+            cpu1, cpu2, throughput["commands_written"]
+        )
+        bare_cpu = {k: (cpu1[k] - cpu0.get(k, 0.0)) + cpu3[k] - cpu2.get(k, 0.0) for k in cpu3}
+        bare["cpu_ms_per_request"] = stack.cpu_ms_per(
+            dict.fromkeys(bare_cpu, 0.0), bare_cpu, bare["requests_written"]
+        )
         ratio = (
             round(throughput["commands_per_s"] / bare["requests_per_s"], 3)
             if bare["requests_per_s"]
@@ -516,4 +527,30 @@ def markdown(r: dict) -> str:
             + ("met" if gb["met"] else "**missed**")
             + ").",
         ]
+    per_command, per_bare = tp.get("cpu_ms_per_command"), (bare or {}).get("cpu_ms_per_request")
+    if per_command and per_bare:
+        parts = {
+            "web1": "web (gunicorn and its uvicorn workers)",
+            "reactors": "`run_reactors` (live, clocks, webhooks, reminders, ratings)",
+            "postgres": "PostgreSQL (all its processes)",
+            "redis": "Redis",
+            "client": "the benchmark's client threads",
+            "other": "the rest of the machine",
+            "machine": "**the machine, all of it**",
+        }
+        lines += [
+            "",
+            "Where the CPU goes, from `/proc` before and after each phase (milliseconds of CPU per "
+            "command, its `GET /legal` included, and per bare request; 2 cores give 2,000 ms a "
+            "second, so 300 commands/s leave 6.7 ms a command for everything):",
+            "",
+            "| part | ms per command | ms per bare request |",
+            "|---|---:|---:|",
+        ]
+        for key, label in parts.items():
+            if key in per_command or key in per_bare:
+                lines.append(
+                    f"| {label} | {_v(per_command.get(key), '{:.2f}')} | "
+                    f"{_v(per_bare.get(key), '{:.2f}')} |"
+                )
     return "\n".join(lines)

@@ -117,6 +117,47 @@ def children(pid: int) -> list[int]:
     return out
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user and system) one process has used, 0 when gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += children(p)
+    return out
+
+
+def _pids_named(name: str) -> list[int]:
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if (d / "comm").read_text().strip() == name:
+                    pids.append(int(d.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _machine_busy_s() -> float:
+    """CPU seconds every core has spent not idle since boot."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle, iowait
+    return (sum(ticks[:8]) - idle) / _TICK
+
+
 class Stack:
     """A database of its own, a private Redis, and the entrypoint's roles."""
 
@@ -223,6 +264,35 @@ class Stack:
         """RSS of a gunicorn server: its master and each worker process."""
         master = self.procs.procs[name].pid
         return {"master": rss_kib(master), "workers": [rss_kib(c) for c in children(master)]}
+
+    def cpu_snapshot(self) -> dict[str, float]:
+        """CPU seconds used so far by each of the stack's roles (a role's
+        processes and their children), its Redis, every PostgreSQL process,
+        this process (the benchmark's client threads), and the whole machine."""
+        out = {
+            name: sum(cpu_s(p) for p in descendants(proc.pid))
+            for name, proc in self.procs.procs.items()
+            if proc.poll() is None
+        }
+        if self.redis.proc is not None:
+            out["redis"] = cpu_s(self.redis.proc.pid)
+        out["postgres"] = sum(cpu_s(p) for p in _pids_named("postgres"))
+        out["client"] = sum(os.times()[:2])
+        out["machine"] = _machine_busy_s()
+        return out
+
+
+def cpu_ms_per(before: dict, after: dict, n: int) -> dict[str, float]:
+    """Each part's CPU milliseconds per unit of work (n units between the
+    snapshots); ``other`` is the machine's busy time no part accounts for."""
+    if n <= 0:
+        return {}
+    parts = {k: max(0.0, after[k] - before.get(k, 0.0)) for k in after if k != "machine"}
+    machine = after["machine"] - before["machine"]
+    out = {k: round(1000 * v / n, 2) for k, v in parts.items()}
+    out["other"] = round(1000 * max(0.0, machine - sum(parts.values())) / n, 2)
+    out["machine"] = round(1000 * machine / n, 2)
+    return out
 
 
 USERS_CODE = r"""
