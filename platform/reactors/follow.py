@@ -45,6 +45,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.db.models import Q
 from django.utils import timezone
 
+from eventlog import rows as db_rows
 from eventlog.models import StoredEvent
 
 from .models import ReactorFollower, ReactorPartition
@@ -121,7 +122,14 @@ class MatchRows:
         if self._found is None:
             from games.models import Match
 
-            found = Match.objects.filter(stream__in=sorted(self.streams)) if self.streams else []
+            streams = sorted(self.streams)
+            found = (
+                db_rows.fetch(
+                    Match, db_rows.select(Match, f'"stream" IN ({_in(streams)})'), streams
+                )
+                if streams
+                else []
+            )
             self._found = {m.stream: m for m in found}
         return [self._found[s] for s in sorted(set(streams)) if s in self._found]
 
@@ -177,17 +185,9 @@ def read_after(
     transaction of one's own (its snapshot would hold the line back)."""
     after_tx, after_id = position
     if connection.vendor == "postgresql":
-        rows = list(
-            StoredEvent.objects.raw(
-                _READ_PG, [str(after_tx), after_id, partitions, partition, limit]
-            )
-        )
+        rows = _events(_READ_PG, [str(after_tx), after_id, partitions, partition, limit])
         if len(rows) == limit:
-            rows += StoredEvent.objects.raw(
-                _REST_OF_TX_PG, [rows[-1].tx_text, rows[-1].id, partitions, partition]
-            )
-        for row in rows:
-            row.tx = int(row.tx_text)
+            rows += _events(_REST_OF_TX_PG, [str(rows[-1].tx), rows[-1].id, partitions, partition])
         return rows, ((rows[-1].tx, rows[-1].id) if rows else None)
     # SQLite: one writer at a time, ids commit in order; other partitions' rows are skipped
     scanned = list(StoredEvent.objects.filter(id__gt=after_id).order_by("id")[:limit])
@@ -197,6 +197,70 @@ def read_after(
     for row in rows:
         row.tx = None
     return rows, (0, scanned[-1].id)
+
+
+def _events(sql: str, params: list) -> list[StoredEvent]:
+    """The events a ``_READ_PG``-like statement finds, each with its ``tx``."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    events = []
+    for row in found:
+        event = db_rows.instance(StoredEvent, row)
+        event.tx = int(row[-1])
+        events.append(event)
+    return events
+
+
+def _in(values) -> str:
+    """The placeholders of an ``IN (...)`` of ``values`` (never empty)."""
+    return ", ".join(["%s"] * len(values))
+
+
+# the checkpoints a pass reads, locks and moves: statements made once (the
+# ORM's building and compiling cost more than running them, once per pass)
+_PARTITIONS = ReactorPartition._meta.db_table
+
+
+def _held(owner: str, reactors: list[str], partitions: int, only) -> list[ReactorPartition]:
+    """The checkpoint rows ``owner`` holds of ``reactors`` (of ``only``'s partitions)."""
+    if not reactors or (only is not None and not only):
+        return []
+    where = f'"owner" = %s AND "reactor" IN ({_in(reactors)}) AND "partition" < %s'
+    params = [owner, *reactors, partitions]
+    if only is not None:
+        where += f' AND "partition" IN ({_in(only)})'
+        params += sorted(only)
+    return db_rows.fetch(ReactorPartition, db_rows.select(ReactorPartition, where), params)
+
+
+def _locked_at(pks: list[int], position: tuple[int, int], owner: str | None) -> set[int]:
+    """Of the checkpoint rows ``pks``, those still at ``position`` (and held by
+    ``owner``, when given), locked until the transaction ends."""
+    sql = (
+        f'SELECT "id" FROM "{_PARTITIONS}" WHERE "id" IN ({_in(pks)}) '
+        'AND "after_tx" = %s AND "after_id" = %s'
+    )
+    params = [*pks, *position]
+    if owner is not None:
+        sql += ' AND "owner" = %s'
+        params.append(owner)
+    sql += ' ORDER BY "id"'
+    if connection.features.has_select_for_update:
+        sql += " FOR UPDATE"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {pk for (pk,) in cursor.fetchall()}
+
+
+def _move(pks: set[int], to: tuple[int, int]) -> None:
+    ordered = sorted(pks)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'UPDATE "{_PARTITIONS}" SET "after_tx" = %s, "after_id" = %s '
+            f'WHERE "id" IN ({_in(ordered)})',
+            [*to, *ordered],
+        )
 
 
 _LAST_OF_PARTITION_PG = (
@@ -465,12 +529,7 @@ class Follower:
         partition, not a second one that finds nothing."""
         done = 0
         while True:
-            held = ReactorPartition.objects.filter(
-                owner=self.owner, reactor__in=list(self.reactors), partition__lt=self.partitions
-            )
-            if only is not None:
-                held = held.filter(partition__in=sorted(only))
-            held = list(held)
+            held = _held(self.owner, list(self.reactors), self.partitions, only)
             if only is None:
                 self.held = {(part.reactor, part.partition) for part in held}
             self.reached = {(part.reactor, part.partition): part.after_tx for part in held}
@@ -501,12 +560,7 @@ class Follower:
         with transaction.atomic():
             # still ours and where we read from: else another follower took it
             # over (or the inline pass moved it) and goes on from the checkpoint
-            still = ReactorPartition.objects.select_for_update().filter(
-                pk__in=[p.pk for p in parts], after_tx=position[0], after_id=position[1]
-            )
-            if self.leased:
-                still = still.filter(owner=self.owner)
-            mine = set(still.order_by("pk").values_list("pk", flat=True))
+            mine = _locked_at([p.pk for p in parts], position, self.owner if self.leased else None)
             self.held -= {(p.reactor, p.partition) for p in parts if p.pk not in mine}
             if not mine:
                 return None
@@ -516,9 +570,7 @@ class Follower:
                     reactor = self.reactors[part.reactor]
                     for rows_of_append in appends([r for r in rows if reactor.wants(r)]):
                         _handle(reactor, rows_of_append, matches)
-            ReactorPartition.objects.filter(pk__in=mine).update(
-                after_tx=moved_to[0], after_id=moved_to[1]
-            )
+            _move(mine, moved_to)
         return Pass({r.id for r in rows}, mine, moved_to)
 
     def step(self, poll_s: float = POLL_S, woken: Woken | None = None) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.urls import reverse
 from django.utils import timezone, translation
 
@@ -155,8 +155,18 @@ def wanted(rows, matches) -> bool:
 
 def _anyone_wants_turns() -> bool:
     """One cheap query before looking at a match's seats: "your turn" goes by
-    e-mail or push only, to players who chose it."""
-    return ReminderSettings.objects.filter(channels__has_key=YOUR_TURN).exists()
+    e-mail or push only, to players who chose it. Asked on every pass of the
+    reactors, so its statement is compiled once per database vendor."""
+    found = _WANTS_TURNS.get(connection.vendor)
+    if found is None:
+        query = ReminderSettings.objects.filter(channels__has_key=YOUR_TURN).values("pk")[:1]
+        found = _WANTS_TURNS[connection.vendor] = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(*found)
+        return cursor.fetchone() is not None
+
+
+_WANTS_TURNS: dict[str, tuple[str, tuple]] = {}
 
 
 def make(items) -> list[Reminder]:

@@ -418,6 +418,29 @@ def test_a_wake_after_one_append_reads_its_partition_only(monkeypatch):
     assert follower.waiting == {}
 
 
+def test_a_pass_reads_locks_and_moves_its_checkpoints_without_compiling_a_query(monkeypatch):
+    """The checkpoints' statements and the log's read are made once: building
+    and compiling ORM queries cost more than running them, once a pass."""
+    from django.db.models.sql.compiler import SQLCompiler
+
+    handled = Handled()
+    follower = _follower(handled, "fixed", lease_s=600)
+    follower.beat()
+    ids = _append("t-fixed", 2)
+    compiled = []
+    real = SQLCompiler.as_sql
+    monkeypatch.setattr(
+        SQLCompiler, "as_sql", lambda self, *a, **kw: compiled.append(1) or real(self, *a, **kw)
+    )
+    assert follower.catch_up(only={partition_of("t-fixed", PARTITIONS)}) == 2
+    assert handled.ids == Counter(ids)
+    assert compiled == []
+    position = ReactorPartition.objects.get(
+        reactor="test", partition=partition_of("t-fixed", PARTITIONS)
+    )
+    assert position.after_id == ids[-1] and position.after_tx == _tx_of(ids[-1])
+
+
 def test_a_full_batch_is_read_on_until_the_partition_is_caught_up(monkeypatch):
     handled = Handled()
     follower = Follower(
