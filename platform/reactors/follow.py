@@ -254,6 +254,7 @@ def _locked_at(pks: list[int], position: tuple[int, int], owner: str | None) -> 
 
 
 def _move(pks: set[int], to: tuple[int, int]) -> None:
+    """The checkpoint rows ``pks`` (locked by ``_locked_at``) moved ``to``."""
     ordered = sorted(pks)
     with connection.cursor() as cursor:
         cursor.execute(

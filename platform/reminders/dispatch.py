@@ -153,6 +153,9 @@ def wanted(rows, matches) -> bool:
     return matches.once("reminders.turns", _anyone_wants_turns)
 
 
+_WANTS_TURNS: dict[str, tuple[str, tuple]] = {}  # vendor -> the statement and its parameters
+
+
 def _anyone_wants_turns() -> bool:
     """One cheap query before looking at a match's seats: "your turn" goes by
     e-mail or push only, to players who chose it. Asked on every pass of the
@@ -164,9 +167,6 @@ def _anyone_wants_turns() -> bool:
     with connection.cursor() as cursor:
         cursor.execute(*found)
         return cursor.fetchone() is not None
-
-
-_WANTS_TURNS: dict[str, tuple[str, tuple]] = {}
 
 
 def make(items) -> list[Reminder]:
