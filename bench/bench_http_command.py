@@ -209,19 +209,39 @@ def _latency(port: int, matches: list[Seated], s: dict, token: str) -> dict:
     }
 
 
+def _run_clients(n: int, seconds: float, client) -> float:
+    """``client(k, go)`` on ``n`` threads: each gets ready, then calls ``go()``,
+    which returns once all are ready, with the time to stop at (``seconds``
+    on); the seconds the run took."""
+    start = threading.Barrier(n + 1)
+    stop_at = [0.0]
+
+    def go() -> float:
+        start.wait()
+        return stop_at[0]
+
+    threads = [threading.Thread(target=client, args=(k, go), daemon=True) for k in range(n)]
+    for t in threads:
+        t.start()
+    began = time.time()
+    stop_at[0] = began + seconds
+    start.wait()
+    for t in threads:
+        t.join(timeout=seconds + 60)
+    return time.time() - began
+
+
 def _bare_throughput(port: int, s: dict, seconds: float) -> dict:
     """The bare INSERT view's requests/s from ``s["clients"]`` threads, each
     on its own keep-alive connection, for ``seconds``."""
     lock = threading.Lock()
     done, statuses = [0], {}
-    start = threading.Barrier(s["clients"] + 1)
-    stop_at = [0.0]
 
-    def client(k: int) -> None:
+    def client(k: int, go) -> None:
         api = stack.Api(port)
-        start.wait()
+        stop_at = go()
         n = 0
-        while time.time() < stop_at[0]:
+        while time.time() < stop_at:
             status, _, _ = api.call("POST", "/bench/insert", {"n": n, "k": k}, token="")
             n += 1
             with lock:
@@ -232,17 +252,8 @@ def _bare_throughput(port: int, s: dict, seconds: float) -> dict:
                     break
         api.close()
 
-    threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(s["clients"])]
-    for t in threads:
-        t.start()
-    began = time.time()
-    stop_at[0] = began + seconds
-    start.wait()
-    for t in threads:
-        t.join(timeout=seconds + 60)
-    elapsed = time.time() - began
+    elapsed = _run_clients(s["clients"], seconds, client)
     return {
-        "seconds": round(elapsed, 1),
         "requests": done[0],
         "statuses": {str(c): n for c, n in sorted(statuses.items())},
         "elapsed": elapsed,
@@ -272,10 +283,8 @@ def _throughput(port: int, ids: list[int], users: dict, s: dict) -> dict:
     took: list[float] = []
     statuses: dict[int, int] = {}
     replaced = [0]
-    stop_at = [0.0]
-    start = threading.Barrier(s["clients"] + 1)
 
-    def client(k: int) -> None:
+    def client(k: int, go) -> None:
         rng = random.Random(100 + k)
         api = stack.Api(port)
         mine = []
@@ -283,14 +292,14 @@ def _throughput(port: int, ids: list[int], users: dict, s: dict) -> dict:
             a, b = users[f"p{2 * i}"], users[f"p{2 * i + 1}"]
             tokens = {SEATS[0]: a["token"], SEATS[1]: b["token"]}
             mine.append(Seated(api, ids[i], tokens, (a["id"], b["id"])))
-        start.wait()
+        stop_at = go()
         n = 0
-        while time.time() < stop_at[0]:
+        while time.time() < stop_at:
             with lock:
                 if len(done) >= MAX_COMMANDS:
                     break
             for j, m in enumerate(mine):
-                if time.time() >= stop_at[0]:
+                if time.time() >= stop_at:
                     break
                 if m.finished:
                     a, b = m.tokens[SEATS[0]], m.tokens[SEATS[1]]
@@ -326,15 +335,7 @@ def _throughput(port: int, ids: list[int], users: dict, s: dict) -> dict:
                         took.append(t)
         api.close()
 
-    threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(s["clients"])]
-    for t in threads:
-        t.start()
-    began = time.time()
-    stop_at[0] = began + s["seconds"]
-    start.wait()
-    for t in threads:
-        t.join(timeout=s["seconds"] + 60)
-    elapsed = time.time() - began
+    elapsed = _run_clients(s["clients"], s["seconds"], client)
     rate = len(done) / elapsed if elapsed > 0 else 0.0
     return {
         "seconds": round(elapsed, 1),
@@ -418,11 +419,10 @@ def main(results_dir) -> dict:
         bare = _bare_rate([before, _bare_throughput(port, s, s["seconds"] / 2)])
         cpu3 = st.cpu_snapshot()
         throughput["cpu_ms_per_command"] = stack.cpu_ms_per(
-            cpu1, cpu2, throughput["commands_written"]
+            stack.cpu_spent(cpu1, cpu2), throughput["commands_written"]
         )
-        bare_cpu = {k: (cpu1[k] - cpu0.get(k, 0.0)) + cpu3[k] - cpu2.get(k, 0.0) for k in cpu3}
         bare["cpu_ms_per_request"] = stack.cpu_ms_per(
-            dict.fromkeys(bare_cpu, 0.0), bare_cpu, bare["requests_written"]
+            stack.cpu_spent(cpu0, cpu1, cpu2, cpu3), bare["requests_written"]
         )
         ratio = (
             round(throughput["commands_per_s"] / bare["requests_per_s"], 3)

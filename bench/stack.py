@@ -282,13 +282,24 @@ class Stack:
         return out
 
 
-def cpu_ms_per(before: dict, after: dict, n: int) -> dict[str, float]:
-    """Each part's CPU milliseconds per unit of work (n units between the
-    snapshots); ``other`` is the machine's busy time no part accounts for."""
+def cpu_spent(*snapshots: dict) -> dict[str, float]:
+    """Each part's CPU seconds over spans of ``cpu_snapshot``s, given as
+    pairs (from, to, from, to, ...); a part not running at a span's start
+    counts from 0."""
+    spent: dict[str, float] = {}
+    for before, after in zip(snapshots[::2], snapshots[1::2], strict=True):
+        for k, v in after.items():
+            spent[k] = spent.get(k, 0.0) + max(0.0, v - before.get(k, 0.0))
+    return spent
+
+
+def cpu_ms_per(spent: dict, n: int) -> dict[str, float]:
+    """Each part's CPU milliseconds per unit of work (``spent``: ``cpu_spent``
+    over ``n`` units); ``other`` is the machine's busy time no part accounts for."""
     if n <= 0:
         return {}
-    parts = {k: max(0.0, after[k] - before.get(k, 0.0)) for k in after if k != "machine"}
-    machine = after["machine"] - before["machine"]
+    parts = {k: v for k, v in spent.items() if k != "machine"}
+    machine = spent["machine"]
     out = {k: round(1000 * v / n, 2) for k, v in parts.items()}
     out["other"] = round(1000 * max(0.0, machine - sum(parts.values())) / n, 2)
     out["machine"] = round(1000 * machine / n, 2)
