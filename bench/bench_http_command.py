@@ -505,7 +505,7 @@ def markdown(r: dict) -> str:
         "",
         f"Throughput: {tp['matches']} live Doubting Love Letter matches (first to 5; a finished "
         f"one replaced over the API: {tp['matches_replaced']}), {tp['clients']} client threads "
-        f"on the same 2 cores, each command preceded by its seat's `GET /legal`: "
+        f"on the same 2 cores, each command preceded by its seat's `GET /api/matches/<id>/legal`: "
         f"**{_v(tp['commands_per_s'])} commands/s** ({tp['commands_written']:,} in "
         f"{tp['seconds']} s; command p50 {_v(tp['command_ms']['p50'])} ms, p99 "
         f"{_v(tp['command_ms']['p99'])} ms under load; statuses {tp['statuses']}). Goal ≥ "
@@ -541,7 +541,7 @@ def markdown(r: dict) -> str:
         lines += [
             "",
             "Where the CPU goes, from `/proc` before and after each phase (milliseconds of CPU per "
-            "command, its `GET /legal` included, and per bare request; 2 cores give 2,000 ms a "
+            "command, its `GET /api/matches/<id>/legal` included, and per bare request; 2 cores give 2,000 ms a "
             "second, so 300 commands/s leave 6.7 ms a command for everything):",
             "",
             "| part | ms per command | ms per bare request |",

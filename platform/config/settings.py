@@ -209,6 +209,8 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "static"
+# the manual as `make docs` builds it (mkdocs.yml: site_dir), served at /docs/
+DOCS_SITE_DIR = Path(os.environ.get("DOCS_SITE_DIR", BASE_DIR / "var" / "site"))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # collectstatic writes a gzip copy of every text file beside it; WhiteNoise
 # serves it to browsers that accept gzip (htmx: 51 KB -> about 16 KB)

@@ -3,6 +3,8 @@ from django.contrib.auth.views import PasswordResetView
 from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import render
+from django.views import static
+from django.views.decorators.http import require_safe
 
 
 def home(request):
@@ -110,3 +112,15 @@ class LimitedPasswordResetView(PasswordResetView):
             ) % {"minutes": max(1, round(wait / 60))}
             return render(request, "403.html", {"message": message}, status=429)
         return super().post(request, *args, **kwargs)
+
+
+@require_safe
+def manual(request, path=""):
+    """The manual as `make docs` built it, so a machine without the internet has
+    it too; until it is built, a page that says how."""
+    root = settings.DOCS_SITE_DIR
+    if not (root / "index.html").is_file():
+        return render(request, "docs_missing.html", status=404)
+    if path == "" or path.endswith("/"):
+        path += "index.html"
+    return static.serve(request, path, document_root=root)

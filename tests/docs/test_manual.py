@@ -1,0 +1,164 @@
+"""The manual cannot drift from the code: every management command, make
+target, environment setting and URL it names exists, it builds strictly, and
+the site serves the built manual at /docs/."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import get_commands
+from django.urls import Resolver404, resolve
+
+from live.routing import websocket_urlpatterns
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
+
+
+def _text() -> str:
+    return "\n".join(p.read_text() for p in PAGES)
+
+
+def _code_spans(text: str) -> list[str]:
+    return re.findall(r"`([^`\n]+)`", text)
+
+
+def test_the_manual_has_its_pages():
+    names = {p.relative_to(ROOT / "docs").as_posix() for p in PAGES if "docs" in p.parts}
+    for page in (
+        "index.md",
+        "guides/organizers.md",
+        "guides/moderators.md",
+        "guides/players.md",
+        "guides/spectators.md",
+        "games.md",
+        "api/index.md",
+        "operations/configuration.md",
+        "operations/production.md",
+        "operations/security.md",
+        "architecture/index.md",
+        "benchmarks/index.md",
+        "benchmarks/results.md",
+    ):
+        assert page in names
+
+
+def test_every_management_command_named_exists():
+    named = set(re.findall(r"manage\.py ([a-z_]+)", _text()))
+    assert {"scenario", "rebuild_read_models", "runbots"} <= named  # the scan finds them
+    missing = sorted(named - set(get_commands()))
+    assert not missing, f"the manual names commands that do not exist: {missing}"
+
+
+def test_every_make_target_named_exists():
+    makefile = (ROOT / "Makefile").read_text()
+    targets = set(re.findall(r"^([a-z][a-z-]*):", makefile, re.M))
+    named = set(re.findall(r"`make ([a-z][a-z-]*)", _text()))
+    assert {"run", "test", "docs"} <= named
+    missing = sorted(named - targets)
+    assert not missing, f"the manual names make targets that do not exist: {missing}"
+
+
+def _env_read_by_the_code() -> set[str]:
+    """Every environment variable a file of the project or its scripts reads."""
+    pattern = re.compile(
+        r"""(?:environ(?:\.get|\.setdefault)?\s*[(\[]\s*|getenv\(\s*|\benv\w*\(\s*)["']([A-Z][A-Z0-9_]+)["']"""
+    )
+    found = set()
+    for folder in ("platform", "games", "tournaments", "ratings", "broadcast", "bench", "docker"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in {".py", ".sh", ".yaml", ".yml", ".js"} or path.name == "Dockerfile":
+                text = path.read_text(errors="replace")
+                found |= set(pattern.findall(text))
+                if path.suffix in {".sh", ".yaml", ".yml"} or path.name == "Dockerfile":
+                    found |= set(re.findall(r"\$\{?([A-Z][A-Z0-9_]+)", text))
+    return found
+
+
+def test_every_setting_in_the_configuration_table_is_read():
+    page = (ROOT / "docs/operations/configuration.md").read_text()
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    named = {n for row in rows for n in re.findall(r"`([A-Z][A-Z0-9_]+)`", row.split("|")[1])}
+    assert {"DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY"} <= named
+    missing = sorted(named - _env_read_by_the_code())
+    assert not missing, f"the configuration page lists settings nothing reads: {missing}"
+
+
+def _paths_named(text: str) -> set[str]:
+    paths = set()
+    for span in _code_spans(text):
+        for word in span.split():
+            if re.fullmatch(r"/(?:[a-z0-9_.<>:-]+/?)+(?:\?\S*)?", word) and not word.startswith(
+                ("/usr/", "/etc/", "/proc", "/var/", "/tmp/")
+            ):
+                paths.add(word.split("?")[0])
+    return paths
+
+
+def _sample(path: str) -> str:
+    """A name standing for an id or a slug made a value the URL accepts."""
+    path = re.sub(r"<(?:int:)?(?:id|pk|n|match id|event|hook|invitation-id)[^>]*>", "1", path)
+    return re.sub(r"<[^>]+>", "x", path)
+
+
+def test_every_url_named_resolves():
+    paths = _paths_named(_text())
+    assert {"/console/", "/api/docs/", "/account/reminders/"} <= paths
+    unresolved = []
+    for path in sorted(paths):
+        if path.startswith("/ws/"):  # the sockets' routes (Channels)
+            if not any(p.resolve(_sample(path)[1:]) for p in websocket_urlpatterns):
+                unresolved.append(path)
+            continue
+        try:
+            resolve(_sample(path))
+        except Resolver404:
+            unresolved.append(path)
+    assert not unresolved, f"the manual names addresses the site does not serve: {unresolved}"
+
+
+def test_the_manual_builds_strictly(tmp_path):
+    mkdocs = Path(sys.executable).parent / "mkdocs"
+    run = subprocess.run(
+        [mkdocs, "build", "--strict", "--quiet", "--site-dir", tmp_path / "site"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "site" / "guides" / "spectators.html").is_file()
+
+
+@pytest.fixture
+def built(tmp_path, settings):
+    site = tmp_path / "site"
+    (site / "guides").mkdir(parents=True)
+    (site / "index.html").write_text("<h1>the manual's home</h1>")
+    (site / "guides" / "players.html").write_text("<h1>players</h1>")
+    (tmp_path / "secret.txt").write_text("outside the site")
+    settings.DOCS_SITE_DIR = site
+    return site
+
+
+@pytest.mark.django_db
+def test_the_site_serves_the_built_manual(client, built):
+    assert b"the manual's home" in b"".join(client.get("/docs/").streaming_content)
+    page = client.get("/docs/guides/players.html")
+    assert page.status_code == 200 and b"players" in b"".join(page.streaming_content)
+    assert client.get("/docs/guides/nothing.html").status_code == 404
+    for outside in ("/docs/../secret.txt", "/docs/%2e%2e/secret.txt", "/docs//etc/passwd"):
+        answer = client.get(outside)
+        assert answer.status_code in (400, 404), outside
+        assert b"outside the site" not in answer.getvalue()
+    assert client.post("/docs/").status_code == 405
+
+
+@pytest.mark.django_db
+def test_a_manual_not_built_says_how_to_build_it(client, tmp_path, settings):
+    settings.DOCS_SITE_DIR = tmp_path / "none"
+    page = client.get("/docs/")
+    assert page.status_code == 404
+    assert "make docs" in page.content.decode()
