@@ -38,6 +38,8 @@ def test_the_manual_has_its_pages():
         "operations/configuration.md",
         "operations/production.md",
         "operations/security.md",
+        "operations/backup.md",
+        "operations/monitoring.md",
         "architecture/index.md",
         "benchmarks/index.md",
         "benchmarks/results.md",
