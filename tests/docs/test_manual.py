@@ -11,6 +11,7 @@ import pytest
 from django.core.management import get_commands
 from django.urls import Resolver404, resolve
 
+from api.reference import markdown, schema
 from live.routing import websocket_urlpatterns
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,3 +165,12 @@ def test_a_manual_not_built_says_how_to_build_it(client, tmp_path, settings):
     page = client.get("/docs/")
     assert page.status_code == 404
     assert "make docs" in page.content.decode()
+
+
+def test_the_api_reference_is_the_schemas():
+    """docs/api/reference.md is written from the OpenAPI schema; an endpoint
+    changed without `manage.py api_reference` fails here."""
+    written = (ROOT / "docs/api/reference.md").read_text()
+    assert written == markdown(schema())
+    assert "### `POST /api/matches/{id}/commands`" in written
+    assert "[Error](#schema-error)" in written and "{#schema-error}" in written
