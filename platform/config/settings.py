@@ -216,8 +216,17 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # serves it to browsers that accept gzip (htmx: 51 KB -> about 16 KB)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    # collectstatic writes each file under a name with its content's hash too (and a
+    # .gz and .br copy); pages link the hashed names, which WhiteNoise serves cached
+    # for a year (immutable), the plain names for WHITENOISE_MAX_AGE (60 s)
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+# source maps are fetched by a developer's tools only: not worth compressing (they
+# were half of collectstatic's time)
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (
+    *__import__("whitenoise.compress", fromlist=["Compressor"]).Compressor.SKIP_COMPRESS_EXTENSIONS,
+    "map",
+)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"

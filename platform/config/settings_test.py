@@ -22,3 +22,10 @@ PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.MD5PasswordHasher",
     *global_settings.PASSWORD_HASHERS,
 ]
+
+# the tests run no collectstatic, so pages link the plain names (served by the
+# finders); tests/config/test_static_compressed.py runs production's hashed storage
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

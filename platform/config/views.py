@@ -2,9 +2,10 @@ from django.conf import settings
 from django.contrib.auth.views import PasswordResetView
 from django.db import connection
 from django.http import JsonResponse
-from django.shortcuts import render
-from django.views import static
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.views.decorators.http import require_safe
+from django.views.static import serve
 
 
 def home(request):
@@ -115,6 +116,13 @@ class LimitedPasswordResetView(PasswordResetView):
 
 
 @require_safe
+def favicon(request):
+    """Browsers ask for /favicon.ico; the icon lives under its hashed static name,
+    looked up per request (the manifest exists only once collectstatic ran)."""
+    return redirect(static("favicon.svg"), permanent=True)
+
+
+@require_safe
 def manual(request, path=""):
     """The manual as `make docs` built it, so a machine without the internet has
     it too; until it is built, a page that says how."""
@@ -123,4 +131,4 @@ def manual(request, path=""):
         return render(request, "docs_missing.html", status=404)
     if path == "" or path.endswith("/"):
         path += "index.html"
-    return static.serve(request, path, document_root=root)
+    return serve(request, path, document_root=root)
