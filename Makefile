@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint format bench install migrate demo clean prod-check docs docs-serve
+.PHONY: run test lint format bench install migrate demo static clean prod-check docs docs-serve
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is needed (set PYTHON=/path/to/python3.11)"; exit 1; }
@@ -26,7 +26,7 @@ install: $(STAMP) var/secret_key
 
 # `make run` serves without DEBUG (no debug pages), over plain http, with a
 # secret key of this machine's own, made once in var/
-LOCAL_ENV = DJANGO_DEBUG=0 DJANGO_HTTPS=0 LOG_FORMAT=plain \
+LOCAL_ENV = DJANGO_DEBUG=0 DJANGO_HTTPS=0 LOG_FORMAT=plain SITE_URL=http://$(HOST):$(PORT) \
 	EMAIL_BACKEND=django.core.mail.backends.console.EmailBackend \
 	DJANGO_SECRET_KEY="$$(cat var/secret_key)"
 
@@ -34,16 +34,21 @@ var/secret_key:
 	@mkdir -p var && umask 077 && $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
 
 migrate: install var/secret_key
-	$(LOCAL_ENV) $(PY) manage.py migrate --noinput
+	@echo "migrating the database"
+	@$(LOCAL_ENV) $(PY) manage.py migrate --noinput -v 0
 
 demo: migrate
-	$(LOCAL_ENV) $(PY) manage.py seed_demo
+	@$(LOCAL_ENV) $(PY) manage.py seed_demo
 
-run: demo
-	$(LOCAL_ENV) $(PY) manage.py collectstatic --noinput -v0
+# the static files first (hashed names, compressed): the demo's logins come last
+run: static demo
+	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops); the manual at http://$(HOST):$(PORT)/docs/"
+	@$(LOCAL_ENV) $(PY) manage.py runserver_embedded $(HOST):$(PORT)
+
+static: install var/secret_key
+	@echo "collecting the static files and building the manual"
+	@$(LOCAL_ENV) $(PY) manage.py collectstatic --noinput -v0
 	@$(VENV)/bin/mkdocs build --quiet || echo "the manual did not build (make docs says why); serving without it"
-	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops)"
-	$(LOCAL_ENV) $(PY) manage.py runserver_embedded $(HOST):$(PORT)
 
 test: install
 	$(PY) -m pytest -p xdist -n 2 --dist loadfile -q --durations=30

@@ -6,7 +6,6 @@ for the module (``seeded_demo``), each test in a savepoint of it."""
 
 import io
 import re
-import time
 
 import pytest
 from django.contrib.auth import authenticate
@@ -59,7 +58,7 @@ def test_seed_demo_prints_one_working_login_per_role_and_the_live_show_moves(see
     # the moderators open the dashboard, with a dispute waiting; the others may not
     client.login(username="moderator1", password=logins["moderator1"])
     page = client.get(f"/shows/{live.pk}/dashboard/").content.decode()
-    assert "d-1" in page and "demo: was the first player chosen fairly?" in page
+    assert "d-1" in page and "demo: was this cup series played fairly?" in page
     client.login(username="spectator", password=logins["spectator"])
     assert client.get(f"/shows/{live.pk}/dashboard/").status_code == 403
     # player holds a live match of each of the five games, bots on the other seats
@@ -143,20 +142,42 @@ def test_the_newcomers_own_demo_matches_wait_for_their_person(seeded_demo):
         assert not deadlines, f"{match}: a person's demo match has a decision clock"
 
 
-def test_the_finished_show_replays_its_final_and_the_live_show_plays(seeded_demo):
+def test_the_finished_show_replays_its_final_and_the_live_show_plays(seeded_demo, client):
     finished = ShowRecord.objects.get(name__contains="finished")
     assert finished.status == "finished" and finished.champion
     final = Match.objects.get(show_stream=finished.stream, kind="final")
-    # the finished final's replay opens to anyone once its end is older than
-    # the show's delay (5 minutes), every card revealed; before that, nothing
-    with pytest.raises(NotVisibleYet):
-        match_services.history_for(final, match_services.SPECTATOR_VIEW)
-    later = time.time() + 301
-    replay = match_services.history_for(final, match_services.SPECTATOR_VIEW, now=later)
+    # played on a simulated clock but recorded at seeding: with no spectator delay,
+    # anyone sees it finished and replays the final at once, every card revealed
+    # (with the default 5 minutes it was listed as running for the first five)
+    seen = client.get(f"/api/shows/{finished.pk}/").json()["show"]
+    assert seen["champion"] == finished.champion, seen
+    replay = match_services.history_for(final, match_services.SPECTATOR_VIEW)
     full = match_services.history_for(final, match_services.MODERATOR_VIEW)
     assert replay == full
     live = ShowRecord.objects.get(name__contains="live")
     assert Match.objects.filter(show_stream=live.stream, kind="death_match", status="live").exists()
+    with pytest.raises(NotVisibleYet):  # the live show keeps its delay
+        dm = Match.objects.get(show_stream=live.stream, kind="death_match", status="live")
+        match_services.history_for(dm, match_services.SPECTATOR_VIEW)
+
+
+def test_the_demo_prints_its_links_on_the_site_it_serves(seeded_demo, settings):
+    from django.contrib.auth.models import User
+
+    from tournaments.management.commands.seed_demo import Command
+
+    settings.SITE_URL = "http://127.0.0.1:8123"
+    command = Command(stdout=io.StringIO())
+    command._broadcast(User.objects.get(username="organizer"))
+    line = command.stdout._out.getvalue()
+    assert line.count("http://127.0.0.1:8123/") == 3 and ":8000" not in line
+
+
+def test_the_logins_come_last_with_where_each_role_starts(seeded_demo):
+    lines = seeded_demo.rstrip("\n").splitlines()
+    assert all(x.startswith("demo login: ") for x in lines[-6:])
+    assert not any(x.startswith("demo login: ") for x in lines[:-6])
+    assert "(organizes the demo shows; /console/)" in lines[-6]
 
 
 def test_the_demo_prints_working_broadcast_links(seeded_demo, client):
@@ -168,3 +189,54 @@ def test_the_demo_prints_working_broadcast_links(seeded_demo, client):
     overlay = paths[-1]
     for kind in ("bracket", "featured", "hands"):
         assert client.get(overlay.replace("/scoreboard/", f"/{kind}/")).status_code == 200
+
+
+def test_the_seeded_dispute_can_be_overturned_after_the_show_moved_on(seeded_demo):
+    """The demo's dispute stays a working example whenever a moderator gets to
+    it: once the live show's death match is over and the bracket's bots played
+    on, an overturn by moderator1, approved by moderator2, still goes through and
+    reopens the cup series that depended on it."""
+    from games.core.protocol import RuleError
+    from tournaments import bracket_services as bs
+    from tournaments import show_services as ss
+    from tournaments.models import DisputeRecord
+
+    live = ShowRecord.objects.get(name=LIVE_DEMO)
+    cup = BracketRecord.objects.get(name__contains="running bracket")
+    dm = Match.objects.get(show_stream=live.stream, kind="death_match", status="live")
+    match_services.run_bots(dm, start=dm.created_at.timestamp())
+    for m in Match.objects.filter(show_stream=cup.stream, status="live"):
+        if not m.holders.filter(user__username="player2").exists():
+            match_services.run_bots(m, start=m.created_at.timestamp())
+
+    dispute = DisputeRecord.objects.get(show=live, dispute_id="d-1")
+    target = Match.objects.get(stream=dispute.target_stream)
+    series = next(
+        s for s in bs.bracket_output(cup.stream)["series"] if s["match_stream"] == target.stream
+    )
+    loser = series["b"] if series["winner"] == series["a"] else series["a"]
+    mod1 = acting_for(live.stream, _user("moderator1"))
+    mod2 = acting_for(live.stream, _user("moderator2"))
+    ss.command(live.stream, {"type": "claim_dispute", "dispute_id": "d-1"}, mod1)
+    ss.command(
+        live.stream,
+        {
+            "type": "rule_dispute",
+            "dispute_id": "d-1",
+            "ruling": "overturn_series",
+            "params": {"winner": loser},
+            "reason": "a replay showed a misplay by the winner's bot",
+        },
+        mod1,
+    )
+    with pytest.raises(RuleError):  # a second moderator approves, never the same one
+        ss.command(live.stream, {"type": "approve_ruling", "dispute_id": "d-1"}, mod1)
+    ss.command(live.stream, {"type": "approve_ruling", "dispute_id": "d-1"}, mod2)
+    target.refresh_from_db()
+    assert target.winners == [loser]
+
+
+def _user(name):
+    from django.contrib.auth.models import User
+
+    return User.objects.get(username=name)

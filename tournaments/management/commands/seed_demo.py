@@ -3,6 +3,7 @@ import random
 import secrets
 import time
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 
@@ -38,6 +39,16 @@ OPTIONS = {
 # before they arrive (the bots move at once all the same)
 WAITS_FOR_ITS_PERSON = {"decision_s": 0}
 
+# what each demo account is for, and where to start, printed with its login
+ROLES = {
+    ORGANIZER: ("organizes the demo shows", "/console/"),
+    "moderator1": ("moderates the demo shows", "Moderate, then the live show's dashboard"),
+    "moderator2": ("moderates the demo shows", "approves moderator1's overturn"),
+    PLAYER: ("plays in the live show and one match of every game", "the home page: Your turn"),
+    PLAYER2: ("plays in the demo cup and against player", "the demo cup, and the weekly cup"),
+    SPECTATOR: ("has no role: watches", "a show's board and TV"),
+}
+
 
 class Command(BaseCommand):
     help = (
@@ -48,29 +59,33 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
-        org = self._user(ORGANIZER, "organizes the demo shows", superuser=True)
-        mods = [self._user(m, "moderates the demo shows") for m in MODERATORS]
-        player = self._user(PLAYER, "plays in the live show and one match of every game")
-        player2 = self._user(PLAYER2, "plays in the demo cup and against player")
-        self._user(SPECTATOR, "has no role: watches")
+        self.logins = []
+        org = self._user(ORGANIZER, superuser=True)
+        mods = [self._user(m) for m in MODERATORS]
+        player = self._user(PLAYER)
+        player2 = self._user(PLAYER2)
+        self._user(SPECTATOR)
         if ShowRecord.objects.filter(name__startswith="Demo").exists():
             self.stdout.write("demo already seeded")
-            return
+        else:
+            self._seed(org, mods, player, player2)
+        self._print_logins()
+
+    def _seed(self, org, mods, player, player2):
         rng = random.SystemRandom()
         self._finished_show(org, mods, rng)
         with held():  # the scene is set step by step; the autopilot takes over after
             self._live_show(org, mods, player, rng)
         self._broadcast(org)
-        self._bracket(player2, rng)
+        self._bracket(player2, mods, rng)
         self._game_matches(player, player2, rng)
         self._scheduled_show(org, mods)
         self._leagues(org, player, player2, rng)
-        self.stdout.write(
-            self.style.SUCCESS("demo seeded: `make run` serves it next (Serving on ...)")
-        )
+        self.stdout.write(self.style.SUCCESS("demo seeded"))
 
-    def _user(self, name, role, superuser=False):
-        """The account, with a fresh password printed (the old one stops working)."""
+    def _user(self, name, superuser=False):
+        """The account, with a fresh password (the old one stops working),
+        printed at the end with the others."""
         password = secrets.token_urlsafe(9)
         user = User.objects.filter(username=name).first()
         if user is None:
@@ -79,8 +94,21 @@ class Command(BaseCommand):
         else:
             user.set_password(password)
             user.save(update_fields=["password"])
-        self.stdout.write(self.style.SUCCESS(f"demo login: {name} / {password}") + f"  ({role})")
+        self.logins.append((name, password))
         return user
+
+    def _print_logins(self):
+        """The logins last, in one block: what each account is for and where
+        to start (a private window per account keeps the sessions apart)."""
+        self.stdout.write(
+            f"\nThe demo at {settings.SITE_URL}/ (fresh passwords each run; "
+            "one private window per account):"
+        )
+        for name, password in self.logins:
+            role, start = ROLES[name]
+            self.stdout.write(
+                self.style.SUCCESS(f"demo login: {name} / {password}") + f"  ({role}; {start})"
+            )
 
     def _appoint(self, stream, mods, now):
         org = ss.Acting(ORGANIZER, shows.ORGANIZER)
@@ -94,7 +122,9 @@ class Command(BaseCommand):
             name="Demo: season one (finished, replay the final)",
             organizer=ORGANIZER,
             entrants=ENTRANTS,
-            options=OPTIONS,
+            # played on a simulated clock but recorded now: a spectator delay would
+            # show it running for the delay's first minutes
+            options={**OPTIONS, "spectator_delay_s": 0},
             holders={e: "bot:heuristic" for e in ENTRANTS},
             now=start,
             rng=rng,
@@ -153,18 +183,6 @@ class Command(BaseCommand):
                 break
         live = Match.objects.filter(show_stream=stream, kind="death_match", status="live").first()
         if live is not None:
-            # one dispute in the queue, for the moderators to claim and rule on
-            ss.command(
-                stream,
-                {
-                    "type": "file_dispute",
-                    "target_stream": live.stream,
-                    "target_version": 1,
-                    "text": "demo: was the first player chosen fairly?",
-                },
-                ss.Acting(mods[0].username, shows.MODERATOR, mods[0].pk),
-                now=now,
-            )
             self.stdout.write(f"seeded a live show: {live} is being played by bots now")
         else:
             self.stdout.write("seeded a live show (waiting for its next step)")
@@ -174,7 +192,7 @@ class Command(BaseCommand):
         its hash is kept, so this is the one time it is printed)."""
         record = ShowRecord.objects.get(name=LIVE_DEMO)
         token = overlays.rotate(record, org)
-        site = "http://127.0.0.1:8000"
+        site = settings.SITE_URL
         self.stdout.write(
             f"broadcast of {record.name}: board {site}/shows/{record.pk}/board/ , "
             f"TV {site}/shows/{record.pk}/tv/ , overlay (e.g. in OBS) "
@@ -225,7 +243,7 @@ class Command(BaseCommand):
             "check-in opens in 5 minutes, it starts in 30"
         )
 
-    def _bracket(self, player2, rng):
+    def _bracket(self, player2, mods, rng):
         """A single elimination of eight, running: bots play it out in `make
         run`, except player2's series, which waits for player2."""
         host = ShowRecord.objects.get(name=LIVE_DEMO)
@@ -244,9 +262,28 @@ class Command(BaseCommand):
             organizer_id=host.organizer_id,
         )
         # the first series not player2's are played now: the next round is open
-        for m in Match.objects.filter(show_stream=stream, status="live").order_by("id")[1:3]:
+        played = list(Match.objects.filter(show_stream=stream, status="live").order_by("id")[1:3])
+        for m in played:
             match_services.play_bots(m, rng=rng)
+        self._dispute(host, played[0], mods[0])
         self.stdout.write("seeded a running bracket")
+
+    def _dispute(self, host, match, moderator):
+        """One dispute waiting for the moderators, about a cup series the bots
+        played out: an overturn of it stays possible for as long as the demo
+        runs (it resets the series that depended on it), unlike one about the
+        live show's death match, which the show soon moves past."""
+        match.refresh_from_db()
+        ss.command(
+            host.stream,
+            {
+                "type": "file_dispute",
+                "target_stream": match.stream,
+                "target_version": match.version,
+                "text": "demo: was this cup series played fairly?",
+            },
+            ss.Acting(moderator.username, shows.MODERATOR, moderator.pk),
+        )
 
     def _leagues(self, org, player, player2, rng):
         """Rated players with history: two finished round robins of people
