@@ -553,6 +553,7 @@ def void_to(
     role: str = "moderator",
     now: float | None = None,
     extra: Mapping[str, Any] | None = None,
+    rng: random.Random | None = None,
 ) -> list:
     """A ruling takes the match back to ``to_version``: every later event
     stays in the log, void, and play goes on from the state at that version.
@@ -560,7 +561,12 @@ def void_to(
     Only a command boundary (the last event of a command) can be gone back
     to, so someone is left to move. The clocks restart at the ruling's time
     as they stood at that version: the event records the ruling's time
-    ``at`` and the version's time ``since``, and the fold skips the span."""
+    ``at`` and the version's time ``since``, and the fold skips the span.
+
+    A bout its players have seen whole (its end revealed its deal, or the
+    match's end showed them every card) is never played on with that deck:
+    the void marks it ``redeal`` and, in the same transaction, the bout is
+    replayed from a fresh deal (``replay_bout``); the bouts before it stand."""
     if not isinstance(to_version, int) or isinstance(to_version, bool):
         raise RuleError("void back to a version: a whole number")
     t = time.time() if now is None else now
@@ -568,17 +574,30 @@ def void_to(
     def voided(loaded: Loaded) -> dict:
         if loaded.abandoned:
             raise RuleError("this match was taken out of play by a ruling")
-        state_at_boundary(loaded, to_version)
+        at_version = state_at_boundary(loaded, to_version)
         return {
             "from_version": to_version + 1,
             "to_version": loaded.version,
             "at": t,
             "since": _row_time(loaded.events[to_version - 1]),
             "reason": reason,
+            **({"redeal": True} if _deal_seen(at_version, loaded.state) else {}),
             **(extra or {}),
         }
 
-    return record_platform_event(match, "match_voided", voided, actor=actor, role=role, now=t)
+    with transaction.atomic():
+        rows = record_platform_event(match, "match_voided", voided, actor=actor, role=role, now=t)
+        if rows[-1].data.get("redeal"):
+            replay = {"type": "replay_bout", "reason": reason}
+            rows = rows + submit(match, None, replay, actor=actor, role=role, now=t, rng=rng)
+    return rows
+
+
+def _deal_seen(at_version: MatchState, head: MatchState) -> bool:
+    """Whether the seats have seen the deck of the bout in progress at a
+    version the match goes back to: that bout ended since (its deal was
+    revealed), or the match did (its players saw every card)."""
+    return at_version.bout is not None and (head.finished or head.bout_no > at_version.bout_no)
 
 
 def state_at_boundary(loaded: Loaded, version: int) -> MatchState:

@@ -11,7 +11,8 @@ which view they may have:
 - everyone else: the public view as of ``now - spectator_delay_s`` (under
   the show's policy "everything", what the seats know together: every hand
   and past move, never the deck, a deal's order or salt); the full replay
-  once the end is older than the delay and the result is settled.
+  once the end is older than the delay and the result is settled, and until
+  then no deal's order or salt either.
 
 A match knows nothing of its show: the show facts come from a provider that
 the tournaments app registers at startup (``register_show_provider``).
@@ -27,6 +28,7 @@ from typing import Protocol
 
 from django.http import Http404
 
+from games.core.deal import REVEAL
 from games.core.protocol import (
     EVERY_SEAT_VIEW,
     MODERATOR,
@@ -214,13 +216,18 @@ def window(match, viewer: Viewer, rows: list, *, fold, now: float | None = None)
             f"spectators see this match {facts.spectator_delay_s:g} s late: "
             f"come back in {max(1, int(start - cut) + 1)} s"
         )
+    ended = fold(seen).finished
     replay = (
         finished_now
-        and fold(seen).finished
+        and ended
         and (not facts.show_stream or _settled(facts.show_stream, match.stream))
     )
     if replay:
         return Window(seen, MODERATOR_VIEW, cut, replay)
+    if ended:
+        # the full replay is closed (the result is not settled): so are the
+        # deals' orders and salts, from which every hand could be read
+        seen = [r for r in seen if r.type != REVEAL]
     # "everything" is what the seats know at the cut, never the moderators' view
     # (which holds the undealt deck, the order and the salt)
     everything = facts.spectator_policy == EVERYTHING

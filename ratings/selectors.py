@@ -1,16 +1,19 @@
 """Reads of ratings, profiles, head-to-head and leaderboards.
 
 Everything here is shown to everyone alike, so it keeps to what everyone
-may see of each match (games/visibility.py): a rating counts a match once
-its end is older than the spectator delay (when the show's own pages tell
-its result), statistics, items and recent matches once its full replay is
-open to everyone (end older than the delay, result settled)."""
+may see of each match (games/visibility.py): a rating is the fold of the
+results whose end is older than the spectator delay (when the show's own
+pages tell them) and of no other (``public_fold``); statistics, items and
+recent matches count a match once its full replay is open to everyone (end
+older than the delay, result settled)."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
+
+from django.db.models import Max
 
 from games import visibility
 from games.core.registry import available
@@ -70,26 +73,74 @@ class Line:
         }
 
 
-def _public_skill(r: Rating, now: float) -> skill.Skill | None:
-    """``r`` as of its last match whose end is public now (None: none is)."""
-    if r.public_at.timestamp() <= now:
-        return skill.Skill(r.mu, r.sigma, r.games, r.last_at.timestamp())
-    point = (
-        RatingPoint.objects.filter(player=r.player, game=r.game, played__public_at__lte=_dt(now))
-        .select_related("played")
-        .order_by("-played__position")
-        .first()
+@dataclass(frozen=True)
+class PublicFold:
+    """A game's ratings as its public results alone give them: the fold of
+    every rated result whose end everyone may see now. The stored ratings
+    hold it up to the game's first rated result still held back (``held_from``,
+    its position; every earlier result is public); from there the public
+    results are folded again on each player's last stored point before it.
+    ``skills``: the players with a result from ``held_from`` on, each with
+    their public skill (None: none of theirs is public); ``points``: their
+    points of that fold. Any other player is shown as stored."""
+
+    held_from: int | None = None
+    skills: dict[str, skill.Skill | None] = field(default_factory=dict)
+    points: dict[str, list[tuple[PlayedMatch, skill.Skill]]] = field(default_factory=dict)
+
+
+def public_fold(game: str, now: float) -> PublicFold:
+    rated = PlayedMatch.objects.filter(game=game, rated=True)
+    held = rated.filter(public_at__gt=_dt(now)).order_by("position")
+    held_from = held.values_list("position", flat=True).first()
+    if held_from is None:
+        return PublicFold()
+    later = list(rated.filter(position__gte=held_from).order_by("position"))
+    touched = {p for pm in later for s in pm.sides for p in s["players"]}
+    start = _stored_before(game, touched, held_from)
+    shown = {pm.stream: pm for pm in later if pm.public_at.timestamp() <= now}
+    skills = dict(start)
+    points: dict[str, list] = defaultdict(list)
+    for res, _before, after in skill.fold((rated_result(pm) for pm in shown.values()), start):
+        skills.update(after)
+        for p, s in after.items():
+            points[p].append((shown[res.key], s))
+    return PublicFold(held_from, {p: skills.get(p) for p in touched}, dict(points))
+
+
+def _stored_before(game: str, players: set[str], position: int) -> dict[str, skill.Skill]:
+    """Each of ``players``' stored skill after their last rated result of
+    ``game`` before ``position`` (those with none are left out)."""
+    before = RatingPoint.objects.filter(
+        game=game, player__in=players, played__position__lt=position
     )
-    if point is None:
-        return None
-    return skill.Skill(point.mu, point.sigma, point.games, point.played.played_at.timestamp())
+    last = dict(before.order_by().values_list("player").annotate(at=Max("played__position")))
+    found = before.filter(played__position__in=set(last.values())).select_related("played")
+    return {
+        p.player: skill.Skill(p.mu, p.sigma, p.games, p.played.played_at.timestamp())
+        for p in found
+        if last[p.player] == p.played.position
+    }
 
 
-def _lines(ratings, now: float) -> list[Line]:
+def _fold_of(folds: dict[str, PublicFold], game: str, now: float) -> PublicFold:
+    if game not in folds:
+        folds[game] = public_fold(game, now)
+    return folds[game]
+
+
+def _lines(ratings, now: float, folds: dict[str, PublicFold] | None = None) -> list[Line]:
+    """``ratings`` as everyone may see them now (those with no public result
+    left out); ``folds``: the public folds already made, by game."""
+    folds = {} if folds is None else folds
     names = identity.names({r.player for r in ratings})
     out = []
     for r in ratings:
-        s = _public_skill(r, now)
+        fold = _fold_of(folds, r.game, now)
+        if r.player in fold.skills:
+            s = fold.skills[r.player]
+        else:
+            s = skill.Skill(r.mu, r.sigma, r.games, r.last_at.timestamp())
         if s is None:
             continue
         s = skill.as_of(s, now)
@@ -222,23 +273,9 @@ def _match_line(pm: PlayedMatch, me: str, names: dict, matches: dict) -> dict:
 def profile(player: str, *, now: float | None = None, recent: int = 10) -> Profile:
     now = _now(now)
     name = identity.names([player])[player]
-    ratings = _ranked(_lines(list(Rating.objects.filter(player=player)), now))
-    history: dict[str, list[dict]] = defaultdict(list)
-    points = (
-        RatingPoint.objects.filter(player=player, played__public_at__lte=_dt(now))
-        .select_related("played")
-        .order_by("played__position")
-    )
-    for p in points:
-        history[p.game].append(
-            {
-                "at": p.played.played_at,
-                "rating": skill.ordinal(p.mu, p.sigma),
-                "mu": p.mu,
-                "sigma": p.sigma,
-                "games": p.games,
-            }
-        )
+    folds: dict[str, PublicFold] = {}
+    ratings = _ranked(_lines(list(Rating.objects.filter(player=player)), now, folds))
+    history = _history(player, now, folds)
     parts = list(
         Participation.objects.filter(player=player)
         .select_related("played")
@@ -272,6 +309,31 @@ def profile(player: str, *, now: float | None = None, recent: int = 10) -> Profi
         items=dict(sorted(items.items())),
         entries=entries_of(player, now),
     )
+
+
+def _point(played: PlayedMatch, s) -> dict:
+    return {
+        "at": played.played_at,
+        "rating": skill.ordinal(s.mu, s.sigma),
+        "mu": s.mu,
+        "sigma": s.sigma,
+        "games": s.games,
+    }
+
+
+def _history(player: str, now: float, folds: dict[str, PublicFold]) -> dict[str, list[dict]]:
+    """The player's rating after each public result, per game: the stored
+    points before each game's first held result, then its public fold's."""
+    history: dict[str, list[dict]] = defaultdict(list)
+    stored = RatingPoint.objects.filter(player=player).select_related("played")
+    for p in stored.order_by("played__position"):
+        held_from = _fold_of(folds, p.game, now).held_from
+        if held_from is None or p.played.position < held_from:
+            history[p.game].append(_point(p.played, p))
+    for game, fold in folds.items():
+        for pm, s in fold.points.get(player, ()):
+            history[game].append(_point(pm, s))
+    return dict(history)
 
 
 def entries_of(player: str, now: float) -> list[dict]:

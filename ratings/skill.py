@@ -92,10 +92,11 @@ class Rated:
     ranks: Sequence[int]
 
 
-def fold(results: Iterable[Rated]):
+def fold(results: Iterable[Rated], start: Mapping[str, Skill] | None = None):
     """Every result in order: yields (result, skills before, skills after) for
-    the players of each, so a caller can keep the whole history."""
-    skills: dict[str, Skill] = {}
+    the players of each, so a caller can keep the whole history. ``start``:
+    the skills before the first result (else everyone at the defaults)."""
+    skills: dict[str, Skill] = dict(start or {})
     for res in results:
         players = [p for team in res.teams for p in team]
         before = {p: skills.get(p, Skill()) for p in players}

@@ -6,6 +6,8 @@ from django.contrib.auth.models import User
 
 from eventlog.store import read
 from games import services
+from games.core.playout import bot_command
+from games.core.registry import series_for
 
 ENTRANTS = ["ana", "ben", "cal", "dee"]
 
@@ -31,6 +33,21 @@ def seated_match(users, game="love-me-not", seed=1, **kw):
     return services.create_match(
         game, ["ana", "ben"], holders={"ana": users[0].pk, "ben": users[1].pk}, rng=rng, **kw
     )
+
+
+def play_out(match, seed=2, until=None):
+    """Every seat moves (as its holder would) until the match ends, or until
+    ``until(state)`` holds."""
+    rng = random.Random(seed)
+    series = series_for(match.game)
+    for _ in range(500):
+        state = services.load(match).state
+        if state.finished or (until is not None and until(state)):
+            break
+        seat = series.pending(state)[0].seat
+        services.submit(match, seat, bot_command(series, state, seat, "random", rng), actor=seat)
+    match.refresh_from_db()
+    assert match.status == "finished" or until is not None
 
 
 def times(match):

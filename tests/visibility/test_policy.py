@@ -1,14 +1,11 @@
 """The visibility policy, played: who sees which view of a match, and as of when."""
 
-import random
-
 import pytest
 from django.contrib.auth.models import User
 
 from eventlog.store import read
 from games import services, visibility
 from games.core.adapt import redact
-from games.core.playout import bot_command
 from games.core.protocol import (
     EVERY_SEAT_VIEW,
     MODERATOR_VIEW,
@@ -20,7 +17,7 @@ from games.core.protocol import (
 from games.core.registry import series_for
 from games.visibility import NotVisibleYet
 
-from .helpers import bot_match, seated_match
+from .helpers import bot_match, play_out, seated_match
 
 pytestmark = pytest.mark.django_db
 
@@ -35,20 +32,6 @@ def public_at(match, cut, viewer=SPECTATOR_VIEW):
     rows = [r for r in read(match.stream) if r.recorded_at.timestamp() <= cut]
     view = series_for(match.game).view(services.fold_rows(match.game, rows), viewer)
     return rows, view
-
-
-def play_out(match, seed=2):
-    """Every seat moves (as its holder would) until the match ends."""
-    rng = random.Random(seed)
-    series = series_for(match.game)
-    for _ in range(500):
-        state = services.load(match).state
-        if state.finished:
-            break
-        seat = series.pending(state)[0].seat
-        services.submit(match, seat, bot_command(series, state, seat, "random", rng), actor=seat)
-    match.refresh_from_db()
-    assert match.status == "finished"
 
 
 def test_a_seated_player_sees_their_own_seat_live_and_spectators_wait(client, at):
