@@ -46,7 +46,8 @@ def type_of(spec: dict) -> str:
         return f"list of {type_of(spec.get('items', {}))}"
     if "enum" in spec:
         return " \\| ".join(f"`{v}`" for v in spec["enum"] if v is not None) or kind
-    if spec.get("format"):
+    # (an integer's width follows the database backend: int64 on PostgreSQL only)
+    if spec.get("format") and spec["format"] not in ("int32", "int64"):
         return f"{kind} ({spec['format']})"
     return kind
 
