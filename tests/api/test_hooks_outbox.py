@@ -291,3 +291,55 @@ def test_two_reactor_processes_share_the_log_and_one_takes_over_a_killed_one(
                 p.wait(30)
     assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
     assert held.count() == 0  # the survivor, stopped cleanly, gave every partition back
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_slow_receiver_holds_back_no_reactor_and_its_delivery_is_sent_once(
+    settings, monkeypatch, seated_match, wait_for
+):
+    """A receiver that takes 10 s to answer: while it is being sent to, a move
+    is pushed live by the reactors (the delivery holds no transaction open,
+    which would hold back every reader of the log); then it is delivered, once."""
+    import threading
+
+    from django.db import connection
+
+    from live import publisher
+
+    from .receiver import Receiver
+
+    settings.REACTORS_INLINE = False
+    slow = Receiver(slow_s=10)
+    try:
+        stream, _olga = _show(delay=0)
+        hook = _hook(stream, slow)
+        _disqualify_one(stream)
+        _follow_once()
+        written = WebhookDelivery.objects.filter(endpoint=hook)
+        assert written.count() == 2
+
+        def send_all():
+            try:
+                outbox.sweep(older_than=0)
+            finally:
+                connection.close()
+
+        sending = threading.Thread(target=send_all)
+        sending.start()
+        assert wait_for(lambda: slow.got)  # the receiver has the first, and holds it
+        announced = []
+        monkeypatch.setattr(publisher, "send", lambda layer, sends: announced.extend(sends))
+        ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
+        match = seated_match(ana, ben)
+        _follow_once()
+        assert sending.is_alive() and len(slow.got) == 1  # still waiting on the receiver
+        assert {m["version"] for _group, m in announced} == {match.version}
+        slow.answer()
+        sending.join(15)
+        assert not sending.is_alive()
+        outbox.sweep(older_than=0)  # a later sweep (or a redelivered task) sends nothing again
+        assert _kinds(slow) == ["elimination", "ruling"]
+        assert set(written.values_list("status", flat=True)) == {"delivered"}
+    finally:
+        slow.close()
