@@ -388,12 +388,23 @@ def run_inline(rows: list[StoredEvent]) -> None:
             if reactor.name in covered or not mine:
                 continue
             try:
-                _call(reactor, mine, matches)
+                _call_alone(reactor, mine, matches)
             except Exception:
                 log.exception("reactor %s failed after an append", reactor.name)
     from . import embedded
 
     embedded.wake()
+
+
+def _call_alone(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> None:
+    """``reactor`` on ``rows`` outside a pass: in a transaction of its own
+    when it writes, as in a pass, so the locks it takes (a game's ratings
+    lock) hold until its effects commit."""
+    if reactor.writes:
+        with transaction.atomic():
+            _call(reactor, rows, matches)
+    else:
+        _call(reactor, rows, matches)
 
 
 def _inline_pass(rows: list[StoredEvent], reactors: list[Reactor]) -> set[str]:

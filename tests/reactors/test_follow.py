@@ -529,3 +529,46 @@ def test_a_partition_held_back_by_a_transaction_that_appends_nothing_is_read_soo
     assert handled.ids == Counter(fast)
     assert follower.waiting == {}
     assert follower.step(poll_s=600, woken=follow.Woken()) > follow.RETRY_MAX_S
+
+
+def test_embedded_mode_handles_what_its_pass_could_not_take_under_the_reactors_locks(
+    settings, monkeypatch, wait_for
+):
+    """Two appends whose inline pass failed: each reactor runs at once, in a
+    transaction of its own, so a lock it takes (a game's ratings) holds until
+    its effects commit: the second waits for the first (no lost update)."""
+    from ratings.readmodels import lock_game
+
+    settings.REACTORS_INLINE = True
+    release, inside = threading.Event(), []
+
+    def rates(rows):
+        lock_game("love-me-not")
+        inside.append(rows[0].stream)
+        if rows[0].stream == "t-first":
+            release.wait(10)
+
+    monkeypatch.setitem(follow._reactors, "rates", Reactor("rates", rates, ("t-",)))
+
+    def down(*args, **kw):
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(follow, "read_after", down)
+    first, out1 = _in_thread(lambda: _append("t-first"))
+    assert wait_for(lambda: inside == ["t-first"])
+    second, out2 = _in_thread(lambda: _append("t-second"))
+
+    def waiting_for_the_lock() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            )
+            return cursor.fetchone()[0] == 1
+
+    assert wait_for(waiting_for_the_lock)
+    assert inside == ["t-first"]  # the second waits for the first's commit
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert "error" not in out1 and "error" not in out2
+    assert inside == ["t-first", "t-second"]
