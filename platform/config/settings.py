@@ -185,6 +185,8 @@ CELERY_BEAT_SCHEDULE = {
     "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},
     # the webhook outbox: deliveries a crash left unqueued
     "sweep-webhook-deliveries": {"task": "hooks.sweep", "schedule": 5.0},
+    # reminders by e-mail or push whose try is due and that no task carries
+    "sweep-reminders": {"task": "reminders.sweep", "schedule": 30.0},
 }
 # live sockets join their group again this often (seconds), catching up on what a
 # Redis restart (which empties the channel layer's groups) kept from them
