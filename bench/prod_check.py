@@ -11,7 +11,10 @@ own port. Then a bot show of 8 entrants is played to its champion over HTTP
 on clocks short enough that timeouts happen, while the faults a host meets
 happen: one Celery worker is SIGKILLed, Redis is restarted (broker, cache and
 channel layer gone), every PostgreSQL connection of the app is terminated and
-none accepted for a few seconds. At the end it checks (bench/prod_checks.py):
+none accepted for a few seconds; all along, the organizer's webhook receiver
+takes 4 s to answer each delivery (a send inside a transaction would hold back
+every reactor: live pushes, clock arming). At the end it checks
+(bench/prod_checks.py):
 
 - no 5xx except a clear 503 during a fault, no request hangs (every one answers
   within its timeout);
@@ -22,6 +25,7 @@ none accepted for a few seconds. At the end it checks (bench/prod_checks.py):
 - every websocket client's versions only go up and reach it within a few seconds
   (or within 10 s of the fault they were written in: reconnect and `since`), each
   ends at its match's last version, no spectator gets a version before the delay;
+- every webhook delivery to the slow receiver delivered, none lost;
 - the app role cannot UPDATE, DELETE or TRUNCATE events (psql);
 - read models equal a rebuild from the log; the logs are one JSON object a line,
   and the clock's carry the match's stream.
@@ -40,6 +44,7 @@ and logs (a failed run always keeps them).
 from __future__ import annotations
 
 import http.client
+import http.server
 import json
 import os
 import secrets
@@ -61,6 +66,7 @@ from prod_checks import (  # noqa: E402
     REBUILD_CHECK,
     RECOVERY_S,
     check_app_role,
+    check_hooks,
     check_http,
     check_log,
     check_logs,
@@ -94,6 +100,57 @@ DB_AWAY_S = 4.0  # how long the database refuses connections
 # takes ~10 s to boot on a busy 2-core host, and the sweep (every 2 s) then finds it
 MAX_TIMEOUT_LATENESS_S = 30
 PASSWORD = secrets.token_urlsafe(16)
+SLOW_HOOK_S = 4.0  # the webhook receiver's answer takes this long (HOOKS_TIMEOUT_S is 5)
+HOOKS_SETTLE_S = 90  # the deliveries still pending when the show ends have this long
+
+
+class SlowReceiver:
+    """The organizer's webhook receiver on loopback: each POST answered after
+    SLOW_HOOK_S; ``answered`` holds the delivery id of each (repeats included)."""
+
+    def __init__(self):
+        self.answered: list[str] = []
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                time.sleep(SLOW_HOOK_S)
+                self.send_response(200)
+                self.end_headers()
+                receiver.answered.append(self.headers.get("X-Showtable-Delivery", ""))
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def hook_slow_receiver(org: Http, show_id: int, receiver: SlowReceiver) -> str | None:
+    """The organizer registers ``receiver`` for the show's eliminations and
+    champion, live (at once, not behind the delay); what went wrong, if anything."""
+    body = {"url": receiver.url, "kinds": ["elimination", "champion"], "live": True}
+    status, answer = org.request("POST", f"/api/shows/{show_id}/webhooks", body)
+    return None if status == 201 else f"registering the slow webhook receiver: {status} {answer}"
+
+
+def wait_for_hooks(db: str, limit: float) -> None:
+    """Until no webhook delivery is pending (or ``limit`` seconds)."""
+    end = time.time() + limit
+    while time.time() < end:
+        with psycopg.connect(db) as conn:
+            (pending,) = conn.execute(
+                "SELECT count(*) FROM hooks_webhookdelivery WHERE status = 'pending'"
+            ).fetchone()
+        if not pending:
+            return
+        time.sleep(1)
 
 
 def say(msg: str) -> None:
@@ -333,11 +390,13 @@ def main() -> int:
         LOG_FORMAT="json",
         WEB_WORKERS="2",
         CELERY_CONCURRENCY="2",
+        HOOKS_ALLOW_PRIVATE_ADDRESSES="1",  # the slow webhook receiver is on loopback
     )
     procs = Processes(workdir, env)
     ok = played = False
     summary: dict = {}
     faults: list[tuple[str, float, float]] = []  # (name, start, end) windows
+    hooked = SlowReceiver() if FAULTS else None
     try:
         t0 = time.time()
         out = procs.run("migrate", timeout=300)  # as the owner, then grant_app_role
@@ -391,6 +450,11 @@ def main() -> int:
         play.start()
         played = True
         driver.started.wait(timeout=120)  # the players logged in, the show created
+        if hooked is not None:  # slow all along, no window excused: nothing may lag for it
+            org = Http(PORTS, RECORDER, token=people["organizer"]["token"])
+            wrong = hook_slow_receiver(org, driver.show_id, hooked)
+            if wrong:
+                failures.append(wrong)
         play_start = time.time()
         peak = [0]
 
@@ -499,6 +563,8 @@ def main() -> int:
         if not procs.restarts:
             facts.append("no process exited: each one reconnected by itself")
         failures += check_http(summary["raw"]["calls"], faults, facts, PORTS)
+        if hooked is not None:
+            wait_for_hooks(db_url(owner), HOOKS_SETTLE_S)
         (workdir / "sockets.json").write_text(json.dumps(socket_records(summary), indent=1))
         (workdir / "faults.json").write_text(json.dumps(faults))
     except Exception as exc:
@@ -507,6 +573,8 @@ def main() -> int:
         say("stopping the processes")
         procs.stop_all()
         redis.stop()
+        if hooked is not None:
+            hooked.close()
 
     try:
         if not played:
@@ -514,6 +582,8 @@ def main() -> int:
         failures += check_app_role(db_url(app), facts)
         with psycopg.connect(db_url(owner), autocommit=True) as conn:
             failures += check_log(conn)
+            if hooked is not None:
+                failures += check_hooks(conn, hooked.answered, SLOW_HOOK_S, facts)
             if summary:
                 failures += check_sockets(
                     conn, summary["raw"]["sockets"], faults, SPECTATOR_DELAY_S, facts

@@ -247,3 +247,26 @@ def check_app_role(app_url: str, facts: list[str]) -> list[str]:
             refused.append(verb)
     facts.append(f"app role: {', '.join(refused) or 'nothing'} of events refused (psql)")
     return failures
+
+
+def check_hooks(conn, answered: list[str], slow_s: float, facts: list[str]) -> list[str]:
+    """The slow receiver's deliveries: every one delivered (none pending or
+    failed), each answered at least once (repeats are dropped by their id)."""
+    rows = conn.execute("SELECT id, status, attempts FROM hooks_webhookdelivery").fetchall()
+    if not rows:
+        return ["slow webhook receiver: no delivery was written (the hook did not work)"]
+    failures = [
+        f"webhook delivery {pk} ended {status} after {attempts} tries"
+        for pk, status, attempts in rows
+        if status != "delivered"
+    ]
+    unanswered = {str(pk) for pk, status, _ in rows if status == "delivered"} - set(answered)
+    if unanswered:
+        failures.append(f"webhook deliveries marked delivered, never received: {unanswered}")
+    repeats = len(answered) - len(set(answered))
+    facts.append(
+        f"slow webhook receiver ({slow_s:.0f} s an answer): {len(rows)} deliveries, "
+        f"{sum(r[1] == 'delivered' for r in rows)} delivered, {repeats} repeats "
+        "(dropped by X-Showtable-Delivery)"
+    )
+    return failures

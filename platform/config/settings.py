@@ -174,6 +174,10 @@ HOOKS_ALLOW_PRIVATE_ADDRESSES = env_bool("HOOKS_ALLOW_PRIVATE_ADDRESSES", False)
 REACTORS_INLINE = env_bool("REACTORS_INLINE", True)
 REACTOR_PARTITIONS = int(os.environ.get("REACTOR_PARTITIONS") or 8)
 REACTOR_LEASE_S = float(os.environ.get("REACTOR_LEASE_S") or 10)
+# a reactor failing on an append tries it again after 1, 2, 4... s (at the next
+# catch-up), then parks it after this many tries in a row (reactors.ParkedAppend)
+REACTOR_RETRIES = int(os.environ.get("REACTOR_RETRIES") or 5)
+REACTOR_BACKOFF_S = float(os.environ.get("REACTOR_BACKOFF_S") or 1)
 # recurring shows (templates) are periodic tasks in the database: django-celery-beat's
 # scheduler runs them (beat in production; the embedded thread under `make run`)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
@@ -185,6 +189,8 @@ CELERY_BEAT_SCHEDULE = {
     "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},
     # the webhook outbox: deliveries a crash left unqueued
     "sweep-webhook-deliveries": {"task": "hooks.sweep", "schedule": 5.0},
+    # reminders by e-mail or push whose try is due and that no task carries
+    "sweep-reminders": {"task": "reminders.sweep", "schedule": 30.0},
 }
 # live sockets join their group again this often (seconds), catching up on what a
 # Redis restart (which empties the channel layer's groups) kept from them

@@ -7,6 +7,8 @@ from django.templatetags.static import static
 from django.views.decorators.http import require_safe
 from django.views.static import serve
 
+from reactors import parked
+
 
 def home(request):
     """Shows, matches and notifications, each as this visitor may see it
@@ -71,6 +73,14 @@ def _check_broker() -> tuple[bool, str]:
         return False, type(exc).__name__
 
 
+def _reactors() -> dict[str, int] | None:
+    """The reactors' parked appends and retrying checkpoints (None: unknown)."""
+    try:
+        return parked.counts()
+    except Exception:  # reported as unknown, not raised: this is a health probe
+        return None
+
+
 def healthz(request):
     db_ok, db = _check_database()
     broker_ok, broker = _check_broker()
@@ -80,6 +90,8 @@ def healthz(request):
             "status": "ok" if ok else "degraded",
             "database": {"ok": db_ok, "backend": db},
             "broker": {"ok": broker_ok, "backend": broker},
+            # a parked append waits for a person (admin, `manage.py retry_parked`)
+            "reactors": _reactors() if db_ok else None,
         },
         status=200 if ok else 503,
     )

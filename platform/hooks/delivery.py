@@ -9,6 +9,7 @@ import http.client
 import socket
 import ssl
 import time
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -73,9 +74,27 @@ def send(url: str, body: bytes, headers: dict, timeout: float) -> int:
 
 def attempt(delivery_id: int, now: float | None = None) -> float | None:
     """Try once, if it is due. Returns seconds to wait before the next try (or
-    until it is due), or None when done. The delivery's row stays locked
-    while it is sent: a worker that finds it locked leaves it (another is
-    sending it), so a task and the sweeper never send it twice."""
+    until it is due), or None when done (or another is sending it). The
+    delivery is claimed in a short transaction (``claimed_until``), sent with
+    no transaction open (a transaction that waits on a receiver holds back
+    every reader of the log: the reactors), and its outcome recorded in
+    another short one. A claim a crash left behind runs out, and the
+    delivery is tried again: a receiver drops a repeat by its delivery id."""
+    moment = time.time() if now is None else now
+    claimed = _claim(delivery_id, moment)
+    if not isinstance(claimed, WebhookDelivery):
+        return claimed
+    return _attempt(claimed, now)
+
+
+def claim_s() -> float:
+    """How long a claim holds: longer than a try can take (connect, send, answer)."""
+    return 3 * _setting("HOOKS_TIMEOUT_S", 5) + 5
+
+
+def _claim(delivery_id: int, moment: float) -> WebhookDelivery | float | None:
+    """The delivery, claimed for one try; else None (gone, done, claimed by
+    another) or the seconds until it is due."""
     with transaction.atomic():
         delivery = (
             WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",))
@@ -84,19 +103,24 @@ def attempt(delivery_id: int, now: float | None = None) -> float | None:
             .first()
         )
         if delivery is None or delivery.status != WebhookDelivery.PENDING:
-            return None  # gone, done, or being sent right now
-        moment = time.time() if now is None else now
+            return None  # gone, done, or being claimed right now
         due = delivery.due_at.timestamp() if delivery.due_at is not None else 0.0
         if due > moment:
             return due - moment  # behind the spectator delay
-        return _attempt(delivery, now)
+        now = timezone.now()
+        if delivery.claimed_until is not None and delivery.claimed_until > now:
+            return None  # another is sending it
+        delivery.claimed_until = now + timedelta(seconds=claim_s())
+        delivery.save(update_fields=["claimed_until"])
+    return delivery
 
 
 def _attempt(delivery: WebhookDelivery, now: float | None) -> float | None:
     endpoint = delivery.endpoint
     if not endpoint.active:
         delivery.status, delivery.error = WebhookDelivery.FAILED, "the endpoint is disabled"
-        delivery.save(update_fields=["status", "error"])
+        delivery.claimed_until = None
+        delivery.save(update_fields=["status", "error", "claimed_until"])
         return None
     body = delivery.body.encode()
     headers = {
@@ -117,10 +141,22 @@ def _attempt(delivery: WebhookDelivery, now: float | None) -> float | None:
         error, refused = f"refused: {exc}"[:300], True  # no retry: it would be refused again
     except (OSError, ValueError, http.client.HTTPException) as exc:
         error = f"could not deliver: {exc}"[:300]
+    return _record(delivery, code, error, refused)
+
+
+def _record(delivery: WebhookDelivery, code: int | None, error: str, refused: bool) -> float | None:
+    """A try's outcome, in a short transaction; the claim let go."""
+    endpoint = delivery.endpoint
     delivery.attempts += 1
     delivery.status_code, delivery.error = code, error
     delivery.last_attempt_at = timezone.now()
+    delivery.claimed_until = None
     with transaction.atomic():
+        mine = WebhookDelivery.objects.select_for_update().filter(
+            pk=delivery.pk, status=WebhookDelivery.PENDING
+        )
+        if not mine.exists():
+            return None  # our claim ran out and another try settled it
         if not error:
             delivery.status = WebhookDelivery.DELIVERED
             WebhookEndpoint.objects.filter(pk=endpoint.pk).update(consecutive_failures=0)

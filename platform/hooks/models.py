@@ -41,9 +41,9 @@ class WebhookEndpoint(models.Model):
 class WebhookDelivery(models.Model):
     """One event for one endpoint: the outbox. Written in the transaction that
     appends the event, so a crash after the commit loses nothing; sent once it
-    is due (its recorded time + the show's delay) by whoever gets to it first
-    (the task queued after the commit, the sweeper); sent at most once per
-    try, never again once delivered."""
+    is due (its recorded time + the show's delay) by whoever claims it first
+    (the task queued after the commit, the sweeper); sent with no transaction
+    open, at most once per claim, never again once delivered."""
 
     PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 
@@ -62,6 +62,8 @@ class WebhookDelivery(models.Model):
     # not before: the event's recorded time (the database's clock) + the show's delay
     due_at = models.DateTimeField(null=True, blank=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
+    # being sent until then (a try claims it; a crash's claim runs out)
+    claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

@@ -48,7 +48,7 @@ from django.utils import timezone
 from eventlog import rows as db_rows
 from eventlog.models import StoredEvent
 
-from .models import ReactorFollower, ReactorPartition
+from .models import ParkedAppend, ReactorFollower, ReactorPartition
 
 log = logging.getLogger(__name__)
 
@@ -327,14 +327,15 @@ def appends(rows: list[StoredEvent]) -> list[list[StoredEvent]]:
     return [sorted(g, key=lambda r: r.version) for g in out]
 
 
-def _handle(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> None:
-    """One append's rows to one reactor, in a savepoint if it writes: a
-    failing reactor is logged and passed (as a failing after-commit hook
-    was), except when the database itself failed: then the whole pass is
-    tried again (so too any database error of a reactor that only reads: with
-    no savepoint of its own it leaves the pass's transaction unusable)."""
+def _handle(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> str | None:
+    """One append's rows to one reactor, in a savepoint if it writes; what
+    went wrong when it failed (logged; its checkpoint then stops before the
+    append: ``_failed``), None when done. When the database itself failed
+    the whole pass is tried again (so too any database error of a reactor
+    that only reads: with no savepoint of its own it leaves the pass's
+    transaction unusable)."""
     if reactor.needs is not None and not _needs(reactor, rows, matches):
-        return
+        return None
     try:
         if reactor.writes:
             with transaction.atomic():
@@ -347,6 +348,79 @@ def _handle(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> No
         if isinstance(exc, DatabaseError) and not reactor.writes:
             raise
         log.exception("reactor %s failed on %s@%s", reactor.name, rows[0].stream, rows[-1].version)
+        return f"{type(exc).__name__}: {exc}"[:300]
+    return None
+
+
+def _handle_all(
+    part: ReactorPartition, reactor: Reactor, rows: list[StoredEvent], matches: MatchRows
+) -> tuple[int, int] | bool:
+    """The batch's appends to ``reactor``, in order, for its checkpoint row
+    ``part``: True when it may move past them all; else where it stops (the
+    position before the append it failed on; False: where it was), to try
+    that append again after a backoff. An append it failed on
+    REACTOR_RETRIES times in a row is parked and passed."""
+    had_failed = part.failures > 0
+    for group in appends([r for r in rows if reactor.wants(r)]):
+        error = _handle(reactor, group, matches)
+        if error is None:
+            continue
+        if part.failures + 1 < settings.REACTOR_RETRIES:
+            _failed(part, error)
+            return _before(rows, group[0])
+        _park(part, group, error)
+    if had_failed:
+        ReactorPartition.objects.filter(pk=part.pk).update(failures=0, retry_at=None, last_error="")
+    return True
+
+
+def _before(rows: list[StoredEvent], first: StoredEvent) -> tuple[int, int] | bool:
+    """The position just before ``first`` in the batch ``rows`` (False: the
+    batch's start): every earlier row belongs to an append handled before it."""
+    at = next(i for i, r in enumerate(rows) if r.id == first.id)
+    if at == 0:
+        return False
+    row = rows[at - 1]
+    return (getattr(row, "tx", None) or 0, row.id)
+
+
+def _failed(part: ReactorPartition, error: str) -> None:
+    """One more failure in a row on the append after ``part``'s checkpoint:
+    tried again after REACTOR_BACKOFF_S, doubling each time."""
+    part.failures += 1
+    wait = settings.REACTOR_BACKOFF_S * 2 ** (part.failures - 1)
+    part.retry_at = timezone.now() + timedelta(seconds=wait)
+    part.last_error = error
+    ReactorPartition.objects.filter(pk=part.pk).update(
+        failures=part.failures, retry_at=part.retry_at, last_error=error
+    )
+
+
+def _park(part: ReactorPartition, rows: list[StoredEvent], error: str) -> None:
+    """The append ``rows`` set aside, visibly (admin, /healthz), for a later try."""
+    log.error(
+        "reactor %s parked %s@%s-%s after %s tries: %s",
+        part.reactor,
+        rows[0].stream,
+        rows[0].version,
+        rows[-1].version,
+        part.failures + 1,
+        error,
+    )
+    ParkedAppend.objects.create(
+        reactor=part.reactor,
+        stream=rows[0].stream,
+        first_version=rows[0].version,
+        last_version=rows[-1].version,
+        error=error,
+        attempts=part.failures + 1,
+    )
+    part.failures = 0
+
+
+def backing_off(part: ReactorPartition, now) -> bool:
+    """Whether ``part``'s reactor waits before trying a failed append again."""
+    return part.retry_at is not None and part.retry_at > now
 
 
 def _needs(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> bool:
@@ -388,12 +462,23 @@ def run_inline(rows: list[StoredEvent]) -> None:
             if reactor.name in covered or not mine:
                 continue
             try:
-                _call(reactor, mine, matches)
+                call_alone(reactor, mine, matches)
             except Exception:
                 log.exception("reactor %s failed after an append", reactor.name)
     from . import embedded
 
     embedded.wake()
+
+
+def call_alone(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> None:
+    """``reactor`` on ``rows`` outside a pass: in a transaction of its own
+    when it writes, as in a pass, so the locks it takes (a game's ratings
+    lock) hold until its effects commit."""
+    if reactor.writes:
+        with transaction.atomic():
+            _call(reactor, rows, matches)
+    else:
+        _call(reactor, rows, matches)
 
 
 def _inline_pass(rows: list[StoredEvent], reactors: list[Reactor]) -> set[str]:
@@ -407,8 +492,10 @@ def _inline_pass(rows: list[StoredEvent], reactors: list[Reactor]) -> set[str]:
         follower.make_rows(partition)
         parts = list(ReactorPartition.objects.filter(reactor__in=names, partition=partition))
     at: dict[tuple[int, int], list[ReactorPartition]] = {}
+    now = timezone.now()
     for part in parts:
-        at.setdefault((part.after_tx, part.after_id), []).append(part)
+        if not backing_off(part, now):  # else left to the follower, after its backoff
+            at.setdefault((part.after_tx, part.after_id), []).append(part)
     covered: set[str] = set()
     last = rows[-1].id
     for position, group in at.items():
@@ -533,6 +620,8 @@ class Follower:
             held = _held(self.owner, list(self.reactors), self.partitions, only)
             if only is None:
                 self.held = {(part.reactor, part.partition) for part in held}
+            now = timezone.now()  # a reactor backing off is read again by a later full catch-up
+            held = [part for part in held if not backing_off(part, now)]
             self.reached = {(part.reactor, part.partition): part.after_tx for part in held}
             at: dict[tuple[int, int, int], list[ReactorPartition]] = {}
             for part in held:
@@ -566,13 +655,17 @@ class Follower:
             if not mine:
                 return None
             matches = MatchRows(rows)  # one look-up for every reactor of the batch
+            moved = set(mine)
             for part in parts:
                 if part.pk in mine:
-                    reactor = self.reactors[part.reactor]
-                    for rows_of_append in appends([r for r in rows if reactor.wants(r)]):
-                        _handle(reactor, rows_of_append, matches)
-            _move(mine, moved_to)
-        return Pass({r.id for r in rows}, mine, moved_to)
+                    done = _handle_all(part, self.reactors[part.reactor], rows, matches)
+                    if done is not True:
+                        moved.discard(part.pk)
+                        if done:
+                            _move({part.pk}, done)
+            if moved:
+                _move(moved, moved_to)
+        return Pass({r.id for r in rows}, moved, moved_to)
 
     def step(self, poll_s: float = POLL_S, woken: Woken | None = None) -> float:
         """The leases renewed when due (every third of one), then caught up:

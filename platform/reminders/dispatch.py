@@ -180,9 +180,9 @@ def make(items) -> list[Reminder]:
     with translation.override("en"):  # the stored text; pages say it in their language
         for item in items:
             made += _rows(item, chosen, pushable)
-    for r in made:
-        if r.status == Reminder.PENDING:
-            enqueue(r.pk)
+    pending = [r.pk for r in made if r.status == Reminder.PENDING]
+    if pending:  # after the commit: a worker that ran first would find no row
+        transaction.on_commit(lambda: [enqueue(pk) for pk in pending])
     return made
 
 

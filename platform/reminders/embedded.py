@@ -3,18 +3,15 @@ the server sends every e-mail and push reminder whose try is due."""
 
 from __future__ import annotations
 
-import time
-
 from config.background import Background
 
 IDLE_S = 5.0
 
 
 def deliver_due() -> float:
-    from .delivery import attempt, due
+    from .delivery import send_due
 
-    for pk in due(time.time()):
-        attempt(pk)
+    send_due()
     return IDLE_S
 
 

@@ -63,6 +63,8 @@ class Reminder(models.Model):
     error = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True)
+    # being sent until then (a try claims it; a crash's claim runs out)
+    claimed_until = models.DateTimeField(null=True, blank=True)
     seen = models.BooleanField(default=False)  # a site reminder the player dismissed
 
     class Meta:

@@ -291,3 +291,76 @@ def test_two_reactor_processes_share_the_log_and_one_takes_over_a_killed_one(
                 p.wait(30)
     assert sorted(written.values_list("kind", flat=True)) == ["elimination", "ruling"]
     assert held.count() == 0  # the survivor, stopped cleanly, gave every partition back
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_slow_receiver_and_a_failing_reminder_channel_delay_no_live_push_and_lose_nothing(
+    settings, monkeypatch, seated_match, wait_for
+):
+    """A receiver that takes 10 s to answer: while it is being sent to, a move
+    is pushed live by the reactors (the delivery holds no transaction open,
+    which would hold back every reader of the log), and the "your turn"
+    e-mail whose mail server is down waits to be tried again; then the
+    deliveries are delivered once, and the e-mail sent once the server is back."""
+    import threading
+
+    from django.db import connection
+
+    from live import publisher
+    from reminders import delivery as reminders
+    from reminders import tasks
+    from reminders.models import EMAIL, YOUR_TURN, Reminder, ReminderSettings
+
+    from .receiver import Receiver
+
+    settings.REACTORS_INLINE = False
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"  # reminders go by a task
+
+    def mail_server_down(*args, **kw):
+        raise OSError("the mail server is down")
+
+    monkeypatch.setattr(reminders, "send_mail", mail_server_down)
+    monkeypatch.setattr(tasks.deliver, "apply_async", lambda args: reminders.attempt(args[0]))
+    slow = Receiver(slow_s=10)
+    try:
+        stream, _olga = _show(delay=0)
+        hook = _hook(stream, slow)
+        _disqualify_one(stream)
+        _follow_once()
+        written = WebhookDelivery.objects.filter(endpoint=hook)
+        assert written.count() == 2
+
+        def send_all():
+            try:
+                outbox.sweep(older_than=0)
+            finally:
+                connection.close()
+
+        sending = threading.Thread(target=send_all)
+        sending.start()
+        assert wait_for(lambda: slow.got)  # the receiver has the first, and holds it
+        announced = []
+        monkeypatch.setattr(publisher, "send", lambda layer, sends: announced.extend(sends))
+        ana, ben = (User.objects.create_user(n, email=f"{n}@example.org") for n in ("ana", "ben"))
+        for user in (ana, ben):
+            ReminderSettings.objects.create(user=user, channels={YOUR_TURN: [EMAIL]})
+        match = seated_match(ana, ben)
+        _follow_once()
+        assert sending.is_alive() and len(slow.got) == 1  # still waiting on the receiver
+        assert {m["version"] for _group, m in announced} == {match.version}
+        waiting = Reminder.objects.filter(kind=YOUR_TURN)
+        assert waiting.exists()
+        for reminder in waiting:
+            assert reminder.status == Reminder.PENDING and "mail server is down" in reminder.error
+        slow.answer()
+        sending.join(15)
+        assert not sending.is_alive()
+        outbox.sweep(older_than=0)  # a later sweep (or a redelivered task) sends nothing again
+        assert _kinds(slow) == ["elimination", "ruling"]
+        assert set(written.values_list("status", flat=True)) == {"delivered"}
+        monkeypatch.setattr(reminders, "send_mail", lambda *args, **kw: 1)  # the server is back
+        assert reminders.send_due(time.time() + 3600) == waiting.count()
+        assert set(waiting.values_list("status", flat=True)) == {Reminder.SENT}
+    finally:
+        slow.close()

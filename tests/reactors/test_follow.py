@@ -16,7 +16,7 @@ from eventlog import store
 from eventlog.store import NewEvent
 from reactors import follow
 from reactors.follow import Follower, Reactor, partition_of
-from reactors.models import ReactorFollower, ReactorPartition
+from reactors.models import ParkedAppend, ReactorFollower, ReactorPartition
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -260,7 +260,8 @@ def _beside(handled, reactor: Reactor) -> Follower:
     return follower
 
 
-def test_a_failing_reactor_is_passed_and_the_others_go_on(caplog):
+def test_a_failing_reactor_is_parked_and_the_others_go_on(settings, caplog):
+    settings.REACTOR_RETRIES = 1  # parked at its first failure
     handled = Handled()
 
     def broken(rows):
@@ -272,10 +273,16 @@ def test_a_failing_reactor_is_passed_and_the_others_go_on(caplog):
     assert handled.ids == Counter(ids)
     assert "reactor broken failed on t-bug@2" in caplog.text
     moved = ReactorPartition.objects.get(reactor="broken", partition=partition_of("t-bug"))
-    assert moved.after_id == ids[-1]  # logged and passed, not retried forever
+    assert moved.after_id == ids[-1]  # logged, parked and passed, not retried forever
+    parked = ParkedAppend.objects.get(reactor="broken")
+    assert (parked.stream, parked.first_version, parked.last_version) == ("t-bug", 1, 2)
+    assert "a bug in one reactor" in parked.error
 
 
-def test_a_reactor_that_only_reads_runs_without_a_savepoint_and_a_failure_is_passed(caplog):
+def test_a_reactor_that_only_reads_runs_without_a_savepoint_and_a_failure_is_passed(
+    settings, caplog
+):
+    settings.REACTOR_RETRIES = 1
     from django.db import connection as db
     from django.test.utils import CaptureQueriesContext
 
@@ -529,3 +536,131 @@ def test_a_partition_held_back_by_a_transaction_that_appends_nothing_is_read_soo
     assert handled.ids == Counter(fast)
     assert follower.waiting == {}
     assert follower.step(poll_s=600, woken=follow.Woken()) > follow.RETRY_MAX_S
+
+
+def test_embedded_mode_handles_what_its_pass_could_not_take_under_the_reactors_locks(
+    settings, monkeypatch, wait_for
+):
+    """Two appends whose inline pass failed: each reactor runs at once, in a
+    transaction of its own, so a lock it takes (a game's ratings) holds until
+    its effects commit: the second waits for the first (no lost update)."""
+    from ratings.readmodels import lock_game
+
+    settings.REACTORS_INLINE = True
+    release, inside = threading.Event(), []
+
+    def rates(rows):
+        lock_game("love-me-not")
+        inside.append(rows[0].stream)
+        if rows[0].stream == "t-first":
+            release.wait(10)
+
+    monkeypatch.setitem(follow._reactors, "rates", Reactor("rates", rates, ("t-",)))
+
+    def down(*args, **kw):
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(follow, "read_after", down)
+    first, out1 = _in_thread(lambda: _append("t-first"))
+    assert wait_for(lambda: inside == ["t-first"])
+    second, out2 = _in_thread(lambda: _append("t-second"))
+
+    def waiting_for_the_lock() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            )
+            return cursor.fetchone()[0] == 1
+
+    assert wait_for(waiting_for_the_lock)
+    assert inside == ["t-first"]  # the second waits for the first's commit
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert "error" not in out1 and "error" not in out2
+    assert inside == ["t-first", "t-second"]
+
+
+def _beside_in_its_partition(stream: str) -> str:
+    """Another t- stream of ``stream``'s partition."""
+    at = partition_of(stream, PARTITIONS)
+    return next(s for s in (f"t-n{i}" for i in range(1000)) if partition_of(s, PARTITIONS) == at)
+
+
+def test_a_failing_reactor_retries_with_backoff_then_parks_the_append_and_goes_on(
+    settings, monkeypatch, client
+):
+    """Its checkpoint stops before the append it failed on (nothing lost), it
+    tries again after a backoff, and after REACTOR_RETRIES tries in a row the
+    append is parked (admin, /healthz) and the rest goes on; a parked append
+    is tried again by `manage.py retry_parked`."""
+    from datetime import timedelta
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    settings.REACTORS_INLINE = False  # its own process follows the log
+    settings.REACTOR_RETRIES, settings.REACTOR_BACKOFF_S = 3, 60
+    handled, tries, broken = Handled(), Counter(), [True]
+
+    def flaky(rows):
+        tries[rows[0].stream] += 1
+        if broken[0] and rows[0].stream == "t-flaky":
+            raise RuntimeError("the mail server is down")
+
+    reactor = Reactor("flaky", flaky, ("t-",))
+    monkeypatch.setitem(follow._reactors, "flaky", reactor)
+    follower = _beside(handled, reactor)
+    after = _beside_in_its_partition("t-flaky")
+    bad, good = _append("t-flaky", 2), _append(after)
+
+    def checkpoint():
+        return ReactorPartition.objects.get(reactor="flaky", partition=partition_of("t-flaky"))
+
+    follower.catch_up()
+    assert handled.ids == Counter(bad + good)  # the other reactor goes on
+    part = checkpoint()
+    assert part.after_id < bad[0] and part.failures == 1 and "mail server" in part.last_error
+    assert part.retry_at > timezone.now() + timedelta(seconds=50)
+    follower.catch_up()
+    assert tries == Counter({"t-flaky": 1})  # backing off: not tried again yet
+    for n in (2, 3):
+        ReactorPartition.objects.filter(pk=part.pk).update(retry_at=timezone.now())  # time passed
+        follower.catch_up()
+        assert tries["t-flaky"] == n
+    part = checkpoint()
+    assert part.after_id == good[-1] and part.failures == 0 and tries[after] == 1
+    parked = ParkedAppend.objects.get(reactor="flaky")
+    assert (parked.stream, parked.first_version, parked.last_version) == ("t-flaky", 1, 2)
+    assert parked.attempts == 3 and not parked.handled
+    assert client.get("/healthz").json()["reactors"] == {"parked": 1, "retrying": 0}
+
+    broken[0] = False  # the mail server is back
+    call_command("retry_parked")
+    parked.refresh_from_db()
+    assert parked.handled and tries["t-flaky"] == 4
+    assert client.get("/healthz").json()["reactors"] == {"parked": 0, "retrying": 0}
+
+
+def test_a_superuser_tries_a_parked_append_again_from_the_admin(settings, monkeypatch, client):
+    from django.contrib.auth.models import User
+
+    settings.REACTORS_INLINE = False
+    tried = []
+    monkeypatch.setitem(
+        follow._reactors, "later", Reactor("later", lambda rows: tried.extend(rows), ("t-",))
+    )
+    ids = _append("t-parked", 2)
+    parked = ParkedAppend.objects.create(
+        reactor="later", stream="t-parked", first_version=1, last_version=2, error="E", attempts=5
+    )
+    url = "/admin/reactors/parkedappend/"
+    action = {"action": "try_again", "_selected_action": [parked.pk]}
+    client.force_login(User.objects.create_user("stan", is_staff=True))
+    assert client.post(url, action).status_code == 403  # staff sees nothing of the log
+    assert not tried
+    client.force_login(User.objects.create_user("root", is_staff=True, is_superuser=True))
+    assert client.get(url).status_code == 200
+    assert client.post(url, action, follow=True).status_code == 200
+    parked.refresh_from_db()
+    assert parked.handled and [r.id for r in tried] == ids
