@@ -1,6 +1,6 @@
 """A read never writes: the GETs spectators, streams and a show's staff poll
-(the board, TV, the overlays, the moderators' dashboard and its live part,
-a live match's page) append no event and write no row, however often."""
+(the board, TV, the overlays, the moderators' dashboard and its live part)
+append no event and write no row, however often."""
 
 import re
 
