@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser
-from django.utils import timezone
 
 from games import services as match_services
 from games import visibility
@@ -23,7 +22,6 @@ from tournaments.models import ShowRecord
 from tournaments.views import not_open_yet, show_as_seen
 
 from . import tv, viewers
-from .models import Featured
 
 SPECTATOR = AnonymousUser()
 
@@ -117,19 +115,16 @@ def board_for(record: ShowRecord, now: float | None = None) -> dict:
     }
 
 
-def featured(record: ShowRecord, live: list[LiveMatch]) -> LiveMatch | None:
-    """The match TV shows now: ``tv.pick`` from the one shown last."""
-    on_screen = Featured.objects.filter(show_stream=record.stream).first()
-    current = on_screen.match_id if on_screen else None
+def featured(live: list[LiveMatch], on_screen: int | None = None) -> LiveMatch | None:
+    """The match TV shows now: ``tv.pick`` from ``on_screen``, the one the
+    screen asking shows (its poll says it), so a read writes nothing."""
     stakes = {m.summary.pk: m.stake for m in live}
-    chosen = tv.pick(current, stakes)
-    if on_screen is None or chosen != current:
-        Featured.objects.update_or_create(
-            show_stream=record.stream,
-            defaults={
-                "match_id": chosen,
-                "stake": stakes.get(chosen, 0.0),
-                "switched_at": timezone.now(),
-            },
-        )
+    chosen = tv.pick(on_screen, stakes)
     return next((m for m in live if m.summary.pk == chosen), None)
+
+
+def on_screen(query) -> int | None:
+    """The match a TV or overlay poll says it shows (``?on=``); anything
+    but a match id is no match (the best one is picked)."""
+    raw = query.get("on", "")
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None

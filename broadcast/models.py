@@ -1,4 +1,4 @@
-"""The broadcast's own tables: overlay keys, TV's choice, and who watches."""
+"""The broadcast's own tables: overlay keys and who watches."""
 
 from django.db import models
 
@@ -11,15 +11,6 @@ class OverlayKey(models.Model):
     token_hash = models.CharField(max_length=64, unique=True)
     made_at = models.DateTimeField()
     made_by = models.IntegerField()  # the organizer's account
-
-
-class Featured(models.Model):
-    """The match TV shows for a show, and its stake when it was chosen."""
-
-    show_stream = models.CharField(max_length=200, unique=True)
-    match_id = models.IntegerField(null=True)
-    stake = models.FloatField(default=0)
-    switched_at = models.DateTimeField()
 
 
 class Watcher(models.Model):

@@ -25,7 +25,7 @@ from tournaments.models import ShowRecord
 from tournaments.words import FORM_REUSED
 
 from . import overlays, viewers
-from .board import board_for, featured
+from .board import board_for, featured, on_screen
 
 
 def _board(request, pk, template):
@@ -44,7 +44,7 @@ def tv(request, pk):
     """TV: the show's featured match, full page or (htmx) fragment."""
     record = get_object_or_404(ShowRecord, pk=pk)
     context = board_for(record)
-    context["featured"] = featured(record, context["live"])
+    context["featured"] = featured(context["live"], on_screen(request.GET))
     template = "broadcast/_tv.html" if request.htmx else "broadcast/tv.html"
     return render(request, template, context)
 
@@ -60,7 +60,7 @@ def overlay(request, token, kind):
         raise Http404(_("This overlay link is not (or no longer) valid."))
     context = board_for(record)
     if kind in ("featured", "hands"):
-        context["featured"] = featured(record, context["live"])
+        context["featured"] = featured(context["live"], on_screen(request.GET))
     context.update(kind=kind, token=token)
     template = f"broadcast/overlay/_{kind}.html" if request.htmx else "broadcast/overlay.html"
     return render(request, template, context)

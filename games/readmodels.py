@@ -156,12 +156,14 @@ def match_row_inline(match: Match, next_deadline, waiting_on: list[str], saying)
             f"match_row AS (UPDATE {_MATCHES} m SET version = l.version, updated_at = l.recorded_at, "
             f"next_deadline = CASE WHEN m.status IN {_OVER} THEN NULL ELSE {mark(1)}::timestamptz END, "
             f"waiting_on = CASE WHEN m.status IN {_OVER} THEN '[]'::jsonb ELSE {mark(2)}::jsonb END "
-            f"FROM last_row l WHERE m.id = {mark(3)}::bigint), "
+            f"FROM last_row l WHERE m.id = {mark(3)}::bigint RETURNING m.id), "
             + _waiting_ctes(lambda i: mark(3 + i))
         )
 
     params = [next_deadline, json.dumps(waiting_on), match.pk, *_waiting_params(match, saying)]
-    return Inline("match_row", ctes, params, covers=VERSION)
+    # no row updated: a rebuild replaced it after the statement's snapshot
+    landed = "EXISTS (SELECT 1 FROM match_row)"
+    return Inline("match_row", ctes, params, covers=VERSION, landed=landed)
 
 
 NOTHING = frozenset()

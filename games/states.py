@@ -20,11 +20,15 @@ The shared tier holds JSON, never a pickle (a stolen Redis credential must
 not become code execution): an entry is read back into the games' own
 dataclasses alone, and the cache's serializer is JSON only
 (``config.cache.JSONSerializer``), so a planted pickle is refused unread and
-the state is folded again from the log."""
+the state is folded again from the log. Each entry is sealed with an HMAC
+(the site's secret key, over its key and its JSON): an entry whose state is
+not the one this site folded for the version it claims (written by anyone
+else with the cache's credential) is refused, and the state folded again."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import sys
 import threading
@@ -36,6 +40,7 @@ from typing import Any
 
 from django.core.cache import caches
 from django.db import connection, transaction
+from django.utils.crypto import constant_time_compare, salted_hmac
 
 from eventlog.models import StoredEvent
 
@@ -188,12 +193,36 @@ def _entry_from_json(data: Any) -> Entry:
     )
 
 
+_SEAL_SALT = "games.states.entry"
+
+
+def _mac(key: str, text: str) -> str:
+    return salted_hmac(_SEAL_SALT, f"{key}\n{text}", algorithm="sha256").hexdigest()
+
+
+def _sealed(key: str, entry: Entry) -> dict:
+    """What the shared tier keeps under ``key``: the entry's JSON and its seal."""
+    text = json.dumps(_entry_json(entry), separators=(",", ":"))
+    return {"entry": text, "mac": _mac(key, text)}
+
+
+def _unsealed(key: str, data: Any) -> Entry:
+    """The entry ``data`` holds, if this site sealed it under ``key``; else ValueError."""
+    text, mac = data["entry"], data["mac"]
+    if not (isinstance(text, str) and isinstance(mac, str)):
+        raise ValueError("not a sealed entry")
+    if not constant_time_compare(mac, _mac(key, text)):
+        raise ValueError("an entry this site did not seal")
+    return _entry_from_json(json.loads(text))
+
+
 def _shared(stream: str) -> Entry | None:
     """The shared tier's entry, or None when there is none or it cannot be used."""
     try:
-        data = caches[CACHE_ALIAS].get(_key(stream))
-        return None if data is None else _entry_from_json(data)
-    except Exception:  # not JSON, not a state's, or the cache is away: fold instead
+        key = _key(stream)
+        data = caches[CACHE_ALIAS].get(key)
+        return None if data is None else _unsealed(key, data)
+    except Exception:  # not JSON, not sealed here, not a state's, or the cache is away
         log.warning("state cache entry of %s unreadable; folding", stream, exc_info=True)
         return None
 
@@ -239,7 +268,7 @@ def keep(stream: str, entry: Entry) -> None:
 
     def publish():
         try:
-            caches[CACHE_ALIAS].set(key, _entry_json(entry), TTL_S)
+            caches[CACHE_ALIAS].set(key, _sealed(key, entry), TTL_S)
         except Exception:  # the cache is away: the next reader folds
             log.warning("state of %s not cached", stream, exc_info=True)
 

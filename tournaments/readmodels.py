@@ -10,8 +10,13 @@ append or another process's write is detected, the events after the fold
 are folded on, and nothing stale is ever used. A full fold is the fallback.
 
 A stored fold is JSON read back into the fold's own classes alone (never a
-pickle: the app's role may write these rows, and unpickling runs code). The
-process's cache is shared by the server's threads, so it is locked."""
+pickle: the app's role may write these rows, and unpickling runs code),
+sealed with an HMAC of the site's secret key over its stream, version and
+fold: a fold that this site did not store for that version, or a version the
+log does not have, is not used (commands are decided from these folds). A
+cached fold is used at the version it was folded to, never at the one the
+record says. The process's cache is shared by the server's threads, so it is
+locked."""
 
 import hashlib
 import json
@@ -21,6 +26,8 @@ import uuid
 from collections import OrderedDict
 from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime
+
+from django.utils.crypto import constant_time_compare, salted_hmac
 
 from eventlog.models import StoredEvent
 from eventlog.readmodels import first_event_id, read_model, stable_id, unlogged
@@ -40,7 +47,9 @@ log = logging.getLogger(__name__)
 
 _EVERY = 50  # events between two stored folds in a record
 _CACHED = 256  # streams whose latest fold this process keeps
-_cache: OrderedDict[str, tuple[str, object]] = OrderedDict()  # stream -> (token, fold)
+_cache: OrderedDict[str, tuple[str, int, object]] = (
+    OrderedDict()
+)  # stream -> (token, version, fold)
 _cache_lock = threading.Lock()
 _shape_key = ""
 _classes: dict[str, type] = {}
@@ -116,13 +125,30 @@ def _from_json(x):
     return made
 
 
-def _thaw(blob):
-    """(version, fold) stored in a record, or None when it cannot be used."""
+_SEAL_SALT = "tournaments.readmodels.fold"
+
+
+def _mac(stream: str, text: str) -> str:
+    return salted_hmac(_SEAL_SALT, f"{stream}\n{text}", algorithm="sha256").hexdigest()
+
+
+def _freeze(stream: str, version: int, folded) -> bytes:
+    """A record's stored fold: its JSON ``[shape, version, fold]`` and its seal."""
+    text = json.dumps([_shape(), version, _to_json(folded)], separators=(",", ":"))
+    return json.dumps({"fold": text, "mac": _mac(stream, text)}, separators=(",", ":")).encode()
+
+
+def _thaw(stream: str, blob):
+    """(version, fold) stored in ``stream``'s record, or None when it cannot be used."""
     if not blob:
         return None
     try:
-        shape, version, folded = json.loads(bytes(blob))
-        if shape != _shape():
+        sealed = json.loads(bytes(blob))
+        text = sealed["fold"]
+        if not constant_time_compare(sealed["mac"], _mac(stream, text)):
+            return None
+        shape, version, folded = json.loads(text)
+        if shape != _shape() or type(version) is not int:
             return None
         return version, _from_json(folded)
     except Exception:  # written by other code or an older release: fold again
@@ -132,50 +158,56 @@ def _thaw(blob):
 def _folded(model, stream: str, upto: int | None, fold_rows):
     """(fold, version) of ``stream`` up to version ``upto`` (None: the latest),
     from the kept fold on; ``fold_rows(start or None, rows)`` folds on."""
-    rec = model.objects.filter(stream=stream).values_list("version", "fold_token").first()
+    token = model.objects.filter(stream=stream).values_list("fold_token", flat=True).first()
     start, at = None, 0
-    if rec is not None:
-        hit = _cached(stream, rec[1]) if upto is None or rec[0] <= upto else None
-        if hit is not None:
-            start, at = hit, rec[0]
-        else:
+    if token is not None:
+        kept = _cached(stream, token)
+        if kept is None or (upto is not None and kept[0] > upto):
             blob = model.objects.filter(stream=stream).values_list("folded", flat=True).first()
-            kept = _thaw(blob)
-            if kept is not None and (upto is None or kept[0] <= upto):
-                at, start = kept
-    rows = StoredEvent.objects.filter(stream=stream, version__gt=at)
-    if upto is not None:
-        rows = rows.filter(version__lte=upto)
-    rows = list(rows.order_by("version"))
+            kept = _thaw(stream, blob)
+        if kept is not None and (upto is None or kept[0] <= upto):
+            at, start = kept
+    # from the fold's own row on: the log must have the version the fold claims
+    rows = _rows(stream, max(at, 1), upto)
+    if at and not (rows and rows[0].version == at):
+        start, at, rows = None, 0, _rows(stream, 1, upto)
+    elif at:
+        rows = rows[1:]
     return fold_rows(start, rows), rows[-1].version if rows else at
 
 
+def _rows(stream: str, first: int, upto: int | None) -> list:
+    rows = StoredEvent.objects.filter(stream=stream, version__gte=first)
+    if upto is not None:
+        rows = rows.filter(version__lte=upto)
+    return list(rows.order_by("version"))
+
+
 def _cached(stream: str, token: str):
-    """This process's fold of ``stream`` if it is the one under ``token``, else None."""
+    """(version, fold) this process folded ``stream`` to, if it is the one
+    under ``token``, else None."""
     with _cache_lock:
         hit = _cache.get(stream)
         if hit is None or hit[0] != token:
             return None
         _cache.move_to_end(stream)
-        return hit[1]
+        return hit[1], hit[2]
 
 
 def _keep(stream: str, version: int, folded) -> dict:
     """Cache the fold at ``version``; the record fields that go with it."""
     token = uuid.uuid4().hex
     with _cache_lock:
-        _cache[stream] = (token, folded)
+        _cache[stream] = (token, version, folded)
         _cache.move_to_end(stream)
         while len(_cache) > _CACHED:
             _cache.popitem(last=False)
     out = {"fold_token": token}
     if version % _EVERY == 0 or version < _EVERY:
         try:
-            stored = [_shape(), version, _to_json(folded)]
+            out["folded"] = _freeze(stream, version, folded)
         except TypeError:  # a fold holding another class: folded from the log instead
             log.warning("fold of %s not stored", stream, exc_info=True)
-        else:
-            out["folded"] = json.dumps(stored, separators=(",", ":")).encode()
     return out
 
 

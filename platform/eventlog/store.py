@@ -103,12 +103,20 @@ class Inline:
     ``writes``) and ``covers`` names all of it; otherwise the append runs as
     without them and the caller writes the same itself (``Appended.inline``
     says which). ``name`` is the statement's shape (prepared once per
-    connection and shape)."""
+    connection and shape).
+
+    ``landed`` is a condition on the CTEs, false when their writes found no
+    row to write: the statement's snapshot is taken before the stream's lock
+    is granted, so a rebuild that held the lock (and replaced the rows) is
+    not seen by it. The append then runs the projectors after all, in its
+    transaction's next statements, and ``within`` is told so. An append with
+    ``inline`` never runs alone, so there is always a transaction to do it in."""
 
     name: str
     ctes: Callable[[Callable[[int], str]], str]
     params: Sequence[Any]
     covers: frozenset[str] = frozenset()
+    landed: str = "true"
 
 
 # ---- command ids ------------------------------------------------------------
@@ -325,9 +333,9 @@ def append(
     alone = _alone(rows, within, inline)
     try:
         if alone:
-            _insert_checked(rows, expected_version, inline)
+            _insert_checked(rows, expected_version)
         else:
-            _append_in_transaction(rows, expected_version, inline, within, fingerprint)
+            inline = _append_in_transaction(rows, expected_version, inline, within, fingerprint)
     except _Conflict:
         # a retried command id answers with its first result; anything else
         # lost the race for this version
@@ -347,11 +355,13 @@ def _append_in_transaction(
     inline: Inline | None,
     within: Callable[[Appended], None] | None,
     fingerprint: str | None,
-) -> None:
+) -> Inline | None:
+    """The append in a transaction; ``inline`` if its writes landed, else None."""
     first = rows[0]
     with transaction.atomic():
         if connection.vendor == "postgresql":
-            _insert_checked(rows, expected_version, inline)
+            if not _insert_checked(rows, expected_version, inline):
+                inline = None  # a rebuild replaced its rows: the projectors write them
         else:
             # SQLite writes one transaction at a time (IMMEDIATE), so the
             # checks and the insert cannot be split by another writer
@@ -368,6 +378,7 @@ def _append_in_transaction(
         transaction.on_commit(lambda: _fan_out(rows))
         if within is not None:
             within(Appended(rows, inline=inline is not None))
+    return inline
 
 
 def _alone(
@@ -376,15 +387,16 @@ def _alone(
     """Whether the append is its whole transaction, so that its statement
     runs in autocommit: one round trip with its commit, no BEGIN nor COMMIT.
     That is when no transaction is open, nothing runs within it (no ``within``,
-    no projector writes anything for the rows, or ``inline`` writes it all),
-    and the statement cannot insert a part of the rows (one row: a lost race
-    inserts none)."""
+    no ``inline``, no projector writes anything for the rows), and the
+    statement cannot insert a part of the rows (one row: a lost race inserts
+    none)."""
     return (
         len(rows) == 1
         and within is None
+        and inline is None
         and connection.vendor == "postgresql"
         and not connection.in_atomic_block
-        and (inline is not None or _covered(rows, frozenset()))
+        and _covered(rows, frozenset())
     )
 
 
@@ -423,20 +435,20 @@ def _append_sql(n: int, mark, inline: Inline | None = None) -> str:
     ctes = inline.ctes(lambda i: mark(last + 3 + i))
     return (
         f"WITH guard AS ({guard}), appended AS ({insert}), {ctes} "
-        "SELECT id, version, recorded_at FROM appended"
+        f"SELECT id, version, recorded_at, ({inline.landed}) FROM appended"
     )
 
 
 def _insert_checked(
     rows: list[StoredEvent], expected_version: int, inline: Inline | None = None
-) -> None:
+) -> bool:
     """PostgreSQL, one statement (one round trip with its BEGIN): take the
     stream's lock in shared mode (``lock_stream``), check the version, insert. A row whose
     version or command id is taken (a concurrent writer committed it) is
     skipped, not an error, so the caller's transaction stays usable and a
     projector's own IntegrityError is never mistaken for a lost race; fewer
     rows back than sent means the append lost, and raising undoes any row it
-    did insert."""
+    did insert. Whether ``inline``'s writes landed (``Inline.landed``)."""
     params = [STREAM_LOCK, rows[0].stream]
     for r in rows:
         params += [
@@ -449,13 +461,15 @@ def _insert_checked(
             r.command_seq,
         ]
     params += [rows[0].stream, expected_version, rows[0].stream, rows[0].command_id]
-    returned = {version: (pk, at) for pk, version, at in _run_append(len(rows), params, inline)}
+    found = _run_append(len(rows), params, inline)
+    returned = {version: (pk, at) for pk, version, at, *_landed in found}
     if len(returned) != len(rows):
         raise _Conflict
     for row in rows:
         row.id, row.recorded_at = returned[row.version]
         row._state.adding = False
         row._state.db = "default"
+    return all(landed for *_row, landed in found) if inline is not None else True
 
 
 def _run_append(n: int, params: list, inline: Inline | None = None) -> list[tuple]:

@@ -12,7 +12,6 @@ import pytest
 
 from broadcast import tv
 from broadcast.board import featured
-from broadcast.models import Featured
 from games import services
 from games.core.protocol import SPECTATOR_VIEW
 
@@ -100,22 +99,27 @@ def test_tv_shows_the_match_at_stake(client, make_live_show, at):
     record, match, _olga, _t0 = make_live_show(delay=0)
     page = text(client.get(f"/shows/{record.pk}/tv/"))
     assert f'data-featured="{match.pk}"' in page and "Broadcast live, without a delay." in page
-    assert Featured.objects.get(show_stream=record.stream).match_id == match.pk
+    # its poll says what it shows, so the server keeps no choice of its own
+    assert f'hx-get="/shows/{record.pk}/tv/?on={match.pk}"' in page
+    for on in (str(match.pk), "", "x", "-1", "9" * 40):
+        poll = client.get(f"/shows/{record.pk}/tv/", {"on": on}, headers={"HX-Request": "true"})
+        assert poll.status_code == 200 and f'data-featured="{match.pk}"' in text(poll)
 
 
 def live(pk, stake):
     return SimpleNamespace(summary=SimpleNamespace(pk=pk), stake=stake)
 
 
-def test_tv_switches_only_when_another_match_is_clearly_better(make_live_show):
-    record, _match, _olga, _t0 = make_live_show(delay=0, moves=0)
-    shown = [
-        featured(record, [live(1, 30.0), live(2, 25.0)]).summary.pk,
-        featured(record, [live(1, 30.0), live(2, 30.0 + tv.SWITCH_BY - 1)]).summary.pk,
-        featured(record, [live(1, 31.0), live(2, 31.0 + tv.SWITCH_BY)]).summary.pk,
-        featured(record, [live(1, 50.0), live(2, 41.5)]).summary.pk,
-        featured(record, [live(1, 50.0)]).summary.pk,
-    ]
+def test_tv_switches_only_when_another_match_is_clearly_better():
+    shown, on = [], None
+    for live_now in (
+        [live(1, 30.0), live(2, 25.0)],
+        [live(1, 30.0), live(2, 30.0 + tv.SWITCH_BY - 1)],
+        [live(1, 31.0), live(2, 31.0 + tv.SWITCH_BY)],
+        [live(1, 50.0), live(2, 41.5)],
+        [live(1, 50.0)],
+    ):
+        on = featured(live_now, on).summary.pk
+        shown.append(on)
     assert shown == [1, 1, 2, 2, 1]
-    assert featured(record, []) is None
-    assert Featured.objects.get(show_stream=record.stream).match_id is None
+    assert featured([], on) is None

@@ -2,7 +2,9 @@
 `flush`), an application role that may only read and append events, a check
 that the triggers are there, and a read model's error reported as itself."""
 
+import importlib
 import os
+import sqlite3
 import subprocess
 import sys
 import uuid
@@ -265,3 +267,78 @@ def test_appends_racing_for_one_version_still_lose_as_concurrency_errors():
         t.join(timeout=60)
     assert sorted(outcomes) == ["lost"] * 5 + ["won"], outcomes
     assert [r.version for r in read("s-race")] == [1, 2, 3]
+
+
+def _app_role():
+    role = f"gs_test_app_{uuid.uuid4().hex[:8]}"
+    with connection.cursor() as cur:
+        cur.execute(f"CREATE ROLE {role} NOLOGIN")
+        cur.execute("SELECT current_database(), current_schema()")
+        database, schema = cur.fetchone()
+        cur.execute(f'GRANT TEMPORARY ON DATABASE "{database}" TO {role}')
+    call_command("grant_app_role", role, verbosity=0)
+    return role, schema
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_a_temp_table_of_the_same_name_does_not_blind_the_gap_check():
+    """The app's role shadows the log with a temporary table holding a made-up
+    version 8, then appends version 9 to the real table: still refused."""
+    role, schema = _app_role()
+    append("s-tmp", 0, ev(2))
+    real = f'"{schema}".{TABLE}'
+    with connection.cursor() as cur:
+        cur.execute(f"SET ROLE {role}")
+    try:
+        with pytest.raises(DatabaseError, match="gapless"), transaction.atomic():
+            with connection.cursor() as cur:
+                cur.execute(f"CREATE TEMP TABLE {TABLE} (stream text, version integer)")
+                cur.execute(f"INSERT INTO pg_temp.{TABLE} VALUES ('s-tmp', 8)")
+                cur.execute(
+                    f"INSERT INTO {real} (stream, version, type, data, metadata, command_seq,"
+                    " recorded_at) VALUES ('s-tmp', 9, 'forged', '{}', '{}', 0, now())"
+                )
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("RESET ROLE")
+    assert [r.version for r in read("s-tmp")] == [1, 2]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_database_sets_each_event_tx_whatever_the_insert_says():
+    """``tx`` is what reactors order and cut the log by: a small value would
+    hide an event from them, a huge one move a new reactor past the log's end."""
+    role, _ = _app_role()
+    with connection.cursor() as cur:
+        cur.execute(f"SET ROLE {role}")
+    try:
+        written = {}
+        for version, tx in ((1, "3"), (2, "9000000000000000000")):
+            with connection.cursor() as cur:
+                cur.execute(
+                    f"INSERT INTO {TABLE} (stream, version, type, data, metadata, command_seq,"
+                    " recorded_at, tx) VALUES ('s-tx', %s, 'forged', '{}', '{}', 0, now(), %s)"
+                    " RETURNING tx::text, pg_current_xact_id()::text",
+                    [version, tx],
+                )
+                written[version] = cur.fetchone()
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("RESET ROLE")
+    assert all(tx == current for tx, current in written.values()), written
+
+
+def test_sqlite_triggers_read_the_log_not_a_temp_table_of_its_name():
+    """SQLite resolves a trigger's table names in the trigger's own schema."""
+    gapless = importlib.import_module("eventlog.migrations.0005_logdb_gapless_versions")
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE TABLE {TABLE} (stream text, version integer)")
+    for sql in gapless.SQLITE_UP:
+        db.execute(sql)
+    db.execute(f"INSERT INTO {TABLE} VALUES ('s', 1)")
+    db.execute(f"CREATE TEMP TABLE {TABLE} (stream text, version integer)")
+    db.execute(f"INSERT INTO temp.{TABLE} VALUES ('s', 8)")
+    with pytest.raises(sqlite3.DatabaseError, match="gapless"):
+        db.execute(f"INSERT INTO main.{TABLE} VALUES ('s', 9)")

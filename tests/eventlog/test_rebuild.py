@@ -20,8 +20,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from eventlog import readmodels as eventlog_readmodels
 from eventlog import store
 from eventlog.models import StoredEvent
+from eventlog.readmodels import _ReadModel
 from eventlog.store import read, stream_version
 from games import services
 from games.models import Match, Notification, SeatHolder
@@ -506,4 +508,36 @@ def test_a_match_that_ends_while_a_rebuild_re_rates_its_game_is_rated_after_it(g
         (f"u:{ana.pk}", 2),
         (f"u:{ben.pk}", 2),
     }
+    assert_rebuild_changes_nothing()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_move_whose_statement_waited_for_a_rebuild_writes_the_rebuilt_match_row(monkeypatch):
+    """The move's one statement (its match row written inline, no projector
+    in the way) takes its snapshot before the rebuild commits: its UPDATE
+    sees only the row the rebuild deleted (the row stayed behind the log, with
+    an old deadline). The append sees that and runs the projectors instead."""
+    held, _ = _two_live_matches()
+    gate = Gate(lambda stream: stream == held.stream)
+    held_forget = _ReadModel(gate, None, None, None)
+    monkeypatch.setattr(eventlog_readmodels, "_models", [*eventlog_readmodels._models, held_forget])
+    statements, run_append = [], store._run_append
+
+    def noted_run_append(n, params, inline=None):
+        statements.append(inline is not None)
+        return run_append(n, params, inline)
+
+    monkeypatch.setattr(store, "_run_append", noted_run_append)
+    appends = []
+    with held_at(gate, rebuild):
+        writer = Worker(lambda: appends.append(move(held, seed=3)))
+        wait_for(lambda: waiting_on_a_lock() or writer.done.is_set(), "the append waits")
+        assert not writer.done.is_set(), "an append to the stream being rebuilt did not wait"
+    finished(writer)
+    assert statements == [True], "the move's statement did not carry its match row"
+    row = Match.objects.get(pk=held.pk)
+    assert row.version == stream_version(held.stream) == len(read(held.stream))
+    assert row.updated_at == read(held.stream)[-1].recorded_at
+    assert not appends[0].inline  # the projectors wrote it
     assert_rebuild_changes_nothing()

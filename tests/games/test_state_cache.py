@@ -2,6 +2,7 @@
 reads the stream's tip and the kept state, never a stale one; an older entry
 is folded on, anything unusable is folded again from the log."""
 
+import json
 import logging
 import random
 
@@ -10,6 +11,7 @@ from django.core.cache import caches
 
 from eventlog.store import read
 from games import services, states
+from games.core.protocol import RuleError
 
 pytestmark = pytest.mark.django_db
 
@@ -152,4 +154,31 @@ def test_a_new_match_is_kept_so_its_first_move_reads_no_log(
     counted["folds"] = 0
     bot_moves(match, rng, 1)
     assert counted == {"rows": [], "folds": 0}
+    assert services.load(match).state == full_fold(match)
+
+
+def test_a_shared_entry_with_a_wrong_state_for_its_version_is_not_decided_from(
+    next_bot_move, django_capture_on_commit_callbacks
+):
+    """Someone with the cache's credential writes, under the tip's own tag,
+    the state before the last move: that seat may then play again. The
+    command is decided from the log (not its turn), and nothing is written."""
+    rng = random.Random(17)
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
+    with django_capture_on_commit_callbacks(execute=True):
+        seat, command = next_bot_move(match, rng)
+        before = states.local_entry(match.stream)
+        services.submit(match, seat, command, actor=seat)
+    tip = states.tip(match.stream)
+    cache, key = caches[states.CACHE_ALIAS], states._key(match.stream)
+    kept = cache.get(key)
+    forged = states._entry_json(states.Entry(tip, before.state, False))
+    if "mac" in kept:  # sealed: the forger keeps the seal, having no key to make one
+        forged = {**kept, "entry": json.dumps(forged, separators=(",", ":"))}
+    states.forget_local()  # another process: only the shared tier
+    cache.set(key, forged)
+    match.refresh_from_db()
+    with pytest.raises(RuleError):
+        services.submit(match, seat, command, actor=seat)
+    assert len(read(match.stream)) == tip[0]
     assert services.load(match).state == full_fold(match)

@@ -8,10 +8,12 @@ import random
 import threading
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from eventlog.store import read
 from games.core.adapt import as_game_event
+from games.core.protocol import RuleError
 from tournaments import autopilot, readmodels, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
@@ -46,7 +48,7 @@ def test_incremental_show_fold_equals_a_full_fold():
     assert state == full_fold(stream)
     # another process: no cached fold, the record's stored one plus the events after it
     readmodels._cache.clear()
-    kept_at = readmodels._thaw(ShowRecord.objects.get(stream=stream).folded)[0]
+    kept_at = readmodels._thaw(stream, ShowRecord.objects.get(stream=stream).folded)[0]
     assert kept_at < version
     assert ss.load(stream)[0] == full_fold(stream)
     # no usable stored fold either (another shape of the classes): folded from the start
@@ -81,13 +83,15 @@ def test_a_planted_pickle_in_a_record_never_runs():
     readmodels._cache.clear()
     grant(stream, "ben")
     blob = bytes(ShowRecord.objects.get(stream=stream).folded)
-    assert json.loads(blob)[1] <= ss.load(stream)[1]
+    at = json.loads(json.loads(blob)["fold"])[1]
+    assert at <= ss.load(stream)[1]
     readmodels._cache.clear()
-    assert readmodels._thaw(blob)[1] == shows.fold(
-        as_game_event(r) for r in read(stream) if r.version <= json.loads(blob)[1]
+    assert readmodels._thaw(stream, blob)[1] == shows.fold(
+        as_game_event(r) for r in read(stream) if r.version <= at
     )
-    sneaky = json.dumps([readmodels._shape(), 1, {"class": "User", "fields": {}}]).encode()
-    assert readmodels._thaw(sneaky) is None
+    text = json.dumps([readmodels._shape(), 1, {"class": "User", "fields": {}}])
+    sneaky = json.dumps({"fold": text, "mac": readmodels._mac(stream, text)}).encode()
+    assert readmodels._thaw(stream, sneaky) is None
 
 
 @pytest.mark.django_db
@@ -97,14 +101,14 @@ def test_every_fold_is_stored_as_json_invitations_and_undecided_slots_included()
     stream = show()
     invitations.invite(stream, "ana", ORG)
     state, version, _ = ss.load(stream)
-    kept = readmodels._thaw(ShowRecord.objects.get(stream=stream).folded)
+    kept = readmodels._thaw(stream, ShowRecord.objects.get(stream=stream).folded)
     assert kept == (version, state) and state.invitations
     bracket = bs.create_bracket(
         name="Cup", game="higher-lower", format="double", entrants=["ana", "ben", "cal", "dee"]
     )
     record = BracketRecord.objects.get(stream=bracket)
     folded, version = readmodels.bracket_folded(bracket)
-    assert readmodels._thaw(record.folded) == (version, folded)
+    assert readmodels._thaw(bracket, record.folded) == (version, folded)
 
 
 def test_the_fold_cache_is_safe_under_concurrent_eviction(monkeypatch):
@@ -196,3 +200,44 @@ def test_a_record_made_by_its_streams_first_event_holds_that_event_in_full():
     readmodels.project_show(first)
     record = ShowRecord.objects.get(stream=stream)
     assert record.pk == first.id and record.name and record.version == 1
+
+
+def appoint_zoe(stream):
+    return ss.command(stream, {"type": "appoint_moderator", "username": "zoe"}, ORG, now=T0)
+
+
+@pytest.mark.django_db
+def test_a_show_command_is_decided_from_the_log_not_a_forged_fold():
+    """Someone with the app's credential stores, under the show's latest
+    version, the fold from before zoe was appointed: appointing her again is
+    refused (decided from the log), and nothing is written."""
+    stream = show()
+    User.objects.create_user("zoe")
+    before, _version, _ = ss.load(stream)
+    appoint_zoe(stream)
+    version = len(read(stream))
+    forged = [readmodels._shape(), version, readmodels._to_json(before)]
+    readmodels._cache.clear()  # another process: only the record
+    ShowRecord.objects.filter(stream=stream).update(folded=json.dumps(forged).encode())
+    with pytest.raises(RuleError, match="moderator already"):
+        appoint_zoe(stream)
+    assert len(read(stream)) == version
+    assert ss.load(stream)[0] == full_fold(stream)
+
+
+@pytest.mark.django_db
+def test_a_cached_fold_counts_at_its_own_version_not_the_records():
+    """This process folded the show before zoe was appointed (another process
+    appended that); the record's token is set back to this process's: its
+    fold is folded on from its own version, so appointing zoe again is refused."""
+    stream = show()
+    User.objects.create_user("zoe")
+    token = ShowRecord.objects.get(stream=stream).fold_token
+    ours = readmodels._cache[stream]
+    appoint_zoe(stream)
+    readmodels._cache[stream] = ours  # the appointment was another process's
+    ShowRecord.objects.filter(stream=stream).update(fold_token=token)
+    version = len(read(stream))
+    with pytest.raises(RuleError, match="moderator already"):
+        appoint_zoe(stream)
+    assert len(read(stream)) == version
