@@ -11,9 +11,10 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -82,7 +83,16 @@ def settings_page(request):
 @require_POST
 def seen(request):
     Reminder.objects.filter(user=request.user, channel=SITE, seen=False).update(seen=True)
-    return redirect(request.POST.get("next") or "reminders:settings")
+    back = request.POST.get("next", "")
+    if not (back.startswith("/") and _same_site(request, back)):
+        back = reverse("reminders:settings")  # another site, a script, a view's name: no
+    return HttpResponseRedirect(back)
+
+
+def _same_site(request, url: str) -> bool:
+    return url_has_allowed_host_and_scheme(
+        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
 
 
 def badge(request):
