@@ -5,17 +5,20 @@ console), htmx and the live socket still work, the API docs start, and the
 overlays can still be framed by a streaming tool while other pages cannot."""
 
 import io
+import random
 
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from playwright.sync_api import expect
 
 from broadcast import overlays
+from games import services
 from tournaments.demo import LIVE_DEMO
 from tournaments.models import ShowRecord
 
 from .conftest import PASSWORD
 from .test_accessibility import _pages
+from .test_games import click_a_control
 
 WATCH = """
 window.__csp = [];
@@ -107,3 +110,37 @@ def test_the_dashboard_waits_while_a_moderator_types_in_it(contexts, transaction
     assert polls == [] and reason.input_value() == "a typed reason"
     with page.expect_request(lambda r: "/live" in r.url):
         reason.blur()
+
+
+def test_the_stake_sliders_number_follows_it(contexts, make_user):
+    """Higher-lower's stake: the number beside the slider follows it (a handler
+    in table.js, not an inline one), and the table reports no violation."""
+    rng = random.Random(3)
+    ana = make_user("ana")
+    match = services.create_match(
+        "higher-lower",
+        ["ana", "ben"],
+        options={"decision_s": 0, "auction_close_s": 1},
+        holders={"ana": ana.pk, "ben": "bot:random"},
+        rng=random.Random(3),
+    )
+    reported: list[str] = []
+    page = _watched(contexts, ana, reported)
+    page.goto(f"/games/matches/{match.pk}/")
+    slider = page.locator("form.control input[type=range]")
+    for _ in range(100):
+        services.play_bots(match, rng=rng)
+        page.reload()
+        if slider.count():
+            break
+        if page.locator("form.control").count():
+            click_a_control(page, rng, match)
+        else:  # nothing for ana to do: the auction's silence runs out
+            page.wait_for_timeout(500)
+    else:
+        raise AssertionError("ana was never asked for a stake")
+    top = slider.get_attribute("max")
+    assert int(top) > 0  # a move to make
+    slider.fill(top)
+    expect(slider.locator("xpath=following-sibling::output")).to_have_text(top)
+    assert page.evaluate("window.__csp") + reported == []
