@@ -4,6 +4,7 @@ everyone (a broadcast has one cut); the replay is the match's own policy's."""
 
 from __future__ import annotations
 
+from csp.decorators import csp_replace
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseBadRequest
@@ -50,6 +51,7 @@ def tv(request, pk):
 
 
 @xframe_options_exempt  # a streaming tool may frame it; it holds nothing private
+@csp_replace({"frame-ancestors": None})  # the CSP's word for the same
 def overlay(request, token, kind):
     """A transparent page for a streaming tool's browser source, opened by the
     show's current secret link only (an old or wrong link: 404)."""

@@ -52,7 +52,7 @@ case "$1" in
       --workers "${WEB_WORKERS:-2}" \
       --bind "${WEB_BIND:-0.0.0.0:8000}" \
       --graceful-timeout 20 --timeout 60 --keep-alive 5 \
-      --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-127.0.0.1}" \
+      --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-${TRUSTED_PROXIES:-127.0.0.1}}" \
       --no-control-socket --access-logfile - --error-logfile - "$@"
     ;;
   worker)

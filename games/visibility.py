@@ -167,8 +167,12 @@ def seat_of(match, uid: int) -> str | None:
 
 
 def is_moderator(match, user) -> bool:
+    """Named a moderator (of the show, or at the match's creation) and holding
+    no seat in it: a seat holder never moderates their own match."""
     uid = _user_id(user)
-    return uid is not None and uid in match_facts(match).moderator_ids
+    if uid is None or uid not in match_facts(match).moderator_ids:
+        return False
+    return seat_of(match, uid) is None
 
 
 def recorded(row) -> float:

@@ -14,6 +14,8 @@ from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
+from api.client_address import client_address
+
 log = logging.getLogger(__name__)
 
 
@@ -29,6 +31,10 @@ class CommandThrottle(SimpleRateThrottle):
         except RedisError as exc:
             log.warning("rate limit %s not counted, the cache is away: %s", self.scope, exc)
             return True
+
+    def get_ident(self, request):
+        # X-Forwarded-For only from the proxies in settings.TRUSTED_PROXIES
+        return client_address(request)
 
     def get_cache_key(self, request, view):
         # per account: every token and session of one account share one count

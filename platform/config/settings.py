@@ -6,10 +6,12 @@ and the tests' settings_test.py set what they need explicitly)."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -46,6 +48,16 @@ ALLOWED_HOSTS = [
     for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "" if not DEBUG else "*").split(",")
     if h.strip()
 ] or ["localhost", "127.0.0.1"]
+# the reverse proxies (addresses or networks) whose X-Forwarded-For is believed for
+# the limits per address and the login lockout (api.client_address); none by default
+TRUSTED_PROXIES = [p.strip() for p in os.environ.get("TRUSTED_PROXIES", "").split(",") if p.strip()]
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXIES: {_proxy!r} is not an address or a network"
+        ) from None
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
@@ -80,6 +92,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.DatabaseUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -93,6 +106,23 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.NotAllowedPage",
 ]
+
+# Content-Security-Policy (django-csp): scripts, styles, fonts and sockets from this
+# site only, nothing inline; no page may be framed (X-Frame-Options says the same),
+# save the overlays a streaming tool shows (broadcast.views.overlay)
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -363,3 +393,4 @@ AXES_COOLOFF_TIME = float(os.environ.get("LOGIN_COOLOFF_HOURS", "0.25"))  # hour
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "config.views.locked_out"
+AXES_CLIENT_IP_CALLABLE = "api.client_address.client_address"  # as the rate limits see it

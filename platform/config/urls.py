@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from api import views as api_views
 from reminders import views as reminder_views
@@ -26,7 +26,7 @@ urlpatterns = [
     path("shows/", include("tournaments.dashboard_urls")),
     path("players/", include("ratings.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("ratings.api_urls")),  # before games' (its last route is a 404)
     path("api/", include("games.api_urls")),
     path("account/tokens/", api_views.tokens, name="api-tokens"),

@@ -1,3 +1,5 @@
+from csp.constants import SELF, UNSAFE_INLINE
+from csp.decorators import csp_replace
 from django.conf import settings
 from django.contrib.auth.views import PasswordResetView
 from django.db import connection
@@ -135,9 +137,12 @@ def favicon(request):
 
 
 @require_safe
+@csp_replace({"script-src": [SELF, UNSAFE_INLINE], "style-src": [SELF, UNSAFE_INLINE]})
 def manual(request, path=""):
     """The manual as `make docs` built it, so a machine without the internet has
-    it too; until it is built, a page that says how."""
+    it too; until it is built, a page that says how. Its theme writes a few
+    inline scripts and styles of its own (pages we build, no input of anyone's),
+    so its policy allows them, here only."""
     root = settings.DOCS_SITE_DIR
     if not (root / "index.html").is_file():
         return render(request, "docs_missing.html", status=404)

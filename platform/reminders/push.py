@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import base64
 import json
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import serialization
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from py_vapid import Vapid
 from pywebpush import WebPushException, webpush
 
@@ -77,9 +81,39 @@ class _PinnedPoster:
         return _Response(delivery.send(url, data or b"", dict(headers or {}), timeout or 10))
 
 
-def check_endpoint(url: str) -> None:
-    """A subscription's endpoint must be reachable like a webhook's; ValueError if not."""
-    addresses.check_registration(url)
+MAX_ENDPOINT = 500  # PushSubscription.endpoint's length; push services' are well under
+_HTTPS_URL = URLValidator(schemes=["https"])
+
+
+def check_endpoint(url) -> None:
+    """A subscription's endpoint is a push service's URL, as browsers give it:
+    https, a proper host name, no control character, at most MAX_ENDPOINT
+    characters, and reachable like a webhook. ValueError (in words that never
+    tell what a host resolved to) if not."""
+    if not isinstance(url, str) or not url:
+        raise ValueError("the endpoint is missing")
+    if len(url) > MAX_ENDPOINT:
+        raise ValueError(f"the endpoint is longer than {MAX_ENDPOINT} characters")
+    if any(ch.isspace() or unicodedata.category(ch) == "Cc" for ch in url):
+        raise ValueError("the endpoint holds a space or a control character")
+    try:
+        _HTTPS_URL(url)
+    except ValidationError:
+        raise ValueError("the endpoint is not a push service's https:// URL") from None
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        raise ValueError("the endpoint may not carry a user name or password (https://)")
+    try:
+        parts.port  # noqa: B018 (read to check it)
+    except ValueError:
+        raise ValueError("the endpoint's port is not a number from 0 to 65535 (https://)") from None
+    try:
+        addresses.check_registration(url)
+    except addresses.RefusedAddress:
+        raise ValueError(
+            "the endpoint's host is not a public address (an internal address, or a "
+            "host that does not resolve, is refused)"
+        ) from None
 
 
 def send(subscription, title: str, body: str, url: str) -> None:

@@ -5,23 +5,24 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, JsonResponse
+from django.db import IntegrityError, transaction
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from api.parsers import BoundedJSONError, parse_bounded_json
 from eventlog.commands import BadCommandId, command_args, once
 from eventlog.store import CommandIdReused
 from games.core.protocol import RuleError
 from games.engine_words import refusal
-from hooks.addresses import RefusedAddress
 from tournaments.words import FORM_REUSED
 
 from . import calendars, push
@@ -82,7 +83,16 @@ def settings_page(request):
 @require_POST
 def seen(request):
     Reminder.objects.filter(user=request.user, channel=SITE, seen=False).update(seen=True)
-    return redirect(request.POST.get("next") or "reminders:settings")
+    back = request.POST.get("next", "")
+    if not (back.startswith("/") and _same_site(request, back)):
+        back = reverse("reminders:settings")  # another site, a script, a view's name: no
+    return HttpResponseRedirect(back)
+
+
+def _same_site(request, url: str) -> bool:
+    return url_has_allowed_host_and_scheme(
+        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
 
 
 def badge(request):
@@ -131,36 +141,51 @@ def _key(value, size: int, what: str) -> str:
     return value
 
 
+def _subscription(raw: bytes) -> tuple[str, str, str]:
+    """endpoint, p256dh and auth from PushManager.subscribe()'s JSON;
+    ValueError (a BoundedJSONError with its code) in words if not."""
+    body = parse_bounded_json(raw or b"null")
+    if not isinstance(body, dict) or not isinstance(body.get("keys"), dict):
+        raise ValueError("send the subscription: endpoint and keys")
+    endpoint = body.get("endpoint")
+    push.check_endpoint(endpoint)
+    p256dh = _key(body["keys"].get("p256dh"), 65, "p256dh")
+    auth = _key(body["keys"].get("auth"), 16, "auth")
+    return endpoint, p256dh, auth
+
+
+def _refused(code: str, message: str, status: int = 400) -> JsonResponse:
+    return JsonResponse({"code": code, "message": message}, status=status)
+
+
+TAKEN = "this browser receives another account's push reminders: turn them off there first"
+
+
 @login_required
 @require_POST
 def subscribe(request):
-    """Store this browser's push subscription (PushManager.subscribe()'s JSON)."""
+    """Store this browser's push subscription (PushManager.subscribe()'s JSON).
+    An endpoint another account holds stays theirs: refused, nothing written."""
     try:
-        body = json.loads(request.body or b"null")
-        if not isinstance(body, dict) or not isinstance(body.get("keys"), dict):
-            raise ValueError("send the subscription: endpoint and keys")
-        endpoint = body.get("endpoint")
-        if not isinstance(endpoint, str) or len(endpoint) > 500:
-            raise ValueError("the endpoint is missing or too long")
-        push.check_endpoint(endpoint)
-        p256dh = _key(body["keys"].get("p256dh"), 65, "p256dh")
-        auth = _key(body["keys"].get("auth"), 16, "auth")
-    except RecursionError:
-        return JsonResponse(
-            {"code": "too_deep", "message": "the body is nested too deeply"}, status=400
-        )
-    except (ValueError, RefusedAddress) as exc:
-        return JsonResponse({"code": "invalid", "message": str(exc)}, status=400)
+        endpoint, p256dh, auth = _subscription(request.body)
+    except BoundedJSONError as exc:
+        return _refused(exc.code, str(exc), 413 if exc.code == "too_large" else 400)
+    except ValueError as exc:
+        return _refused("invalid", str(exc))
+    if PushSubscription.objects.filter(endpoint=endpoint).exclude(user=request.user).exists():
+        return _refused("taken", TAKEN, 409)
     mine = PushSubscription.objects.filter(user=request.user)
     if not mine.filter(endpoint=endpoint).exists() and mine.count() >= MAX_SUBSCRIPTIONS:
-        return JsonResponse(
-            {"code": "invalid", "message": f"at most {MAX_SUBSCRIPTIONS} browsers"}, status=400
-        )
-    taken = PushSubscription.objects.filter(endpoint=endpoint).exclude(user=request.user)
-    taken.delete()  # a browser now used by another account: it is theirs
-    PushSubscription.objects.update_or_create(
-        endpoint=endpoint, defaults={"user": request.user, "p256dh": p256dh, "auth": auth}
-    )
+        return _refused("invalid", f"at most {MAX_SUBSCRIPTIONS} browsers")
+    try:
+        with transaction.atomic():
+            PushSubscription.objects.update_or_create(
+                endpoint=endpoint,
+                user=request.user,
+                defaults={"p256dh": p256dh, "auth": auth},
+            )
+    except IntegrityError:  # another account stored it meanwhile
+        return _refused("taken", TAKEN, 409)
     return JsonResponse({"ok": True, "browsers": mine.count()}, status=201)
 
 

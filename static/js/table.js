@@ -6,3 +6,11 @@ document.addEventListener("htmx:beforeSwap", function (e) {
     e.detail.isError = false;
   }
 });
+
+// A slider's number beside it follows it (no inline handler: the site's CSP allows none).
+document.addEventListener("input", function (e) {
+  var slider = e.target;
+  if (slider.matches && slider.matches("input[type=range][data-shows-value]")) {
+    slider.nextElementSibling.value = slider.value;
+  }
+});

@@ -6,6 +6,7 @@ import pytest
 from eventlog.store import read
 from games import services
 from games.core.protocol import MODERATOR_VIEW
+from games.models import Match
 
 
 def added(match):
@@ -36,3 +37,31 @@ def test_a_seat_not_in_the_match_is_a_400(as_user, post, match, organizer, seat)
     assert resp.status_code == 400, resp.content
     assert resp.json()["code"] == "invalid" and "seat" in resp.json()["fields"]
     assert added(match) == [] and added(other) == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "command",
+    [
+        {"type": "add_time", "reason": "lag", "seconds": 86_400, "seat": "orla"},
+        {"type": "add_time", "reason": "lag", "seconds": 60},
+        {"type": "pause", "reason": "break"},
+    ],
+)
+def test_an_organizer_seated_in_their_own_match_never_moderates_it(
+    as_user, post, organizer, ana, command
+):
+    """Like a show's or a bracket's: holding a seat takes every moderator's right."""
+    created = post(
+        as_user(organizer),
+        "/api/matches/",
+        {"game": "love-me-not", "seats": ["orla", "ana"], "holders": {"orla": organizer.pk}},
+    )
+    assert created.status_code == 201, created.content
+    match = Match.objects.get(pk=created.json()["id"])
+    assert services.viewer_for(match, organizer, record=False).seat == "orla"
+    before = len(read(match.stream))
+    resp = post(as_user(organizer), f"/api/matches/{match.pk}/moderate", command)
+    assert resp.status_code == 403, resp.content
+    assert "moderator" in resp.json()["message"]
+    assert len(read(match.stream)) == before

@@ -5,6 +5,8 @@ import hashlib
 import re
 
 import pytest
+from django.contrib.auth.forms import SetPasswordForm
+from django.test import Client
 
 from api.models import ApiToken
 
@@ -264,3 +266,42 @@ def test_a_request_that_read_a_token_before_its_revocation_cannot_cache_it_again
     monkeypatch.setattr(authentication, "_entry", real_entry)
     resp = bot.get(url)
     assert resp.status_code == 401 and "revoked" in resp.json()["message"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("how", ["change form", "reset", "set_password"])
+def test_a_password_change_revokes_the_accounts_tokens(token_client, match, ana, other, how):
+    """As Django ends the account's sessions; nobody else's tokens are touched."""
+    url = f"/api/matches/{match.pk}/"
+    bot, others = token_client(ana), token_client(other)
+    assert bot.get(url).status_code == 200  # now in the cache
+    if how == "change form":
+        ana.set_password("the-old-one-123")
+        ana.save()
+        bot = token_client(ana)  # made after that change, so with the old password
+        browser = Client()
+        browser.force_login(ana)
+        resp = browser.post(
+            "/accounts/password_change/",
+            {
+                "old_password": "the-old-one-123",
+                "new_password1": "a-new-one-4567",
+                "new_password2": "a-new-one-4567",
+            },
+        )
+        assert resp.status_code == 302, resp.content
+    elif how == "reset":
+        form = SetPasswordForm(
+            ana, {"new_password1": "n3w-one-456", "new_password2": "n3w-one-456"}
+        )
+        assert form.is_valid()
+        form.save()
+    else:
+        ana.set_password("n3w-one-456")
+        ana.save()
+    resp = bot.get(url)
+    assert resp.status_code == 401 and "revoked" in resp.json()["message"]
+    assert others.get(url).status_code == 200
+    ana.first_name = "Ana"  # another change keeps a new token working
+    ana.save()
+    assert token_client(ana, "after").get(url).status_code == 200

@@ -157,6 +157,9 @@ def test_the_site_serves_the_built_manual(client, built):
         assert answer.status_code in (400, 404), outside
         assert b"outside the site" not in answer.getvalue()
     assert client.post("/docs/").status_code == 405
+    # the theme's own inline scripts run here, and nowhere else on the site
+    assert "'unsafe-inline'" in client.get("/docs/")["Content-Security-Policy"]
+    assert "'unsafe-inline'" not in client.get("/")["Content-Security-Policy"]
 
 
 @pytest.mark.django_db

@@ -207,4 +207,4 @@ def test_a_subscription_the_push_service_says_is_gone_is_forgotten(vapid_keys):
 def test_push_never_reaches_an_internal_address_unless_allowed(vapid_keys, settings, receiver):
     settings.HOOKS_ALLOW_PRIVATE_ADDRESSES = False
     with pytest.raises(ValueError, match="internal address"):
-        push.check_endpoint(receiver.url)
+        push.check_endpoint(receiver.url.replace("http://", "https://"))

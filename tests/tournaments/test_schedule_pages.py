@@ -154,7 +154,7 @@ def test_push_subscriptions_are_checked(client, settings):
     ana = User.objects.create_user("ana", password="pw")
     client.force_login(ana)
     _private, p256dh, auth = browser_keys()
-    good = {"endpoint": "http://127.0.0.1:9/push/1", "keys": {"p256dh": p256dh, "auth": auth}}
+    good = {"endpoint": "https://127.0.0.1:9/push/1", "keys": {"p256dh": p256dh, "auth": auth}}
 
     def post(body):
         raw = body if isinstance(body, (str, bytes)) else json.dumps(body)
@@ -173,6 +173,6 @@ def test_push_subscriptions_are_checked(client, settings):
         assert response.status_code == 400, bad
         assert words in response.json()["message"]
     settings.HOOKS_ALLOW_PRIVATE_ADDRESSES = False
-    response = post({**good, "endpoint": "http://169.254.169.254/latest"})
+    response = post({**good, "endpoint": "https://169.254.169.254/latest"})
     assert response.status_code == 400 and "internal address" in response.json()["message"]
     assert client.get("/sw.js")["Service-Worker-Allowed"] == "/"
