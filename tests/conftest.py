@@ -38,6 +38,7 @@ def _compile_stale_catalogs():
 # browser tests so that the two workers end together (--dist loadfile gives
 # files out in the order collected)
 LONG_BROWSER_FILES = (
+    "test_csp.py",
     "test_accessibility.py",
     "test_table_craft.py",
     "test_accessibility_fr.py",
