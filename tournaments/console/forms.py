@@ -56,9 +56,28 @@ def parse_seats(text: str) -> tuple[list[str], dict]:
     return seats, holders
 
 
+def _an_id(value) -> bool:
+    """An id a database integer can hold: SQLite raises OverflowError on
+    ``pk__in=[2**70]`` (a 500), so such a value is refused before the query."""
+    text = str(value)
+    return text.isascii() and text.isdigit() and int(text) <= limits.MAX_PK
+
+
+class AccountsField(forms.ModelMultipleChoiceField):
+    def _check_values(self, value):
+        for pk in value:
+            if not _an_id(pk):
+                raise forms.ValidationError(
+                    self.error_messages["invalid_choice"],
+                    code="invalid_choice",
+                    params={"value": pk},
+                )
+        return super()._check_values(value)
+
+
 class ShowForm(forms.Form):
     name = forms.CharField(max_length=200, label=gettext_lazy("Name"))
-    players = forms.ModelMultipleChoiceField(
+    players = AccountsField(
         queryset=User.objects.none(),
         required=False,
         widget=forms.CheckboxSelectMultiple,
