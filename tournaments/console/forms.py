@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games import limits
+from games.core.fields import whole
 from games.core.registry import available
 
 from .. import usernames
@@ -56,17 +57,13 @@ def parse_seats(text: str) -> tuple[list[str], dict]:
     return seats, holders
 
 
-def _an_id(value) -> bool:
-    """An id a database integer can hold: SQLite raises OverflowError on
-    ``pk__in=[2**70]`` (a 500), so such a value is refused before the query."""
-    text = str(value)
-    return text.isascii() and text.isdigit() and int(text) <= limits.MAX_PK
-
-
 class AccountsField(forms.ModelMultipleChoiceField):
+    """Accounts by id. SQLite raises OverflowError on ``pk__in=[2**70]`` (a
+    500): an id no database integer holds is refused before the query."""
+
     def _check_values(self, value):
         for pk in value:
-            if not _an_id(pk):
+            if whole(pk) is None:
                 raise forms.ValidationError(
                     self.error_messages["invalid_choice"],
                     code="invalid_choice",
