@@ -28,7 +28,7 @@ _ZONES = frozenset(ZONES)
 _LOCAL = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?"
 LOCAL_MOMENT = re.compile(_LOCAL, re.ASCII)  # a form's: its time zone is another field
 MOMENT = re.compile(_LOCAL + r"(Z|[+-]\d{2}:?\d{2})?", re.ASCII)
-WALL_TIME = re.compile(r"\d{2}:\d{2}(:\d{2})?", re.ASCII)  # no offset: the zone says it
+WALL_TIME = re.compile(r"[0-9]{2}:[0-9]{2}(:[0-9]{2})?")  # no offset: the zone says it
 
 
 def zone(name: object) -> zoneinfo.ZoneInfo:

@@ -28,6 +28,7 @@ from django.db import connection
 from django.forms import BaseForm
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from hypothesis import HealthCheck, given, settings
@@ -316,6 +317,14 @@ def test_every_route_is_a_fuzzed_form_or_a_listed_page():
     )
     gone = (set(FORMS) | set(PAGES)) - set(routes)
     assert not gone, f"no such route any more: {sorted(gone)}"
+
+
+@pytest.fixture(autouse=True)
+def language_restored():
+    """A fuzzed post may switch to French (the language switcher, a cookie):
+    the tests after this one get the language they had."""
+    with translation.override(translation.get_language()):
+        yield
 
 
 @pytest.fixture
