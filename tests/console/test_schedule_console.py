@@ -110,18 +110,36 @@ def test_another_organizers_template_is_refused(org_client, client, alice):
     assert client.get("/console/templates/").status_code == 200
 
 
-def _gap_in(zone: str) -> dt.datetime:
-    """The next hour (within a year) that the clocks of ``zone`` skip: a
-    naive time that does not exist there."""
+def _next_in(zone: str, odd) -> dt.datetime:
+    """The next 02:30 (within a year) that is ``odd`` on the clocks of ``zone``."""
     tz = zoneinfo.ZoneInfo(zone)
     day = dt.date.today() + dt.timedelta(days=2)
-    for _ in range(366):
+    for _ in range(360):
         at = dt.datetime.combine(day, dt.time(2, 30))
-        shown = dt.datetime.fromtimestamp(at.replace(tzinfo=tz).timestamp(), tz)
-        if shown.replace(tzinfo=None) != at:
+        if odd(at, tz):
             return at
         day += dt.timedelta(days=1)
-    raise AssertionError(f"{zone} skips no hour this year")
+    raise AssertionError(f"no such 02:30 in {zone} this year")
+
+
+def _gap_in(zone: str) -> dt.datetime:
+    """A time the clocks of ``zone`` skip (the hour they go forward)."""
+
+    def skipped(at, tz):
+        shown = dt.datetime.fromtimestamp(at.replace(tzinfo=tz).timestamp(), tz)
+        return shown.replace(tzinfo=None) != at
+
+    return _next_in(zone, skipped)
+
+
+def _twice_in(zone: str) -> dt.datetime:
+    """A time the clocks of ``zone`` show twice (the hour they go back): the
+    first showing is ahead of the second (in a skipped hour it is behind)."""
+
+    def shown_twice(at, tz):
+        return at.replace(tzinfo=tz).utcoffset() > at.replace(tzinfo=tz, fold=1).utcoffset()
+
+    return _next_in(zone, shown_twice)
 
 
 @pytest.fixture
@@ -194,6 +212,20 @@ def test_a_start_the_clocks_skip_is_refused_with_the_time_they_show(org_client, 
     )
     assert response.status_code == 400 and "does not exist" in response.content.decode()
     assert not ShowRecord.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_start_the_clocks_show_twice_is_the_first(org_client):
+    twice = _twice_in("Europe/Paris")
+    response = org_client.post(
+        "/console/shows/scheduled/new/",
+        show_fields(starts_at=f"{twice:%Y-%m-%dT%H:%M}", time_zone="Europe/Paris"),
+    )
+    assert response.status_code == 302
+    first = twice.replace(tzinfo=zoneinfo.ZoneInfo("Europe/Paris"), fold=0)
+    # (timestamps: Python never finds a time shown twice equal to one in another zone)
+    assert ShowRecord.objects.get().starts_at.timestamp() == first.timestamp()
+    assert first.utcoffset() == dt.timedelta(hours=2)  # summer time, before the clocks go back
 
 
 @pytest.mark.django_db
