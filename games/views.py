@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from api.throttling import wait_before_next
 from eventlog.commands import command_args
 from eventlog.store import CommandIdReused, ConcurrencyError
+from games.core.fields import whole
 from games.core.protocol import SEAT, RuleError
 from games.core.registry import available, rules_for
 from games.core.tables import BadForm
@@ -69,13 +70,13 @@ def match_page(request, pk):
         match, request.user, record=not request.htmx, cross_site=services.cross_site(request)
     )
     at = request.GET.get("at_version")
-    if at is not None and not (at.isascii() and at.isdigit()):
+    if at is not None and whole(at) is None:  # a 5,000-digit one was a 500 (int's limit)
         return HttpResponseBadRequest(_("at_version must be a version number"))
     seen = request.GET.get("v")
     if request.htmx and at is None and seen == str(match.version):
         return HttpResponse(status=204)  # nothing new anywhere: no fold at all
     try:
-        table = table_for(match, viewer, at=int(at) if at is not None else None)
+        table = table_for(match, viewer, at=whole(at) if at is not None else None)
     except RuleError as exc:
         raise PermissionDenied(refusal(exc)) from None
     except visibility.NotVisibleYet:
@@ -172,8 +173,8 @@ def _made_for_an_older_table(request, table) -> bool:
     """The form names the table version it was shown on (``table_version``);
     an older one than the viewer's table now means the move was chosen on a
     table that has changed since (a bot moved, a clock ran out)."""
-    made_for = request.POST.get("table_version", "")
-    return made_for.isascii() and made_for.isdigit() and int(made_for) < table.version
+    made_for = whole(request.POST.get("table_version", ""))
+    return made_for is not None and made_for < table.version
 
 
 def _refuse(request, match, key, message, status):

@@ -42,7 +42,7 @@ from games.models import Match
 from hooks import addresses as hook_addresses
 from hooks import models as hook_models
 
-from . import bracket_services, show_services, shows
+from . import bracket_services, show_services, shows, times
 from .models import BracketRecord, ShowRecord
 from .readmodels import show_status
 
@@ -139,7 +139,7 @@ class StartField(serializers.DateTimeField):
     """An ISO 8601 moment with its offset, e.g. 2027-01-15T20:30:00+01:00."""
 
     def to_internal_value(self, value):
-        if not isinstance(value, str) or len(value) > 40:
+        if not isinstance(value, str) or len(value) > 40 or not times.is_moment(value):
             raise serializers.ValidationError("a date and time, e.g. 2027-01-15T20:30:00+01:00")
         try:
             parsed = parse_datetime(value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,14 +20,37 @@ from eventlog.commands import command_args
 from games.api import MAX_PK, refusals, require_login
 from games.core.protocol import RuleError
 
-from . import show_services, show_templates
+from . import show_services, show_templates, times
 from .api import MAX_ENTRANTS, ShowOptionsField, ShowSummarySerializer, StartField, get_show
 from .models import ShowRecord, ShowTemplate
 
 SHOWS_PER_PAGE = 100
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": rf"^{times.WALL_TIME.pattern}$",
+        "example": "20:30",
+        "nullable": True,
+        "description": "a wall-clock time in the template's time_zone (HH:MM, no offset)",
+    }
+)
+class WallTimeField(serializers.TimeField):
+    """A weekly show's time on the clocks of its zone: ASCII HH:MM[:SS], no
+    offset (an offset would change with daylight saving time; the zone says it)."""
+
+    def to_internal_value(self, value):
+        if not isinstance(value, str) or not times.is_wall_time(value):
+            raise serializers.ValidationError(
+                "a time of day as HH:MM, e.g. 20:30, without an offset: time_zone says it"
+            )
+        return super().to_internal_value(value)
+
+
 class TemplateSerializer(serializers.ModelSerializer):
+    start_time = WallTimeField(allow_null=True, read_only=True)
+
     class Meta:
         model = ShowTemplate
         fields = [
@@ -69,7 +92,7 @@ class RecurrenceSerializer(serializers.Serializer):
     weekday = serializers.IntegerField(
         min_value=0, max_value=6, allow_null=True, help_text="0 Monday to 6 Sunday; null stops it"
     )
-    start_time = serializers.TimeField(required=False, allow_null=True, help_text="HH:MM")
+    start_time = WallTimeField(required=False, allow_null=True)
     time_zone = serializers.CharField(max_length=64, default="UTC")
     announce_days = serializers.IntegerField(min_value=1, max_value=6, default=2)
     command_id = command_id_field()

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy
 
 from games import services as match_services
 from games.core.adapt import as_game_event, redact
+from games.core.fields import whole
 from games.core.protocol import RuleError
 from games.core.registry import series_for
 from games.models import Match
@@ -158,9 +159,10 @@ def params_from(post: Mapping[str, Any], ruling: str, fields: list[Field]) -> di
                 raise RuleError(refused)
             params[f.name] = int(raw) if f.name == "version" else raw
         else:
-            if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_CLOCK_SECONDS:
+            seconds = whole(raw)
+            if seconds is None or not 1 <= seconds <= MAX_CLOCK_SECONDS:
                 words = _("“%(field)s” is a whole number of seconds from 1 to %(max)s")
                 refused = words % {"field": f.label, "max": MAX_CLOCK_SECONDS}
                 raise RuleError(refused)
-            params[f.name] = int(raw)
+            params[f.name] = seconds
     return params

@@ -20,7 +20,7 @@ from eventlog.commands import BadCommandId
 from eventlog.commands import once as once_per_id
 from games.core.protocol import RoleRequired, RuleError
 
-from . import show_services, shows
+from . import show_services, shows, times
 from .models import ShowTemplate, TemplateShow
 from .shows.options import MAX_ENTRANTS
 
@@ -97,6 +97,8 @@ def create(
 def _create(organizer: User, *, name, options, rounds, moderators) -> ShowTemplate:
     if not isinstance(name, str) or not name.strip():
         raise RuleError("a template needs a name")
+    if not shows.one_line(name):
+        raise RuleError("a template needs a name on one line, without control characters")
     opts, titles = _checked(options, rounds or [])
     return ShowTemplate.objects.create(
         organizer=organizer,
@@ -173,6 +175,7 @@ def _create_show(template: ShowTemplate, *, starts_at: float | None, now: float 
     now = time.time() if now is None else now
     if starts_at is None:
         raise RuleError("a show from a template needs a start time: people register until then")
+    shows.check_start(starts_at, now)  # before its name is made from it
     organizer = template.organizer
     when = dt.datetime.fromtimestamp(starts_at, tz=zone(template.time_zone))
     stream = show_services.create_show(
@@ -249,7 +252,7 @@ def _set_recurrence(
         raise RuleError(
             "announce_days is 1 to {max_announce_days}", max_announce_days=MAX_ANNOUNCE_DAYS
         )
-    zone(time_zone)
+    times.zone(time_zone)
     announce_day = (weekday - announce_days) % 7
     # cron counts days from Sunday (0); Python's weekday() from Monday (0)
     crontab, _ = CrontabSchedule.objects.get_or_create(

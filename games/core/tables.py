@@ -16,6 +16,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from .fields import whole
+
 
 @dataclass(frozen=True)
 class Card:
@@ -133,9 +135,9 @@ class Control:
                     )
                 out.update(_sets(f.name, chosen))
                 continue
-            if not (raw.isascii() and raw.isdigit()):
+            value = whole(raw)
+            if value is None:
                 raise BadForm(_("%(what)s must be a whole number") % {"what": f.label})
-            value = int(raw)
             if value < f.lo or (f.hi is not None and value > f.hi):
                 if f.hi is not None:
                     words = _("%(what)s must be from %(lo)s to %(hi)s")

@@ -7,10 +7,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import unicodedata
 
 from django.conf import settings
 from django.http import HttpResponse
 from icalendar import Calendar, Event
+
+from tournaments.shows.options import NOT_ON_ONE_LINE
 
 SHOW_LENGTH = dt.timedelta(hours=2)  # a show's expected length, for calendars
 MAX_SHOWS = 100
@@ -20,11 +23,17 @@ def _at(ts: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(ts, tz=dt.UTC)
 
 
+def _one_line(text: str) -> str:
+    """The calendar's name is one content line, which icalendar does not
+    escape; a show named before names were checked may hold a line break."""
+    return "".join(" " if unicodedata.category(c) in NOT_ON_ONE_LINE else c for c in text)
+
+
 def _calendar(name: str) -> Calendar:
     cal = Calendar()
     cal.add("prodid", "-//Showtable//shows//EN")
     cal.add("version", "2.0")
-    cal.add("x-wr-calname", name)
+    cal.add("x-wr-calname", _one_line(name))
     return cal
 
 

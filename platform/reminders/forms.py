@@ -1,9 +1,9 @@
 """The reminder choices: a channel per kind, and the time zone of times shown."""
 
-import zoneinfo
-
 from django import forms
 from django.utils.translation import gettext_lazy
+
+from tournaments.times import ZONES
 
 from .models import CHANNELS, KINDS, SITE, YOUR_TURN
 
@@ -20,9 +20,7 @@ CHANNEL_LABELS = {
 
 
 def _zones():
-    return [("", gettext_lazy("my browser's"))] + [
-        (z, z) for z in sorted(zoneinfo.available_timezones())
-    ]
+    return [("", gettext_lazy("my browser's"))] + [(z, z) for z in ZONES]
 
 
 class ReminderForm(forms.Form):

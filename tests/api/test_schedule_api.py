@@ -3,8 +3,11 @@ its start, registration, the player's commands (check_in, ready, withdraw),
 templates and their recurrence; refusals are 4xx with words, nothing written."""
 
 import datetime as dt
+import json
 
+import jsonschema
 import pytest
+import yaml
 from django.contrib.auth.models import Permission, User
 
 from clocks.enforce import sweep
@@ -101,3 +104,72 @@ def test_templates_by_the_api(olga, other, as_user, post):
     saved = post(client, f"/api/shows/{show.pk}/template", {"name": "Again"})
     assert saved.status_code == 201
     assert post(as_user(other), f"/api/shows/{show.pk}/template", {"name": "x"}).status_code == 403
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "starts_at",
+    [
+        "٢٠٢٧-٠١-١٥T20:30:00+01:00",
+        f"{IN_A_DAY:%Y-%m-%dT%H:%M:%S}+01:00\x00",
+        f"{IN_A_DAY:%Y-%m-%dT%H:%M:%S}+01:00\n",
+        f"{IN_A_DAY:%Y-%m-%dT%H:%M:%S}+٠١:00",
+    ],
+)
+def test_a_start_in_other_digits_or_with_more_after_it_is_a_400(olga, as_user, post, starts_at):
+    response = create(as_user(olga), post, starts_at=starts_at)
+    assert response.status_code == 400, response.json()
+    assert "a date and time" in response.json()["fields"]["starts_at"][0]
+    assert not ShowRecord.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_show_name_on_two_lines_is_refused(olga, as_user, post):
+    response = create(as_user(olga), post, name="Friday\nnight")
+    assert response.status_code == 422 and "one line" in response.json()["message"]
+    assert not ShowRecord.objects.exists()
+
+
+@pytest.fixture
+def template_id(olga, as_user, post):
+    return post(as_user(olga), "/api/templates/", {"name": "Cup"}).json()["id"]
+
+
+def recur(client, tid, **body):
+    body = {"weekday": 4, "start_time": "20:30", "time_zone": "UTC", **body}
+    return client.put(
+        f"/api/templates/{tid}/recurrence", json.dumps(body), content_type="application/json"
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("zone", ["localtime", "posixrules", "Factory", "right/UTC", "posix/UTC"])
+def test_a_recurrence_in_a_zone_that_is_no_place_is_refused(olga, as_user, template_id, zone):
+    response = recur(as_user(olga), template_id, time_zone=zone)
+    assert response.status_code == 422 and "is not a time zone" in response.json()["message"]
+    assert ShowTemplate.objects.get(pk=template_id).weekday is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("start_time", ["٢٠:٣٠", "20:30\x00", "20:30+05:00", "20:30:00Z", "8:30"])
+def test_a_weekly_time_with_an_offset_or_other_digits_is_a_400(
+    olga, as_user, template_id, start_time
+):
+    response = recur(as_user(olga), template_id, start_time=start_time)
+    assert response.status_code == 400
+    assert "without an offset" in response.json()["fields"]["start_time"][0]
+    assert ShowTemplate.objects.get(pk=template_id).weekday is None
+
+
+@pytest.mark.django_db
+def test_a_templates_start_time_answers_as_its_schema_says(olga, as_user, template_id, client):
+    """The schema said format: time (RFC 3339: an offset) and the API answered 20:30:00."""
+    answer = recur(as_user(olga), template_id, start_time="20:30")
+    assert answer.status_code == 200
+    schema = yaml.safe_load(client.get("/api/schema/").content)
+    declared = schema["components"]["schemas"]["Template"]["properties"]["start_time"]
+    assert declared.get("format") != "time"
+    jsonschema.validate(
+        answer.json()["start_time"], declared, format_checker=jsonschema.FormatChecker()
+    )
+    assert answer.json()["start_time"] == "20:30:00"

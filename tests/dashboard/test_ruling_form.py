@@ -129,6 +129,11 @@ def test_the_values_offered_are_the_matchs_own(client, world):
         ({"ruling": "void_to", "version": "999"}, "choose one of the values offered"),
         ({"ruling": "award_bout", "winner": "zed"}, "choose one of the values offered"),
         ({"ruling": "adjust_clock", "seat": "ana", "seconds": "-5"}, "whole number of seconds"),
+        # 5,000 digits: past int()'s limit, once a 500
+        (
+            {"ruling": "adjust_clock", "seat": "ana", "seconds": "9" * 5000},
+            "whole number of seconds",
+        ),
         ({"ruling": "overturn_series", "winner": "ana"}, "no result to overturn yet"),
     ],
 )

@@ -386,6 +386,30 @@ def test_a_finished_match_replays_step_by_step(client):
 
 
 @pytest.mark.django_db
+def test_numbers_past_ints_limit_are_refused_not_a_server_error(client):
+    """5,000 digits: int() raises ValueError past 4,300 (once a 500 each)."""
+    match = _seated(client)
+    url = f"/games/matches/{match.pk}/"
+    assert client.get(url, {"at_version": "9" * 5000}).status_code == 400
+    table = table_for(match, Viewer.of_seat("ana"))
+    play = next(c for c in table.controls if c.type == "play")
+    before = services.load(match).version
+    claim = play.fields[0].choices[0].value
+    resp = client.post(
+        f"{url}command",
+        {"control": play.key, "claim": claim, "table_version": "9" * 5000},
+        HTTP_HX_REQUEST="true",
+    )
+    assert resp.status_code == 200 and services.load(match).version > before
+
+
+def test_a_control_refuses_a_number_past_ints_limit_in_words():
+    guess = Control("guess", "guess", "Guess", fields=(Field("stake", "Stake", lo=0, hi=25),))
+    with pytest.raises(BadForm, match="whole number"):
+        guess.command({"stake": "9" * 5000})
+
+
+@pytest.mark.django_db
 def test_a_live_match_has_no_replay(client):
     match = _seated(client)
     resp = client.get(f"/games/matches/{match.pk}/", {"at_version": 2})

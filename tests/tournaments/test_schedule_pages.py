@@ -14,6 +14,7 @@ from reminders import calendars
 from reminders.models import PushSubscription, ReminderSettings
 from tournaments import show_services as ss
 from tournaments.models import ShowRecord
+from tournaments.shows import creation
 
 from ..reminders.test_reminders import browser_keys
 
@@ -176,3 +177,20 @@ def test_push_subscriptions_are_checked(client, settings):
     response = post({**good, "endpoint": "https://169.254.169.254/latest"})
     assert response.status_code == 400 and "internal address" in response.json()["message"]
     assert client.get("/sw.js")["Service-Worker-Allowed"] == "/"
+
+
+@pytest.mark.django_db
+def test_the_calendar_of_a_show_named_on_two_lines_is_served(client, monkeypatch):
+    """A name with a line break (refused now; the log may hold one from before
+    names were checked) broke icalendar's X-WR-CALNAME: a 500."""
+    monkeypatch.setattr(creation, "one_line", lambda name: True, raising=False)  # the old rule
+    User.objects.create_user("olga")
+    stream = ss.create_show(
+        name="Friday\nnight", organizer="olga", entrants=[], now=T0, starts_at=T0 + 3600
+    )
+    record = ShowRecord.objects.get(stream=stream)
+    response = client.get(f"/shows/{record.pk}/calendar.ics")
+    assert response.status_code == 200
+    cal = Calendar.from_ical(response.content)
+    assert str(cal["x-wr-calname"]) == "Friday night"
+    assert [str(e["summary"]) for e in cal.walk("VEVENT")] == ["Friday\nnight"]

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games import limits
+from games.core.fields import whole
 from games.core.registry import available
 
 from .. import usernames
@@ -56,9 +57,24 @@ def parse_seats(text: str) -> tuple[list[str], dict]:
     return seats, holders
 
 
+class AccountsField(forms.ModelMultipleChoiceField):
+    """Accounts by id. SQLite raises OverflowError on ``pk__in=[2**70]`` (a
+    500): an id no database integer holds is refused before the query."""
+
+    def _check_values(self, value):
+        for pk in value:
+            if whole(pk) is None:
+                raise forms.ValidationError(
+                    self.error_messages["invalid_choice"],
+                    code="invalid_choice",
+                    params={"value": pk},
+                )
+        return super()._check_values(value)
+
+
 class ShowForm(forms.Form):
     name = forms.CharField(max_length=200, label=gettext_lazy("Name"))
-    players = forms.ModelMultipleChoiceField(
+    players = AccountsField(
         queryset=User.objects.none(),
         required=False,
         widget=forms.CheckboxSelectMultiple,

@@ -11,6 +11,10 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from games.core.protocol import RuleError
+from games.engine_words import refusal
+
+from .. import times
 from ..shows.options import ABSENTEE_RULES, MAX_CHECK_IN_S, MAX_ENTRANTS, MAX_READY_CHECK_S
 from .forms import BOT_KINDS, ShowForm
 
@@ -33,7 +37,7 @@ WEEKDAYS = [
 
 def zone_field(**kwargs):
     return forms.ChoiceField(
-        choices=[(z, z) for z in sorted(zoneinfo.available_timezones())],
+        choices=[(z, z) for z in times.ZONES],
         initial="UTC",
         label=gettext_lazy("Time zone"),
         **kwargs,
@@ -97,19 +101,42 @@ class ScheduleFields(forms.Form):
         return {k: d[k] for k in self.SCHEDULE_OPTIONS if d.get(k) is not None}
 
 
-class StartFields(forms.Form):
-    """A start: a date and time in a time zone."""
+class MomentField(forms.DateTimeField):
+    """A date and time in ASCII digits, as a browser's date picker sends it
+    (no offset: the form's time zone says it)."""
 
-    starts_at = forms.DateTimeField(
+    def to_python(self, value):
+        if (
+            isinstance(value, str)
+            and value.strip()
+            and not times.is_moment(value.strip(), offset=False)
+        ):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
+
+
+class StartFields(forms.Form):
+    """A start: a date and time in a time zone (one the clocks there show)."""
+
+    starts_at = MomentField(
         label=gettext_lazy("Starts at"),
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
         input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
     )
     time_zone = zone_field()
 
+    def clean(self):
+        d = super().clean()
+        if d.get("starts_at") is not None and d.get("time_zone"):
+            try:
+                self.start_timestamp()
+            except RuleError as exc:
+                self.add_error("starts_at", refusal(exc))
+        return d
+
     def start_timestamp(self) -> float:
         naive = self.cleaned_data["starts_at"].replace(tzinfo=None)
-        return naive.replace(tzinfo=zoneinfo.ZoneInfo(self.cleaned_data["time_zone"])).timestamp()
+        return times.wall_clock(naive, self.cleaned_data["time_zone"])
 
 
 class ScheduledShowForm(ShowForm, ScheduleFields, StartFields):

@@ -55,7 +55,11 @@ def template_list(request):
                 request.user, **form.template_args(), **command_args(request)
             )
         except RuleError as exc:
-            _place(form, exc, {**SCHEDULE_FIELDS, "moderat": "moderators"})
+            _place(
+                form,
+                exc,
+                {**SCHEDULE_FIELDS, "moderat": "moderators", "a template needs a name": "name"},
+            )
         except CommandIdReused:
             form.add_error(None, FORM_REUSED)
         else:

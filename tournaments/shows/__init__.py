@@ -55,7 +55,7 @@ each moderator's; the services map a user to a role by id, never by name
 
 # The engine lives in the modules below; this package re-exports its public names.
 from .commands.schedule import check_in_opens_at, due, next_due
-from .creation import create_show
+from .creation import check_start, create_show
 from .decide import COMMANDS, decide
 from .evolve import EVENT_TYPES, as_of, evolve, fold, replay, upto
 from .options import (
@@ -66,6 +66,7 @@ from .options import (
     match_clock,
     match_length,
     match_length_option,
+    one_line,
     resolve_options,
 )
 from .state import (
@@ -205,11 +206,13 @@ __all__ = [
     "DEATH_MATCH_FIRST_TO_DLL",
     "FINAL_FIRST_TO_DLL",
     "DEFAULT_OPTIONS",
+    "one_line",
     "resolve_options",
     "death_match_first_to",
     "match_clock",
     "match_length",
     "match_length_option",
+    "check_start",
     "create_show",
     "COMMANDS",
     "decide",

@@ -11,10 +11,29 @@ from games.limits import MAX_ROUNDS
 
 from .builder import _Builder
 from .commands.rounds import _maybe_open_final
-from .options import MAX_ENTRANTS, _is_int, _name_ok, default_round_titles, resolve_options
+from .options import (
+    MAX_ENTRANTS,
+    _is_int,
+    _name_ok,
+    default_round_titles,
+    one_line,
+    resolve_options,
+)
 from .state import ORGANIZER, ShowState
 
 MAX_AHEAD_S = 366 * 24 * 3600  # how far ahead a show may be scheduled
+
+
+def check_start(starts_at: Any, now: float) -> None:
+    """A scheduled show's start: a Unix time after ``now``, within a year."""
+    if (
+        not isinstance(starts_at, (int, float))
+        or isinstance(starts_at, bool)
+        or not math.isfinite(starts_at)
+        or starts_at <= now
+        or starts_at > now + MAX_AHEAD_S
+    ):
+        raise RuleError("starts_at must be a time in the future, within a year")
 
 
 def create_show(
@@ -37,16 +56,12 @@ def create_show(
     until then people register (any number of entrants listed now, fewer
     than two included) and it starts by itself (commands/schedule.py)."""
     scheduled = starts_at is not None
-    if scheduled and (
-        not isinstance(starts_at, (int, float))
-        or isinstance(starts_at, bool)
-        or not math.isfinite(starts_at)
-        or starts_at <= ctx.now
-        or starts_at > ctx.now + MAX_AHEAD_S
-    ):
-        raise RuleError("starts_at must be a time in the future, within a year")
+    if scheduled:
+        check_start(starts_at, ctx.now)
     if not _name_ok(name):
         raise RuleError("a show needs a name")
+    if not one_line(name):
+        raise RuleError("a show needs a name on one line, without control characters")
     if not _name_ok(organizer):
         raise RuleError("a show needs an organizer (a username)")
     if not isinstance(entrants, (list, tuple)) or not all(_name_ok(e) for e in entrants):

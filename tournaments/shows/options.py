@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,6 +77,16 @@ def _is_int(v: Any) -> bool:
 
 def _name_ok(v: Any) -> bool:
     return isinstance(v, str) and v.strip() != ""
+
+
+# control characters (newline, NUL...), line and paragraph separators, lone surrogates
+NOT_ON_ONE_LINE = frozenset({"Cc", "Cs", "Zl", "Zp"})
+
+
+def one_line(v: Any) -> bool:
+    """A title shown on one line (a page, a calendar's name): text with no
+    line break or control character."""
+    return _name_ok(v) and not any(unicodedata.category(c) in NOT_ON_ONE_LINE for c in v)
 
 
 def resolve_options(options: Mapping[str, Any] | None, n_entrants: int = 0) -> dict[str, Any]:
