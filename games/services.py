@@ -817,9 +817,9 @@ def may_open_every_card(match: Match, user, viewer: Viewer) -> bool:
     """Whether a page should offer ``user`` the opening: they moderate this
     live show match but do not see every card of it yet."""
     return (
-        viewer.kind != MODERATOR_VIEW.kind
-        and visibility.needs_opening(match)
+        viewer.kind == SPECTATOR_VIEW.kind
         and visibility.role_of(match, user).kind == MODERATOR_VIEW.kind
+        and visibility.needs_opening(match)
     )
 
 
