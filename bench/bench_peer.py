@@ -356,7 +356,7 @@ for _ in range(%(moves)d):
     with CaptureQueriesContext(connection) as q:
         view = client.get(f"/api/matches/{m.pk}/", **h(seat)).json()
     kinds["get"].update(kind(x["sql"]) for x in q.captured_queries)
-    legal = services.legal_for(m, services.viewer_for(m, people[seat], record=False))
+    legal = services.legal_for(m, services.viewer_for(m, people[seat]))
     command = rng.choice(legal[1])
     with CaptureQueriesContext(connection) as q:
         r = client.post(f"/api/matches/{m.pk}/commands", {"command": command},

@@ -110,7 +110,7 @@ def replay(request, pk):
     htmx fetch of a step gets the table alone. The policy decides whether the
     replay is open to this viewer (else 403 in words)."""
     match = get_object_or_404(Match, pk=pk)
-    viewer = match_services.viewer_for(match, request.user, record=False)
+    viewer = match_services.viewer_for(match, request.user)
     step = request.GET.get("v")
     if step is not None and not (step.isascii() and step.isdigit() and len(step) < 9):
         return HttpResponseBadRequest(_("v must be a step number"))

@@ -429,9 +429,7 @@ class MatchHistory(APIView):
         query = HistoryQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         after = query.validated_data["after"]
-        viewer = services.viewer_for(
-            match, request.user, record=after == 0, cross_site=services.cross_site(request)
-        )
+        viewer = services.viewer_for(match, request.user, cross_site=services.cross_site(request))
         return Response({"events": services.history_for(match, viewer, after)})
 
 
@@ -440,7 +438,7 @@ class MatchLegal(APIView):
     def get(self, request, pk):
         """The commands the caller's seat may send now."""
         match = get_match(pk, request.user)
-        viewer = services.viewer_for(match, request.user, record=False)  # polled
+        viewer = services.viewer_for(match, request.user)
         version, commands = services.legal_for(match, viewer)
         seat = viewer.seat if viewer.kind == SEAT else None
         return Response({"version": version, "seat": seat, "commands": commands})
@@ -524,7 +522,7 @@ class MatchCommand(APIView):
         """A seated player's move, checked by the game's rules."""
         match = get_match(pk, request.user)
         require_login(request, "send moves")
-        viewer = services.viewer_for(match, request.user, record=False)
+        viewer = services.viewer_for(match, request.user)
         if viewer.kind != SEAT:
             raise Forbidden("only a seated player may send moves")
         body = CommandSerializer(data=request.data)
@@ -573,6 +571,45 @@ class MatchModerate(APIView):
             match, None, cmd, actor=request.user.username, role=MODERATOR, **keys
         )
         return Response({"appended": [r.version for r in rows]}, status=written_status(rows))
+
+
+class OpenSerializer(serializers.Serializer):
+    command_id = command_id_field()
+
+
+class MatchOpen(APIView):
+    throttle_classes = COMMAND_THROTTLES
+
+    @extend_schema(
+        request=OpenSerializer,
+        responses={
+            201: OpenApiResponse(MatchViewSerializer, "the opening is written in the show's log"),
+            200: OpenApiResponse(
+                MatchViewSerializer,
+                "nothing written: an opening by this account is recorded within 10 minutes, "
+                "the command id was applied before, or the match needs none",
+            ),
+            **refusals(400, 401, 403, 404, 409, 413, 422, 429),
+        },
+    )
+    def post(self, request, pk):
+        """A show's organizer or moderator opens a live match of the show with
+        every card shown: written in the show's audit log (at most once per
+        account and match per 10 minutes). Until then a GET gives them what a
+        spectator gets; after it, every card until the match ends."""
+        match = get_match(pk, request.user)
+        require_login(request, "see every card of a match")
+        if services.cross_site(request):
+            raise Forbidden("another site may not open a match with every card shown")
+        body = OpenSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        command_id = command_args(request, body.validated_data)["command_id"]
+        written = services.open_every_card(match, request.user, command_id=command_id)
+        viewer = services.viewer_for(match, request.user)
+        return Response(
+            services.view_for(match, viewer),
+            status=status.HTTP_201_CREATED if written else status.HTTP_200_OK,
+        )
 
 
 class NoSuchEndpoint(APIView):

@@ -42,6 +42,7 @@ from games.core.protocol import (
     SPECTATOR_VIEW,
     Ctx,
     Event,
+    RoleRequired,
     RuleError,
     Viewer,
 )
@@ -785,25 +786,41 @@ def match_seen_by(pk: int, user) -> Match | None:
     return match
 
 
-def viewer_for(
-    match: Match,
-    user,
-    *,
-    record: bool = True,
-    now: float | None = None,
-    cross_site: bool = False,
-) -> Viewer:
+def viewer_for(match: Match, user, *, cross_site: bool = False) -> Viewer:
     """Who is looking: a seat's holder, a moderator, or a spectator
-    (visibility.viewer_of). A moderator's opening of a live show match is
-    recorded on the show unless ``record`` is False (a poll, a write). A
-    request another site made (an <img>, a link, a form: ``cross_site``)
-    gets no omniscient view and records nothing: it is served as a spectator's."""
+    (visibility.viewer_of: a moderator of a live show match only once their
+    opening is recorded, ``open_every_card``). Nothing is written. A request
+    another site made (an <img>, a link, a form: ``cross_site``) gets no
+    omniscient view: it is served as a spectator's."""
     viewer = visibility.viewer_of(match, user)
     if cross_site and viewer.kind == MODERATOR_VIEW.kind:
         return SPECTATOR_VIEW
-    if record:
-        visibility.record_opening(match, user, viewer, now=now)
     return viewer
+
+
+def open_every_card(
+    match: Match, user, *, now: float | None = None, command_id: str | None = None
+) -> bool:
+    """A moderator opens ``match`` with every card shown: a live show match's
+    opening is written on the show (its audit log), at most once per moderator
+    and match per period. True when written now, False when nothing needed
+    writing. RoleRequired for anyone else (a seat holder never moderates)."""
+    if visibility.role_of(match, user).kind != MODERATOR_VIEW.kind:
+        raise RoleRequired(
+            "only the organizer or a moderator of this match may see every card of it, "
+            "and never while holding a seat in it"
+        )
+    return visibility.record_opening(match, user, now=now, command_id=command_id)
+
+
+def may_open_every_card(match: Match, user, viewer: Viewer) -> bool:
+    """Whether a page should offer ``user`` the opening: they moderate this
+    live show match but do not see every card of it yet."""
+    return (
+        viewer.kind == SPECTATOR_VIEW.kind
+        and visibility.role_of(match, user).kind == MODERATOR_VIEW.kind
+        and visibility.needs_opening(match)
+    )
 
 
 def cross_site(request) -> bool:
@@ -921,7 +938,7 @@ def summaries_for(matches, user, *, now: float | None = None) -> list[Summary]:
     now = visibility.clock() if now is None else now
     out = []
     for m in matches:
-        viewer = visibility.viewer_of(m, user)
+        viewer = visibility.role_of(m, user)  # scores only: no opening needed
         if viewer.kind != SPECTATOR_VIEW.kind:
             out.append(Summary(m, m.version, dict(m.scores), m.status, list(m.winners)))
             continue

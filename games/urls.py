@@ -9,4 +9,5 @@ urlpatterns = [
     path("rules/<slug:slug>/", views.rules, name="rules"),
     path("matches/<int:pk>/", views.match_page, name="match"),
     path("matches/<int:pk>/command", views.match_command, name="command"),
+    path("matches/<int:pk>/open", views.match_open, name="open"),
 ]

@@ -12,7 +12,7 @@ from api.throttling import wait_before_next
 from eventlog.commands import command_args
 from eventlog.store import CommandIdReused, ConcurrencyError
 from games.core.fields import whole
-from games.core.protocol import SEAT, RuleError
+from games.core.protocol import SEAT, RoleRequired, RuleError
 from games.core.registry import available, rules_for
 from games.core.tables import BadForm
 
@@ -65,10 +65,7 @@ def match_page(request, pk):
     """The table: the full page, or (htmx) the fragment alone; a poll that
     names the version already shown gets 204 and nothing is swapped."""
     match = _match_or_404(request, pk)
-    # a moderator's opening of a live match is recorded once, not at every poll
-    viewer = services.viewer_for(
-        match, request.user, record=not request.htmx, cross_site=services.cross_site(request)
-    )
+    viewer = services.viewer_for(match, request.user, cross_site=services.cross_site(request))
     at = request.GET.get("at_version")
     if at is not None and whole(at) is None:  # a 5,000-digit one was a 500 (int's limit)
         return HttpResponseBadRequest(_("at_version must be a version number"))
@@ -84,6 +81,29 @@ def match_page(request, pk):
     if request.htmx and at is None and seen == str(table.version):
         return HttpResponse(status=204)
     return _render_table(request, table)
+
+
+@require_POST
+def match_open(request, pk):
+    """A moderator opens a live show match with every card shown: a write,
+    recorded in the show's audit log (a page load never writes); then the
+    page again, now with every card."""
+    match = _match_or_404(request, pk)
+    if not request.user.is_authenticated:
+        raise PermissionDenied(_("log in as a moderator of this match to see every card of it"))
+    try:
+        services.open_every_card(
+            match, request.user, command_id=command_args(request)["command_id"]
+        )
+    except RoleRequired as exc:
+        raise PermissionDenied(refusal(exc)) from None
+    except RuleError as exc:  # a malformed command id
+        return HttpResponseBadRequest(refusal(exc))
+    except CommandIdReused:
+        messages.error(request, _("this form was already used for something else; try again"))
+        return redirect("games:match", pk=pk)
+    messages.success(request, _("Every card is shown: your opening is written in the show's log."))
+    return redirect("games:match", pk=pk)
 
 
 def opening_of(match) -> dict:
@@ -102,6 +122,7 @@ def too_early(request, match):
         "match": match,
         "delay_s": visibility.match_facts(match).spectator_delay_s,
         "now": visibility.clock(),
+        "may_open": services.may_open_every_card(match, request.user, services.SPECTATOR_VIEW),
     }
     return render(request, "games/too_early.html", context)
 
@@ -110,8 +131,12 @@ def _render_table(request, table, status=200):
     # its players and its moderators (of its show, or of the show hosting its bracket)
     if table.match.show_stream and request.user.is_authenticated:
         table.dispute_places = dispute_places(table.match, request.user)
-    template = "games/tables/_table.html" if request.htmx else "games/match.html"
-    return render(request, template, {"table": table, "match": table.match}, status=status)
+    if request.htmx:
+        context = {"table": table, "match": table.match}
+        return render(request, "games/tables/_table.html", context, status=status)
+    may_open = services.may_open_every_card(table.match, request.user, table.viewer)
+    context = {"table": table, "match": table.match, "may_open": may_open}
+    return render(request, "games/match.html", context, status=status)
 
 
 @require_POST
@@ -121,7 +146,7 @@ def match_command(request, pk):
     rules. htmx gets the fragment back (with the refusal beside the
     control, status 422); a plain form is redirected to the page."""
     match = _match_or_404(request, pk)
-    viewer = services.viewer_for(match, request.user, record=False)
+    viewer = services.viewer_for(match, request.user)
     if viewer.kind != SEAT:
         return _refuse(
             request, match, None, _("only a seated player may make moves in this match"), 403
@@ -181,7 +206,7 @@ def _refuse(request, match, key, message, status):
     if not request.htmx:
         messages.error(request, message)
         return redirect("games:match", pk=match.pk)
-    viewer = services.viewer_for(match, request.user, record=False)
+    viewer = services.viewer_for(match, request.user)
     table = table_for(match, viewer)
     table.errors[key or ""] = message
     return _render_table(request, table, status=status)

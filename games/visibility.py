@@ -7,7 +7,9 @@ which view they may have:
 - a seated player: their own seat's view, live (the full replay at the end);
 - the match's moderators (a show's organizer and appointed moderators; for a
   match outside any show, those named when it was created): the omniscient
-  view, live; each opening of a live show match is recorded on the show;
+  view, live; of a live show match only once they opened it (a POST that
+  writes the opening on the show, ``record_opening``): until then, what a
+  spectator gets. A read never writes;
 - everyone else: the public view as of ``now - spectator_delay_s`` (under
   the show's policy "everything", what the seats know together: every hand
   and past move, never the deck, a deal's order or salt); the full replay
@@ -57,9 +59,17 @@ class ShowProvider(Protocol):
 
     def result_settled(self, show_stream: str, match_stream: str) -> bool: ...
 
+    def opened_omnisciently(self, show_stream: str, user_id: int, match_stream: str) -> bool: ...
+
     def record_omniscient_view(
-        self, show_stream: str, user, match_stream: str, *, now: float | None = None
-    ) -> None: ...
+        self,
+        show_stream: str,
+        user,
+        match_stream: str,
+        *,
+        now: float | None = None,
+        command_id: str | None = None,
+    ) -> bool: ...
 
 
 _provider: ShowProvider | None = None
@@ -143,8 +153,9 @@ def _user_id(user) -> int | None:
     return user.pk
 
 
-def viewer_of(match, user, facts: MatchFacts | None = None) -> Viewer:
-    """The seat a user holds, else moderator if they moderate it, else spectator."""
+def role_of(match, user, facts: MatchFacts | None = None) -> Viewer:
+    """The seat a user holds, else moderator if they moderate it, else
+    spectator: their role, not yet what they see (``viewer_of``)."""
     uid = _user_id(user)
     if uid is None:
         return SPECTATOR_VIEW
@@ -153,6 +164,38 @@ def viewer_of(match, user, facts: MatchFacts | None = None) -> Viewer:
         return Viewer.of_seat(seat)
     facts = facts or match_facts(match)
     return MODERATOR_VIEW if uid in facts.moderator_ids else SPECTATOR_VIEW
+
+
+def viewer_of(match, user, facts: MatchFacts | None = None) -> Viewer:
+    """Whose view a user gets: their role (``role_of``), except that a
+    moderator sees a live show match as a spectator until their opening of it
+    is recorded on the show (``record_opening``)."""
+    role = role_of(match, user, facts)
+    if role.kind == MODERATOR and not opened(match, user, facts):
+        return SPECTATOR_VIEW
+    return role
+
+
+def needs_opening(match, facts: MatchFacts | None = None) -> bool:
+    """Whether seeing every card of ``match`` takes a recorded opening: a
+    live show match (a match outside any show, or over, does not)."""
+    facts = facts or match_facts(match)
+    return bool(facts.show_stream) and match.status == "live"
+
+
+def opened(match, user, facts: MatchFacts | None = None) -> bool:
+    """Whether ``user`` may see every card of ``match`` as far as openings go:
+    no opening is needed, or theirs is in the show's log (it stays open until
+    the match ends). Read from the show's fold: nothing is written."""
+    facts = facts or match_facts(match)
+    if not needs_opening(match, facts):
+        return True
+    uid = _user_id(user)
+    return (
+        uid is not None
+        and _provider is not None
+        and _provider.opened_omnisciently(facts.show_stream, uid, match.stream)
+    )
 
 
 def seat_of(match, uid: int) -> str | None:
@@ -242,12 +285,18 @@ def _settled(show_stream: str, match_stream: str) -> bool:
     return _provider is not None and _provider.result_settled(show_stream, match_stream)
 
 
-def record_opening(match, user, viewer: Viewer, *, now: float | None = None) -> None:
-    """An omniscient opening of a live show match is an event on the show."""
-    if viewer.kind != MODERATOR or match.status != "live" or _user_id(user) is None:
-        return
-    if _provider is not None and show_facts(match.show_stream) is not None:
-        _provider.record_omniscient_view(match.show_stream, user, match.stream, now=now)
+def record_opening(match, user, *, now: float | None = None, command_id: str | None = None) -> bool:
+    """A moderator opens a live show match with every card shown: an event on
+    the show (its service checks the role by account), at most one per
+    moderator and match per period. True when written now; False when
+    nothing needed writing (one is recorded lately, the match is outside any
+    show or over, the command id was used for it before)."""
+    facts = match_facts(match)
+    if not needs_opening(match, facts) or _provider is None:
+        return False
+    return _provider.record_omniscient_view(
+        facts.show_stream, user, match.stream, now=now, command_id=command_id
+    )
 
 
 # ---- shows --------------------------------------------------------------------

@@ -15,10 +15,17 @@ class ShowFactsProvider:
 
         return result_settled(show_stream, match_stream)
 
-    def record_omniscient_view(self, show_stream, user, match_stream, *, now=None):
+    def opened_omnisciently(self, show_stream, user_id, match_stream):
+        from .show_services import opened_omnisciently
+
+        return opened_omnisciently(show_stream, user_id, match_stream)
+
+    def record_omniscient_view(self, show_stream, user, match_stream, *, now=None, command_id=None):
         from .show_services import record_omniscient_view
 
-        record_omniscient_view(show_stream, user, match_stream, now=now)
+        return record_omniscient_view(
+            show_stream, user, match_stream, now=now, command_id=command_id
+        )
 
 
 class TournamentsConfig(AppConfig):

@@ -307,10 +307,17 @@ def register(stream: str, user, *, now: float | None = None, command_id: str | N
 
 
 def record_omniscient_view(
-    show_stream: str, user, match_stream: str, *, now: float | None = None
-) -> None:
-    """Record in the show's log (its audit) that ``user`` looks at a match of
-    the show with every card shown; only its organizer and moderators may."""
+    show_stream: str,
+    user,
+    match_stream: str,
+    *,
+    now: float | None = None,
+    command_id: str | None = None,
+) -> bool:
+    """Record in the show's log (its audit) that ``user`` opens a match of the
+    show with every card shown; only its organizer and moderators may. True
+    when written now; False when this account's opening of it is recorded
+    within the period, or ``command_id`` was used for it before."""
     acting = acting_for(show_stream, user)
     if acting.role not in (shows.ORGANIZER, shows.MODERATOR):
         raise RoleRequired("only the organizer or a moderator of this show may see every card")
@@ -318,9 +325,32 @@ def record_omniscient_view(
         raise RuleError("{match_stream} is not a match of this show", match_stream=match_stream)
     now = time.time() if now is None else now
     if _opened_lately(show_stream, user.pk, match_stream, now):
-        return  # one opening per moderator and match per period, not one per page or poll
-    command(
-        show_stream, {"type": "view_omnisciently", "match_stream": match_stream}, acting, now=now
+        return False  # one opening per moderator and match per period
+    rows = command(
+        show_stream,
+        {"type": "view_omnisciently", "match_stream": match_stream},
+        acting,
+        now=now,
+        command_id=command_id,
+        account=user.pk,
+    )
+    return not getattr(rows, "replay", False)
+
+
+def opened_omnisciently(show_stream: str, user_id: int, match_stream: str) -> bool:
+    """Whether an opening of this match by this account is in the show's log
+    (read from its kept fold; an opening holds until the match ends)."""
+    state, _ = show_folded(show_stream)
+    return state is not None and any(
+        _is_opening(e, user_id, match_stream) for e in reversed(state.log)
+    )
+
+
+def _is_opening(e: Event, user_id: int, match_stream: str) -> bool:
+    return (
+        e.type == "match_viewed_omnisciently"
+        and e.data.get("user_id") == user_id
+        and e.data.get("match_stream") == match_stream
     )
 
 
@@ -375,11 +405,7 @@ def _opened_lately(show_stream: str, user_id: int, match_stream: str, now: float
         at = e.data.get("at")
         if isinstance(at, (int, float)) and at < now - OMNISCIENT_OPENING_PERIOD_S:
             return False  # the log is in time order: nothing older counts
-        if (
-            e.type == "match_viewed_omnisciently"
-            and e.data.get("user_id") == user_id
-            and e.data.get("match_stream") == match_stream
-        ):
+        if _is_opening(e, user_id, match_stream):
             return True
     return False
 

@@ -97,8 +97,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         if match is None:
             return None
         user = self.scope.get("user")
-        # an omniscient opening is recorded once, here; every push after it is not
-        viewer = services.viewer_for(match, user, record=True)
+        viewer = services.viewer_for(match, user)  # a moderator's opening is read, never written
         visible, policy, delay = True, "", 0.0
         if viewer.kind == SPECTATOR_VIEW.kind:
             facts = visibility.match_facts(match)

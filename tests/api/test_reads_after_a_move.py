@@ -110,8 +110,8 @@ def test_the_seat_read_with_the_match_is_only_its_readers(token_client):
     outsider = User.objects.create_user("olaf_k")
     seen = services.match_seen_by(match.pk, ana)
     assert seen.seat_read_for == (ana.pk, "ana")
-    assert services.viewer_for(seen, ana, record=False) == services.Viewer.of_seat("ana")
-    assert services.viewer_for(seen, ben, record=False) == services.Viewer.of_seat("ben")
-    assert services.viewer_for(seen, outsider, record=False).kind == visibility.SPECTATOR_VIEW.kind
+    assert services.viewer_for(seen, ana) == services.Viewer.of_seat("ana")
+    assert services.viewer_for(seen, ben) == services.Viewer.of_seat("ben")
+    assert services.viewer_for(seen, outsider).kind == visibility.SPECTATOR_VIEW.kind
     assert services.match_seen_by(match.pk, outsider).seat_read_for == (outsider.pk, None)
     assert services.match_seen_by(10**9, ana) is None

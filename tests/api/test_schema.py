@@ -18,6 +18,7 @@ OPERATIONS = {
     ("/api/matches/{id}/legal", "get"),
     ("/api/matches/{id}/commands", "post"),
     ("/api/matches/{id}/moderate", "post"),
+    ("/api/matches/{id}/open", "post"),
     ("/api/matches/{id}/export", "get"),
     ("/api/shows/", "get"),
     ("/api/shows/", "post"),

@@ -225,6 +225,7 @@ def test_a_ruled_bout_reads_in_words_at_the_table_and_in_the_audit(client, world
     client.post(f"/shows/{world['show'].pk}/dashboard/act", {**hidden, "action": "rule_dispute"})
     scored = [r for r in read(world["final"].stream) if r.type == "bout_scored"][-1]
     assert scored.data["reason"] == "dispute d-1: award_bout"  # as recorded
+    client.post(f"/games/matches/{world['final'].pk}/open")  # the live table, every card shown
     table = client.get(f"/games/matches/{world['final'].pk}/").content.decode()
     assert "went to ben (ruling on dispute 1)" in table and "d-1" not in table
     audit = client.get(f"/shows/{world['show'].pk}/dashboard/").content.decode()

@@ -88,7 +88,7 @@ def test_bad_command_ids_are_refused_with_words(client):
     # the table's form: a control the page offers, with a bad id
     from games.tables import table_for
 
-    control = table_for(match, services.viewer_for(match, ana, record=False)).controls[0]
+    control = table_for(match, services.viewer_for(match, ana)).controls[0]
     form = {"control": control.key, "command_id": "x" * 150}
     form.update({f.name: f.choices[0].value for f in control.fields})
     resp = client.post(f"/games/matches/{match.pk}/command", form, follow=True)

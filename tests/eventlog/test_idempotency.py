@@ -105,7 +105,7 @@ def test_the_html_move_form_refuses_another_seats_id(client, duel):
     match, users = duel
     first, other = _play_until_both_moved(client, match, users, "form-1")
     client.force_login(users[other])
-    table = table_for(match, services.viewer_for(match, users[other], record=False))
+    table = table_for(match, services.viewer_for(match, users[other]))
     control = table.controls[0]
     form = {"control": control.key, "command_id": "form-1"}
     form.update({f.name: f.choices[0].value for f in control.fields})

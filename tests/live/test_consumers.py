@@ -783,7 +783,9 @@ def test_a_moderator_removed_from_the_show_gets_nothing_more_live():
     ana, ben = users("ana_d", "ben_d")
     stream, organizer, match = show_match(ana, ben, spectator_delay_s=300)
     mia = User.objects.get(username="mia")
-    cookie = session(mia, match)
+    browser = Client()
+    cookie = session(mia, match, browser)
+    assert browser.post(f"/games/matches/{match.pk}/open").status_code == 302
 
     async def body():
         from tournaments import show_services as ss
@@ -804,6 +806,40 @@ def test_a_moderator_removed_from_the_show_gets_nothing_more_live():
     assert pushed["version"] == live  # live while she moderates
     assert pushed["hands"] and all(spelled(c) in pushed["html"] for c in pushed["hands"])
     assert (closing["type"], closing["code"]) == ("websocket.close", VIEWER_CHANGED)
+
+
+def test_a_moderators_socket_is_a_spectators_until_the_opening_and_writes_nothing():
+    ana, ben = users("ana_w", "ben_w")
+    stream, _organizer, match = show_match(ana, ben, spectator_delay_s=0)
+    mia = User.objects.get(username="mia")
+    browser = Client()
+    cookie = session(mia, match, browser)
+    written = len(read(stream))
+
+    async def pushes(*comms):
+        """What each socket is pushed once one move is made."""
+        for comm in comms:
+            await opened(comm)
+        version = await move(match)
+        out = []
+        for comm in comms:
+            pushed = await comm.receive_json_from(timeout=5)
+            while pushed["version"] < version:
+                pushed = await comm.receive_json_from(timeout=5)
+            await comm.disconnect()
+            out.append(pushed)
+        return out
+
+    as_mia, as_anyone = async_to_sync(pushes)(socket(match.pk, cookie), socket(match.pk))
+    assert len(read(stream)) == written  # her socket and its pushes wrote nothing
+    assert as_mia["version"] == as_anyone["version"]
+    assert as_mia["html"] == as_anyone["html"]  # a spectator's table, no hand in it
+    assert browser.post(f"/games/matches/{match.pk}/open").status_code == 302
+    assert len(read(stream)) == written + 1
+    (opened_push,) = async_to_sync(pushes)(socket(match.pk, cookie))
+    hands = hand_of(match, "ana") + hand_of(match, "ben")
+    assert hands and all(spelled(c) in opened_push["html"] for c in hands)
+    assert len(read(stream)) == written + 1
 
 
 def test_a_player_substituted_out_gets_nothing_more_of_the_seat():

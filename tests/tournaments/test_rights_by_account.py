@@ -123,7 +123,7 @@ def test_a_moderator_holding_a_seat_has_no_right_at_the_time_of_any_command(peop
         assert resp.status_code == 403, resp.content
     assert events(match.stream) == match_before
     assert not match_services.moderates(match, mallory)
-    assert match_services.viewer_for(match, mallory, record=False).kind == "seat"
+    assert match_services.viewer_for(match, mallory).kind == "seat"
 
     # the show's dispute steps: a dispute filed by mia (a real moderator)
     ss.command(stream, {"type": "appoint_moderator", "username": "mia"}, ORG, now=T0)

@@ -21,8 +21,12 @@ class FakeShows:
     def result_settled(self, show_stream, match_stream):
         return match_stream not in self.unsettled
 
-    def record_omniscient_view(self, show_stream, user, match_stream, *, now=None):
+    def opened_omnisciently(self, show_stream, user_id, match_stream):
+        return (show_stream, user_id, match_stream) in self.opened
+
+    def record_omniscient_view(self, show_stream, user, match_stream, *, now=None, command_id=None):
         self.opened.append((show_stream, user.pk, match_stream))
+        return True
 
     def add(self, stream, *, organizer=(), moderators=(), delay=300, policy="public"):
         self.facts[stream] = ShowFacts(frozenset(organizer), frozenset(moderators), delay, policy)

@@ -197,22 +197,38 @@ def test_show_policy_everything_gives_spectators_every_seats_view_as_of_the_dela
     assert None not in got["bout"]["hands"].values() and got["bout"]["deck"] is None
 
 
-def test_an_omniscient_opening_of_a_live_show_match_is_recorded(client, fake_shows):
+def test_a_moderator_sees_a_live_show_match_as_a_spectator_until_they_open_it(client, fake_shows):
     olga, mia, sam = users("olga", "mia", "sam")
     show = fake_shows.add("fake-show-x", organizer=[olga.pk], moderators=[mia.pk], delay=0)
     match = bot_match(show_stream=show, moves=4)
+    hidden = services.view_for(match, SPECTATOR_VIEW)
+    for who in (sam, mia, olga):
+        client.force_login(who)
+        assert client.get(f"/api/matches/{match.pk}/").json() == hidden
+        client.get(f"/api/matches/{match.pk}/history")
+    assert fake_shows.opened == []  # a read writes nothing
     client.force_login(sam)
-    assert client.get(f"/api/matches/{match.pk}/").json()["viewer"]["kind"] == "spectator"
-    assert fake_shows.opened == []
+    assert (
+        client.post(f"/api/matches/{match.pk}/open", content_type="application/json").status_code
+        == 403
+    )
     client.force_login(mia)
+    assert (
+        client.post(f"/api/matches/{match.pk}/open", content_type="application/json").status_code
+        == 201
+    )
+    assert fake_shows.opened == [(show, mia.pk, match.stream)]
     assert client.get(f"/api/matches/{match.pk}/").json()["viewer"]["kind"] == "moderator"
-    client.force_login(olga)
-    client.get(f"/api/matches/{match.pk}/history")
-    client.get(f"/api/matches/{match.pk}/history?after=3")  # a poll is no new opening
-    assert fake_shows.opened == [(show, mia.pk, match.stream), (show, olga.pk, match.stream)]
+    client.force_login(olga)  # mia's opening is hers alone
+    assert client.get(f"/api/matches/{match.pk}/").json()["viewer"]["kind"] == "spectator"
+    # a finished match is a replay, open to its moderators without an opening
     finished = bot_match(show_stream=show)
-    client.get(f"/api/matches/{finished.pk}/")
-    assert len(fake_shows.opened) == 2  # a finished match is a replay, not a live look
+    assert client.get(f"/api/matches/{finished.pk}/").json()["viewer"]["kind"] == "moderator"
+    assert (
+        client.post(f"/api/matches/{finished.pk}/open", content_type="application/json").status_code
+        == 200
+    )
+    assert len(fake_shows.opened) == 1
 
 
 def test_a_match_outside_any_show_defaults_to_no_delay():
