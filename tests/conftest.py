@@ -90,6 +90,17 @@ def _own_rate_limit_counts(monkeypatch):
     monkeypatch.setattr(SimpleRateThrottle, "cache", counts)
 
 
+@pytest.fixture(autouse=True)
+def _the_sites_language_after_each_test():
+    """A test that reads a page in French (tests/i18n, the form fuzz) leaves its
+    thread's language as it found it: the tests after it read English words."""
+    from django.utils import translation
+
+    before = translation.get_language()
+    yield
+    translation.activate(before) if before else translation.deactivate()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _flush_past_the_truncate_guard():
     """The event log refuses to be emptied (eventlog migrations 0002 to 0004),
