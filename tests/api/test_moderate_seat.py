@@ -59,7 +59,7 @@ def test_an_organizer_seated_in_their_own_match_never_moderates_it(
     )
     assert created.status_code == 201, created.content
     match = Match.objects.get(pk=created.json()["id"])
-    assert services.viewer_for(match, organizer, record=False).seat == "orla"
+    assert services.viewer_for(match, organizer).seat == "orla"
     before = len(read(match.stream))
     resp = post(as_user(organizer), f"/api/matches/{match.pk}/moderate", command)
     assert resp.status_code == 403, resp.content

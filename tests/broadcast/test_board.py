@@ -71,7 +71,8 @@ def test_the_small_tables_show_no_card_the_spectators_table_hides(
     client.force_login(olga)  # the organizer, who sees every card live elsewhere
     board = client.get(f"/shows/{record.pk}/board/").content.decode()
     tv_page = client.get(f"/shows/{record.pk}/tv/").content.decode()
-    if policy == "public":  # the organizer's own table shows the hands
+    if policy == "public":  # the organizer's own table, once opened, shows the hands
+        assert client.post(f"/games/matches/{match.pk}/open").status_code == 302
         assert cards(client.get(f"/games/matches/{match.pk}/").content.decode()) - cards(spectators)
     mine = re.search(r'<article class="mini-table".*?</article>', board, re.S).group(0)
     assert not cards(mine) - cards(spectators)

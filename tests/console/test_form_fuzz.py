@@ -260,6 +260,8 @@ FORMS = {
     "games/matches/<int:pk>/": [
         Form("/games/matches/{lone}/", "player", {"at_version": "1", "v": "1"}, method="get")
     ],
+    # a moderator opens a live show match with every card (the show's audit records it)
+    "games/matches/<int:pk>/open": [Form("/games/matches/{final}/open", "moderator", {})],
 }  # fmt: skip
 
 # every other route, and what it is (no form writes or reads through it)
@@ -294,6 +296,7 @@ PAGES = {
     "sw.js": "the service worker",
     "api/schema/": "the API's schema",
     "api/docs/": "the API's docs page",
+    "^docs/(?P<path>.*)$": "the manual's built pages (files, GET only)",
 }
 FUZZED_ELSEWHERE = ("admin/", "api/")  # Django's admin; the API (schemathesis, test_schemathesis)
 
