@@ -328,3 +328,23 @@ def test_levels_are_registered_beside_the_heuristic():
         bots = series_for(slug).rules.bots
         assert {"heuristic", "level0", "level1", "level2", "level3", "level4"} <= set(bots)
         assert bots["level1"] is bots["heuristic"]
+
+
+def test_a_bluff_is_mixed_not_always_the_same_move():
+    """Doubting Love Letter's plays are drawn, not fixed: over seeds, a
+    searching level makes more than one move from the same view."""
+    spec = spec_of("doubting-love-letter")
+    rules = spec.rules
+    bot = level_bots(spec, SMALL)["level2"]
+    plays = [
+        (s, seat)
+        for s, seat in reached_states("doubting-love-letter", 2, None)
+        if s.phase == "play"
+    ]
+    varied = 0
+    for state, seat in plays[:8]:
+        view = rules.view(state, Viewer.of_seat(seat))
+        legal = rules.legal_commands(state, seat)
+        moves = {str(bot(view, seat, random.Random(seed), legal)) for seed in range(12)}
+        varied += len(moves) > 1
+    assert varied >= 2
