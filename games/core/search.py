@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .playout import random_bot
 from .protocol import Ctx, Outcome, RuleError, Viewer
 from .rules import BoutRules
 
@@ -69,6 +70,10 @@ def _cannot_wait(rules, state, seat) -> bool:
     return False
 
 
+def _at_zero(view) -> float:
+    return 0.0
+
+
 def win_share(outcome: Outcome, seat: str, state) -> float:
     """1 for a lone win, shared between tied winners; 0.5 each for a draw."""
     if not outcome.winners:
@@ -98,9 +103,8 @@ class SearchSpec:
     mixed: Callable[[dict, Mapping[str, Any]], bool] = _never_mixed
     weigh: Callable[[dict, str, Any], float] = _no_weight
     reward: Callable[[Outcome, str, Any], float] = win_share
-    now_of: Callable[[dict], float] = lambda view: 0.0
+    now_of: Callable[[dict], float] = _at_zero
     can_wait: Callable[[BoutRules, Any, str], bool] = _cannot_wait
-    weighted_note: str = ""
 
 
 def key_of(command: Mapping[str, Any]) -> str:
@@ -393,7 +397,7 @@ def level_bots(spec: SearchSpec, budgets: Mapping[int, Budget] | None = None) ->
     """The five levels, as a game's RULES.bots entries ("level0".."level4")."""
     b = {**LEVEL_BUDGETS, **(budgets or {})}
     return {
-        "level0": lambda view, seat, rng, legal: rng.choice(legal),
+        "level0": random_bot,
         "level1": spec.policy,
         "level2": determinised(spec, b[2]),
         "level3": ismcts(spec, b[3]),

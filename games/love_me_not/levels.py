@@ -72,6 +72,5 @@ SPEC = SearchSpec(
     sample_state=sample_state,
     policy=heuristic_bot,
     mixed=_simultaneous,
-    weighted_note="nothing to infer before the reveal: level 4 is level 3 with a larger budget",
 )
 LEVELS = level_bots(SPEC)
