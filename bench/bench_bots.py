@@ -218,7 +218,7 @@ def _ladder(rules, bots, games, games4, rng, times):
         two.append({"level": hi, "against": lo, **_rate(total, games)})
         if fair is not None:
             won = duel(rules, (hi, bots[hi]), (lo, bots[lo]), games4, 4, rng, times, fair == 0.5)
-            share = _rate(won / (2 if fair == 0.5 else 1), games4)
+            share = _rate(won, games4)
             four.append({"level": hi, "against": lo, "fair": fair, **share})
             four[-1]["over_fair"] = round(share["rate"] / fair, 2)
     return two, four
