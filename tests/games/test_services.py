@@ -80,6 +80,25 @@ def test_full_bot_match_through_services_then_rebuilt(game, seats, options):
 
 
 @pytest.mark.django_db
+def test_a_match_held_by_bots_at_levels_plays_to_its_end():
+    """A level is a seat holder like any bot (issue #46): "bot:level2"."""
+    rng = random.Random(6)
+    match = services.create_match(
+        "love-me-not",
+        ["ana", "ben"],
+        options={"first_to": 1},
+        holders={"ana": "bot:level2", "ben": "bot:level0"},
+        rng=rng,
+        now=1_000_000.0,
+    )
+    services.run_bots(match, start=1_000_000.0, rng=rng)
+    match.refresh_from_db()
+    assert match.status == "finished"
+    actors = {r.metadata.get("actor") for r in read(match.stream)}
+    assert {"bot:level2", "bot:level0"} <= actors
+
+
+@pytest.mark.django_db
 def test_rejected_command_writes_nothing_and_says_why():
     match = services.create_match("love-me-not", ["ana", "ben"], rng=random.Random(1))
     n = StoredEvent.objects.count()
@@ -416,7 +435,11 @@ BAD_HOLDERS = [
     (987_654, "the holder of ana is not a known user (no user has id 987654)"),
     (2**63, f"no user has id {2**63}"),
     (-1, "no user has id -1"),
-    (True, "must be a user id or one of bot:random, bot:heuristic, not True"),
+    (
+        True,
+        "must be a user id or one of bot:random, bot:heuristic, bot:level0, bot:level1, "
+        "bot:level2, bot:level3, bot:level4, not True",
+    ),
     (1.0, "must be a user id or one of"),
     ("alice", "must be a user id or one of"),
     ("bot:genius", "Love Me Not has no bot called genius"),

@@ -71,7 +71,7 @@ def test_rules_metadata():
     assert RULES.slug == "higher-lower"
     assert RULES.first_player == FIRST_NONE
     assert RULES.rules_template == "games/higher_lower.html"
-    assert set(RULES.bots) == {"heuristic"}
+    assert set(RULES.bots) == {"heuristic", "level0", "level1", "level2", "level3", "level4"}
 
 
 # ---- the auction -------------------------------------------------------------

@@ -1,0 +1,324 @@
+"""Bots benchmark (issue #46): a ladder of levels per game, move times, and
+a scripted beginner against level 1.
+
+For each game, bouts (one deal, one round) are played by the engine alone,
+one process, one core, no database:
+
+- the ladder: each level against the level below at two seats, seat-rotated
+  (which seat each holds and who starts alternate), its win rate with a 95 %
+  error (a drawn or shared bout counts half); for the four-seat games also one
+  seat of the level among three of the level below, rotated over the seats, as
+  its share of wins against its fair share (a quarter; a half for Bleven's
+  teams);
+- the p95 move time of each level over every move it made in the ladder;
+- a scripted "reasonable beginner" per game (a plain strategy a newcomer would
+  follow) against level 1.
+
+Goals: each level ≥ 60 % against the level below at two seats (≥ 1.5 × its
+fair share at four) over ≥ 1,000 bouts a pair; p95 move time L1 ≤ 30 ms, L2 ≤
+100 ms, L3 ≤ 300 ms, L4 ≤ 1 s; the beginner ≥ 50 % against level 1.
+
+Settings (environment): BENCH_BOTS_GAMES (1000: bouts per pair at two
+seats), BENCH_BOTS_GAMES4 (BENCH_BOTS_GAMES / 4: at four seats),
+BENCH_BOTS_ONLY (comma-separated game slugs; all by default),
+BENCH_BOTS_SEED (1).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import random
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TITLE = "Bots: a ladder of levels per game, move times, a beginner against level 1"
+GAMES = ("doubting-love-letter", "love-letter", "love-me-not", "higher-lower", "bleven")
+FOUR_SEATS = {"love-letter": 0.25, "bleven": 0.5}  # game -> a seat's fair share at four
+LEVELS = ("level0", "level1", "level2", "level3", "level4")
+GOAL_RATE = 0.60
+GOAL_FOUR = 1.5
+GOAL_BEGINNER = 0.50
+GOAL_P95_MS = {"level1": 30, "level2": 100, "level3": 300, "level4": 1000}
+SEATS = ("ana", "ben", "cal", "dee")
+
+
+if str(ROOT) not in sys.path:  # the engines are pure: no Django to set up
+    sys.path.insert(0, str(ROOT))
+
+from games.core.protocol import Ctx, Viewer  # noqa: E402
+from games.core.registry import rules_for  # noqa: E402
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    value = int(raw) if raw else default
+    if value < 1:
+        raise SystemExit(f"{name} must be at least 1 (got {value})")
+    return value
+
+
+# ---- the reasonable beginners: what a newcomer plays after reading the rules ------
+def _beginner_dll(view, seat, rng, legal):
+    """Plays the lower card and tells the truth, never challenges, passes on
+    items, names a random card with a Guard."""
+    if view.get("phase") == "play":
+        low = min(c for c in view["hand"] if c != 8)
+        for c in legal:
+            if c["type"] == "play" and c["card"] == str(low) and c["claim"] == str(low):
+                if c.get("target", "opponent") == "opponent" or len(legal) == 1:
+                    return c
+        return next(c for c in legal if c["type"] == "play" and c["card"] == c["claim"])
+    if view.get("phase") == "guess":
+        return rng.choice([c for c in legal if c["type"] == "guess"])
+    passes = [c for c in legal if c["type"] == "pass"]
+    return passes[0] if passes else rng.choice(legal)
+
+
+def _beginner_ll(view, seat, rng, legal):
+    """Plays the lower card (never the Princess), at a random rival; a Guard
+    names a random card."""
+    low = min(int(c["card"]) for c in legal if c["card"] != "8") if len(legal) > 1 else None
+    pool = [c for c in legal if low is None or c["card"] == str(low)]
+    return rng.choice(pool)
+
+
+def _beginner_lmn(view, seat, rng, legal):
+    """Keeps the card whose suit is already in its pile (to pair), else the higher."""
+    pile = {c[-1] for c in (view["piles"].get(seat) or [])}
+    for c in legal:
+        if c["keep"][-1] in pile and c["discard"][-1] not in pile:
+            return c
+    order = "2345J"
+    return max(legal, key=lambda c: order.index(c["keep"][0]))
+
+
+def _beginner_hl(view, seat, rng, legal):
+    """Bids the opening 10 once, guesses the bigger side staking half its
+    chips until it has the declared amount, deals random cards."""
+    phase = view["phase"]
+    if phase == "auction":
+        return legal[0] if view["auction"]["standing_bid"] is None else None
+    if phase == "show":
+        return rng.choice(legal)
+    if view["your_role"] == "dealer":
+        return rng.choice(legal)
+    prev, left = view["previous"], view["remaining"]
+    up = sum(1 for c in left if c > prev)
+    direction = "higher" if 2 * up >= len(left) else "lower"
+    chips = view["chips"]
+    stake = 0 if chips >= view["declared"] else chips // 2
+    return {"type": "guess", "direction": direction, "stake": stake}
+
+
+def _beginner_bleven(view, seat, rng, legal):
+    """Keeps its high cards, declares one trick for 9 stones with a field of
+    20 or more, believes every bid."""
+    kind = (view.get("pending") or {}).get("kind")
+    values = {"A": 1, "J": 8, "Q": 9, "K": 10}
+
+    def value(card):
+        return values.get(card[0]) or int(card[0])
+
+    if kind == "discard":
+        return {"type": "discard", "card": min(view["hand"], key=value)}
+    if kind == "turn" and sum(value(c) for c in view["hand"]) >= 20:
+        return {"type": "declare", "tricks": 1, "stones": 9}
+    if kind == "review":
+        return {"type": "respond", "answer": "believe"}
+    for wanted in ({"type": "draw"}, {"type": "confirm"}):
+        if wanted in legal:
+            return wanted
+    return rng.choice(legal)
+
+
+BEGINNERS = {
+    "doubting-love-letter": _beginner_dll,
+    "love-letter": _beginner_ll,
+    "love-me-not": _beginner_lmn,
+    "higher-lower": _beginner_hl,
+    "bleven": _beginner_bleven,
+}
+
+
+# ---- playing bouts -----------------------------------------------------------------
+def play_bout(rules, players, first, rng, times):
+    """One bout by ``players`` (seat -> (name, bot)); returns each seat's
+    score (1 a win, shared when tied, 0.5 each for a drawn bout); each move's
+    time is added to ``times[name]``."""
+    seats = tuple(players)
+    options = rules.resolve_options({}, len(seats))
+    now = 0.0
+    state = None
+    for e in rules.start(Ctx(now=now, rng=rng, role="system"), seats, options, first, {}, None, 1):
+        state = rules.evolve(state, e)
+    for _ in range(5000):
+        out = rules.outcome(state)
+        if out is not None:
+            if not out.winners:
+                return {s: 0.5 for s in seats}
+            return {s: (1 / len(out.winners) if s in out.winners else 0.0) for s in seats}
+        state, now = _step(rules, state, players, now, rng, times)
+    raise RuntimeError(f"{rules.slug}: a bout did not end")
+
+
+def _step(rules, state, players, now, rng, times):
+    pending = rules.pending(state)
+    for d in pending:
+        legal = rules.legal_commands(state, d.seat)
+        if not legal:
+            continue
+        name, bot = players[d.seat]
+        started = time.perf_counter()
+        command = bot(rules.view(state, Viewer.of_seat(d.seat)), d.seat, rng, legal)
+        times.setdefault(name, []).append(time.perf_counter() - started)
+        if command is not None:
+            now += 1.0
+            for e in rules.decide(state, dict(command), Ctx(now=now, rng=rng, seat=d.seat)):
+                state = rules.evolve(state, e)
+            return state, now
+    d = min((d for d in pending if d.deadline is not None), key=lambda d: d.deadline)
+    now = max(now, d.deadline)
+    for e in rules.timeout(state, d, Ctx(now=now, rng=rng, role="system")):
+        state = rules.evolve(state, e)
+    return state, now
+
+
+def _rate(total: float, n: int) -> dict:
+    p = total / n if n else 0.0
+    return {"games": n, "rate": round(p, 4), "error95": round(1.96 * math.sqrt(p * (1 - p) / n), 4)}
+
+
+def duel(rules, high, low, games, n_seats, rng, times, team_share):
+    """``high`` (name, bot) at one seat (two seats: one each) against ``low``
+    at the others, rotated over seats and first players; ``high``'s score."""
+    seats = SEATS[:n_seats]
+    total = 0.0
+    for g in range(games):
+        at = g % n_seats
+        players = {s: (high if i == at else low) for i, s in enumerate(seats)}
+        first = seats[(g // n_seats) % n_seats]
+        scores = play_bout(rules, players, first, rng, times)
+        if team_share:  # the level's side: itself and its partner opposite
+            total += scores[seats[at]] * (2 if n_seats == 4 else 1)
+        else:
+            total += scores[seats[at]]
+    return total
+
+
+def _ladder(rules, bots, games, games4, rng, times):
+    two, four = [], []
+    fair = FOUR_SEATS.get(rules.slug)
+    for lo, hi in zip(LEVELS, LEVELS[1:], strict=False):
+        total = duel(rules, (hi, bots[hi]), (lo, bots[lo]), games, 2, rng, times, False)
+        two.append({"level": hi, "against": lo, **_rate(total, games)})
+        if fair is not None:
+            won = duel(rules, (hi, bots[hi]), (lo, bots[lo]), games4, 4, rng, times, fair == 0.5)
+            share = _rate(won, games4)
+            four.append({"level": hi, "against": lo, "fair": fair, **share})
+            four[-1]["over_fair"] = round(share["rate"] / fair, 2)
+    return two, four
+
+
+def _p95_ms(samples) -> float | None:
+    if not samples:
+        return None
+    s = sorted(samples)
+    return round(1000 * s[int(0.95 * (len(s) - 1))], 2)
+
+
+def bench_game(slug, games, games4, seed, log) -> dict:
+    rules = rules_for(slug)
+    bots = {name: rules.bots[name] for name in LEVELS}
+    rng = random.Random(seed)
+    times: dict[str, list[float]] = {}
+    started = time.perf_counter()
+    two, four = _ladder(rules, bots, games, games4, rng, times)
+    beginner = ("beginner", BEGINNERS[slug])
+    won = duel(rules, beginner, ("level1", bots["level1"]), games, 2, rng, {}, False)
+    out = {
+        "ladder": two,
+        "ladder_four": four,
+        "p95_ms": {name: _p95_ms(times.get(name)) for name in LEVELS},
+        "moves": {name: len(times.get(name, ())) for name in LEVELS},
+        "beginner_vs_level1": _rate(won, games),
+        "duration_s": round(time.perf_counter() - started, 1),
+    }
+    rates = ", ".join(f"{r['level']} {100 * r['rate']:.0f}%" for r in two)
+    log(f"{slug}: {rates}; beginner {100 * out['beginner_vs_level1']['rate']:.0f}%")
+    return out
+
+
+def _goals(games: dict) -> dict:
+    ok_rate = all(r["rate"] >= GOAL_RATE for g in games.values() for r in g["ladder"])
+    ok_four = all(r["over_fair"] >= GOAL_FOUR for g in games.values() for r in g["ladder_four"])
+    ok_time = all(
+        (g["p95_ms"][k] or 0) <= limit for g in games.values() for k, limit in GOAL_P95_MS.items()
+    )
+    ok_beg = all(g["beginner_vs_level1"]["rate"] >= GOAL_BEGINNER for g in games.values())
+    return {"ladder_two": ok_rate, "ladder_four": ok_four, "move_time": ok_time, "beginner": ok_beg}
+
+
+def main(results_dir) -> dict:
+    games_n = _env_int("BENCH_BOTS_GAMES", 1000)
+    games4 = _env_int("BENCH_BOTS_GAMES4", max(1, games_n // 4))
+    seed = _env_int("BENCH_BOTS_SEED", 1)
+    only = [s.strip() for s in os.environ.get("BENCH_BOTS_ONLY", "").split(",") if s.strip()]
+    slugs = [s for s in GAMES if not only or s in only]
+
+    def log(msg: str) -> None:
+        print(f"  bots: {msg}", flush=True)
+
+    started = time.perf_counter()
+    per_game = {slug: bench_game(slug, games_n, games4, seed, log) for slug in slugs}
+    return {
+        "name": "bots",
+        "title": TITLE,
+        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "duration_s": round(time.perf_counter() - started, 1),
+        "params": {"games": games_n, "games_four": games4, "seed": seed, "games_list": slugs},
+        "environment": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "machine": f"{platform.system()} {platform.machine()}",
+        },
+        "games": per_game,
+        "goals": _goals(per_game),
+    }
+
+
+def _pct(r: dict) -> str:
+    return f"{100 * r['rate']:.0f} ± {100 * r['error95']:.0f} %"
+
+
+def markdown(result: dict) -> str:
+    p, env = result["params"], result["environment"]
+    lines = [
+        f"**{result['title']}** — {p['games']} bouts a pair at two seats, {p['games_four']} at "
+        f"four, seat-rotated, one process, no database. {result['finished_at']}, "
+        f"{env['cpus']} CPUs, Python {env['python']}.",
+        "",
+        "| game | L1 v L0 | L2 v L1 | L3 v L2 | L4 v L3 | four seats (× fair) "
+        "| p95 ms L1 / L2 / L3 / L4 | beginner v L1 |",
+        "|---|---:|---:|---:|---:|---|---|---:|",
+    ]
+    for slug, g in result["games"].items():
+        rungs = " | ".join(_pct(r) for r in g["ladder"])
+        four = ", ".join(f"{r['over_fair']:.2f}" for r in g["ladder_four"]) or "—"
+        p95 = " / ".join(f"{g['p95_ms'][k]:g}" for k in LEVELS[1:] if g["p95_ms"][k] is not None)
+        lines.append(f"| {slug} | {rungs} | {four} | {p95} | {_pct(g['beginner_vs_level1'])} |")
+    goals = result["goals"]
+    words = {True: "met", False: "**missed**"}
+    lines += [
+        "",
+        f"Goals: each level ≥ {100 * GOAL_RATE:.0f} % against the level below at two seats: "
+        f"{words[goals['ladder_two']]}; ≥ {GOAL_FOUR} × its fair share at four: "
+        f"{words[goals['ladder_four']]}; p95 move time L1 ≤ 30 ms, L2 ≤ 100 ms, L3 ≤ 300 ms, "
+        f"L4 ≤ 1 s: {words[goals['move_time']]}; the beginner ≥ 50 % against L1: "
+        f"{words[goals['beginner']]}. The issue asks for ≥ 1,000 bouts a pair.",
+    ]
+    return "\n".join(lines)
