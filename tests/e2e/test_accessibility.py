@@ -9,6 +9,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
+from broadcast import overlays
 from games.models import Match
 from reminders.models import Reminder
 from tournaments.demo import LIVE_DEMO
@@ -26,6 +27,7 @@ def _pages():
     player = User.objects.get(username="player")
     theirs = Match.objects.filter(holders__user=player, status="live").order_by("id").first()
     anyone = Match.objects.filter(show_stream="").order_by("id").first() or theirs
+    finished = Match.objects.filter(holders__user=player, status="finished").order_by("id").first()
     public = [
         "/",
         "/games/",
@@ -56,7 +58,11 @@ def _pages():
         ("moderator1", f"/shows/{show.pk}/disputes/1/rule?ruling=adjust_clock"),
         ("moderator1", f"/games/matches/{theirs.pk}/"),
         ("spectator", f"/shows/{show.pk}/"),
+        ("player", f"/games/matches/{finished.pk}/"),  # one's own seat on a finished match
     ]
+    # every stream overlay, as a streaming tool opens it (logged out)
+    token = overlays.rotate(show, User.objects.get(username="organizer"))
+    pages += [(None, f"/overlay/{token}/{kind}/") for kind in overlays.KINDS]
     return pages
 
 
