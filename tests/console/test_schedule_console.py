@@ -163,6 +163,7 @@ def test_a_template_show_past_the_year_9999_is_refused_not_a_server_error(org_cl
 @pytest.mark.parametrize(
     "starts_at",
     ["٢٠٢٧-٠١-١٥T20:30", f"{FUTURE}T20:30\x00", f"{FUTURE}T٢٠:٣٠", f"{FUTURE}T20:30:00+05:00"],
+    ids=["other-digits", "trailing-nul", "time-in-other-digits", "offset"],  # not by the date
 )
 def test_a_start_in_other_digits_or_with_more_after_it_is_refused(org_client, template, starts_at):
     response = org_client.post(
