@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from config.background import Background
+from runtime.background import Background
 
 log = logging.getLogger(__name__)
 IDLE_S = 30.0  # look at least this often (a template changed in the meantime)

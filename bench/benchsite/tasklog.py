@@ -1,5 +1,5 @@
 """Benchmarks only: log lines written inside a Celery task carry
-``task_id = "<task name>:<id>"`` (config.logging's context)."""
+``task_id = "<task name>:<id>"`` (runtime.logging's context)."""
 
 from __future__ import annotations
 

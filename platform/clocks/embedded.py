@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import time
 
-from config.background import Background
+from runtime.background import Background
 
 log = logging.getLogger(__name__)
 

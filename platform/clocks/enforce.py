@@ -18,11 +18,11 @@ from datetime import UTC, datetime
 
 from django.db import connection, transaction
 
-from config.logging import log_context
 from eventlog.store import ConcurrencyError, system_command_id
 from games import services
 from games.core.protocol import RuleError
 from games.models import Match
+from runtime.logging import log_context
 
 log = logging.getLogger(__name__)
 

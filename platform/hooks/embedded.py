@@ -6,7 +6,7 @@ thread, so a slow receiver never holds up the clocks."""
 
 from __future__ import annotations
 
-from config.background import Background
+from runtime.background import Background
 
 from .outbox import BATCH, IDLE_S  # noqa: F401  (the embedded sender's limits)
 

@@ -5,7 +5,7 @@ and its inline run left undone is done on the next start."""
 
 from __future__ import annotations
 
-from config.background import Background
+from runtime.background import Background
 
 from .follow import POLL_S, Follower, default_owner
 

@@ -3,7 +3,7 @@ the server sends every e-mail and push reminder whose try is due."""
 
 from __future__ import annotations
 
-from config.background import Background
+from runtime.background import Background
 
 IDLE_S = 5.0
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from config.logging import JsonFormatter, log_context
+from runtime.logging import JsonFormatter, log_context
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"

@@ -3,7 +3,7 @@ step says unless woken, survives a failing step, and stops on its flag."""
 
 import threading
 
-from config.background import Background
+from runtime.background import Background
 
 
 def test_a_woken_thread_steps_again_at_once_and_stops_on_its_flag():

@@ -72,7 +72,7 @@ def logging_config(fmt: str, level: str) -> dict:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {
-            "json": {"()": "config.logging.JsonFormatter"},
+            "json": {"()": "runtime.logging.JsonFormatter"},
             "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
         },
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": formatter}},
