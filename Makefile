@@ -19,10 +19,12 @@ $(STAMP): $(PY) pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 # the translations (.po) compiled to .mo, with or without GNU gettext's msgfmt; the
-# site's VAPID keys for web push made once in var/ (like the secret key)
+# site's VAPID keys for web push made once in var/ (like the secret key); the
+# manual's own Mermaid, pinned (mkdocs_hooks.py), when npm is there
 install: $(STAMP) var/secret_key
 	$(PY) manage.py compile_catalogs
 	DJANGO_SECRET_KEY="$$(cat var/secret_key)" $(PY) manage.py make_vapid_keys -v0
+	@$(PY) mkdocs_hooks.py fetch
 
 # `make run` serves without DEBUG (no debug pages), over plain http, with a
 # secret key of this machine's own, made once in var/
@@ -53,9 +55,11 @@ static: install var/secret_key
 test: install
 	$(PY) -m pytest -p xdist -n 2 --dist loadfile -q --durations=30
 
+# the style, then the layers (.importlinter: docs/architecture, "The layers")
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	PYTHONPATH=.:platform $(VENV)/bin/lint-imports --no-cache
 
 format: install
 	$(VENV)/bin/ruff format .
