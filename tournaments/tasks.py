@@ -1,5 +1,5 @@
 """Celery tasks of the shows: a weekly template's next show (run by
-django-celery-beat's database scheduler; under `make run` by tournaments.recurring)."""
+django-celery-beat's database scheduler; under `make run` by config.embedded_schedule)."""
 
 from celery import shared_task
 

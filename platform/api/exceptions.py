@@ -1,8 +1,15 @@
 """The one EXCEPTION_HANDLER: every refusal is JSON with a stable ``code``
 and a ``message`` a person understands. Views raise; nothing else builds an
-error body. Unknown exceptions are left to Django (a logged 500)."""
+error body. Unknown exceptions are left to Django (a logged 500).
+
+The rules' refusals (and their words in the reader's language) are the games
+app's: it registers them at start-up (``register_refusals``), so that the
+API's plumbing imports nothing of the games."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
@@ -13,8 +20,6 @@ from rest_framework.views import set_rollback
 
 from eventlog.commands import BadCommandId
 from eventlog.store import CommandIdReused, ConcurrencyError, stream_version
-from games.core.protocol import RoleRequired, RuleError
-from games.engine_words import refusal
 
 from .parsers import TooLarge, max_body_bytes
 
@@ -24,6 +29,28 @@ MESSAGES = {
     "permission_denied": "you may not do that",
     "method_not_allowed": "this address does not take that method",
 }
+
+
+@dataclass(frozen=True)
+class Refusals:
+    """What the rules refuse with: the exception types of a refusal (a 422),
+    those of them naming a role the caller lacks (a 403), and the words of
+    one in the reader's language."""
+
+    rule: tuple[type[Exception], ...]
+    role: tuple[type[Exception], ...]
+    words: Callable[[Exception], str]
+
+
+# none registered: nothing is a refusal of the rules, and words are plain
+_refusals = Refusals(rule=(), role=(), words=str)
+
+
+def register_refusals(refusals: Refusals) -> Refusals:
+    """Install the rules' refusals; returns the ones they replace."""
+    global _refusals
+    previous, _refusals = _refusals, refusals
+    return previous
 
 
 class Forbidden(exceptions.PermissionDenied):
@@ -52,10 +79,11 @@ def _first_problem(detail, path: str = "") -> str:
 
 
 def handle(exc, context):
-    if isinstance(exc, RoleRequired):  # the caller's role, in the rules' own words
-        return error("permission_denied", refusal(exc), status.HTTP_403_FORBIDDEN)
-    if isinstance(exc, RuleError):
-        return error("rule", refusal(exc), 422)
+    refusals = _refusals
+    if isinstance(exc, refusals.role):  # the caller's role, in the rules' own words
+        return error("permission_denied", refusals.words(exc), status.HTTP_403_FORBIDDEN)
+    if isinstance(exc, refusals.rule):
+        return error("rule", refusals.words(exc), 422)
     if isinstance(exc, BadCommandId):  # the serializers check it first; kept as a 400 anyway
         return error("invalid", str(exc), status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, CommandIdReused):

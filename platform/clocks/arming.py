@@ -25,6 +25,8 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.core.cache import cache
 
+from .enforce_due import enforce_due_deadlines
+
 log = logging.getLogger(__name__)
 
 WAKE_WINDOW_S = 0.01  # deadlines this close share one wake-up (its end: never early)
@@ -66,8 +68,6 @@ def wake_at(deadline: datetime, now: float | None = None) -> None:
     if at in _armed:
         return
     _remember(at)
-    from .tasks import enforce_due_deadlines
-
     # one wake-up per window across the processes (reactors, the sweep's workers)
     queue = enforce_due_deadlines.app.conf.task_default_queue
     key = f"clocks-armed:{queue}:{round(at.timestamp() * 1000)}"

@@ -1,14 +1,10 @@
-"""Celery tasks: the batch enforcer (woken at deadlines) and the periodic sweep."""
+"""Celery tasks: the periodic sweep, one match's deadline, the bots' moves.
+The batch enforcer woken at deadlines is clocks.enforce_due (arming sends it)."""
 
 from celery import shared_task
 
 from .arming import arm_ahead
-from .enforce import enforce_due, enforce_match, sweep
-
-
-@shared_task(name="clocks.enforce_due", ignore_result=True, acks_late=True)
-def enforce_due_deadlines() -> int:
-    return enforce_due()
+from .enforce import enforce_match, sweep
 
 
 @shared_task(name="clocks.enforce_deadline", ignore_result=True, acks_late=True)

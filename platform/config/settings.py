@@ -87,7 +87,7 @@ INSTALLED_APPS = [
     "reminders",
     "reactors",
     "django_celery_beat",
-    "config",  # its management commands (compile_catalogs)
+    "config",  # its management commands (compile_catalogs, runserver_embedded)
 ]
 
 MIDDLEWARE = [

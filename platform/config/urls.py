@@ -3,10 +3,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from api import views as api_views
 from reminders import views as reminder_views
 
-from . import views
+from . import token_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -29,10 +28,10 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("ratings.api_urls")),  # before games' (its last route is a 404)
     path("api/", include("games.api_urls")),
-    path("account/tokens/", api_views.tokens, name="api-tokens"),
+    path("account/tokens/", token_views.tokens, name="api-tokens"),
     path("account/reminders/", include("reminders.urls")),
     path("sw.js", reminder_views.service_worker, name="service-worker"),
-    path("account/tokens/<int:pk>/revoke", api_views.revoke, name="api-token-revoke"),
+    path("account/tokens/<int:pk>/revoke", token_views.revoke, name="api-token-revoke"),
 ]
 
 handler404 = "config.views.not_found"

@@ -10,6 +10,6 @@ class ReactorsConfig(AppConfig):
     def ready(self):
         from eventlog.store import on_append
 
-        from .follow import run_inline
+        from .embedded import run_inline
 
         on_append(run_inline)  # only under REACTORS_INLINE (embedded mode)

@@ -14,7 +14,8 @@ running (``pg_snapshot_xmin``; those of other databases left out), in (tx,
 id) order: nothing can appear below that line any more, so the checkpoint
 (tx, id) never passes an event that is still to commit. A long transaction
 that wrote holds the reactors back until it ends (never anything lost). SQLite writes one transaction at a time: ids commit in
-order and the position is the id (tx 0).
+order and the position is the id (tx 0). Both are reactors.positions; the
+wait for the next append (LISTEN/NOTIFY on PostgreSQL) is reactors.listen.
 
 Partitions. A stream belongs to partition ``partition_of(stream)``. Each
 process following the log (``manage.py run_reactors``, the embedded thread
@@ -29,7 +30,6 @@ over starts from the last checkpoint committed.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import socket
@@ -37,7 +37,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -48,11 +48,13 @@ from django.utils import timezone
 from eventlog import rows as db_rows
 from eventlog.models import StoredEvent
 
+from . import positions
+from .listen import Woken, wakeup
 from .models import ParkedAppend, ReactorFollower, ReactorPartition
+from .positions import partition_of
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "eventlog_appended"  # NOTIFYed by every insert of events: tx, streams (eventlog 0008)
 BATCH = 500  # events read per pass
 POLL_S = 5.0  # catch up at least this often, notified or not
 # A woken partition held back by an older transaction still open is read
@@ -98,6 +100,18 @@ def register(
     return reactor
 
 
+# The match rows are the games app's read model: it registers their model at
+# start-up (GamesConfig.ready), so that the log's followers import nothing of it.
+_match_model = None
+
+
+def register_match_model(model) -> type | None:
+    """Install the model of the match rows; returns the one it replaces."""
+    global _match_model
+    previous, _match_model = _match_model, model
+    return previous
+
+
 class MatchRows:
     """The match rows (read model) of a batch's streams, read once for every
     reactor that handles the batch (live publishing, clock arming, reminders
@@ -120,14 +134,13 @@ class MatchRows:
     def of(self, streams) -> list:
         """The match rows of ``streams`` (those of the batch), by stream."""
         if self._found is None:
-            from games.models import Match
-
             streams = sorted(self.streams)
+            match = _match_model
             found = (
                 db_rows.fetch(
-                    Match, db_rows.select(Match, f'"stream" IN ({_in(streams)})'), streams
+                    match, db_rows.select(match, f'"stream" IN ({_in(streams)})'), streams
                 )
-                if streams
+                if streams and match is not None
                 else []
             )
             self._found = {m.stream: m for m in found}
@@ -143,73 +156,6 @@ def _call(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> None
 
 def registered() -> list[Reactor]:
     return list(_reactors.values())
-
-
-def partition_of(stream: str, partitions: int | None = None) -> int:
-    """The partition of a stream; the same as ``_PARTITION_SQL``."""
-    n = partitions or settings.REACTOR_PARTITIONS
-    return int(hashlib.md5(stream.encode()).hexdigest()[:8], 16) % n
-
-
-_PARTITION_SQL = "('x' || substr(md5(stream), 1, 8))::bit(32)::bigint %% %s = %s"
-_TABLE = StoredEvent._meta.db_table
-_COLUMNS = "id, stream, version, type, data, metadata, command_id, command_seq, recorded_at"
-# The line: the oldest transaction still running when the snapshot was taken
-# (pg_snapshot_xmin), except those seen running in another database (they never
-# write here; on a shared server they would hold every reactor back).
-_LINE_PG = (
-    "WITH snap AS (SELECT pg_current_snapshot() AS s) "
-    "SELECT COALESCE((SELECT min(x) FROM snap, pg_snapshot_xip(snap.s) AS x "
-    "WHERE (x::text::bigint & 4294967295) NOT IN (SELECT backend_xid::text::bigint "
-    "FROM pg_stat_activity WHERE datname <> current_database() AND backend_xid IS NOT NULL)), "
-    "(SELECT pg_snapshot_xmax(s) FROM snap))"
-)
-_READ_PG = (
-    f"SELECT {_COLUMNS}, tx::text AS tx_text FROM {_TABLE} "
-    f"WHERE (tx, id) > (%s::text::xid8, %s) AND tx < ({_LINE_PG}) "
-    f"AND {_PARTITION_SQL} ORDER BY tx, id LIMIT %s"
-)
-# the rest of a transaction a full batch cut (it has ended: its rows are all there)
-_REST_OF_TX_PG = (
-    f"SELECT {_COLUMNS}, tx::text AS tx_text FROM {_TABLE} "
-    f"WHERE tx = %s::text::xid8 AND id > %s AND {_PARTITION_SQL} ORDER BY id"
-)
-
-
-def read_after(
-    position: tuple[int, int], partition: int, partitions: int, limit: int = BATCH
-) -> tuple[list[StoredEvent], tuple[int, int] | None]:
-    """The events of ``partition`` past ``position`` that no open transaction
-    can still precede, in log order, whole transactions only; and the
-    position the reader may move to (None: nothing new). Run it outside any
-    transaction of one's own (its snapshot would hold the line back)."""
-    after_tx, after_id = position
-    if connection.vendor == "postgresql":
-        rows = _events(_READ_PG, [str(after_tx), after_id, partitions, partition, limit])
-        if len(rows) == limit:
-            rows += _events(_REST_OF_TX_PG, [str(rows[-1].tx), rows[-1].id, partitions, partition])
-        return rows, ((rows[-1].tx, rows[-1].id) if rows else None)
-    # SQLite: one writer at a time, ids commit in order; other partitions' rows are skipped
-    scanned = list(StoredEvent.objects.filter(id__gt=after_id).order_by("id")[:limit])
-    if not scanned:
-        return [], None
-    rows = [r for r in scanned if partition_of(r.stream, partitions) == partition]
-    for row in rows:
-        row.tx = None
-    return rows, (0, scanned[-1].id)
-
-
-def _events(sql: str, params: list) -> list[StoredEvent]:
-    """The events a ``_READ_PG``-like statement finds, each with its ``tx``."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
-    events = []
-    for row in found:
-        event = db_rows.instance(StoredEvent, row)
-        event.tx = int(row[-1])
-        events.append(event)
-    return events
 
 
 def _in(values) -> str:
@@ -264,30 +210,6 @@ def _move(pks: set[int], to: tuple[int, int]) -> None:
         )
 
 
-_LAST_OF_PARTITION_PG = (
-    f"SELECT tx::text, id FROM {_TABLE} WHERE {_PARTITION_SQL} ORDER BY tx DESC, id DESC LIMIT 1"
-)
-
-
-def the_tip(db=connection, partitions: int | None = None) -> dict[int, tuple[int, int]]:
-    """Where each partition's log ends now, as a reader there would have
-    moved: the position of its last event (SQLite: the last id of the log,
-    the same for every partition); partitions without events left out."""
-    n = partitions or settings.REACTOR_PARTITIONS
-    with db.cursor() as cursor:
-        if db.vendor != "postgresql":
-            cursor.execute(f"SELECT max(id) FROM {_TABLE}")
-            last = cursor.fetchone()[0]
-            return {} if last is None else {p: (0, last) for p in range(n)}
-        tip = {}
-        for p in range(n):  # each a short walk back along the (tx, id) index
-            cursor.execute(_LAST_OF_PARTITION_PG, [n, p])
-            row = cursor.fetchone()
-            if row:
-                tip[p] = (int(row[0]), row[1])
-        return tip
-
-
 def start_at_the_tip(name: str, checkpoints=ReactorPartition, db=connection) -> None:
     """A reactor added to a log that has events already starts at its end
     (what came before was done another way, e.g. inside the appends): its
@@ -296,7 +218,7 @@ def start_at_the_tip(name: str, checkpoints=ReactorPartition, db=connection) -> 
     checkpoints.objects.using(db.alias).bulk_create(
         [
             checkpoints(reactor=name, partition=p, after_tx=tx, after_id=last)
-            for p, (tx, last) in the_tip(db).items()
+            for p, (tx, last) in positions.the_tip(db).items()
         ],
         ignore_conflicts=True,
     )
@@ -435,41 +357,6 @@ def _needs(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> boo
         return True
 
 
-INLINE_OWNER = "inline"  # embedded mode's appending process (holds no lease)
-
-
-def run_inline(rows: list[StoredEvent]) -> None:
-    """Embedded mode (``REACTORS_INLINE``): right after an append commits, its
-    own process follows the log of the append's partition, as a follower
-    would (it needs no lease: a checkpoint moves only from where it was read,
-    under its row's lock). So each event is handled once and the checkpoint
-    moves with the effects; a crash between the commit and this leaves the
-    events to the follower thread. What this pass could not reach (an older
-    transaction still open, a checkpoint a batch behind) is handled at once
-    anyway, the follower coming to it later (handled twice, doubling nothing)."""
-    if not settings.REACTORS_INLINE or not rows:
-        return
-    wanted = [r for r in registered() if any(r.wants(row) for row in rows)]
-    if wanted:
-        try:
-            covered = _inline_pass(rows, wanted)
-        except Exception:  # a broken reactor must not undo a committed append
-            log.exception("reactors: the inline pass failed; the follower will do it")
-            covered = set()
-        matches = MatchRows(rows)
-        for reactor in wanted:
-            mine = [r for r in rows if reactor.wants(r)]
-            if reactor.name in covered or not mine:
-                continue
-            try:
-                call_alone(reactor, mine, matches)
-            except Exception:
-                log.exception("reactor %s failed after an append", reactor.name)
-    from . import embedded
-
-    embedded.wake()
-
-
 def call_alone(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) -> None:
     """``reactor`` on ``rows`` outside a pass: in a transaction of its own
     when it writes, as in a pass, so the locks it takes (a game's ratings
@@ -479,47 +366,6 @@ def call_alone(reactor: Reactor, rows: list[StoredEvent], matches: MatchRows) ->
             _call(reactor, rows, matches)
     else:
         _call(reactor, rows, matches)
-
-
-def _inline_pass(rows: list[StoredEvent], reactors: list[Reactor]) -> set[str]:
-    """One pass over the partition of ``rows`` (one append: one stream) for
-    ``reactors``; the names of those whose checkpoint it moved past the rows."""
-    follower = Follower(INLINE_OWNER, reactors=reactors, leased=False)
-    partition = partition_of(rows[0].stream, follower.partitions)
-    names = [r.name for r in reactors]
-    parts = list(ReactorPartition.objects.filter(reactor__in=names, partition=partition))
-    if len(parts) < len(names):
-        follower.make_rows(partition)
-        parts = list(ReactorPartition.objects.filter(reactor__in=names, partition=partition))
-    at: dict[tuple[int, int], list[ReactorPartition]] = {}
-    now = timezone.now()
-    for part in parts:
-        if not backing_off(part, now):  # else left to the follower, after its backoff
-            at.setdefault((part.after_tx, part.after_id), []).append(part)
-    covered: set[str] = set()
-    last = rows[-1].id
-    for position, group in at.items():
-        done = follower._pass(partition, position, group)
-        if done is not None and last in done.ids:
-            covered |= {p.reactor for p in group if p.pk in done.moved}
-    if len(covered) < len(names):  # not read by this pass: past them already?
-        reached = _position_of(last)
-        for part in ReactorPartition.objects.filter(
-            reactor__in=set(names) - covered, partition=partition
-        ):
-            if (part.after_tx, part.after_id) >= reached:
-                covered.add(part.reactor)
-    return covered
-
-
-def _position_of(event_id: int) -> tuple[int, int]:
-    """An event's position in the log: (writing transaction, id)."""
-    if connection.vendor != "postgresql":
-        return (0, event_id)
-    with connection.cursor() as cur:
-        cur.execute(f"SELECT tx::text FROM {_TABLE} WHERE id = %s", [event_id])
-        found = cur.fetchone()
-    return (int(found[0]) if found else 0, event_id)
 
 
 def default_owner(kind: str = "") -> str:
@@ -644,7 +490,7 @@ class Follower:
         """One batch of one partition for the reactors at ``position`` there,
         handled and checkpointed in one transaction; None when nothing moved
         (nothing new, or no longer held)."""
-        rows, moved_to = read_after(position, partition, self.partitions, self.batch)
+        rows, moved_to = positions.read_after(position, partition, self.partitions, self.batch)
         if moved_to is None:
             return None
         with transaction.atomic():
@@ -712,8 +558,8 @@ class Follower:
         NOTIFY (PostgreSQL), catching up at least every ``poll_s``."""
         from django.db import close_old_connections
 
-        wakeup = Wakeup()
-        wakeup.listen()  # before the first catch-up: no commit falls between the two
+        waiting = wakeup()
+        waiting.listen()  # before the first catch-up: no commit falls between the two
         woken = None
         try:
             while not stop.is_set():
@@ -724,12 +570,12 @@ class Follower:
                 except DatabaseError:
                     log.exception("reactors: the database failed; trying again")
                     connection.close()
-                    wakeup.wait(wait)
+                    waiting.wait(wait)
                     woken = None  # read everything once it answers again
                     continue
-                woken = wakeup.wait(wait)
+                woken = waiting.wait(wait)
         finally:
-            wakeup.close()
+            waiting.close()
             try:
                 self.leave()
             except DatabaseError:
@@ -744,78 +590,3 @@ class Pass:
     ids: set[int]
     moved: set[int]
     to: tuple[int, int]
-
-
-@dataclass
-class Woken:
-    """What the notifications of a wait named: each stream appended to, with
-    the highest transaction that wrote it; ``everything`` when one of them
-    named no stream (too many for a payload), so that all is read."""
-
-    streams: dict[str, int] = field(default_factory=dict)
-    everything: bool = False
-
-    def add(self, payload: str) -> None:
-        """A payload of the trigger (eventlog 0008): the transaction id, then
-        a line per stream written."""
-        tx, *streams = payload.split("\n")
-        streams = [s for s in streams if s]
-        if not tx.isdigit() or not streams:
-            self.everything = True
-            return
-        for stream in streams:
-            self.streams[stream] = max(int(tx), self.streams.get(stream, 0))
-
-
-class Wakeup:
-    """Waits for the next append: LISTEN on a connection of its own on
-    PostgreSQL; elsewhere the timeout alone (embedded mode wakes its thread)."""
-
-    def __init__(self):
-        self._conn = None
-
-    def listen(self):
-        """The listening connection (None: polling only)."""
-        if self._conn is None and connection.vendor == "postgresql":
-            try:
-                import psycopg
-
-                # a connection of its own, never one of a pool (DB_POOL_SIZE)
-                conn = psycopg.connect(**connection.get_connection_params(), autocommit=True)
-                conn.execute(f"LISTEN {CHANNEL}")
-                self._conn = conn
-            except Exception:
-                log.exception("reactors: cannot LISTEN; polling")
-        return self._conn
-
-    def wait(self, timeout: float) -> Woken | None:
-        """Until an append commits or ``timeout``: what the notifications
-        received named (empty on a timeout), None when there is no LISTEN
-        (read everything). Once the listening connection failed, the next wait
-        listens again and returns at once: what was appended meanwhile is
-        read by the next full catch-up."""
-        fresh = self._conn is None
-        conn = self.listen()
-        if conn is None:
-            time.sleep(timeout)
-            return None
-        if fresh:
-            return None
-        woken = Woken()
-        try:
-            for note in conn.notifies(timeout=timeout, stop_after=1):
-                woken.add(note.payload)
-            for note in conn.notifies(timeout=0):  # the rest already here: one catch-up for all
-                woken.add(note.payload)
-        except Exception:
-            log.exception("reactors: the LISTEN connection failed; polling")
-            self.close()
-            return None
-        return woken  # empty: the wait timed out
-
-    def close(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            finally:
-                self._conn = None

@@ -245,8 +245,8 @@ def test_two_reactor_processes_share_the_log_and_one_takes_over_a_killed_one(
 
     from django.db import connection
 
-    from reactors.follow import partition_of
     from reactors.models import ReactorPartition
+    from reactors.positions import partition_of
 
     settings.REACTORS_INLINE = False  # as in production: only the reactors' processes
     stream, olga = _show(delay=0)

@@ -352,10 +352,10 @@ def test_a_new_match_wakes_the_enforcer_once_at_its_deadline(
 ):
     from unittest import mock
 
-    from clocks import arming, tasks
+    from clocks import arming, enforce_due
 
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"  # arming sends a task, not a wake-up
-    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+    with mock.patch.object(enforce_due.enforce_due_deadlines, "apply_async") as send:
         with django_capture_on_commit_callbacks(execute=True):
             match = dll_match()
         assert send.call_count == 1  # two appends in one transaction, one wake-up
@@ -370,7 +370,7 @@ def test_deadlines_in_one_window_share_a_wake_up(settings):
     from datetime import UTC, datetime, timedelta
     from unittest import mock
 
-    from clocks import arming, tasks
+    from clocks import arming, enforce_due
 
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
     arming._armed.clear()
@@ -379,7 +379,7 @@ def test_deadlines_in_one_window_share_a_wake_up(settings):
     start = datetime.fromtimestamp(round(now + 2, 2) + 0.001, tz=UTC)
     same = [start + timedelta(milliseconds=k) for k in (0, 3, 8)]
     later = start + timedelta(milliseconds=12)  # the next window
-    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+    with mock.patch.object(enforce_due.enforce_due_deadlines, "apply_async") as send:
         for deadline in [*same, later, same[1]]:
             arming.wake_at(deadline, now)
     etas = [c.kwargs["eta"] for c in send.call_args_list]
@@ -395,12 +395,12 @@ def test_a_window_is_armed_once_across_processes(settings):
     from datetime import UTC, datetime
     from unittest import mock
 
-    from clocks import arming, tasks
+    from clocks import arming, enforce_due
 
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
     now = time.time()
     deadline = datetime.fromtimestamp(now + 3.0031, tz=UTC)
-    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+    with mock.patch.object(enforce_due.enforce_due_deadlines, "apply_async") as send:
         arming._armed.clear()
         arming.wake_at(deadline, now)
         arming._armed.clear()  # what a second process remembers: nothing
@@ -417,12 +417,12 @@ def test_a_far_deadline_is_armed_by_the_sweep_once_it_comes_close(
     window's end, and a match that moved on meanwhile is not armed at all."""
     from unittest import mock
 
-    from clocks import arming, tasks
+    from clocks import arming, enforce_due
 
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
     settings.CLOCKS_ARM_AHEAD_S = 10
     arming._armed.clear()
-    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+    with mock.patch.object(enforce_due.enforce_due_deadlines, "apply_async") as send:
         with django_capture_on_commit_callbacks(execute=True):
             far = dll_match(options={**FAST_DLL, "decision_s": 60}, seed=3)
             near = dll_match(options={**FAST_DLL, "decision_s": 5}, seed=4)
@@ -445,7 +445,7 @@ def test_a_far_deadline_is_armed_by_the_sweep_once_it_comes_close(
     deadline = paused.next_deadline
     services.submit(paused, None, {"type": "pause", "reason": "x"}, role="moderator", actor="mod")
     arming._armed.clear()
-    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+    with mock.patch.object(enforce_due.enforce_due_deadlines, "apply_async") as send:
         assert arming.arm_ahead(now=deadline.timestamp() - 5) == 0
     assert send.call_count == 0
 
@@ -454,11 +454,11 @@ def test_a_far_deadline_is_armed_by_the_sweep_once_it_comes_close(
 def test_the_beats_sweep_task_arms_what_comes_close(settings, django_capture_on_commit_callbacks):
     from unittest import mock
 
-    from clocks import arming, tasks
+    from clocks import arming, enforce_due, tasks
 
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
     arming._armed.clear()
-    with mock.patch.object(tasks.enforce_due_deadlines, "apply_async") as send:
+    with mock.patch.object(enforce_due.enforce_due_deadlines, "apply_async") as send:
         with django_capture_on_commit_callbacks(execute=True):
             match = dll_match(options={**FAST_DLL, "decision_s": 40}, seed=6)
         assert send.call_count == 0  # 42 s ahead: not armed when set

@@ -14,8 +14,9 @@ from django.test.utils import CaptureQueriesContext
 
 from games import services
 from ratings.models import PlayedMatch, Rating, RatingPoint
-from reactors.follow import Follower, partition_of
+from reactors.follow import Follower
 from reactors.models import ReactorPartition
+from reactors.positions import partition_of
 from tests.ratings.direct import replay, results_from_log
 from tests.ratings.helpers import DAY, accounts, rated_match
 

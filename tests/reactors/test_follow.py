@@ -14,9 +14,10 @@ from django.db import OperationalError, connection, transaction
 
 from eventlog import store
 from eventlog.store import NewEvent
-from reactors import follow
-from reactors.follow import Follower, Reactor, partition_of
+from reactors import follow, listen, positions
+from reactors.follow import Follower, Reactor
 from reactors.models import ParkedAppend, ReactorFollower, ReactorPartition
+from reactors.positions import partition_of
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -88,7 +89,7 @@ def test_the_partition_of_a_stream_is_the_same_in_python_and_sql():
     with connection.cursor() as cur:
         for s in streams:
             cur.execute(
-                "SELECT " + follow._PARTITION_SQL.replace("stream", "%s"),
+                "SELECT " + positions._PARTITION_SQL.replace("stream", "%s"),
                 [s, 8, partition_of(s, 8)],
             )
             assert cur.fetchone()[0] is True
@@ -201,7 +202,7 @@ def test_a_follower_that_lost_its_lease_moves_nothing(monkeypatch):
     a, b = _follower(handled, "a", lease_s=30), _follower(handled, "b", lease_s=30)
     a.beat()
     ids = [i for k in range(8) for i in _append(f"t-l{k}")]
-    real = follow.read_after
+    real = positions.read_after
 
     def read_then_lose(*args, **kw):
         got = real(*args, **kw)
@@ -211,9 +212,9 @@ def test_a_follower_that_lost_its_lease_moves_nothing(monkeypatch):
         b.beat()
         return got
 
-    monkeypatch.setattr(follow, "read_after", read_then_lose)
+    monkeypatch.setattr(positions, "read_after", read_then_lose)
     assert a.catch_up() == 0 and not handled.ids and _held("a") == 0
-    monkeypatch.setattr(follow, "read_after", real)
+    monkeypatch.setattr(positions, "read_after", real)
     assert _held("b") == PARTITIONS
     b.catch_up()
     assert handled.ids == Counter(ids) and handled.by["b"] == len(ids)
@@ -374,15 +375,15 @@ def test_embedded_mode_handles_at_once_what_its_pass_could_not_take(settings, mo
     and the follower comes to them again (at least once)."""
     settings.REACTORS_INLINE = True
     calls = _counting(monkeypatch)
-    real = follow.read_after
+    real = positions.read_after
 
     def down(*args, **kw):
         raise OperationalError("the database went away")
 
-    monkeypatch.setattr(follow, "read_after", down)
+    monkeypatch.setattr(positions, "read_after", down)
     ids = _append("t-down", 2)
     assert calls == Counter(ids)
-    monkeypatch.setattr(follow, "read_after", real)
+    monkeypatch.setattr(positions, "read_after", real)
     thread = Follower("embedded-thread", partitions=PARTITIONS)
     thread.beat()
     thread.catch_up()
@@ -392,13 +393,13 @@ def test_embedded_mode_handles_at_once_what_its_pass_could_not_take(settings, mo
 def _reads(monkeypatch) -> list[int]:
     """The partitions read_after reads, in order."""
     read: list[int] = []
-    real = follow.read_after
+    real = positions.read_after
 
     def counted(position, partition, *args, **kw):
         read.append(partition)
         return real(position, partition, *args, **kw)
 
-    monkeypatch.setattr(follow, "read_after", counted)
+    monkeypatch.setattr(positions, "read_after", counted)
     return read
 
 
@@ -408,7 +409,7 @@ def test_a_wake_after_one_append_reads_its_partition_only(monkeypatch):
     read = _reads(monkeypatch)
     follower.step(poll_s=600)  # on start: every partition
     assert set(read) == set(range(PARTITIONS))
-    wakeup = follow.Wakeup()
+    wakeup = listen.wakeup()
     wakeup.listen()
     try:
         ids = _append("t-one", 2)
@@ -478,7 +479,7 @@ def test_a_woken_partition_held_back_by_an_open_transaction_is_read_again():
     slow, out = _in_thread(slow_writer)
     assert appended.wait(30)
     fast = _append("t-fast")
-    woken = follow.Woken()
+    woken = listen.Woken()
     woken.add(f"{_tx_of(fast[0])}\nt-fast")
     follower.step(poll_s=600, woken=woken)
     assert not handled.ids  # below the line: not yet
@@ -486,7 +487,7 @@ def test_a_woken_partition_held_back_by_an_open_transaction_is_read_again():
     release.set()
     slow.join(30)
     assert "error" not in out, out.get("error")
-    woken = follow.Woken()
+    woken = listen.Woken()
     woken.add(f"{_tx_of(out['value'][0])}\nt-slow")
     follower.step(poll_s=600, woken=woken)  # the slow one's wake reads the fast one's too
     assert handled.ids == Counter(out["value"] + fast)
@@ -494,7 +495,7 @@ def test_a_woken_partition_held_back_by_an_open_transaction_is_read_again():
 
 
 def _tx_of(event_id) -> int:
-    return follow._position_of(event_id)[0]
+    return positions.position_of(event_id)[0]
 
 
 def test_a_partition_held_back_by_a_transaction_that_appends_nothing_is_read_soon():
@@ -516,16 +517,16 @@ def test_a_partition_held_back_by_a_transaction_that_appends_nothing_is_read_soo
     other, out = _in_thread(other_write)
     assert began.wait(30)
     fast = _append("t-fast")
-    woken = follow.Woken()
+    woken = listen.Woken()
     woken.add(f"{_tx_of(fast[0])}\nt-fast")
     wait = follower.step(poll_s=600, woken=woken)
     assert not handled.ids and partition_of("t-fast", PARTITIONS) in follower.waiting
     assert wait <= follow.RETRY_S
-    assert follower.step(poll_s=600, woken=follow.Woken()) <= 2 * follow.RETRY_S  # still held
+    assert follower.step(poll_s=600, woken=listen.Woken()) <= 2 * follow.RETRY_S  # still held
     release.set()
     other.join(30)
     assert "error" not in out, out.get("error")
-    wakeup = follow.Wakeup()
+    wakeup = listen.wakeup()
     wakeup.listen()
     try:
         timed_out = wakeup.wait(wait)
@@ -535,7 +536,7 @@ def test_a_partition_held_back_by_a_transaction_that_appends_nothing_is_read_soo
     follower.step(poll_s=600, woken=timed_out)
     assert handled.ids == Counter(fast)
     assert follower.waiting == {}
-    assert follower.step(poll_s=600, woken=follow.Woken()) > follow.RETRY_MAX_S
+    assert follower.step(poll_s=600, woken=listen.Woken()) > follow.RETRY_MAX_S
 
 
 def test_embedded_mode_handles_what_its_pass_could_not_take_under_the_reactors_locks(
@@ -560,7 +561,7 @@ def test_embedded_mode_handles_what_its_pass_could_not_take_under_the_reactors_l
     def down(*args, **kw):
         raise OperationalError("the database went away")
 
-    monkeypatch.setattr(follow, "read_after", down)
+    monkeypatch.setattr(positions, "read_after", down)
     first, out1 = _in_thread(lambda: _append("t-first"))
     assert wait_for(lambda: inside == ["t-first"])
     second, out2 = _in_thread(lambda: _append("t-second"))

@@ -9,8 +9,9 @@ import pytest
 from django.contrib.auth.models import User
 from django_celery_beat.models import PeriodicTask
 
+from config import embedded_schedule
 from games.core.protocol import RoleRequired, RuleError
-from tournaments import recurring, show_services, shows
+from tournaments import show_services, shows
 from tournaments import show_templates as st
 from tournaments.models import ShowRecord, TemplateShow
 
@@ -96,7 +97,7 @@ def test_a_weekly_template_is_a_database_periodic_task_the_embedded_runner_fires
     # django-celery-beat's entry says it is due once its last run is a week old
     task.last_run_at = dt.datetime.now(dt.UTC) - dt.timedelta(days=8)
     task.save()
-    assert recurring.run_due() > 0
+    assert embedded_schedule.run_due() > 0
     made = TemplateShow.objects.get(template=template)
     record = ShowRecord.objects.get(stream=made.stream)
     assert record.status == "scheduled" and record.organizer_id == u["olga"].pk
@@ -104,7 +105,7 @@ def test_a_weekly_template_is_a_database_periodic_task_the_embedded_runner_fires
     assert task.total_run_count == 1 and task.last_run_at > dt.datetime.now(dt.UTC) - dt.timedelta(
         minutes=1
     )
-    recurring.run_due()  # not due again
+    embedded_schedule.run_due()  # not due again
     assert TemplateShow.objects.filter(template=template).count() == 1
     assert st.run_recurrence(template.pk) is None  # the same start twice: one show
 

@@ -1,4 +1,5 @@
-"""The tokens page: a user creates and revokes their own API tokens."""
+"""The tokens page: a user creates and revokes their own API tokens (a page
+of the site; the tokens themselves are api.models)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,12 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from api.models import ApiToken
 from eventlog.commands import BadCommandId, command_args, once
 from eventlog.store import CommandIdReused
 from games.core.protocol import RuleError
 from games.engine_words import refusal
 from tournaments.words import FORM_REUSED
-
-from .models import ApiToken
 
 MAX_TOKENS = 20  # active tokens per user
 

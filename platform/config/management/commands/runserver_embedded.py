@@ -1,11 +1,14 @@
+"""`manage.py runserver_embedded` (`make run`): the server with every
+background worker of embedded mode in its own process."""
+
 from daphne.management.commands.runserver import Command as RunserverCommand
 from django.conf import settings
 
 from clocks import embedded
+from config import embedded_schedule
 from hooks import embedded as embedded_hooks
 from reactors import embedded as embedded_reactors
 from reminders import embedded as embedded_reminders
-from tournaments import recurring
 
 
 class Command(RunserverCommand):
@@ -23,6 +26,6 @@ class Command(RunserverCommand):
             self.stdout.write("webhook sender running in-process (deliveries sent)")
             embedded_reminders.start()
             self.stdout.write("reminder sender running in-process (e-mail, web push)")
-            recurring.start()
+            embedded_schedule.start()
             self.stdout.write("database schedule running in-process (recurring shows)")
         return super().inner_run(*args, **options)

@@ -18,9 +18,9 @@ def run_due() -> float:
     from django_celery_beat.models import PeriodicTask
     from django_celery_beat.schedulers import ModelEntry
 
-    from config.celery import app
+    from tournaments import tasks  # noqa: F401  (registers the shows' tasks in this process)
 
-    from . import tasks  # noqa: F401  (registers the shows' tasks in this process)
+    from .celery import app
 
     wait = IDLE_S
     for model in PeriodicTask.objects.enabled().filter(task__in=list(app.tasks.keys())):
