@@ -5,7 +5,10 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.core.tables import (
+from games.engine_words import in_words
+from games.love_letter_family.cards import TARGETED, countess_forced
+
+from .base import (
     Board,
     Card,
     Choice,
@@ -16,9 +19,7 @@ from games.core.tables import (
     card_of,
     seat_name,
 )
-from games.engine_words import in_words
-from games.love_letter_family.cards import TARGETED, countess_forced
-from games.love_letter_family.words import face, rank
+from .love_letter_family import face, rank
 
 
 def board(view: dict, you: str | None, names: dict) -> Board:

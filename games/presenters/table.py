@@ -1,14 +1,14 @@
 """The one presenter of a match's table: what a viewer sees and may do.
 
 ``table_for(match, viewer, at=None)`` asks the services what this viewer may
-see (``view_for``, ``history_for``), then the game's own ``table`` module
-(``games/<game>/table.py``) for the cards, piles and controls, and the
-words of each event. Templates only render the ``Table`` it returns.
+see (``view_for``, ``history_for``), then the game's own presenter
+(``games/presenters/<game>.py``, found in ``GAME_PRESENTERS``) for the
+cards, piles and controls, and the words of each event. Templates only
+render the ``Table`` it returns.
 """
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -18,15 +18,16 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext, pgettext
 
+from games import services, visibility
 from games.core.deal import REVEAL
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
-from games.core.registry import GAME_MODULES, rules_for, series_for
-from games.core.tables import Board, Choice, Control, Field, SeatPart
+from games.core.registry import rules_for, series_for
+from games.deal_check import deal_check
+from games.engine_words import in_words, item_name
+from games.models import Match
 
-from . import services, visibility
-from .deal_check import deal_check
-from .engine_words import in_words, item_name
-from .models import Match
+from . import bleven, doubting_love_letter, higher_lower, love_letter, love_me_not
+from .base import Board, Choice, Control, Field, SeatPart
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,19 @@ class Table:
         return self.at is None and not self.finished
 
 
+# game slug -> the module that draws its table; the pure registry
+# (games/core/registry.py) lists the rules of the same games
+GAME_PRESENTERS: dict[str, ModuleType] = {
+    "doubting-love-letter": doubting_love_letter,
+    "love-letter": love_letter,
+    "love-me-not": love_me_not,
+    "higher-lower": higher_lower,
+    "bleven": bleven,
+}
+
+
 def table_module(game: str) -> ModuleType:
-    return importlib.import_module(GAME_MODULES[game].rsplit(".", 1)[0] + ".table")
+    return GAME_PRESENTERS[game]
 
 
 # what a seat is deciding, in words ("to play, guess")
@@ -359,7 +371,7 @@ def find_control(table: Table, key: str) -> Control | None:
 # ---- history in words ------------------------------------------------------
 def describe_row(module: ModuleType, row: dict, you: str | None, names: dict) -> str:
     """One redacted history row in words (the series' and platform's own
-    events here, the game's in its table module)."""
+    events here, the game's in its presenter)."""
     data = row.get("data") or {}
     text = _describe_series(row["type"], data, names, you)
     if text is None:

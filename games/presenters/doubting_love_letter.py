@@ -5,7 +5,11 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
-from games.core.tables import (
+from games.deal_check import deal_check
+from games.engine_words import ITEMS, in_words
+from games.love_letter_family.cards import countess_forced
+
+from .base import (
     Board,
     Card,
     Choice,
@@ -16,10 +20,7 @@ from games.core.tables import (
     card_of,
     seat_name,
 )
-from games.deal_check import deal_check
-from games.engine_words import ITEMS, in_words
-from games.love_letter_family.cards import countess_forced
-from games.love_letter_family.words import card_name, face, rank
+from .love_letter_family import card_name, face, rank
 
 
 def _discard_card(d: dict) -> Card:
