@@ -384,6 +384,15 @@ def _who(names: dict, seat: Any) -> str:
 
 
 def _describe_series(kind: str, d: dict, names: dict, you: str | None = None) -> str | None:
+    for words in (_series_words, _clock_words, _ruling_words):
+        text = words(kind, d, names, you)
+        if text is not None:
+            return text
+    return None
+
+
+def _series_words(kind: str, d: dict, names: dict, you: str | None) -> str | None:
+    """The series: set up, begun, its bouts scored and ended; items and the deal."""
     if kind == REVEAL:
         return _("The deal was revealed. %(check)s") % {"check": deal_check(d)}
     if kind == "match_created":
@@ -428,6 +437,24 @@ def _describe_series(kind: str, d: dict, names: dict, you: str | None = None) ->
             "series_overturned": _("A ruling gave the match to %(who)s."),
         }
         return reasons[kind] % {"who": winners or _("nobody")}
+    if kind == "item_received":
+        at = {"n": d.get("from_bout"), "who": _who(names, d.get("seat"))}
+        if d.get("seat") == you and "item" in d:
+            return _("You received %(item)s: it applies from bout %(n)s.") % {
+                **at,
+                "item": item_name(d["item"]),
+            }
+        if "item" in d:  # a moderator's eyes
+            return _("%(who)s received %(item)s: it applies from bout %(n)s.") % {
+                **at,
+                "item": item_name(d["item"]),
+            }
+        return _("%(who)s received an item: it applies from bout %(n)s.") % at
+    return None
+
+
+def _clock_words(kind: str, d: dict, names: dict, you: str | None) -> str | None:
+    """The moderators' hands on the clocks."""
     if kind == "clock_paused":
         return _("A moderator paused the clocks.")
     if kind == "clock_resumed":
@@ -454,19 +481,11 @@ def _describe_series(kind: str, d: dict, names: dict, you: str | None = None) ->
             "who": ", ".join(_who(names, s) for s in d.get("seats", {})),
             "s": f"{d.get('seconds', 0):.0f}",
         }
-    if kind == "item_received":
-        at = {"n": d.get("from_bout"), "who": _who(names, d.get("seat"))}
-        if d.get("seat") == you and "item" in d:
-            return _("You received %(item)s: it applies from bout %(n)s.") % {
-                **at,
-                "item": item_name(d["item"]),
-            }
-        if "item" in d:  # a moderator's eyes
-            return _("%(who)s received %(item)s: it applies from bout %(n)s.") % {
-                **at,
-                "item": item_name(d["item"]),
-            }
-        return _("%(who)s received an item: it applies from bout %(n)s.") % at
+    return None
+
+
+def _ruling_words(kind: str, d: dict, names: dict, you: str | None) -> str | None:
+    """Rulings on the match's course."""
     if kind == "bout_replayed":
         return _("A ruling replays bout %(n)s.") % {"n": d.get("bout")}
     if kind == "match_voided":
