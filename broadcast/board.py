@@ -2,9 +2,9 @@
 
 Everything here is read as a spectator reads it, whoever asks: the show as
 ``tournaments.views.show_as_seen`` cuts it for a spectator, its matches
-through ``games.services.summaries_for`` and ``games.tables.table_for`` with
-the spectator's viewer (the visibility policy decides the cut, the delay and
-which cards show). Nothing here decides what a card reveals."""
+through ``games.services.summaries_for`` and
+``games.presenters.table.table_for`` with the spectator's viewer (the
+visibility policy decides the cut, the delay and which cards show). Nothing here decides what a card reveals."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from games import services as match_services
 from games import visibility
 from games.core.protocol import SPECTATOR_VIEW
 from games.models import Match
-from games.tables import Table, table_for
+from games.presenters.table import Table, table_for
 from tournaments import shows
 from tournaments.models import ShowRecord
 from tournaments.views import not_open_yet, show_as_seen

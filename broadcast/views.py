@@ -21,7 +21,7 @@ from games import services as match_services
 from games.core.protocol import RuleError
 from games.engine_words import refusal
 from games.models import Match
-from games.tables import table_for
+from games.presenters.table import table_for
 from tournaments.models import ShowRecord
 from tournaments.words import FORM_REUSED
 

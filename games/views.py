@@ -14,13 +14,13 @@ from eventlog.store import CommandIdReused, ConcurrencyError
 from games.core.fields import whole
 from games.core.protocol import SEAT, RoleRequired, RuleError
 from games.core.registry import available, rules_for
-from games.core.tables import BadForm
+from games.presenters.base import BadForm
 
 from . import services, visibility
 from .disputes import dispute_places
 from .engine_words import refusal
 from .models import Match
-from .tables import find_control, table_for
+from .presenters.table import find_control, table_for
 
 
 def index(request):

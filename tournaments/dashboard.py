@@ -29,7 +29,7 @@ from games.core.registry import series_for
 from games.engine_words import in_words, item_name, refusal
 from games.limits import MAX_PK
 from games.models import Match
-from games.tables import describe_row, names_for, table_module
+from games.presenters.table import describe_row, names_for, table_module
 
 from . import shows
 from .bracket_services import bracket_authority

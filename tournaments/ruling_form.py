@@ -19,7 +19,7 @@ from games.core.fields import whole
 from games.core.protocol import RuleError
 from games.core.registry import series_for
 from games.models import Match
-from games.tables import describe_row, names_for, table_module
+from games.presenters.table import describe_row, names_for, table_module
 from games.visibility import SPECTATOR_VIEW
 
 from . import shows

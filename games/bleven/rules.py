@@ -297,89 +297,16 @@ class BlevenRules(BoutRules):
     def evolve(self, state: BlevenState | None, event: Event) -> BlevenState:
         t, d = event.type, event.data
         if t == "round_dealt":
-            seats = tuple(d["seats"])
-            deck = tuple(d["deck"])
-            n = len(seats)
-            c = seats.index(d["cutter"])
-            hands = [()] * n
-            for k in range(n):
-                i = (c + k) % n
-                hands[i] = tuple(deck[3 * k : 3 * k + 3])
-            return BlevenState(
-                seats=seats,
-                cutter=d["cutter"],
-                decision_s=int(d["decision_s"]),
-                deck=deck,
-                hands=tuple(hands),
-                showrooms=((),) * n,
-                pile=deck[3 * n :],
-                turn=d["cutter"],
-                phase=TURN,
-                at=d["at"],
-                salt=d.get("salt", ""),
-                commitment=d.get("commitment", ""),
-            )
+            return _round_dealt(d)
         if state is None:
             raise ValueError(f"{t} before round_dealt")
-        at = d.get("at", state.at)
-        if t in ("field_dealt", "timed_out"):
-            return state
-        if t == "card_drawn":
-            i = state.idx(d["seat"])
-            card = state.pile[0]
-            hands = _set(state.hands, i, state.hands[i] + (card,))
-            return replace(
-                state, hands=hands, pile=state.pile[1:], phase=DISCARD, drawn=card, at=at
-            )
-        if t == "card_discarded":
-            seat = d["seat"]
-            i = state.idx(seat)
-            hands = _set(state.hands, i, tuple(c for c in state.hands[i] if c != d["card"]))
-            rooms = _set(state.showrooms, i, state.showrooms[i] + (d["card"],))
-            return replace(
-                state,
-                hands=hands,
-                showrooms=rooms,
-                turn=state.left_of(seat),
-                phase=TURN,
-                may_declare=True,
-                drawn=None,
-                bid=None,
-                at=at,
-            )
-        if t == "bid_declared":
-            bid = Bid(d["seat"], d["reviewer"], d["tricks"], tuple(d["positions"]), d["stones"])
-            return replace(state, bid=bid, phase=REVIEW, at=at)
-        if t == "bid_ignored":
-            bid = state.bid
-            ignored = bid.ignored + (d["seat"],)
-            if d.get("next_reviewer"):
-                return replace(
-                    state, bid=replace(bid, ignored=ignored, reviewer=d["next_reviewer"]), at=at
-                )
-            # the declarer finishes the turn with a draw and a discard
-            return replace(state, bid=None, phase=TURN, may_declare=False, at=at)
-        if t == "bid_answered":
-            bid = replace(state.bid, answer=d["answer"], raised=d.get("raise") or 0)
-            return replace(state, bid=bid, phase=CONFIRM if bid.raised else REVIEW, at=at)
-        if t == "bid_hijacked":
-            old = state.bid
-            bid = Bid(
-                d["seat"],
-                old.declarer,
-                d["tricks"],
-                tuple(d["positions"]),
-                d["stones"],
-                hijacked=True,
-            )
-            return replace(state, bid=bid, phase=REVIEW, at=at)
-        if t == "raise_confirmed":
-            return replace(state, at=at)
-        if t in ("duel_fought", "round_annulled"):
-            return replace(state, phase=OVER, result=dict(d), at=at)
         if t == REVEAL:
             return replace(state, deal_open=True)
-        return state  # not a Bleven event (evolve is total): nothing changes
+        fold = _FOLDS.get(t)
+        if fold is None:
+            # field_dealt, timed_out, or not a Bleven event (evolve is total): nothing changes
+            return state
+        return fold(state, d, d.get("at", state.at))
 
     # ---- who decides ---------------------------------------------------------
     def _decision(self, state: BlevenState) -> Decision | None:
@@ -764,6 +691,106 @@ class BlevenRules(BoutRules):
 
 def _set(tup, i, value):
     return tup[:i] + (value,) + tup[i + 1 :]
+
+
+# ---- the fold, one event type at a time ------------------------------------
+def _round_dealt(d: Mapping[str, Any]) -> BlevenState:
+    seats = tuple(d["seats"])
+    deck = tuple(d["deck"])
+    n = len(seats)
+    c = seats.index(d["cutter"])
+    hands = [()] * n
+    for k in range(n):
+        i = (c + k) % n
+        hands[i] = tuple(deck[3 * k : 3 * k + 3])
+    return BlevenState(
+        seats=seats,
+        cutter=d["cutter"],
+        decision_s=int(d["decision_s"]),
+        deck=deck,
+        hands=tuple(hands),
+        showrooms=((),) * n,
+        pile=deck[3 * n :],
+        turn=d["cutter"],
+        phase=TURN,
+        at=d["at"],
+        salt=d.get("salt", ""),
+        commitment=d.get("commitment", ""),
+    )
+
+
+def _card_drawn(state: BlevenState, d: Mapping[str, Any], at: float) -> BlevenState:
+    i = state.idx(d["seat"])
+    card = state.pile[0]
+    hands = _set(state.hands, i, state.hands[i] + (card,))
+    return replace(state, hands=hands, pile=state.pile[1:], phase=DISCARD, drawn=card, at=at)
+
+
+def _card_discarded(state: BlevenState, d: Mapping[str, Any], at: float) -> BlevenState:
+    seat = d["seat"]
+    i = state.idx(seat)
+    hands = _set(state.hands, i, tuple(c for c in state.hands[i] if c != d["card"]))
+    rooms = _set(state.showrooms, i, state.showrooms[i] + (d["card"],))
+    return replace(
+        state,
+        hands=hands,
+        showrooms=rooms,
+        turn=state.left_of(seat),
+        phase=TURN,
+        may_declare=True,
+        drawn=None,
+        bid=None,
+        at=at,
+    )
+
+
+def _bid_declared(state: BlevenState, d: Mapping[str, Any], at: float) -> BlevenState:
+    bid = Bid(d["seat"], d["reviewer"], d["tricks"], tuple(d["positions"]), d["stones"])
+    return replace(state, bid=bid, phase=REVIEW, at=at)
+
+
+def _bid_ignored(state: BlevenState, d: Mapping[str, Any], at: float) -> BlevenState:
+    bid = state.bid
+    ignored = bid.ignored + (d["seat"],)
+    if d.get("next_reviewer"):
+        return replace(state, bid=replace(bid, ignored=ignored, reviewer=d["next_reviewer"]), at=at)
+    # the declarer finishes the turn with a draw and a discard
+    return replace(state, bid=None, phase=TURN, may_declare=False, at=at)
+
+
+def _bid_answered(state: BlevenState, d: Mapping[str, Any], at: float) -> BlevenState:
+    bid = replace(state.bid, answer=d["answer"], raised=d.get("raise") or 0)
+    return replace(state, bid=bid, phase=CONFIRM if bid.raised else REVIEW, at=at)
+
+
+def _bid_hijacked(state: BlevenState, d: Mapping[str, Any], at: float) -> BlevenState:
+    bid = Bid(
+        d["seat"],
+        state.bid.declarer,
+        d["tricks"],
+        tuple(d["positions"]),
+        d["stones"],
+        hijacked=True,
+    )
+    return replace(state, bid=bid, phase=REVIEW, at=at)
+
+
+def _round_over(state: BlevenState, d: Mapping[str, Any], at: float) -> BlevenState:
+    return replace(state, phase=OVER, result=dict(d), at=at)
+
+
+# event type -> how it changes the state (past ``round_dealt`` and the reveal)
+_FOLDS = {
+    "card_drawn": _card_drawn,
+    "card_discarded": _card_discarded,
+    "bid_declared": _bid_declared,
+    "bid_ignored": _bid_ignored,
+    "bid_answered": _bid_answered,
+    "bid_hijacked": _bid_hijacked,
+    "raise_confirmed": lambda state, d, at: replace(state, at=at),
+    "duel_fought": _round_over,
+    "round_annulled": _round_over,
+}
 
 
 def _annulled(seat: str, now) -> Event:

@@ -159,6 +159,106 @@ def parse_card(raw: Any) -> int:
     return card
 
 
+# ---- the fold, one event type at a time ------------------------------------
+def _timed_out(d: Mapping[str, Any], decision: str, turn: int) -> tuple:
+    """The record of a decision the clock took, if it did (else nothing)."""
+    return ((d["seat"], decision, turn),) if d.get("timeout") else ()
+
+
+def _bid_made(state: HLState, d: Mapping[str, Any]) -> HLState:
+    return replace(
+        state,
+        high_bid=d["amount"],
+        high_bidder=d["seat"],
+        last_bid_at=d["at"],
+        bids=state.bids + ((d["seat"], d["amount"], d["at"]),),
+    )
+
+
+def _auction_closed(state: HLState, d: Mapping[str, Any]) -> HLState:
+    return replace(
+        state,
+        phase=SHOW,
+        guesser=d["guesser"],
+        dealer=d["dealer"],
+        declared=d["declared"],
+        chosen_by=d["how"],
+        closed_at=d["at"],
+    )
+
+
+def _card_shown(state: HLState, d: Mapping[str, Any]) -> HLState:
+    card = d["card"]
+    return replace(
+        state,
+        phase=TURNS_PHASE,
+        remaining=tuple(c for c in state.remaining if c != card),
+        revealed=(card,),
+        turn=1,
+        turn_started_at=d["at"],
+        timeouts=state.timeouts + _timed_out(d, "show", 0),
+    )
+
+
+def _card_picked(state: HLState, d: Mapping[str, Any]) -> HLState:
+    return replace(
+        state,
+        pick=d["card"],
+        pick_timeout=bool(d.get("timeout")),
+        timeouts=state.timeouts + _timed_out(d, "pick", d["turn"]),
+    )
+
+
+def _guess_made(state: HLState, d: Mapping[str, Any]) -> HLState:
+    return replace(
+        state,
+        guess=(d["direction"], d["stake"]),
+        guess_timeout=bool(d.get("timeout")),
+        timeouts=state.timeouts + _timed_out(d, "guess", d["turn"]),
+    )
+
+
+def _turn_revealed(state: HLState, d: Mapping[str, Any]) -> HLState:
+    card = d["card"]
+    result = TurnResult(
+        turn=d["turn"],
+        previous=d["previous"],
+        card=card,
+        direction=d["direction"],
+        stake=d["stake"],
+        correct=d["correct"],
+        chips=d["chips"],
+        at=d["at"],
+    )
+    last = d["turn"] >= TURNS
+    return replace(
+        state,
+        chips=d["chips"],
+        remaining=tuple(c for c in state.remaining if c != card),
+        revealed=state.revealed + (card,),
+        history=state.history + (result,),
+        pick=None,
+        pick_timeout=False,
+        guess=None,
+        guess_timeout=False,
+        turn=d["turn"] if last else d["turn"] + 1,
+        turn_started_at=d["at"],
+        phase=OVER if last else TURNS_PHASE,
+        ended_at=d["at"] if last else None,
+    )
+
+
+# event type -> how it changes the state (past ``game_started``)
+_FOLDS = {
+    "bid_made": _bid_made,
+    "auction_closed": _auction_closed,
+    "card_shown": _card_shown,
+    "card_picked": _card_picked,
+    "guess_made": _guess_made,
+    "turn_revealed": _turn_revealed,
+}
+
+
 class HigherLowerRules(BoutRules):
     slug = "higher-lower"
     name = "Higher or Lower"
@@ -211,80 +311,8 @@ class HigherLowerRules(BoutRules):
                 opened_at=d["at"],
             )
         assert state is not None, f"{t} before game_started"
-        if t == "bid_made":
-            return replace(
-                state,
-                high_bid=d["amount"],
-                high_bidder=d["seat"],
-                last_bid_at=d["at"],
-                bids=state.bids + ((d["seat"], d["amount"], d["at"]),),
-            )
-        if t == "auction_closed":
-            return replace(
-                state,
-                phase=SHOW,
-                guesser=d["guesser"],
-                dealer=d["dealer"],
-                declared=d["declared"],
-                chosen_by=d["how"],
-                closed_at=d["at"],
-            )
-        if t == "card_shown":
-            card = d["card"]
-            return replace(
-                state,
-                phase=TURNS_PHASE,
-                remaining=tuple(c for c in state.remaining if c != card),
-                revealed=(card,),
-                turn=1,
-                turn_started_at=d["at"],
-                timeouts=state.timeouts + (((d["seat"], "show", 0),) if d.get("timeout") else ()),
-            )
-        if t == "card_picked":
-            return replace(
-                state,
-                pick=d["card"],
-                pick_timeout=bool(d.get("timeout")),
-                timeouts=state.timeouts
-                + (((d["seat"], "pick", d["turn"]),) if d.get("timeout") else ()),
-            )
-        if t == "guess_made":
-            return replace(
-                state,
-                guess=(d["direction"], d["stake"]),
-                guess_timeout=bool(d.get("timeout")),
-                timeouts=state.timeouts
-                + (((d["seat"], "guess", d["turn"]),) if d.get("timeout") else ()),
-            )
-        if t == "turn_revealed":
-            card = d["card"]
-            result = TurnResult(
-                turn=d["turn"],
-                previous=d["previous"],
-                card=card,
-                direction=d["direction"],
-                stake=d["stake"],
-                correct=d["correct"],
-                chips=d["chips"],
-                at=d["at"],
-            )
-            last = d["turn"] >= TURNS
-            return replace(
-                state,
-                chips=d["chips"],
-                remaining=tuple(c for c in state.remaining if c != card),
-                revealed=state.revealed + (card,),
-                history=state.history + (result,),
-                pick=None,
-                pick_timeout=False,
-                guess=None,
-                guess_timeout=False,
-                turn=d["turn"] if last else d["turn"] + 1,
-                turn_started_at=d["at"],
-                phase=OVER if last else TURNS_PHASE,
-                ended_at=d["at"] if last else None,
-            )
-        return state  # not an event of this game: nothing changes
+        fold = _FOLDS.get(t)
+        return fold(state, d) if fold else state  # not an event of this game: nothing changes
 
     # ---- clocks --------------------------------------------------------------
     def auction_deadline(self, state: HLState) -> float:

@@ -119,6 +119,117 @@ def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
     return cards[:i] + cards[i + 1 :]
 
 
+# ---- the fold, one event type at a time ------------------------------------
+def _round_started(d: Mapping[str, Any]) -> LoveLetterState:
+    return LoveLetterState(
+        seats=tuple(d["seats"]),
+        options=dict(d["options"]),
+        bout=d["bout"],
+        first=d["first"],
+        hidden=int(d["hidden"]),
+        removed=tuple(int(c) for c in d["removed"]),
+        deck=tuple(int(c) for c in d["deck"]),
+        hands=tuple(() for _ in d["seats"]),
+        discards=tuple(() for _ in d["seats"]),
+        turn_at=d.get("at", 0.0),
+        order=tuple(d.get("order", ())),
+        salt=d.get("salt", ""),
+        commitment=d.get("commitment", ""),
+    )
+
+
+def _draw_from_deck(s: LoveLetterState, i: int) -> LoveLetterState:
+    """The top card of the deck into the hand of the ``i``-th seat."""
+    return replace(s, deck=s.deck[1:], hands=_set(s.hands, i, s.hands[i] + s.deck[:1]))
+
+
+def _to_discards(s: LoveLetterState, seat: str, card: int) -> LoveLetterState:
+    i = s.idx(seat)
+    return replace(
+        s,
+        hands=_set(s.hands, i, _without(s.hands[i], card)),
+        discards=_set(s.discards, i, s.discards[i] + (card,)),
+    )
+
+
+def _turn_started(s: LoveLetterState, d: Mapping[str, Any]) -> LoveLetterState:
+    """The player on turn draws the top card; their protection ends."""
+    seat = d["seat"]
+    i = s.idx(seat)
+    return replace(
+        s,
+        deck=s.deck[1:],
+        hands=_set(s.hands, i, s.hands[i] + s.deck[:1]),
+        protected=s.protected - {seat},
+        turn=seat,
+        turn_at=d["at"],
+        turn_no=s.turn_no + 1,
+    )
+
+
+def _card_played(s: LoveLetterState, d: Mapping[str, Any]) -> LoveLetterState:
+    seat, card = d["seat"], int(d["card"])
+    s = _to_discards(s, seat, card)
+    if card == 4:
+        s = replace(s, protected=s.protected | {seat})
+    return s
+
+
+def _card_discarded(s: LoveLetterState, d: Mapping[str, Any]) -> LoveLetterState:
+    return _to_discards(s, d["seat"], int(d["card"]))
+
+
+def _card_replaced(s: LoveLetterState, d: Mapping[str, Any]) -> LoveLetterState:
+    i = s.idx(d["seat"])
+    if d["from"] == "deck":
+        return _draw_from_deck(s, i)
+    got = () if s.hidden is None else (s.hidden,)
+    return replace(s, hidden=None, hands=_set(s.hands, i, s.hands[i] + got))
+
+
+def _hands_traded(s: LoveLetterState, d: Mapping[str, Any]) -> LoveLetterState:
+    i, j = s.idx(d["seat"]), s.idx(d["target"])
+    hands = _set(s.hands, i, s.hands[j])
+    hands = _set(hands, j, s.hands[i])
+    return replace(s, hands=hands)
+
+
+def _player_out(s: LoveLetterState, d: Mapping[str, Any]) -> LoveLetterState:
+    seat = d["seat"]
+    i = s.idx(seat)
+    return replace(
+        s,
+        hands=_set(s.hands, i, ()),
+        discards=_set(s.discards, i, s.discards[i] + s.hands[i]),
+        out=s.out + (seat,),
+        protected=s.protected - {seat},
+    )
+
+
+def _round_ended(s: LoveLetterState, d: Mapping[str, Any]) -> LoveLetterState:
+    return replace(
+        s,
+        finished=True,
+        turn=None,
+        winners=tuple(d["winners"]),
+        reason=d["reason"],
+        showdown=d.get("showdown"),
+    )
+
+
+# event type -> how it changes the state (past ``round_started`` and ``card_dealt``)
+_FOLDS = {
+    REVEAL: lambda s, d: replace(s, revealed=True),
+    "turn_started": _turn_started,
+    "card_played": _card_played,
+    "card_discarded": _card_discarded,
+    "card_replaced": _card_replaced,
+    "hands_traded": _hands_traded,
+    "player_out": _player_out,
+    "round_ended": _round_ended,
+}
+
+
 def _minus(pool: list[int], cards: list[int], what: str) -> None:
     for c in cards:
         if c not in pool:
@@ -233,92 +344,14 @@ class LoveLetterRules(BoutRules):
     def evolve(self, state: LoveLetterState | None, event: Event) -> LoveLetterState:
         t, d = event.type, event.data
         if t == "round_started":
-            return LoveLetterState(
-                seats=tuple(d["seats"]),
-                options=dict(d["options"]),
-                bout=d["bout"],
-                first=d["first"],
-                hidden=int(d["hidden"]),
-                removed=tuple(int(c) for c in d["removed"]),
-                deck=tuple(int(c) for c in d["deck"]),
-                hands=tuple(() for _ in d["seats"]),
-                discards=tuple(() for _ in d["seats"]),
-                turn_at=d.get("at", 0.0),
-                order=tuple(d.get("order", ())),
-                salt=d.get("salt", ""),
-                commitment=d.get("commitment", ""),
-            )
+            return _round_started(d)
         assert state is not None, f"{t} before round_started"
-        s = state
         if t == "card_dealt":
-            i = s.idx(d["seat"])
-            return replace(s, deck=s.deck[1:], hands=_set(s.hands, i, s.hands[i] + s.deck[:1]))
-        s = replace(s, log=s.log + (event,))
-        if t == REVEAL:
-            return replace(s, revealed=True)
-        if t == "turn_started":
-            seat = d["seat"]
-            i = s.idx(seat)
-            return replace(
-                s,
-                deck=s.deck[1:],
-                hands=_set(s.hands, i, s.hands[i] + s.deck[:1]),
-                protected=s.protected - {seat},
-                turn=seat,
-                turn_at=d["at"],
-                turn_no=s.turn_no + 1,
-            )
-        if t == "card_played":
-            seat, card = d["seat"], int(d["card"])
-            i = s.idx(seat)
-            s = replace(
-                s,
-                hands=_set(s.hands, i, _without(s.hands[i], card)),
-                discards=_set(s.discards, i, s.discards[i] + (card,)),
-            )
-            if card == 4:
-                s = replace(s, protected=s.protected | {seat})
-            return s
-        if t == "card_discarded":
-            i = s.idx(d["seat"])
-            card = int(d["card"])
-            return replace(
-                s,
-                hands=_set(s.hands, i, _without(s.hands[i], card)),
-                discards=_set(s.discards, i, s.discards[i] + (card,)),
-            )
-        if t == "card_replaced":
-            i = s.idx(d["seat"])
-            if d["from"] == "deck":
-                return replace(s, deck=s.deck[1:], hands=_set(s.hands, i, s.hands[i] + s.deck[:1]))
-            got = () if s.hidden is None else (s.hidden,)
-            return replace(s, hidden=None, hands=_set(s.hands, i, s.hands[i] + got))
-        if t == "hands_traded":
-            i, j = s.idx(d["seat"]), s.idx(d["target"])
-            hands = _set(s.hands, i, s.hands[j])
-            hands = _set(hands, j, s.hands[i])
-            return replace(s, hands=hands)
-        if t == "player_out":
-            seat = d["seat"]
-            i = s.idx(seat)
-            return replace(
-                s,
-                hands=_set(s.hands, i, ()),
-                discards=_set(s.discards, i, s.discards[i] + s.hands[i]),
-                out=s.out + (seat,),
-                protected=s.protected - {seat},
-            )
-        if t == "round_ended":
-            return replace(
-                s,
-                finished=True,
-                turn=None,
-                winners=tuple(d["winners"]),
-                reason=d["reason"],
-                showdown=d.get("showdown"),
-            )
+            return _draw_from_deck(state, state.idx(d["seat"]))
+        s = replace(state, log=state.log + (event,))
+        fold = _FOLDS.get(t)
         # guard_guessed, card_seen, cards_compared: information only
-        return s
+        return fold(s, d) if fold else s
 
     # ---- commands ----------------------------------------------------------
     def targets(self, state: LoveLetterState, seat: str, card: int) -> list[str]:
@@ -415,13 +448,7 @@ class LoveLetterRules(BoutRules):
         return self._resolve(state, ctx.seat, card, target, guess, ctx.now, timeout=False)
 
     def _resolve(self, state, seat, card, target, guess, now, timeout) -> list[Event]:
-        events: list[Event] = []
-
-        def emit(e: Event):
-            nonlocal state
-            events.append(e)
-            state = self.evolve(state, e)
-
+        play = _Play(self, state)
         played = {
             "seat": seat,
             "card": _c(card),
@@ -431,142 +458,33 @@ class LoveLetterRules(BoutRules):
         }
         if timeout:
             played["timeout"] = True
-        emit(Event("card_played", played))
+        play.emit(Event("card_played", played))
+        if card == 8:
+            play.out(seat, "princess")
+        elif target is not None and card in _EFFECTS:
+            _EFFECTS[card](play, seat, target, guess)
+        self._end_turn(play, seat, now)
+        return play.events
 
-        def out(who: str, reason: str):
-            cards = [_c(c) for c in state.hand(who)]
-            emit(Event("player_out", {"seat": who, "cards": cards, "reason": reason}))
-
-        if card == 1 and target is not None:
-            held = state.hand(target)[0]
-            hit = held == guess
-            emit(
-                Event(
-                    "guard_guessed",
-                    {"seat": seat, "target": target, "guess": _c(guess), "hit": hit},
-                )
-            )
-            if hit:
-                out(target, "guard")
-        elif card == 2 and target is not None:
-            emit(
-                Event(
-                    "card_seen",
-                    {"seat": seat, "target": target, "card": _c(state.hand(target)[0])},
-                    (seat,),
-                    {"seat": seat, "target": target},
-                )
-            )
-        elif card == 3 and target is not None:
-            mine, theirs = state.hand(seat)[0], state.hand(target)[0]
-            loser = None if mine == theirs else (seat if mine < theirs else target)
-            emit(
-                Event(
-                    "cards_compared",
-                    {
-                        "seat": seat,
-                        "target": target,
-                        "cards": {seat: _c(mine), target: _c(theirs)},
-                        "loser": loser,
-                    },
-                    (seat, target),
-                    {"seat": seat, "target": target, "loser": loser},
-                )
-            )
-            if loser is not None:
-                out(loser, "baron")
-        elif card == 5 and target is not None:
-            lost = state.hand(target)[0]
-            emit(Event("card_discarded", {"seat": target, "card": _c(lost), "by": seat}))
-            if lost == 8:
-                out(target, "princess")
-            else:
-                if state.deck:
-                    src, new = "deck", state.deck[0]
-                else:
-                    src, new = "hidden", state.hidden
-                if new is not None:
-                    emit(
-                        Event(
-                            "card_replaced",
-                            {"seat": target, "from": src, "card": _c(new)},
-                            (target,),
-                            {"seat": target, "from": src},
-                        )
-                    )
-        elif card == 6 and target is not None:
-            mine, theirs = state.hand(seat)[0], state.hand(target)[0]
-            emit(
-                Event(
-                    "hands_traded",
-                    {
-                        "seat": seat,
-                        "target": target,
-                        "cards": {seat: _c(theirs), target: _c(mine)},
-                    },
-                    (seat, target),
-                    {"seat": seat, "target": target},
-                )
-            )
-        elif card == 8:
-            out(seat, "princess")
-
-        # the end of the turn
-        live = state.live()
-        if len(live) == 1:
-            emit(
-                Event(
-                    "round_ended",
-                    {
-                        "winners": list(live),
-                        "reason": "last player in the round",
-                        "showdown": None,
-                        "hidden": _c(state.hidden) if state.hidden is not None else None,
-                    },
-                )
-            )
-        elif not state.deck:
-            hands = {s: state.hand(s)[0] if state.hand(s) else 0 for s in live}
-            best = max(hands.values())
-            by_card = [s for s in live if hands[s] == best]
-            totals = {s: state.discard_total(s) for s in live}
-            top = by_card
-            if len(by_card) > 1:
-                best_t = max(totals[s] for s in by_card)
-                top = [s for s in by_card if totals[s] == best_t]
-            if len(by_card) == 1:
-                reason = "highest card"
-            elif len(top) == 1:
-                reason = "highest discard total"
-            else:
-                reason = "tied: every tied player wins"
-            emit(
-                Event(
-                    "round_ended",
-                    {
-                        "winners": top,
-                        "reason": reason,
-                        "showdown": {
-                            "hands": {s: _c(c) if c else None for s, c in hands.items()},
-                            "discard_totals": totals,
-                        },
-                        "hidden": _c(state.hidden) if state.hidden is not None else None,
-                    },
-                )
-            )
+    def _end_turn(self, play: _Play, seat: str, now: float) -> None:
+        """The round ends (one player left, or the deck is empty) and its deal
+        is revealed, or the next player still in starts their turn."""
+        ended = _round_end(play.state)
+        if ended is not None:
+            play.emit(ended)
+        state = play.state
         if state.finished:
             if state.salt:  # rounds dealt before commitments existed have none
-                emit(reveal_event(state.order, state.salt, state.commitment))
-        else:
-            i = state.idx(seat)
-            n = len(state.seats)
-            nxt = next(
-                state.seats[(i + k) % n]
-                for k in range(1, n + 1)
-                if state.seats[(i + k) % n] not in state.out
-            )
-            emit(self._turn_start(state, nxt, now))
-        return events
+                play.emit(reveal_event(state.order, state.salt, state.commitment))
+            return
+        i = state.idx(seat)
+        n = len(state.seats)
+        nxt = next(
+            state.seats[(i + k) % n]
+            for k in range(1, n + 1)
+            if state.seats[(i + k) % n] not in state.out
+        )
+        play.emit(self._turn_start(state, nxt, now))
 
     # ---- clock -------------------------------------------------------------
     def pending(self, state: LoveLetterState) -> list[Decision]:
@@ -669,6 +587,147 @@ class LoveLetterRules(BoutRules):
 
     def seats_of(self, state: LoveLetterState) -> tuple[str, ...]:
         return state.seats
+
+
+class _Play:
+    """The events of one play as they are emitted, each folded into the state
+    at once, so the next effect reads the state it leaves."""
+
+    def __init__(self, rules: LoveLetterRules, state: LoveLetterState):
+        self.rules, self.state = rules, state
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        self.state = self.rules.evolve(self.state, event)
+
+    def out(self, who: str, reason: str) -> None:
+        cards = [_c(c) for c in self.state.hand(who)]
+        self.emit(Event("player_out", {"seat": who, "cards": cards, "reason": reason}))
+
+
+# ---- the cards' effects on a target ------------------------------------------
+def _guard(play: _Play, seat: str, target: str, guess: int | None) -> None:
+    hit = play.state.hand(target)[0] == guess
+    play.emit(
+        Event("guard_guessed", {"seat": seat, "target": target, "guess": _c(guess), "hit": hit})
+    )
+    if hit:
+        play.out(target, "guard")
+
+
+def _priest(play: _Play, seat: str, target: str, guess: int | None) -> None:
+    play.emit(
+        Event(
+            "card_seen",
+            {"seat": seat, "target": target, "card": _c(play.state.hand(target)[0])},
+            (seat,),
+            {"seat": seat, "target": target},
+        )
+    )
+
+
+def _baron(play: _Play, seat: str, target: str, guess: int | None) -> None:
+    mine, theirs = play.state.hand(seat)[0], play.state.hand(target)[0]
+    loser = None if mine == theirs else (seat if mine < theirs else target)
+    play.emit(
+        Event(
+            "cards_compared",
+            {
+                "seat": seat,
+                "target": target,
+                "cards": {seat: _c(mine), target: _c(theirs)},
+                "loser": loser,
+            },
+            (seat, target),
+            {"seat": seat, "target": target, "loser": loser},
+        )
+    )
+    if loser is not None:
+        play.out(loser, "baron")
+
+
+def _prince(play: _Play, seat: str, target: str, guess: int | None) -> None:
+    lost = play.state.hand(target)[0]
+    play.emit(Event("card_discarded", {"seat": target, "card": _c(lost), "by": seat}))
+    if lost == 8:
+        play.out(target, "princess")
+        return
+    state = play.state
+    if state.deck:
+        src, new = "deck", state.deck[0]
+    else:
+        src, new = "hidden", state.hidden
+    if new is not None:
+        play.emit(
+            Event(
+                "card_replaced",
+                {"seat": target, "from": src, "card": _c(new)},
+                (target,),
+                {"seat": target, "from": src},
+            )
+        )
+
+
+def _king(play: _Play, seat: str, target: str, guess: int | None) -> None:
+    mine, theirs = play.state.hand(seat)[0], play.state.hand(target)[0]
+    play.emit(
+        Event(
+            "hands_traded",
+            {"seat": seat, "target": target, "cards": {seat: _c(theirs), target: _c(mine)}},
+            (seat, target),
+            {"seat": seat, "target": target},
+        )
+    )
+
+
+# a targeted card -> its effect (the Handmaid and the Countess do nothing here,
+# the Princess puts her player out whatever the target)
+_EFFECTS = {1: _guard, 2: _priest, 3: _baron, 5: _prince, 6: _king}
+
+
+def _round_end(state: LoveLetterState) -> Event | None:
+    """``round_ended`` when one player is left or the deck is empty, else None."""
+    live = state.live()
+    hidden = _c(state.hidden) if state.hidden is not None else None
+    if len(live) == 1:
+        return Event(
+            "round_ended",
+            {
+                "winners": list(live),
+                "reason": "last player in the round",
+                "showdown": None,
+                "hidden": hidden,
+            },
+        )
+    if state.deck:
+        return None
+    hands = {s: state.hand(s)[0] if state.hand(s) else 0 for s in live}
+    best = max(hands.values())
+    by_card = [s for s in live if hands[s] == best]
+    totals = {s: state.discard_total(s) for s in live}
+    top = by_card
+    if len(by_card) > 1:
+        best_t = max(totals[s] for s in by_card)
+        top = [s for s in by_card if totals[s] == best_t]
+    if len(by_card) == 1:
+        reason = "highest card"
+    elif len(top) == 1:
+        reason = "highest discard total"
+    else:
+        reason = "tied: every tied player wins"
+    return Event(
+        "round_ended",
+        {
+            "winners": top,
+            "reason": reason,
+            "showdown": {
+                "hands": {s: _c(c) if c else None for s, c in hands.items()},
+                "discard_totals": totals,
+            },
+            "hidden": hidden,
+        },
+    )
 
 
 RULES = LoveLetterRules()

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Hashable
 
 from django.template.loader import render_to_string
 
-from games.tables import table_for
+from games.presenters.table import table_for
 
 
 def fragment(match, viewer, *, csrf_token: str = "", now: float | None = None) -> tuple[int, str]:

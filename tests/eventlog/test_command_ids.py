@@ -86,7 +86,7 @@ def test_bad_command_ids_are_refused_with_words(client):
         with pytest.raises(RuleError, match="command id"):
             services.submit(match, "ana", legal(match, "ana")[0], command_id=bad)
     # the table's form: a control the page offers, with a bad id
-    from games.tables import table_for
+    from games.presenters.table import table_for
 
     control = table_for(match, services.viewer_for(match, ana)).controls[0]
     form = {"control": control.key, "command_id": "x" * 150}

@@ -12,7 +12,7 @@ from eventlog.models import StoredEvent
 from eventlog.store import CommandIdReused, NewEvent, append, command_fingerprint, read
 from games import services
 from games.core.registry import series_for
-from games.tables import table_for
+from games.presenters.table import table_for
 
 
 def legal(match, seat):

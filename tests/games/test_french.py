@@ -22,8 +22,8 @@ from games import services
 from games.core.adapt import as_game_event
 from games.core.protocol import SPECTATOR_VIEW, Viewer
 from games.engine_words import REASONS, in_words
-from games.love_letter_family import words as ll_words
-from games.tables import describe_row, names_for, table_for, table_module
+from games.presenters import love_letter_family as ll_words
+from games.presenters.table import describe_row, names_for, table_for, table_module
 
 CATALOG = Path(__file__).resolve().parents[2] / "games" / "locale" / "fr" / "LC_MESSAGES"
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")

@@ -15,7 +15,7 @@ from django.utils import translation
 from games import services
 from games.core.protocol import Viewer
 from games.core.registry import series_for
-from games.tables import Line, describe_row, names_for, table_for, table_module
+from games.presenters.table import Line, describe_row, names_for, table_for, table_module
 
 
 def _seated(client, game, options, seed=3, bots_move=True):
@@ -107,7 +107,7 @@ def test_the_last_move_is_highlighted_and_the_history_is_a_labelled_scroll_box(c
 
 
 def test_the_last_bout_is_how_the_latest_bout_scored_ended():
-    from games.tables import Table
+    from games.presenters.table import Table
 
     lines = [
         Line(1, "set up", kind="match_created"),
@@ -184,7 +184,7 @@ def test_engine_sentences_agree_with_you():
 
 
 def test_bleven_trick_counts_are_plural_aware():
-    from games.bleven.table import controls
+    from games.presenters.bleven import controls
 
     with translation.override("en"):
         labels = [c.label for c in controls({"pending": {"seat": "ana", "kind": "turn"}}, "ana")]

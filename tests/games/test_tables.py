@@ -15,10 +15,16 @@ from eventlog.store import read
 from games import services
 from games.core.adapt import as_game_event
 from games.core.protocol import SPECTATOR_VIEW, Ctx, Viewer
-from games.core.registry import series_for
-from games.core.tables import BadForm, Choice, Control, Field
+from games.core.registry import GAME_MODULES, series_for
 from games.love_letter_family.cards import NAMES
-from games.tables import describe_row, names_for, table_for, table_module
+from games.presenters.base import BadForm, Choice, Control, Field
+from games.presenters.table import (
+    GAME_PRESENTERS,
+    describe_row,
+    names_for,
+    table_for,
+    table_module,
+)
 
 GAMES = [
     ("doubting-love-letter", ["ana", "ben"], {"decision_s": 0, "first_to": 2}),
@@ -207,6 +213,11 @@ def _play_through_page(game, seats, options, seed, check_every=1, items=None, pr
     return match
 
 
+def test_every_game_of_the_registry_has_a_presenter():
+    """The pure registry lists the rules, the presenters the tables: the same games."""
+    assert set(GAME_PRESENTERS) == set(GAME_MODULES)
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("game,seats,options", GAMES, ids=IDS)
 def test_a_whole_match_is_played_with_the_tables_controls(game, seats, options):
@@ -355,7 +366,7 @@ def test_a_plain_post_redirects_and_a_spectator_may_not_move(client):
     assert 'name="control"' not in page
     # ana's kept card is hers alone until it is revealed: neither its code (outside
     # the random CSRF token, which may hold any two characters) nor its face
-    from games.love_me_not.table import face
+    from games.presenters.love_me_not import face
 
     shown = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", page)
     assert keep not in shown and f"<b>{face(keep).text}</b>" not in shown
@@ -497,7 +508,7 @@ def test_a_control_builds_only_what_it_offers():
 
 
 def _spelled_on_page(card):
-    from games.bleven.table import face as bleven_face
+    from games.presenters.bleven import face as bleven_face
 
     return f"<b>{bleven_face(card).text}</b>"
 

@@ -24,7 +24,7 @@ from games import services, visibility
 from games.core.playout import bot_command
 from games.core.protocol import SPECTATOR_VIEW, Viewer
 from games.core.registry import series_for
-from games.love_me_not.table import face
+from games.presenters.love_me_not import face
 from live import consumers as live_consumers
 from live import publisher
 from live.consumers import NO_SUCH_MATCH, NOT_VISIBLE_YET, VIEWER_CHANGED

@@ -12,7 +12,7 @@ from django.test import Client
 from eventlog.store import read
 from games import services, visibility
 from games.core.protocol import SPECTATOR_VIEW, Viewer
-from games.tables import table_for
+from games.presenters.table import table_for
 from tournaments import show_services as ss
 from tournaments.models import ShowRecord
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
-from games.core.tables import (
+from games.deal_check import deal_check
+from games.engine_words import ITEMS, in_words
+from games.love_letter_family.cards import countess_forced
+
+from .base import (
     Board,
     Card,
     Choice,
@@ -16,10 +20,7 @@ from games.core.tables import (
     card_of,
     seat_name,
 )
-from games.deal_check import deal_check
-from games.engine_words import ITEMS, in_words
-from games.love_letter_family.cards import countess_forced
-from games.love_letter_family.words import card_name, face, rank
+from .love_letter_family import card_name, face, rank
 
 
 def _discard_card(d: dict) -> Card:
@@ -223,12 +224,22 @@ def _play_controls(view: dict, seat: str) -> list[Control]:
 ITEM_NAMES = {**ITEMS, "dmo": gettext_noop("the DMO mulligan")}
 
 
+def _who(d: dict, names: dict, key: str = "seat") -> str:
+    """The name of the seat ``d[key]``."""
+    return seat_name(names, d.get(key))
+
+
 def describe(event: dict, you: str | None, names: dict) -> str | None:
     t, d = event["type"], event["data"]
+    for words in (_bout_words, _item_words, _card_words, _claim_words, _effect_words):
+        text = words(t, d, you, names)
+        if text is not None:
+            return text
+    return None
 
-    def who(key="seat"):
-        return seat_name(names, d.get(key))
 
+def _bout_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
+    """A bout's deal, showdown and end, and what ends it early."""
     if t == "bout_started":
         if d.get("first") == you:
             return _("Bout %(n)s: you play first; removed %(removed)s; fingerprint %(h)s…") % {
@@ -247,13 +258,37 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
             "removed": ", ".join(rank(c) for c in d.get("removed", [])),
             "h": d.get("commitment", "")[:16],
         }
+    if t == "showdown":
+        hands = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in d.get("hands", {}).items())
+        return _("Showdown: %(hands)s.") % {"hands": hands}
+    if t == "timed_out":
+        return _("%(who)s ran out of time.") % {"who": _who(d, names)}
+    if t == "mulligan":
+        return _("%(who)s called a mulligan.") % {"who": _who(d, names)}
+    if t == "bout_ended":
+        winners = ", ".join(names.get(w, w) for w in d.get("winners", []))
+        return _("The bout ended: %(why)s%(w)s.") % {
+            "why": in_words(d.get("reason", ""), names),
+            "w": (" — " + winners) if winners else "",
+        }
+    return None
+
+
+def _item_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
+    """The items: offered, declined, used."""
     if t == "item_window":
-        return _("%(who)s may use %(item)s.") % {"who": who(), "item": _(ITEM_NAMES[d["item"]])}
+        return _("%(who)s may use %(item)s.") % {
+            "who": _who(d, names),
+            "item": _(ITEM_NAMES[d["item"]]),
+        }
     if t == "item_declined":
-        return _("%(who)s did not use %(item)s.") % {"who": who(), "item": _(ITEM_NAMES[d["item"]])}
+        return _("%(who)s did not use %(item)s.") % {
+            "who": _who(d, names),
+            "item": _(ITEM_NAMES[d["item"]]),
+        }
     if t == "item_used":
         text = _("%(who)s used %(item)s") % {
-            "who": who(),
+            "who": _who(d, names),
             "item": _(ITEM_NAMES.get(d["item"], d["item"])),
         }
         if "take" in d:
@@ -261,43 +296,61 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
             if d.get("deny"):
                 text += _(" and denied %(deny)s") % {"deny": rank(d["deny"])}
         return text + "."
+    if t == "insurance_spent":
+        return _("Insurance: %(who)s kept the bout.") % {"who": _who(d, names)}
+    return None
+
+
+def _card_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
+    """Cards dealt, drawn and discarded."""
     if t == "card_dealt":
         if "card" in d:
-            return _("%(who)s got %(card)s.") % {"who": who(), "card": rank(d["card"])}
-        return _("%(who)s got a card.") % {"who": who()}
+            return _("%(who)s got %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
+        return _("%(who)s got a card.") % {"who": _who(d, names)}
     if t == "turn_started":
         if "card" in d:
             return _("Turn %(n)s: %(who)s drew %(card)s.") % {
                 "n": d.get("turn"),
-                "who": who(),
+                "who": _who(d, names),
                 "card": rank(d["card"]),
             }
-        return _("Turn %(n)s: %(who)s drew a card.") % {"n": d.get("turn"), "who": who()}
+        return _("Turn %(n)s: %(who)s drew a card.") % {"n": d.get("turn"), "who": _who(d, names)}
+    if t == "card_discarded":
+        return _("%(who)s discarded %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
+    if t == "card_drawn":
+        if "card" in d:
+            return _("%(who)s drew %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
+        return _("%(who)s drew a new card.") % {"who": _who(d, names)}
+    return None
+
+
+def _claim_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
+    """A card put down with its claim, and the claim challenged or let pass."""
     if t == "card_played":
         target = ""
         if d.get("target"):
             target = " " + (_("on themself") if d["target"] == "self" else _("on the opponent"))
         if "card" in d:
             return _("%(who)s put down %(card)s claiming %(claim)s%(target)s.") % {
-                "who": who(),
+                "who": _who(d, names),
                 "card": rank(d["card"]),
                 "claim": rank(d["claim"]),
                 "target": target,
             }
         return _("%(who)s played a card claiming %(claim)s%(target)s.") % {
-            "who": who(),
+            "who": _who(d, names),
             "claim": rank(d["claim"]),
             "target": target,
         }
     if t == "challenged":
         verdict = _("a bluff") if d.get("bluff") else _("the truth")
         return _("%(who)s challenged: it was %(card)s, %(verdict)s.") % {
-            "who": who(),
+            "who": _who(d, names),
             "card": rank(d["card"]),
             "verdict": verdict,
         }
     if t == "passed":
-        return _("%(who)s let the claim pass.") % {"who": who()}
+        return _("%(who)s let the claim pass.") % {"who": _who(d, names)}
     if t == "life_lost":
         words = ngettext(
             "%(who)s lost %(n)s life (%(why)s): %(left)s left.",
@@ -305,31 +358,34 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
             d.get("lost") or 0,
         )
         return words % {
-            "who": who(),
+            "who": _who(d, names),
             "n": d.get("lost"),
             "why": in_words(d.get("reason", ""), names),
             "left": max(0, d.get("lives", 0)),
         }
-    if t == "insurance_spent":
-        return _("Insurance: %(who)s kept the bout.") % {"who": who()}
+    return None
+
+
+def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
+    """The claimed cards' effects."""
     if t == "guess_asked":
-        return _("%(who)s must name a card for the Guard.") % {"who": who()}
+        return _("%(who)s must name a card for the Guard.") % {"who": _who(d, names)}
     if t == "guessed":
         hit = _("right") if d.get("hit") else _("wrong")
         return _("%(who)s named %(card)s: %(hit)s.") % {
-            "who": who(),
+            "who": _who(d, names),
             "card": rank(d["card"]),
             "hit": hit,
         }
     if t == "card_seen":
         if "card" in d:
             return _("%(who)s looked at %(whose)s: %(card)s.") % {
-                "who": who(),
+                "who": _who(d, names),
                 "whose": card_of(names, d.get("of"), you),
                 "card": rank(d["card"]),
             }
         return _("%(who)s looked at %(whose)s.") % {
-            "who": who(),
+            "who": _who(d, names),
             "whose": card_of(names, d.get("of"), you),
         }
     if t == "cards_compared":
@@ -343,38 +399,22 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         )
         return _("Baron: %(shown)s; %(end)s.") % {"shown": shown, "end": end}
     if t == "immunity_gained":
-        return _("%(who)s gained a Handmaid's protection.") % {"who": who()}
+        return _("%(who)s gained a Handmaid's protection.") % {"who": _who(d, names)}
     if t == "cards_swapped":
         cards = d.get("cards")
         if cards and you in cards:
             return _("%(who)s swapped hands with %(of)s: you now hold %(card)s.") % {
-                "who": who(),
-                "of": who("of"),
+                "who": _who(d, names),
+                "of": _who(d, names, "of"),
                 "card": rank(cards[you]),
             }
-        return _("%(who)s swapped hands with %(of)s.") % {"who": who(), "of": who("of")}
+        return _("%(who)s swapped hands with %(of)s.") % {
+            "who": _who(d, names),
+            "of": _who(d, names, "of"),
+        }
     if t == "no_effect":
         return _("%(claim)s had no effect: %(why)s.") % {
             "claim": rank(d["claim"]),
             "why": in_words(d.get("reason", ""), names),
-        }
-    if t == "card_discarded":
-        return _("%(who)s discarded %(card)s.") % {"who": who(), "card": rank(d["card"])}
-    if t == "card_drawn":
-        if "card" in d:
-            return _("%(who)s drew %(card)s.") % {"who": who(), "card": rank(d["card"])}
-        return _("%(who)s drew a new card.") % {"who": who()}
-    if t == "showdown":
-        hands = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in d.get("hands", {}).items())
-        return _("Showdown: %(hands)s.") % {"hands": hands}
-    if t == "timed_out":
-        return _("%(who)s ran out of time.") % {"who": who()}
-    if t == "mulligan":
-        return _("%(who)s called a mulligan.") % {"who": who()}
-    if t == "bout_ended":
-        winners = ", ".join(names.get(w, w) for w in d.get("winners", []))
-        return _("The bout ended: %(why)s%(w)s.") % {
-            "why": in_words(d.get("reason", ""), names),
-            "w": (" — " + winners) if winners else "",
         }
     return None

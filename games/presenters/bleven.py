@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
-from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
+from games.bleven.rules import MAX_STONES
 from games.engine_words import in_words
 
-from .rules import MAX_STONES
+from .base import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 # a reviewer's answer as the engine records it

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
-from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
+from games.love_me_not.rules import SUITS
 
-from .rules import SUITS
+from .base import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SUIT_NAMES = {

@@ -5,7 +5,10 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.core.tables import (
+from games.engine_words import in_words
+from games.love_letter_family.cards import TARGETED, countess_forced
+
+from .base import (
     Board,
     Card,
     Choice,
@@ -16,9 +19,7 @@ from games.core.tables import (
     card_of,
     seat_name,
 )
-from games.engine_words import in_words
-from games.love_letter_family.cards import TARGETED, countess_forced
-from games.love_letter_family.words import face, rank
+from .love_letter_family import face, rank
 
 
 def board(view: dict, you: str | None, names: dict) -> Board:
@@ -109,12 +110,22 @@ def controls(view: dict, seat: str) -> list[Control]:
     return out
 
 
+def _who(d: dict, names: dict, key: str = "seat") -> str:
+    """The name of the seat ``d[key]``."""
+    return seat_name(names, d.get(key))
+
+
 def describe(event: dict, you: str | None, names: dict) -> str | None:
     t, d = event["type"], event["data"]
+    for words in (_round_words, _card_words, _effect_words):
+        text = words(t, d, you, names)
+        if text is not None:
+            return text
+    return None
 
-    def who(key="seat"):
-        return seat_name(names, d.get(key))
 
+def _round_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
+    """A round begun and ended, and the players dropping out of it."""
     if t == "round_started":
         removed = ", ".join(rank(c) for c in d.get("removed", []))
         if d.get("first") == you:
@@ -127,76 +138,10 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         if removed:
             text += " " + _("Set aside face up: %(cards)s.") % {"cards": removed}
         return text
-    if t == "card_dealt":
-        if "card" in d:
-            return _("%(who)s got %(card)s.") % {"who": who(), "card": rank(d["card"])}
-        return _("%(who)s got a card.") % {"who": who()}
-    if t == "turn_started":
-        if "card" in d:
-            return _("%(who)s drew %(card)s.") % {"who": who(), "card": rank(d["card"])}
-        return _("%(who)s drew a card.") % {"who": who()}
-    if t == "card_played":
-        text = _("%(who)s played %(card)s") % {"who": who(), "card": rank(d["card"])}
-        if d.get("target"):
-            text += " " + _("on %(t)s") % {"t": who("target")}
-        if d.get("guess"):
-            text += " " + _("naming %(g)s") % {"g": rank(d["guess"])}
-        if d.get("timeout"):
-            text += " " + _("(played for them: time ran out)")
-        return text + "."
-    if t == "guard_guessed":
-        return (_("Right!") if d.get("hit") else _("Wrong guess.")) + ""
-    if t == "card_seen":
-        if "card" in d:
-            return _("%(who)s saw %(whose)s: %(card)s.") % {
-                "who": who(),
-                "whose": card_of(names, d.get("target"), you),
-                "card": rank(d["card"]),
-            }
-        return _("%(who)s looked at %(whose)s.") % {
-            "who": who(),
-            "whose": card_of(names, d.get("target"), you),
-        }
-    if t == "cards_compared":
-        loser = d.get("loser")
-        end = (
-            _("%(who)s had the lower card") % {"who": names.get(loser, loser)}
-            if loser
-            else _("a tie")
-        )
-        cards = d.get("cards")
-        if cards:
-            shown = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in cards.items())
-            return _("Baron: %(shown)s; %(end)s.") % {"shown": shown, "end": end}
-        return _("%(who)s compared hands with %(t)s: %(end)s.") % {
-            "who": who(),
-            "t": who("target"),
-            "end": end,
-        }
-    if t == "card_discarded":
-        return _("%(who)s discarded %(card)s.") % {"who": who(), "card": rank(d["card"])}
-    if t == "card_replaced":
-        src = _("the face-down card") if d.get("from") == "hidden" else _("the deck")
-        if "card" in d:
-            return _("%(who)s drew %(card)s from %(src)s.") % {
-                "who": who(),
-                "card": rank(d["card"]),
-                "src": src,
-            }
-        return _("%(who)s drew a new card from %(src)s.") % {"who": who(), "src": src}
-    if t == "hands_traded":
-        cards = d.get("cards")
-        if cards and you in cards:
-            return _("%(who)s traded hands with %(t)s: you now hold %(card)s.") % {
-                "who": who(),
-                "t": who("target"),
-                "card": rank(cards[you]),
-            }
-        return _("%(who)s traded hands with %(t)s.") % {"who": who(), "t": who("target")}
     if t == "player_out":
         cards = ", ".join(rank(c) for c in d.get("cards", []))
         text = _("%(who)s dropped out of the round (%(why)s)") % {
-            "who": who(),
+            "who": _who(d, names),
             "why": in_words(d.get("reason", ""), names),
         }
         if cards:
@@ -211,4 +156,83 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         if d.get("hidden"):
             text += " " + _("The face-down card was %(card)s.") % {"card": rank(d["hidden"])}
         return text
+    return None
+
+
+def _card_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
+    """Cards dealt, drawn, played and discarded."""
+    if t == "card_dealt":
+        if "card" in d:
+            return _("%(who)s got %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
+        return _("%(who)s got a card.") % {"who": _who(d, names)}
+    if t == "turn_started":
+        if "card" in d:
+            return _("%(who)s drew %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
+        return _("%(who)s drew a card.") % {"who": _who(d, names)}
+    if t == "card_played":
+        text = _("%(who)s played %(card)s") % {"who": _who(d, names), "card": rank(d["card"])}
+        if d.get("target"):
+            text += " " + _("on %(t)s") % {"t": _who(d, names, "target")}
+        if d.get("guess"):
+            text += " " + _("naming %(g)s") % {"g": rank(d["guess"])}
+        if d.get("timeout"):
+            text += " " + _("(played for them: time ran out)")
+        return text + "."
+    if t == "card_discarded":
+        return _("%(who)s discarded %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
+    if t == "card_replaced":
+        src = _("the face-down card") if d.get("from") == "hidden" else _("the deck")
+        if "card" in d:
+            return _("%(who)s drew %(card)s from %(src)s.") % {
+                "who": _who(d, names),
+                "card": rank(d["card"]),
+                "src": src,
+            }
+        return _("%(who)s drew a new card from %(src)s.") % {"who": _who(d, names), "src": src}
+    return None
+
+
+def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
+    """The played cards' effects."""
+    if t == "guard_guessed":
+        return (_("Right!") if d.get("hit") else _("Wrong guess.")) + ""
+    if t == "card_seen":
+        if "card" in d:
+            return _("%(who)s saw %(whose)s: %(card)s.") % {
+                "who": _who(d, names),
+                "whose": card_of(names, d.get("target"), you),
+                "card": rank(d["card"]),
+            }
+        return _("%(who)s looked at %(whose)s.") % {
+            "who": _who(d, names),
+            "whose": card_of(names, d.get("target"), you),
+        }
+    if t == "cards_compared":
+        loser = d.get("loser")
+        end = (
+            _("%(who)s had the lower card") % {"who": names.get(loser, loser)}
+            if loser
+            else _("a tie")
+        )
+        cards = d.get("cards")
+        if cards:
+            shown = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in cards.items())
+            return _("Baron: %(shown)s; %(end)s.") % {"shown": shown, "end": end}
+        return _("%(who)s compared hands with %(t)s: %(end)s.") % {
+            "who": _who(d, names),
+            "t": _who(d, names, "target"),
+            "end": end,
+        }
+    if t == "hands_traded":
+        cards = d.get("cards")
+        if cards and you in cards:
+            return _("%(who)s traded hands with %(t)s: you now hold %(card)s.") % {
+                "who": _who(d, names),
+                "t": _who(d, names, "target"),
+                "card": rank(cards[you]),
+            }
+        return _("%(who)s traded hands with %(t)s.") % {
+            "who": _who(d, names),
+            "t": _who(d, names, "target"),
+        }
     return None

@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from games.core.tables import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
 from games.engine_words import in_words
+from games.higher_lower.rules import FIRST_BID_STEP, bid_step
 
-from .rules import FIRST_BID_STEP, bid_step
+from .base import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
 
 # a guess's direction as the engine records it
 DIRECTIONS = (gettext_noop("higher"), gettext_noop("lower"))

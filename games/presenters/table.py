@@ -1,14 +1,14 @@
 """The one presenter of a match's table: what a viewer sees and may do.
 
 ``table_for(match, viewer, at=None)`` asks the services what this viewer may
-see (``view_for``, ``history_for``), then the game's own ``table`` module
-(``games/<game>/table.py``) for the cards, piles and controls, and the
-words of each event. Templates only render the ``Table`` it returns.
+see (``view_for``, ``history_for``), then the game's own presenter
+(``games/presenters/<game>.py``, found in ``GAME_PRESENTERS``) for the
+cards, piles and controls, and the words of each event. Templates only
+render the ``Table`` it returns.
 """
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -18,15 +18,16 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext, pgettext
 
+from games import services, visibility
 from games.core.deal import REVEAL
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
-from games.core.registry import GAME_MODULES, rules_for, series_for
-from games.core.tables import Board, Choice, Control, Field, SeatPart
+from games.core.registry import rules_for, series_for
+from games.deal_check import deal_check
+from games.engine_words import in_words, item_name
+from games.models import Match
 
-from . import services, visibility
-from .deal_check import deal_check
-from .engine_words import in_words, item_name
-from .models import Match
+from . import bleven, doubting_love_letter, higher_lower, love_letter, love_me_not
+from .base import Board, Choice, Control, Field, SeatPart
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,19 @@ class Table:
         return self.at is None and not self.finished
 
 
+# game slug -> the module that draws its table; the pure registry
+# (games/core/registry.py) lists the rules of the same games
+GAME_PRESENTERS: dict[str, ModuleType] = {
+    "doubting-love-letter": doubting_love_letter,
+    "love-letter": love_letter,
+    "love-me-not": love_me_not,
+    "higher-lower": higher_lower,
+    "bleven": bleven,
+}
+
+
 def table_module(game: str) -> ModuleType:
-    return importlib.import_module(GAME_MODULES[game].rsplit(".", 1)[0] + ".table")
+    return GAME_PRESENTERS[game]
 
 
 # what a seat is deciding, in words ("to play, guess")
@@ -359,7 +371,7 @@ def find_control(table: Table, key: str) -> Control | None:
 # ---- history in words ------------------------------------------------------
 def describe_row(module: ModuleType, row: dict, you: str | None, names: dict) -> str:
     """One redacted history row in words (the series' and platform's own
-    events here, the game's in its table module)."""
+    events here, the game's in its presenter)."""
     data = row.get("data") or {}
     text = _describe_series(row["type"], data, names, you)
     if text is None:
@@ -372,6 +384,15 @@ def _who(names: dict, seat: Any) -> str:
 
 
 def _describe_series(kind: str, d: dict, names: dict, you: str | None = None) -> str | None:
+    for words in (_series_words, _clock_words, _ruling_words):
+        text = words(kind, d, names, you)
+        if text is not None:
+            return text
+    return None
+
+
+def _series_words(kind: str, d: dict, names: dict, you: str | None) -> str | None:
+    """The series: set up, begun, its bouts scored and ended; items and the deal."""
     if kind == REVEAL:
         return _("The deal was revealed. %(check)s") % {"check": deal_check(d)}
     if kind == "match_created":
@@ -416,6 +437,24 @@ def _describe_series(kind: str, d: dict, names: dict, you: str | None = None) ->
             "series_overturned": _("A ruling gave the match to %(who)s."),
         }
         return reasons[kind] % {"who": winners or _("nobody")}
+    if kind == "item_received":
+        at = {"n": d.get("from_bout"), "who": _who(names, d.get("seat"))}
+        if d.get("seat") == you and "item" in d:
+            return _("You received %(item)s: it applies from bout %(n)s.") % {
+                **at,
+                "item": item_name(d["item"]),
+            }
+        if "item" in d:  # a moderator's eyes
+            return _("%(who)s received %(item)s: it applies from bout %(n)s.") % {
+                **at,
+                "item": item_name(d["item"]),
+            }
+        return _("%(who)s received an item: it applies from bout %(n)s.") % at
+    return None
+
+
+def _clock_words(kind: str, d: dict, names: dict, you: str | None) -> str | None:
+    """The moderators' hands on the clocks."""
     if kind == "clock_paused":
         return _("A moderator paused the clocks.")
     if kind == "clock_resumed":
@@ -442,19 +481,11 @@ def _describe_series(kind: str, d: dict, names: dict, you: str | None = None) ->
             "who": ", ".join(_who(names, s) for s in d.get("seats", {})),
             "s": f"{d.get('seconds', 0):.0f}",
         }
-    if kind == "item_received":
-        at = {"n": d.get("from_bout"), "who": _who(names, d.get("seat"))}
-        if d.get("seat") == you and "item" in d:
-            return _("You received %(item)s: it applies from bout %(n)s.") % {
-                **at,
-                "item": item_name(d["item"]),
-            }
-        if "item" in d:  # a moderator's eyes
-            return _("%(who)s received %(item)s: it applies from bout %(n)s.") % {
-                **at,
-                "item": item_name(d["item"]),
-            }
-        return _("%(who)s received an item: it applies from bout %(n)s.") % at
+    return None
+
+
+def _ruling_words(kind: str, d: dict, names: dict, you: str | None) -> str | None:
+    """Rulings on the match's course."""
     if kind == "bout_replayed":
         return _("A ruling replays bout %(n)s.") % {"n": d.get("bout")}
     if kind == "match_voided":

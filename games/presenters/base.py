@@ -1,7 +1,8 @@
 """The shapes a game's table is made of (no I/O; words through gettext).
 
-Each ``games/<game>/table.py`` turns what a seat may see (its ``view``) into
-cards, piles and controls; ``games/tables.py`` puts them on a page. A
+Each game's presenter (``games/presenters/<game>.py``) turns what a seat may
+see (its ``view``) into cards, piles and controls; ``games/presenters/table.py``
+puts them on a page. A
 ``Control`` is one command type with the fields that vary; any choice of
 one value per field is a legal command, so a form built from it can only
 offer legal moves, and ``command`` re-checks what came back.
@@ -16,7 +17,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from .fields import whole
+from games.core.fields import whole
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from games.core.tables import Card
+from .base import Card
 
 # the rules engines name cards in English; these are the names people read
 NAMES = {
