@@ -418,6 +418,11 @@ def machine() -> str:
     return f"{platform.system()} {platform.machine()}"
 
 
+def process_environment() -> dict:
+    """What a benchmark run within one process measured on: Python and the machine."""
+    return {"python": platform.python_version(), "cpus": os.cpu_count(), "machine": machine()}
+
+
 def server_address(url: str) -> str:
     """host:port of a PostgreSQL URL (5432 when it names none)."""
     parts = urlsplit(url)
