@@ -28,14 +28,18 @@ from __future__ import annotations
 
 import math
 import os
-import platform
 import random
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import stack  # noqa: E402  (the result's header and environment)
+
 TITLE = "Bots: a ladder of levels per game, move times, a beginner against level 1"
 GAMES = ("doubting-love-letter", "love-letter", "love-me-not", "higher-lower", "bleven")
 FOUR_SEATS = {"love-letter": 0.25, "bleven": 0.5}  # game -> a seat's fair share at four
@@ -276,16 +280,9 @@ def main(results_dir) -> dict:
     started = time.perf_counter()
     per_game = {slug: bench_game(slug, games_n, games4, seed, log) for slug in slugs}
     return {
-        "name": "bots",
-        "title": TITLE,
-        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration_s": round(time.perf_counter() - started, 1),
+        **stack.result_header("bots", TITLE, started),
         "params": {"games": games_n, "games_four": games4, "seed": seed, "games_list": slugs},
-        "environment": {
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "machine": f"{platform.system()} {platform.machine()}",
-        },
+        "environment": stack.process_environment(),
         "games": per_game,
         "goals": _goals(per_game),
     }

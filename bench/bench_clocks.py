@@ -53,7 +53,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
-import platform
 import random
 import re
 import shutil
@@ -73,10 +72,14 @@ ROOT = BENCH.parent
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
+import stack  # noqa: E402  (the result's header and environment)
 from bench_eventstore import (  # noqa: E402  (the event-store benchmark's helpers)
     _admin,
     _django_setup,
+    _drop_database,
     _env_int,
+    _migrate,
+    _pg_version,
     _server_url,
     _with_db,
 )
@@ -391,54 +394,42 @@ def _wait_all(streams: list[str], until: float) -> dict[str, object]:
         time.sleep(0.1)
 
 
-def _run(pool: str, stagger_ms: int, s: dict, db_url: str, redis_url: str, tmp: Path) -> dict:
-    from config.celery import app
+def _ready_and_warm(tag: str, worker: Worker, published: Published) -> tuple[float, float]:
+    """Wait for the worker, then let one match time out: (seconds to ready,
+    the warm-up match's lateness in ms); what was published so far is forgotten."""
+    ready_s = worker.wait_ready()
+    log(f"[{tag}] worker pid {worker.proc.pid} ready in {ready_s:.1f}s on queue {worker.queue}")
 
-    tag = f"{pool}/{stagger_ms}ms"
-    queue = f"bench-clocks-{pool}-{uuid.uuid4().hex[:8]}"
-    app.conf.task_default_queue = queue  # where this process's arming sends its tasks
-    worker = Worker(pool, db_url, redis_url, queue, tmp / f"worker-{pool}-{stagger_ms}ms.log")
-    published = Published()
-    try:
-        ready_s = worker.wait_ready()
-        log(f"[{tag}] worker pid {worker.proc.pid} ready in {ready_s:.1f}s on queue {queue}")
+    warm = _create(1, 0)[0]
+    got = _wait_all([warm["stream"]], warm["deadline"] + 15)
+    if not got:
+        raise RuntimeError(f"[{tag}] the warm-up match never timed out:\n" + worker.text()[-3000:])
+    warm_ms = (got[warm["stream"]].recorded_at.timestamp() - warm["deadline"]) * 1e3
+    log(f"[{tag}] warm-up match timed out {warm_ms:.0f} ms after its deadline")
+    published.tasks.clear()
+    return ready_s, warm_ms
 
-        warm = _create(1, 0)[0]
-        got = _wait_all([warm["stream"]], warm["deadline"] + 15)
-        if not got:
-            raise RuntimeError(
-                f"[{tag}] the warm-up match never timed out:\n" + worker.text()[-3000:]
-            )
-        warm_ms = (got[warm["stream"]].recorded_at.timestamp() - warm["deadline"]) * 1e3
-        log(f"[{tag}] warm-up match timed out {warm_ms:.0f} ms after its deadline")
-        published.tasks.clear()
 
-        log(f"[{tag}] creating {s['matches']} matches, one every {stagger_ms} ms")
-        made = _create(s["matches"], stagger_ms / 1e3)
-        last_deadline = max(m["deadline"] for m in made)
-        got = _wait_all([m["stream"] for m in made], last_deadline + s["wait_s"])
-        waited_s = time.time() - last_deadline
-        log(f"[{tag}] {len(got)}/{len(made)} timed out ({waited_s:.1f}s after the last deadline)")
-        time.sleep(0.5)  # let the worker log the last results
-    finally:
-        published.close()
-        worker.stop()
-        removed = _clean_redis(redis_url, queue)
-        app.conf.task_default_queue = "celery"
-    log(
-        f"[{tag}] worker stopped (exit {worker.proc.returncode}); "
-        f"{removed} Redis key(s)/message(s) of its queue removed"
-    )
+def _create_and_wait(tag: str, s: dict, stagger_ms: int) -> tuple[list[dict], dict[str, object]]:
+    """The measured matches, and their timed_out rows (bounded wait)."""
+    log(f"[{tag}] creating {s['matches']} matches, one every {stagger_ms} ms")
+    made = _create(s["matches"], stagger_ms / 1e3)
+    last_deadline = max(m["deadline"] for m in made)
+    got = _wait_all([m["stream"] for m in made], last_deadline + s["wait_s"])
+    waited_s = time.time() - last_deadline
+    log(f"[{tag}] {len(got)}/{len(made)} timed out ({waited_s:.1f}s after the last deadline)")
+    time.sleep(0.5)  # let the worker log the last results
+    return made, got
 
-    wlog = _parse_worker_log(worker.text())
-    from datetime import UTC, datetime
 
+def _armed_by_match(tasks: dict[str, dict], queue: str, made: list[dict]) -> dict[int, list[str]]:
+    """match id -> the ids of the wake-ups published for its deadline."""
     from clocks.arming import window_end
 
     # a wake-up of the batch enforcer carries no match: it is the wake-up of every
     # match whose deadline falls in its window (they share it)
     by_window: dict[float, list[str]] = {}
-    for tid, t in published.tasks.items():
+    for tid, t in tasks.items():
         if t["task"] == "clocks.enforce_due" and t["queue"] == queue and t["eta"]:
             at = round(datetime.fromisoformat(t["eta"]).timestamp(), 3)
             by_window.setdefault(at, []).append(tid)
@@ -447,82 +438,122 @@ def _run(pool: str, stagger_ms: int, s: dict, db_url: str, redis_url: str, tmp: 
         at = round(window_end(datetime.fromtimestamp(m["deadline"], UTC)).timestamp(), 3)
         if at in by_window:
             by_match[m["id"]] = by_window[at]
+    return by_match
 
+
+def _writing_path(wlog: dict[str, dict], written_at: float) -> str:
+    """Which path wrote an event at ``written_at``: the task running then
+    (tasks of both kinds overlapping it: unknown)."""
+    running = {
+        t["task"]
+        for t in wlog.values()
+        if "ret" in t
+        and t["done_at"] - t["runtime_s"] - 0.002 <= written_at <= t["done_at"] + 0.002
+    }
+    if running and running <= {"clocks.enforce_due", "clocks.enforce_deadline"}:
+        return "armed"
+    if running == {"clocks.sweep"}:
+        return "sweep"
+    return "unknown"
+
+
+def _match_outcome(m: dict, tids: list[str], wlog: dict, row) -> tuple[dict, float | None]:
+    """One match's entry of the report, and its lateness in ms (None: it never timed out)."""
+    results = [wlog.get(tid, {}) for tid in tids]
+    entry = {
+        "match": m["id"],
+        "deadline": round(m["deadline"], 6),
+        "create_ms": round(m["create_ms"], 1),
+        "armed_tasks": len(tids),
+        "armed_tasks_run": sum(1 for r in results if "ret" in r),
+    }
+    received = [r["received_at"] for r in results if "received_at" in r]
+    if received:
+        # when the worker first held an armed task of this match (log clock, ms)
+        entry["received_before_deadline_ms"] = round((m["deadline"] - min(received)) * 1e3, 1)
+    if row is None:
+        entry["timed_out"] = False
+        return entry, None
+    late = (row.recorded_at.timestamp() - m["deadline"]) * 1e3
+    path = _writing_path(wlog, row.recorded_at.timestamp())
+    wrote = [r for r in results if (r.get("ret") or 0) > 0]
+    entry["armed_tasks_returning_events"] = len(wrote)
+    if wrote:
+        # the first of them to start, as the worker logs it (ms clock)
+        first = min(wrote, key=lambda r: r["done_at"] - r["runtime_s"])
+        entry["start_after_deadline_ms"] = round(
+            (first["done_at"] - first["runtime_s"] - m["deadline"]) * 1e3, 1
+        )
+        entry["task_runtime_ms"] = round(first["runtime_s"] * 1e3, 1)
+    entry.update(timed_out=True, lateness_ms=round(late, 1), path=path)
+    return entry, late
+
+
+def _per_match(made: list[dict], by_match: dict, wlog: dict, got: dict) -> tuple:
+    """(each match's entry, the lateness of those that timed out, how many each
+    path wrote, how many events' ``at`` differ from their deadline)."""
     per_match, lateness, paths = [], [], {"armed": 0, "sweep": 0, "unknown": 0}
     at_mismatch = 0
     for m in made:
-        tids = by_match.get(m["id"], [])
-        results = [wlog.get(tid, {}) for tid in tids]
-        entry = {
-            "match": m["id"],
-            "deadline": round(m["deadline"], 6),
-            "create_ms": round(m["create_ms"], 1),
-            "armed_tasks": len(tids),
-            "armed_tasks_run": sum(1 for r in results if "ret" in r),
-        }
-        received = [r["received_at"] for r in results if "received_at" in r]
-        if received:
-            # when the worker first held an armed task of this match (log clock, ms)
-            entry["received_before_deadline_ms"] = round((m["deadline"] - min(received)) * 1e3, 1)
         row = got.get(m["stream"])
-        if row is None:
-            entry["timed_out"] = False
-            per_match.append(entry)
+        entry, late = _match_outcome(m, by_match.get(m["id"], []), wlog, row)
+        per_match.append(entry)
+        if late is None:
             continue
-        late = (row.recorded_at.timestamp() - m["deadline"]) * 1e3
         if abs(float(row.data.get("at", m["deadline"])) - m["deadline"]) > 0.001:
             at_mismatch += 1
-        # the task running when the event was written (tasks overlapping it: unknown)
-        written_at = row.recorded_at.timestamp()
-        running = {
-            t["task"]
-            for t in wlog.values()
-            if "ret" in t
-            and t["done_at"] - t["runtime_s"] - 0.002 <= written_at <= t["done_at"] + 0.002
-        }
-        if running and running <= {"clocks.enforce_due", "clocks.enforce_deadline"}:
-            path = "armed"
-        elif running == {"clocks.sweep"}:
-            path = "sweep"
-        else:
-            path = "unknown"
-        paths[path] += 1
-        wrote = [r for r in results if (r.get("ret") or 0) > 0]
-        entry["armed_tasks_returning_events"] = len(wrote)
-        if wrote:
-            # the first of them to start, as the worker logs it (ms clock)
-            first = min(wrote, key=lambda r: r["done_at"] - r["runtime_s"])
-            entry["start_after_deadline_ms"] = round(
-                (first["done_at"] - first["runtime_s"] - m["deadline"]) * 1e3, 1
-            )
-            entry["task_runtime_ms"] = round(first["runtime_s"] * 1e3, 1)
-        entry.update(timed_out=True, lateness_ms=round(late, 1), path=path)
+        paths[entry["path"]] += 1
         lateness.append(late)
-        per_match.append(entry)
+    return per_match, lateness, paths, at_mismatch
 
-    # the measured batch only (not the warm-up): its armed tasks, and the sweeps run since
-    ours = {tid for tids in by_match.values() for tid in tids}
+
+def _worker_report(wlog: dict, ours: set[str], per_match: list[dict], made: list[dict]) -> dict:
+    """What the worker's log says of the measured batch (not the warm-up):
+    its armed tasks, and the sweeps run since."""
     runs = [wlog[tid] for tid in ours if "ret" in wlog.get(tid, {})]
     sweeps = [
         t
         for t in wlog.values()
         if t["task"] == "clocks.sweep" and "ret" in t and t["done_at"] >= made[0]["created_at"]
     ]
+    return {
+        "armed_tasks_run": len(runs),
+        "armed_tasks_returning_events": sum(1 for t in runs if t["ret"] > 0),
+        # both armed tasks of the match ran the timeout command (one wrote, one replayed)
+        "matches_with_several_tasks_submitting": sum(
+            1 for e in per_match if e.get("armed_tasks_returning_events", 0) > 1
+        ),
+        "armed_tasks_never_run": len(ours) - len(runs),
+        "matches_armed_task_received_before_deadline": sum(
+            1 for e in per_match if e.get("received_before_deadline_ms", -1) > 0
+        ),
+        "submitting_task_runtime_ms": _summary(
+            [t["runtime_s"] * 1e3 for t in runs if t["ret"] > 0]
+        ),
+        "noop_task_runtime_ms": _summary([t["runtime_s"] * 1e3 for t in runs if t["ret"] == 0]),
+        "task_start_after_deadline_ms": _summary(
+            [e["start_after_deadline_ms"] for e in per_match if "start_after_deadline_ms" in e]
+        ),
+        "sweeps": len(sweeps),
+        "sweep_events_written": sum(t["ret"] for t in sweeps),
+    }
+
+
+def _analyse(made: list[dict], got: dict, published: dict, queue: str, wlog: dict) -> dict:
+    """The run's figures, from the matches made, their timed_out rows, the tasks
+    this process published and the worker's log."""
+    by_match = _armed_by_match(published, queue, made)
+    per_match, lateness, paths, at_mismatch = _per_match(made, by_match, wlog, got)
+    ours = {tid for tids in by_match.values() for tid in tids}
     publish_lead = [
-        (m["deadline"] - min(published.tasks[tid]["published_at"] for tid in by_match[m["id"]]))
-        * 1e3
+        (m["deadline"] - min(published[tid]["published_at"] for tid in by_match[m["id"]])) * 1e3
         for m in made
         if by_match.get(m["id"])
     ]
+    last_deadline = max(m["deadline"] for m in made)
     summary = _summary(lateness)
     met = summary["p99"] is not None and len(lateness) == len(made) and summary["p99"] < GOAL_P99_MS
-    run = {
-        "pool": pool,
-        "stagger_ms": stagger_ms,
-        "worker_args": worker.args[2:],
-        "queue": queue,
-        "ready_s": round(ready_s, 1),
-        "warmup_lateness_ms": round(warm_ms, 1),
+    return {
         "matches": len(made),
         "timed_out": len(lateness),
         "creation_span_s": round(made[-1]["created_at"] - made[0]["created_at"], 2),
@@ -536,32 +567,45 @@ def _run(pool: str, stagger_ms: int, s: dict, db_url: str, redis_url: str, tmp: 
         "armed_tasks_published": len(ours),
         "armed_tasks_per_match": round(len(ours) / len(made), 2),
         "armed_published_before_deadline_ms": _summary(publish_lead),
-        "worker": {
-            "armed_tasks_run": len(runs),
-            "armed_tasks_returning_events": sum(1 for t in runs if t["ret"] > 0),
-            # both armed tasks of the match ran the timeout command (one wrote, one replayed)
-            "matches_with_several_tasks_submitting": sum(
-                1 for e in per_match if e.get("armed_tasks_returning_events", 0) > 1
-            ),
-            "armed_tasks_never_run": len(ours) - len(runs),
-            "matches_armed_task_received_before_deadline": sum(
-                1 for e in per_match if e.get("received_before_deadline_ms", -1) > 0
-            ),
-            "submitting_task_runtime_ms": _summary(
-                [t["runtime_s"] * 1e3 for t in runs if t["ret"] > 0]
-            ),
-            "noop_task_runtime_ms": _summary([t["runtime_s"] * 1e3 for t in runs if t["ret"] == 0]),
-            "task_start_after_deadline_ms": _summary(
-                [e["start_after_deadline_ms"] for e in per_match if "start_after_deadline_ms" in e]
-            ),
-            "sweeps": len(sweeps),
-            "sweep_events_written": sum(t["ret"] for t in sweeps),
-        },
+        "worker": _worker_report(wlog, ours, per_match, made),
         "per_match": per_match,
     }
+
+
+def _run(pool: str, stagger_ms: int, s: dict, db_url: str, redis_url: str, tmp: Path) -> dict:
+    from config.celery import app
+
+    tag = f"{pool}/{stagger_ms}ms"
+    queue = f"bench-clocks-{pool}-{uuid.uuid4().hex[:8]}"
+    app.conf.task_default_queue = queue  # where this process's arming sends its tasks
+    worker = Worker(pool, db_url, redis_url, queue, tmp / f"worker-{pool}-{stagger_ms}ms.log")
+    published = Published()
+    try:
+        ready_s, warm_ms = _ready_and_warm(tag, worker, published)
+        made, got = _create_and_wait(tag, s, stagger_ms)
+    finally:
+        published.close()
+        worker.stop()
+        removed = _clean_redis(redis_url, queue)
+        app.conf.task_default_queue = "celery"
+    log(
+        f"[{tag}] worker stopped (exit {worker.proc.returncode}); "
+        f"{removed} Redis key(s)/message(s) of its queue removed"
+    )
+    run = {
+        "pool": pool,
+        "stagger_ms": stagger_ms,
+        "worker_args": worker.args[2:],
+        "queue": queue,
+        "ready_s": round(ready_s, 1),
+        "warmup_lateness_ms": round(warm_ms, 1),
+        **_analyse(made, got, published.tasks, queue, _parse_worker_log(worker.text())),
+    }
+    summary, paths = run["lateness_ms"], run["enforced_by"]
     log(
         f"[{tag}] lateness ms: p50 {summary['p50']}, p90 {summary['p90']}, p99 {summary['p99']}, "
-        f"max {summary['max']} (goal p99 < {GOAL_P99_MS:g}: {'met' if met else 'MISSED'}); "
+        f"max {summary['max']} (goal p99 < {GOAL_P99_MS:g}: "
+        f"{'met' if run['goal']['met'] else 'MISSED'}); "
         f"enforced by armed task {paths['armed']}, sweep {paths['sweep']}, "
         f"unknown {paths['unknown']}"
     )
@@ -571,16 +615,71 @@ def _run(pool: str, stagger_ms: int, s: dict, db_url: str, redis_url: str, tmp: 
 # -------------------------------------------------------------------- main
 
 
-def _versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
+def _prepare(db_url: str, redis_url: str) -> dict:
+    """Django set up in this process on the bench database and Redis (it arms
+    real Celery tasks, as the web server does), migrated; what the run found."""
+    os.environ["REDIS_URL"] = redis_url
+    _django_setup(db_url)
+    from django.conf import settings
 
-    out = {"python": platform.python_version()}
-    for dist in ("Django", "celery", "kombu", "redis", "psycopg"):
-        try:
-            out[dist] = version(dist)
-        except PackageNotFoundError:
-            out[dist] = None
-    return out
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        raise RuntimeError(f"broker is {settings.CELERY_BROKER_URL}, not Redis")
+    sweep_s = settings.CELERY_BEAT_SCHEDULE.get("sweep-overdue-deadlines", {}).get("schedule")
+    _migrate(log)
+    pg_version = _pg_version()
+    import redis
+
+    rc = redis.Redis.from_url(redis_url, socket_timeout=5)
+    redis_version = rc.info("server").get("redis_version")
+    rc.close()
+    return {"beat_sweep_s": sweep_s, "postgres": pg_version, "redis": redis_version}
+
+
+def _clean_up(s: dict, server: str, tmp: Path) -> None:
+    from django.db import connections
+
+    connections.close_all()
+    if s["keep_logs"]:
+        log(f"kept the worker logs in {tmp} (BENCH_CLOCK_KEEP_LOGS=1)")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    _drop_database(server, DB_NAME, s["keep_db"], log)
+
+
+def _result(s: dict, started: float, server: str, redis_url: str, found: dict, runs: list) -> dict:
+    judged = next(
+        (r for r in runs if r["pool"] == GOAL_POOL and r["stagger_ms"] == s["staggers_ms"][0]),
+        runs[0],
+    )
+    return {
+        **stack.result_header("clocks", TITLE, started),
+        "params": {
+            "matches": s["matches"],
+            "staggers_ms": s["staggers_ms"],
+            "wait_s": s["wait_s"],
+            "pools": s["pools"],
+            "game": GAME,
+            "options": OPTIONS,
+            "beat_sweep_s": found["beat_sweep_s"],
+        },
+        "environment": {
+            "versions": stack.versions("Django", "celery", "kombu", "redis", "psycopg"),
+            "postgres": found["postgres"],
+            "redis": found["redis"],
+            "server": stack.server_address(server),
+            "broker": redis_url,
+            "cpus": os.cpu_count(),
+            "machine": stack.machine(),
+            "django_debug": False,
+        },
+        "goal": {
+            "p99_below_ms": GOAL_P99_MS,
+            "judged_on": {"pool": judged["pool"], "stagger_ms": judged["stagger_ms"]},
+            "p99_ms": judged["lateness_ms"]["p99"],
+            "met": judged["goal"]["met"],
+        },
+        "runs": runs,
+    }
 
 
 def main(results_dir: str | Path) -> dict:
@@ -595,80 +694,13 @@ def main(results_dir: str | Path) -> dict:
     _admin(server, f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)", f"CREATE DATABASE {DB_NAME}")
     runs: list[dict] = []
     try:
-        # this process arms real Celery tasks on Redis, as the web server does
-        os.environ["REDIS_URL"] = redis_url
-        _django_setup(db_url)
-        from django.conf import settings
-        from django.core.management import call_command
-        from django.db import connection
-
-        if not settings.CELERY_BROKER_URL.startswith("redis://"):
-            raise RuntimeError(f"broker is {settings.CELERY_BROKER_URL}, not Redis")
-        sweep_s = settings.CELERY_BEAT_SCHEDULE.get("sweep-overdue-deadlines", {}).get("schedule")
-        log("migrating (Django, in-process)")
-        call_command("migrate", interactive=False, verbosity=0)
-        with connection.cursor() as cur:
-            cur.execute("SELECT version()")
-            pg_version = cur.fetchone()[0]
-        import redis
-
-        rc = redis.Redis.from_url(redis_url, socket_timeout=5)
-        redis_version = rc.info("server").get("redis_version")
-        rc.close()
-
+        found = _prepare(db_url, redis_url)
         for stagger in s["staggers_ms"]:
             for pool in s["pools"]:
                 runs.append(_run(pool, stagger, s, db_url, redis_url, tmp))
     finally:
-        from django.db import connections
-
-        connections.close_all()
-        if s["keep_logs"]:
-            log(f"kept the worker logs in {tmp} (BENCH_CLOCK_KEEP_LOGS=1)")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
-        if s["keep_db"]:
-            log(f"kept database {DB_NAME} (BENCH_KEEP_DB=1)")
-        else:
-            _admin(server, f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-            log(f"dropped database {DB_NAME}")
-
-    judged = next(
-        (r for r in runs if r["pool"] == GOAL_POOL and r["stagger_ms"] == s["staggers_ms"][0]),
-        runs[0],
-    )
-    return {
-        "name": "clocks",
-        "title": TITLE,
-        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration_s": round(time.perf_counter() - started, 1),
-        "params": {
-            "matches": s["matches"],
-            "staggers_ms": s["staggers_ms"],
-            "wait_s": s["wait_s"],
-            "pools": s["pools"],
-            "game": GAME,
-            "options": OPTIONS,
-            "beat_sweep_s": sweep_s,
-        },
-        "environment": {
-            "versions": _versions(),
-            "postgres": pg_version,
-            "redis": redis_version,
-            "server": f"{urlsplit(server).hostname}:{urlsplit(server).port or 5432}",
-            "broker": redis_url,
-            "cpus": os.cpu_count(),
-            "machine": f"{platform.system()} {platform.machine()}",
-            "django_debug": False,
-        },
-        "goal": {
-            "p99_below_ms": GOAL_P99_MS,
-            "judged_on": {"pool": judged["pool"], "stagger_ms": judged["stagger_ms"]},
-            "p99_ms": judged["lateness_ms"]["p99"],
-            "met": judged["goal"]["met"],
-        },
-        "runs": runs,
-    }
+        _clean_up(s, server, tmp)
+    return _result(s, started, server, redis_url, found, runs)
 
 
 # ---------------------------------------------------------------- markdown

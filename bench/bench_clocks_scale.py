@@ -44,7 +44,6 @@ import signal
 import sys
 import threading
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -185,40 +184,30 @@ def _writers(st: stack.Stack) -> dict[str, str]:
     return out
 
 
-def _run(tag: str, st: stack.Stack, s: dict, stagger_ms: int, kill: bool = False) -> dict:
-    say(
-        f"[{tag}] creating {s['matches']} matches, "
-        + (f"one every {stagger_ms} ms" if stagger_ms else "back to back")
-        + f" ({s['creators']} threads)"
-    )
-    killer = None
+def _start_killer(st: stack.Stack, s: dict, made: list) -> tuple[threading.Thread, list]:
+    """A thread that SIGKILLs worker 1 midway: once half the matches exist and
+    the latest of their deadlines passed; (the thread, [when it killed])."""
     killed_at = [None]
-    made: list[dict] = []
-    if kill:
 
-        def kill_worker() -> None:
-            # midway: once half the matches exist and the latest of their deadlines passed
-            limit = time.time() + 600
-            while len(made) < s["matches"] // 2 and time.time() < limit:
-                time.sleep(0.05)
-            half = max(m["deadline"] for m in list(made))
-            time.sleep(max(0.0, half - time.time()))
-            proc = st.procs.procs["worker1"]
-            os.killpg(proc.pid, signal.SIGKILL)  # the main process and its pool at once
-            killed_at[0] = time.time()
-            proc.wait(timeout=10)
+    def kill_worker() -> None:
+        limit = time.time() + 600
+        while len(made) < s["matches"] // 2 and time.time() < limit:
+            time.sleep(0.05)
+        half = max(m["deadline"] for m in list(made))
+        time.sleep(max(0.0, half - time.time()))
+        proc = st.procs.procs["worker1"]
+        os.killpg(proc.pid, signal.SIGKILL)  # the main process and its pool at once
+        killed_at[0] = time.time()
+        proc.wait(timeout=10)
 
-        killer = threading.Thread(target=kill_worker, daemon=True)
-        killer.start()
-    _create(s["matches"], stagger_ms / 1e3, s["creators"], tag, made)
-    made.sort(key=lambda m: m["i"])
-    last = max(m["deadline"] for m in made)
-    got = _wait([m["stream"] for m in made], last + s["wait_s"])
-    if killer:
-        killer.join(timeout=30)
-    time.sleep(SWEEP_S + 1)  # a late doubled write would show by now
-    got = _timeouts([m["stream"] for m in made])
-    writers = _writers(st)
+    killer = threading.Thread(target=kill_worker, daemon=True)
+    killer.start()
+    return killer, killed_at
+
+
+def _lateness(made: list, got: dict, writers: dict) -> tuple:
+    """(the lateness of each timeout in ms, its seconds by path, how many
+    deadlines were written twice, how many never, each match's entry)."""
     lateness, by_path, twice, missing = [], {"armed": [], "sweep": [], "other": []}, 0, 0
     per_match = []
     for m in made:
@@ -242,6 +231,26 @@ def _run(tag: str, st: stack.Stack, s: dict, stagger_ms: int, kill: bool = False
                 "create_ms": round(m["create_ms"], 1),
             }
         )
+    return lateness, by_path, twice, missing, per_match
+
+
+def _run(tag: str, st: stack.Stack, s: dict, stagger_ms: int, kill: bool = False) -> dict:
+    say(
+        f"[{tag}] creating {s['matches']} matches, "
+        + (f"one every {stagger_ms} ms" if stagger_ms else "back to back")
+        + f" ({s['creators']} threads)"
+    )
+    made: list[dict] = []
+    killer, killed_at = _start_killer(st, s, made) if kill else (None, [None])
+    _create(s["matches"], stagger_ms / 1e3, s["creators"], tag, made)
+    made.sort(key=lambda m: m["i"])
+    last = max(m["deadline"] for m in made)
+    got = _wait([m["stream"] for m in made], last + s["wait_s"])
+    if killer:
+        killer.join(timeout=30)
+    time.sleep(SWEEP_S + 1)  # a late doubled write would show by now
+    got = _timeouts([m["stream"] for m in made])
+    lateness, by_path, twice, missing, per_match = _lateness(made, got, _writers(st))
     created = [m["created_at"] for m in made]
     deadlines = [m["deadline"] for m in made]
     summary = stack.summary_ms([x / 1e3 for x in lateness])
@@ -310,12 +319,9 @@ def main(results_dir) -> dict:
         connections.close_all()
         st.down(ok)
     return {
-        "name": NAME,
-        "title": TITLE,
-        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration_s": round(time.perf_counter() - started, 1),
+        **stack.result_header(NAME, TITLE, started),
         "params": {**s, "game": GAME, "options": OPTIONS, "sweep_s": SWEEP_S},
-        "environment": {**env, "load_after": round(os.getloadavg()[0], 2)},
+        "environment": stack.environment_after(env),
         "runs": runs,
     }
 

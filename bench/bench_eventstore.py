@@ -33,7 +33,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -42,7 +41,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parents[1]
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import stack  # noqa: E402  (the result's header and environment)
+
 TITLE = "Event store: append and read, one stream, one event per commit"
 DB_NAME = os.environ.get("BENCH_DB_PREFIX", "").strip() or "gameshow_bench"
 DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -62,6 +67,17 @@ LABELS = {
     "raw": "raw psycopg",
     "eventsourcing": "eventsourcing",
 }
+PARAMS = (  # the settings a result reports
+    "events",
+    "block",
+    "warmup",
+    "reads",
+    "modes",
+    "writers",
+    "concurrent_events",
+    "concurrent_rounds",
+)
+VERSIONS = ("Django", "psycopg", "psycopg-binary", "eventsourcing", "psycopg-pool")
 
 # a typical small game event, and the metadata our append writes for it
 SUITS = ("hearts", "spades", "diamonds", "clubs")
@@ -71,6 +87,10 @@ METADATA = {
     "causation": None,
     "visibility": {"to": None, "public": None},
 }
+
+
+def say(msg: str) -> None:
+    stack.log("eventstore", msg)
 
 
 def event(i: int) -> tuple[str, dict]:
@@ -347,25 +367,34 @@ def _ratio(a: float, b: float) -> float | None:
     return round(a / b, 3) if b else None
 
 
-def _measure_mode(mode: str, contenders: list, s: dict, log: Callable[[str], None]) -> dict:
-    n, warmup, reads = s["events"], s["warmup"], s["reads"]
-    stream, warm_stream = f"bench-{mode}", f"warmup-{mode}"
-    k = len(contenders)
+def _rotated(contenders: list, k: int) -> list:
+    """The contenders, the ``k``-th first (the order rotates so no one always leads)."""
+    k %= len(contenders)
+    return contenders[k:] + contenders[:k]
 
+
+def _warm_up(mode: str, contenders: list, warmup: int, log: Callable[[str], None]) -> None:
+    warm_stream = f"warmup-{mode}"
     log(f"[{mode}] warm-up: {warmup} appends and 1 read each")
     for c in contenders:
         for i in range(warmup):
             c.append(warm_stream, i, i)
         c.read(warm_stream)
 
+
+def _timed_appends(
+    mode: str, contenders: list, s: dict, stream: str, log: Callable[[str], None]
+) -> tuple[dict, dict, dict]:
+    """Every contender's ``s["events"]`` appends, block by block in rotating
+    order: (elapsed ns, each append's ns, each block's events/s) per contender."""
+    n = s["events"]
     elapsed = {c.name: 0 for c in contenders}
     latencies: dict[str, list[int]] = {c.name: [] for c in contenders}
     block_rates: dict[str, list[float]] = {c.name: [] for c in contenders}
     blocks = _chunks(n, -(-n // s["block"]))
     next_report, done = n / 10, 0
     for b, size in enumerate(blocks):
-        order = contenders[b % k :] + contenders[: b % k]
-        for c in order:
+        for c in _rotated(contenders, b):
             lat = latencies[c.name]
             t0 = time.perf_counter_ns()
             for i in range(done, done + size):
@@ -382,14 +411,17 @@ def _measure_mode(mode: str, contenders: list, s: dict, log: Callable[[str], Non
                 f"[{mode}] appended {done}/{n} each: "
                 + ", ".join(f"{c.name} {done * 1e9 / elapsed[c.name]:,.0f}/s" for c in contenders)
             )
+    return elapsed, latencies, block_rates
 
+
+def _append_summary(n: int, elapsed: dict, latencies: dict, block_rates: dict) -> dict:
     append = {}
-    for c in contenders:
-        lat = sorted(latencies[c.name])
-        rates = sorted(block_rates[c.name])
-        append[c.name] = {
-            "events_per_s": round(n * 1e9 / elapsed[c.name], 1),
-            "seconds": round(elapsed[c.name] / 1e9, 3),
+    for name in elapsed:
+        lat = sorted(latencies[name])
+        rates = sorted(block_rates[name])
+        append[name] = {
+            "events_per_s": round(n * 1e9 / elapsed[name], 1),
+            "seconds": round(elapsed[name] / 1e9, 3),
             "latency_ms": {
                 "p50": _pct(lat, 0.50),
                 "p95": _pct(lat, 0.95),
@@ -402,11 +434,17 @@ def _measure_mode(mode: str, contenders: list, s: dict, log: Callable[[str], Non
                 "max": round(rates[-1], 1),
             },
         }
+    return append
 
+
+def _timed_reads(
+    mode: str, contenders: list, s: dict, stream: str, log: Callable[[str], None]
+) -> dict:
+    """The stream read back ``s["reads"]`` times by each contender, in rotating order."""
+    n, reads = s["events"], s["reads"]
     read_ns: dict[str, list[int]] = {c.name: [] for c in contenders}
     for rep in range(reads):
-        order = contenders[rep % k :] + contenders[: rep % k]
-        for c in order:
+        for c in _rotated(contenders, rep):
             t0 = time.perf_counter_ns()
             got = c.read(stream)
             read_ns[c.name].append(time.perf_counter_ns() - t0)
@@ -424,7 +462,11 @@ def _measure_mode(mode: str, contenders: list, s: dict, log: Callable[[str], Non
         f"[{mode}] read {n} events x{reads}: "
         + ", ".join(f"{c.name} {read[c.name]['events_per_s']:,.0f}/s" for c in contenders)
     )
+    return read
 
+
+def _ratios(append: dict, read: dict) -> dict:
+    """ours / each other contender, events per second, for each operation."""
     ratios = {}
     for op, res in (("append", append), ("read", read)):
         ours = res.get("ours", {}).get("events_per_s")
@@ -433,11 +475,20 @@ def _measure_mode(mode: str, contenders: list, s: dict, log: Callable[[str], Non
             for other in ("raw", "eventsourcing")
             if ours is not None and other in res
         }
+    return ratios
+
+
+def _measure_mode(mode: str, contenders: list, s: dict, log: Callable[[str], None]) -> dict:
+    stream = f"bench-{mode}"
+    _warm_up(mode, contenders, s["warmup"], log)
+    elapsed, latencies, block_rates = _timed_appends(mode, contenders, s, stream, log)
+    append = _append_summary(s["events"], elapsed, latencies, block_rates)
+    read = _timed_reads(mode, contenders, s, stream, log)
     return {
         "synchronous_commit": MODES[mode],
         "append": append,
         "read": read,
-        "ratios": ratios,
+        "ratios": _ratios(append, read),
     }
 
 
@@ -533,18 +584,6 @@ def _concurrent(mode: str, url: str, s: dict, log: Callable[[str], None]) -> dic
 # -------------------------------------------------------------------- main
 
 
-def _versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for dist in ("Django", "psycopg", "psycopg-binary", "eventsourcing", "psycopg-pool"):
-        try:
-            out[dist] = version(dist)
-        except PackageNotFoundError:
-            out[dist] = None
-    return out
-
-
 def _django_setup(db_url: str) -> None:
     for p in (ROOT / "platform", ROOT):
         if str(p) not in sys.path:
@@ -559,16 +598,82 @@ def _django_setup(db_url: str) -> None:
     django.setup()
 
 
-def main(results_dir: str | Path) -> dict:
-    def log(msg: str) -> None:
-        print(f"  eventstore: {msg}", flush=True)
+def _migrate(log: Callable[[str], None]) -> None:
+    """The project's migrations, in this process (Django set up)."""
+    from django.core.management import call_command
 
+    log("migrating (Django, in-process)")
+    call_command("migrate", interactive=False, verbosity=0)
+
+
+def _pg_version() -> str:
+    """The server's ``SELECT version()``, through Django's connection."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT version()")
+        return cur.fetchone()[0]
+
+
+def _server_settings() -> dict:
+    """The server's settings that decide what a commit costs."""
+    from django.db import connection
+
+    out = {}
+    with connection.cursor() as cur:
+        for name in ("fsync", "synchronous_commit", "wal_sync_method", "full_page_writes"):
+            cur.execute(f"SHOW {name}")
+            out[name] = cur.fetchone()[0]
+    return out
+
+
+def _drop_database(server: str, name: str, keep: bool, log: Callable[[str], None]) -> None:
+    """Drop the bench database, unless BENCH_KEEP_DB=1 asked to keep it."""
+    if keep:
+        log(f"kept database {name} (BENCH_KEEP_DB=1)")
+    else:
+        _admin(server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        log(f"dropped database {name}")
+
+
+def _set_commit_mode(server: str, mode: str, contenders: list) -> None:
+    """synchronous_commit of ``mode`` on the bench database, checked on every
+    contender's fresh connection."""
+    _admin(server, f"ALTER DATABASE {DB_NAME} SET synchronous_commit = {MODES[mode]}")
+    for c in contenders:
+        c.reconnect()
+        got = c.setting("synchronous_commit")
+        if got != MODES[mode]:
+            raise RuntimeError(f"{c.name}: synchronous_commit is {got}, wanted {MODES[mode]}")
+
+
+def _measure_commit_mode(mode: str, server: str, db_url: str, contenders: list, s: dict) -> dict:
+    """Every measure of one commit mode, and the goals judged on it."""
+    _set_commit_mode(server, mode, contenders)
+    say(f"[{mode}] synchronous_commit={MODES[mode]}: {s['events']} events per contender")
+    measured = _measure_mode(mode, contenders, s, say)
+    if s["writers"] > 0:
+        measured["concurrent"] = _concurrent(mode, db_url, s, say)
+    conc = measured.get("concurrent", {}).get("ratio")
+    measured["goals"] = _goals(measured["ratios"]["append"], conc)
+    return measured
+
+
+def _close(contenders: list) -> None:
+    for c in contenders:
+        try:
+            c.close()
+        except Exception as exc:  # closing must not hide the real error
+            say(f"closing {c.name}: {exc}")
+
+
+def main(results_dir: str | Path) -> dict:
     s = _settings()
     server = _server_url()
     db_url = _with_db(server, DB_NAME)
     started = time.perf_counter()
 
-    log(f"creating database {DB_NAME} on {urlsplit(server).hostname}:{urlsplit(server).port}")
+    say(f"creating database {DB_NAME} on {urlsplit(server).hostname}:{urlsplit(server).port}")
     _admin(
         server,
         f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)",
@@ -577,74 +682,27 @@ def main(results_dir: str | Path) -> dict:
     contenders: list = []
     try:
         _django_setup(db_url)
-        from django.core.management import call_command
-        from django.db import connection
-
-        log("migrating (Django, in-process)")
-        call_command("migrate", interactive=False, verbosity=0)
-        with connection.cursor() as cur:
-            cur.execute("SELECT version()")
-            pg_version = cur.fetchone()[0]
-            server_settings = {}
-            for name in ("fsync", "synchronous_commit", "wal_sync_method", "full_page_writes"):
-                cur.execute(f"SHOW {name}")
-                server_settings[name] = cur.fetchone()[0]
-
+        _migrate(say)
+        pg_version, server_settings = _pg_version(), _server_settings()
         contenders = [Ours(), Raw(db_url, create=True), EventSourcing(db_url)]
-        modes = {}
-        for mode in s["modes"]:
-            _admin(server, f"ALTER DATABASE {DB_NAME} SET synchronous_commit = {MODES[mode]}")
-            for c in contenders:
-                c.reconnect()
-                got = c.setting("synchronous_commit")
-                if got != MODES[mode]:
-                    raise RuntimeError(
-                        f"{c.name}: synchronous_commit is {got}, wanted {MODES[mode]}"
-                    )
-            log(f"[{mode}] synchronous_commit={MODES[mode]}: {s['events']} events per contender")
-            modes[mode] = _measure_mode(mode, contenders, s, log)
-            if s["writers"] > 0:
-                modes[mode]["concurrent"] = _concurrent(mode, db_url, s, log)
-            conc = modes[mode].get("concurrent", {}).get("ratio")
-            modes[mode]["goals"] = _goals(modes[mode]["ratios"]["append"], conc)
+        modes = {
+            mode: _measure_commit_mode(mode, server, db_url, contenders, s) for mode in s["modes"]
+        }
     finally:
-        for c in contenders:
-            try:
-                c.close()
-            except Exception as exc:  # closing must not hide the real error
-                log(f"closing {c.name}: {exc}")
-        if s["keep_db"]:
-            log(f"kept database {DB_NAME} (BENCH_KEEP_DB=1)")
-        else:
-            _admin(server, f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-            log(f"dropped database {DB_NAME}")
+        _close(contenders)
+        _drop_database(server, DB_NAME, s["keep_db"], say)
 
     goal_mode = GOAL_MODE if GOAL_MODE in modes else next(iter(modes))
     result = {
-        "name": "eventstore",
-        "title": TITLE,
-        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration_s": round(time.perf_counter() - started, 1),
-        "params": {
-            k: s[k]
-            for k in (
-                "events",
-                "block",
-                "warmup",
-                "reads",
-                "modes",
-                "writers",
-                "concurrent_events",
-                "concurrent_rounds",
-            )
-        },
+        **stack.result_header("eventstore", TITLE, started),
+        "params": {k: s[k] for k in PARAMS},
         "environment": {
-            "versions": _versions(),
+            "versions": stack.versions(*VERSIONS),
             "postgres": pg_version,
             "server_settings": server_settings,
-            "server": f"{urlsplit(server).hostname}:{urlsplit(server).port or 5432}",
+            "server": stack.server_address(server),
             "cpus": os.cpu_count(),
-            "machine": f"{platform.system()} {platform.machine()}",
+            "machine": stack.machine(),
             "django_debug": False,
         },
         "contenders": {c.name: c.how for c in (Ours, Raw, EventSourcing)},
@@ -655,7 +713,7 @@ def main(results_dir: str | Path) -> dict:
     }
     for key, g in result["goals"].items():
         state = "met" if g["met"] else "MISSED"
-        log(f"goal {key}: ours/x = {g['value']} (target >= {g['target']}) {state}")
+        say(f"goal {key}: ours/x = {g['value']} (target >= {g['target']}) {state}")
     return result
 
 
@@ -673,24 +731,27 @@ def _fmt_goal(value: float | None, target: float) -> str:
     return f"{value:.2f} (goal ≥ {target:g}: {mark})"
 
 
-def markdown(result: dict) -> str:
-    """The README table for one result."""
+def _md_header(result: dict) -> list[str]:
     env, p = result["environment"], result["params"]
     v = env["versions"]
-    modes = result["modes"]
-    lines = [
+    return [
         f"**{result['title']}** — {p['events']} events per contender, interleaved in blocks "
         f"of {p['block']} after {p['warmup']} warm-up appends; the stream read back "
         f"{p['reads']}× (median). {result['finished_at']}, {env['postgres'].split(' on ')[0]} "
         f"(fsync {env['server_settings']['fsync']}, {env['server_settings']['wal_sync_method']}) "
         f"on {env['server']}, {env['cpus']} CPUs, Python {v['python']}, Django {v['Django']} "
         f"(DEBUG off), psycopg {v['psycopg']}, eventsourcing {v['eventsourcing']}.",
+    ]
+
+
+def _md_rates(modes: dict, goal_mode: str) -> list[str]:
+    """Each mode's append and read rates, and ours against the others."""
+    lines = [
         "",
         "| commit | op | ours (`eventlog.store`) ev/s | raw psycopg ev/s | eventsourcing ev/s "
         "| ours / raw | ours / eventsourcing |",
         "|---|---|---:|---:|---:|---|---|",
     ]
-    gm = result["goals_mode"]
     for mode, m in modes.items():
         commit = f"`synchronous_commit={m['synchronous_commit']}`"
         for op in ("append", "read"):
@@ -699,12 +760,16 @@ def markdown(result: dict) -> str:
             vs = []
             for other in ("raw", "eventsourcing"):
                 value = rat.get(f"ours/{other}")
-                if op == "append" and mode == gm and other == "raw":
+                if op == "append" and mode == goal_mode and other == "raw":
                     vs.append(_fmt_goal(value, GOALS["append_vs_raw"]))
                 else:
                     vs.append("–" if value is None else f"{value:.2f}")
             lines.append(f"| {commit} | {op} | " + " | ".join(cells + vs) + " |")
-    lines += [
+    return lines
+
+
+def _md_latency(modes: dict) -> list[str]:
+    lines = [
         "",
         "Append latency p50 / p99 (ms):",
         "",
@@ -719,32 +784,42 @@ def markdown(result: dict) -> str:
         lines.append(
             f"| `synchronous_commit={m['synchronous_commit']}` | " + " | ".join(cells) + " |"
         )
+    return lines
+
+
+def _md_concurrent(modes: dict, goal_mode: str) -> list[str]:
+    """The concurrent writers' table, when they were measured."""
     conc = [m for m in modes.values() if "concurrent" in m]
-    if conc:
-        c0 = conc[0]["concurrent"]
-        lines += [
-            "",
-            f"{c0['writers']} concurrent writers (processes), each on its own stream, "
-            f"{c0['events_per_writer']} appends each, one event per commit, "
-            f"{c0['rounds']} rounds alternating who goes first (ev/s over each round's span):",
-            "",
-            "| commit | ours ev/s | raw psycopg ev/s | ours / raw |",
-            "|---|---:|---:|---|",
-        ]
-        for mode, m in modes.items():
-            if "concurrent" not in m:
-                continue
-            c = m["concurrent"]
-            ratio = (
-                _fmt_goal(c["ratio"], GOALS["concurrent_append_vs_raw"])
-                if mode == gm
-                else f"{c['ratio']:.2f}"
-            )
-            lines.append(
-                f"| `synchronous_commit={m['synchronous_commit']}` "
-                f"| {_fmt_rate(c['append']['ours']['events_per_s'])} "
-                f"| {_fmt_rate(c['append']['raw']['events_per_s'])} | {ratio} |"
-            )
+    if not conc:
+        return []
+    c0 = conc[0]["concurrent"]
+    lines = [
+        "",
+        f"{c0['writers']} concurrent writers (processes), each on its own stream, "
+        f"{c0['events_per_writer']} appends each, one event per commit, "
+        f"{c0['rounds']} rounds alternating who goes first (ev/s over each round's span):",
+        "",
+        "| commit | ours ev/s | raw psycopg ev/s | ours / raw |",
+        "|---|---:|---:|---|",
+    ]
+    for mode, m in modes.items():
+        if "concurrent" not in m:
+            continue
+        c = m["concurrent"]
+        ratio = (
+            _fmt_goal(c["ratio"], GOALS["concurrent_append_vs_raw"])
+            if mode == goal_mode
+            else f"{c['ratio']:.2f}"
+        )
+        lines.append(
+            f"| `synchronous_commit={m['synchronous_commit']}` "
+            f"| {_fmt_rate(c['append']['ours']['events_per_s'])} "
+            f"| {_fmt_rate(c['append']['raw']['events_per_s'])} | {ratio} |"
+        )
+    return lines
+
+
+def _md_goals(result: dict) -> list[str]:
     names = {
         "append_vs_raw": "one writer",
         "concurrent_append_vs_raw": "concurrent writers",
@@ -758,9 +833,10 @@ def markdown(result: dict) -> str:
         for key, g in result["goals"].items()
         if g["value"] is not None
     )
-    lines += [
+    judged = result["modes"][result["goals_mode"]]
+    return [
         "",
-        f"Goals, judged on `synchronous_commit={modes[gm]['synchronous_commit']}`: {verdict}.",
+        f"Goals, judged on `synchronous_commit={judged['synchronous_commit']}`: {verdict}.",
         "`synchronous_commit=off` is set on the bench database only, to show the "
         "client-side cost with the WAL flush out of the loop. The `on` rates follow the "
         "disk's flush latency at the time of the run (the slower the flush, the closer "
@@ -768,4 +844,16 @@ def markdown(result: dict) -> str:
         "across runs. eventsourcing's recorder is a reference column (its 3 × goal was "
         "withdrawn).",
     ]
+
+
+def markdown(result: dict) -> str:
+    """The README table for one result."""
+    modes, goal_mode = result["modes"], result["goals_mode"]
+    lines = (
+        _md_header(result)
+        + _md_rates(modes, goal_mode)
+        + _md_latency(modes)
+        + _md_concurrent(modes, goal_mode)
+        + _md_goals(result)
+    )
     return "\n".join(lines)

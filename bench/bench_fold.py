@@ -23,7 +23,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import platform
 import random
 import statistics
 import sys
@@ -31,7 +30,13 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import stack  # noqa: E402  (the result's header and environment)
+
 TITLE = "Fold: a best-of-nine Doubting Love Letter match rebuilt from its events"
 GAME = "doubting-love-letter"
 OPTIONS = {"first_to": 5}  # best of nine
@@ -161,16 +166,9 @@ def main(results_dir) -> dict:
     judged = max(matches, key=lambda m: m["events"])
     value = judged["fold"]["best_ms"]
     result = {
-        "name": "fold",
-        "title": TITLE,
-        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration_s": round(time.perf_counter() - started, 1),
+        **stack.result_header("fold", TITLE, started),
         "params": {"matches": n_matches, "repeats": repeats, "game": GAME, "options": OPTIONS},
-        "environment": {
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "machine": f"{platform.system()} {platform.machine()}",
-        },
+        "environment": stack.process_environment(),
         "matches": matches,
         "goal": {
             "target_ms": GOAL_MS,

@@ -22,12 +22,10 @@ BENCH_DB_PREFIX, BENCH_KEEP_DB.
 from __future__ import annotations
 
 import os
-import platform
 import random
 import statistics
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -36,6 +34,7 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import bench_eventstore as es  # noqa: E402  (the shared PostgreSQL helpers)
+import stack  # noqa: E402  (the result's header and environment)
 
 TITLE = "Growth: command p50 as the match and the log grow"
 GAME = "doubting-love-letter"
@@ -52,12 +51,8 @@ FILL_META = (
 )
 
 
-def _env_int(name: str, default: int, minimum: int = 1) -> int:
-    raw = os.environ.get(name, "").strip()
-    value = int(raw) if raw else default
-    if value < minimum:
-        raise SystemExit(f"{name} must be at least {minimum} (got {value})")
-    return value
+def say(msg: str) -> None:
+    stack.log("growth", msg)
 
 
 def _count() -> int:
@@ -182,52 +177,36 @@ def _stats(ns: list[int]) -> dict:
     }
 
 
-def main(results_dir) -> dict:
-    def log(msg: str) -> None:
-        print(f"  growth: {msg}", flush=True)
-
-    n_matches = _env_int("BENCH_GROWTH_PAIRS", 2)
-    window = _env_int("BENCH_GROWTH_WINDOW", 20)
-    small = _env_int("BENCH_GROWTH_SMALL", 10_000)
-    large = _env_int("BENCH_GROWTH_LARGE", 1_000_000)
-    keep = os.environ.get("BENCH_KEEP_DB", "") == "1"
-    prefix = os.environ.get("BENCH_DB_PREFIX", "").strip() or "gameshow_bench"
-    db_name = f"{prefix}_growth"
-    server = es._server_url()
-    started = time.perf_counter()
-    log(f"creating databases {db_name}_small and _large on {urlsplit(server).hostname}")
-    dbs = {"small": f"{db_name}_small", "large": f"{db_name}_large"}
+def _create_databases(server: str, dbs: dict) -> None:
     for name in dbs.values():
         es._admin(server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", f"CREATE DATABASE {name}")
-    phases = {}
-    try:
-        os.environ.pop("REDIS_URL", None)  # in-process cache, channel layer and clock
-        es._django_setup(es._with_db(server, dbs["small"]))
-        from django.core.management import call_command
-        from django.db import connection
 
-        fills = {}
-        for label, size in (("small", small), ("large", large)):
-            _use(dbs[label])
-            call_command("migrate", interactive=False, verbosity=0)
-            fills[label] = _fill_to(size, log)
-        with connection.cursor() as cur:
-            cur.execute("SELECT version()")
-            pg_version = cur.fetchone()[0]
-        log(f"playing {n_matches} pairs of matches in each log size")
-        played = _play(dbs, n_matches, window, log)
-        for label in dbs:
-            _use(dbs[label])
-            phases[label] = {"events_in_log": _count(), "fill": fills[label], **played[label]}
-        connection.close()
-    finally:
-        for name in dbs.values():
-            if keep:
-                log(f"kept database {name} (BENCH_KEEP_DB=1)")
-            else:
-                es._admin(server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        if not keep:
-            log(f"dropped databases {', '.join(dbs.values())}")
+
+def _drop_databases(server: str, dbs: dict, keep: bool) -> None:
+    for name in dbs.values():
+        if keep:
+            say(f"kept database {name} (BENCH_KEEP_DB=1)")
+        else:
+            es._admin(server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    if not keep:
+        say(f"dropped databases {', '.join(dbs.values())}")
+
+
+def _migrate_and_fill(dbs: dict, sizes: dict) -> dict:
+    """Each database migrated and its log filled to its size; how each fill went."""
+    from django.core.management import call_command
+
+    fills = {}
+    for label, size in sizes.items():
+        _use(dbs[label])
+        call_command("migrate", interactive=False, verbosity=0)
+        fills[label] = _fill_to(size, say)
+    return fills
+
+
+def _goals(phases: dict) -> dict:
+    """The p50 ratios judged: late moves against first ones in each log size,
+    the large log against the small one at each point of the match."""
 
     def ratio(a, b):
         return round(a / b, 3)
@@ -242,11 +221,41 @@ def main(results_dir) -> dict:
             for w in ("first", "late")
         }
     )
+    return {k: {"target": GOAL, "value": v, "met": v <= GOAL} for k, v in goals.items()}
+
+
+def main(results_dir) -> dict:
+    n_matches = es._env_int("BENCH_GROWTH_PAIRS", 2, 1)
+    window = es._env_int("BENCH_GROWTH_WINDOW", 20, 1)
+    small = es._env_int("BENCH_GROWTH_SMALL", 10_000, 1)
+    large = es._env_int("BENCH_GROWTH_LARGE", 1_000_000, 1)
+    keep = os.environ.get("BENCH_KEEP_DB", "") == "1"
+    prefix = os.environ.get("BENCH_DB_PREFIX", "").strip() or "gameshow_bench"
+    db_name = f"{prefix}_growth"
+    server = es._server_url()
+    started = time.perf_counter()
+    say(f"creating databases {db_name}_small and _large on {urlsplit(server).hostname}")
+    dbs = {"small": f"{db_name}_small", "large": f"{db_name}_large"}
+    _create_databases(server, dbs)
+    phases = {}
+    try:
+        os.environ.pop("REDIS_URL", None)  # in-process cache, channel layer and clock
+        es._django_setup(es._with_db(server, dbs["small"]))
+        from django.db import connection
+
+        fills = _migrate_and_fill(dbs, {"small": small, "large": large})
+        pg_version = es._pg_version()
+        say(f"playing {n_matches} pairs of matches in each log size")
+        played = _play(dbs, n_matches, window, say)
+        for label in dbs:
+            _use(dbs[label])
+            phases[label] = {"events_in_log": _count(), "fill": fills[label], **played[label]}
+        connection.close()
+    finally:
+        _drop_databases(server, dbs, keep)
+
     result = {
-        "name": "growth",
-        "title": TITLE,
-        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration_s": round(time.perf_counter() - started, 1),
+        **stack.result_header("growth", TITLE, started),
         "params": {
             "pairs_per_log_size": n_matches,
             "window": window,
@@ -257,18 +266,18 @@ def main(results_dir) -> dict:
             "large": large,
         },
         "environment": {
-            "versions": es._versions(),
+            "versions": stack.versions(*es.VERSIONS),
             "postgres": pg_version,
-            "server": f"{urlsplit(server).hostname}:{urlsplit(server).port or 5432}",
+            "server": stack.server_address(server),
             "cpus": os.cpu_count(),
-            "machine": f"{platform.system()} {platform.machine()}",
+            "machine": stack.machine(),
             "state_cache": "in-process (LocMemCache), as without REDIS_URL",
         },
         "phases": phases,
-        "goals": {k: {"target": GOAL, "value": v, "met": v <= GOAL} for k, v in goals.items()},
+        "goals": _goals(phases),
     }
     for k, g in result["goals"].items():
-        log(f"goal {k}: {g['value']} (<= {GOAL}) {'met' if g['met'] else 'MISSED'}")
+        say(f"goal {k}: {g['value']} (<= {GOAL}) {'met' if g['met'] else 'MISSED'}")
     return result
 
 

@@ -41,12 +41,10 @@ BENCH_HTTP_WEB_WORKERS (2), and bench/stack.py's.
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
 import threading
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -350,6 +348,103 @@ def _throughput(port: int, ids: list[int], users: dict, s: dict) -> dict:
     }
 
 
+def _prepare(st: stack.Stack, s: dict) -> tuple[dict, list[int]]:
+    """The reference endpoints' table, the token users and the matches:
+    (users, match ids; the first 6 for the latency rounds)."""
+    st.sql(
+        "CREATE TABLE bench_insert (id bigserial PRIMARY KEY, body text NOT NULL, "
+        "at timestamptz NOT NULL DEFAULT now())"
+    )
+    n_users = 2 * s["matches"]
+    users = st.django(
+        stack.users_code(
+            [("organizer", ["add_match"]), ("lat_a", []), ("lat_b", [])]
+            + [(f"p{i}", []) for i in range(n_users)]
+        )
+    )
+    users_json = json.dumps(users)
+    pairs = [("lat_a", "lat_b")] * 6 + [(f"p{2 * i}", f"p{2 * i + 1}") for i in range(s["matches"])]
+    ids = st.django(
+        SETUP
+        % {
+            "users": users_json,
+            "pairs": pairs,
+            "game": GAME,
+            "seats": SEATS,
+            "options": OPTIONS,
+        }
+    )
+    say(f"{len(ids)} matches and {len(users)} token users created")
+    return users, ids
+
+
+def _measure_latency(port: int, ids: list[int], users: dict, s: dict) -> dict:
+    api = stack.Api(port)
+    lat_tokens = {SEATS[0]: users["lat_a"]["token"], SEATS[1]: users["lat_b"]["token"]}
+    latency = _latency(port, [Seated(api, i, lat_tokens) for i in ids[:6]], s, lat_tokens[SEATS[0]])
+    api.close()
+    say(
+        f"latency p50/p99 ms: command {latency['ms']['command']['p50']}/"
+        f"{latency['ms']['command']['p99']}, bare insert {latency['ms']['bare']['p50']}/"
+        f"{latency['ms']['bare']['p99']}, token insert {latency['ms']['token']['p50']}/"
+        f"{latency['ms']['token']['p99']}; ratio p50 {latency['ratio_p50']}"
+    )
+    return latency
+
+
+def _measure_throughput(st: stack.Stack, port: int, ids: list[int], users: dict, s: dict) -> dict:
+    """The commands' throughput between two halves of the bare view's, the CPU
+    each part spent on them, and the commands' rate against the bare view's."""
+    cpu0 = st.cpu_snapshot()
+    before = _bare_throughput(port, s, s["seconds"] / 2)
+    cpu1 = st.cpu_snapshot()
+    throughput = _throughput(port, ids[6:], users, s)
+    cpu2 = st.cpu_snapshot()
+    say(
+        f"throughput: {throughput['commands_written']} commands in {throughput['seconds']} s "
+        f"= {throughput['commands_per_s']}/s with {s['clients']} clients; "
+        f"statuses {throughput['statuses']}"
+    )
+    bare = _bare_rate([before, _bare_throughput(port, s, s["seconds"] / 2)])
+    cpu3 = st.cpu_snapshot()
+    throughput["cpu_ms_per_command"] = stack.cpu_ms_per(
+        stack.cpu_spent(cpu1, cpu2), throughput["commands_written"]
+    )
+    bare["cpu_ms_per_request"] = stack.cpu_ms_per(
+        stack.cpu_spent(cpu0, cpu1, cpu2, cpu3), bare["requests_written"]
+    )
+    ratio = (
+        round(throughput["commands_per_s"] / bare["requests_per_s"], 3)
+        if bare["requests_per_s"]
+        else None
+    )
+    throughput["bare"] = bare
+    throughput["ratio_to_bare"] = ratio
+    throughput["goal_vs_bare"] = {
+        "ratio_at_least": GOAL_RATE_VS_BARE,
+        "met": ratio is not None and ratio >= GOAL_RATE_VS_BARE,
+    }
+    say(
+        f"bare view under the same {s['clients']} clients: {bare['requests_per_s']}/s "
+        f"(halves {bare['halves_per_s']}); commands/s / bare requests/s = {ratio}"
+    )
+    return throughput
+
+
+def _server_errors(latency: dict, throughput: dict) -> int:
+    """Answers 5xx, or none at all, over every phase."""
+    return sum(
+        n
+        for part in (
+            latency["statuses"].values(),
+            [throughput["statuses"], throughput["bare"]["statuses"]],
+        )
+        for d in part
+        for c, n in d.items()
+        if c.startswith("5") or c == "0"
+    )
+
+
 def main(results_dir) -> dict:
     s = _settings()
     port = stack.web_ports()[0]
@@ -363,103 +458,21 @@ def main(results_dir) -> dict:
     ok = False
     try:
         st.up()
-        st.sql(
-            "CREATE TABLE bench_insert (id bigserial PRIMARY KEY, body text NOT NULL, "
-            "at timestamptz NOT NULL DEFAULT now())"
-        )
-        n_users = 2 * s["matches"]
-        users = st.django(
-            stack.users_code(
-                [("organizer", ["add_match"]), ("lat_a", []), ("lat_b", [])]
-                + [(f"p{i}", []) for i in range(n_users)]
-            )
-        )
-        users_json = json.dumps(users)
-        pairs = [("lat_a", "lat_b")] * 6 + [
-            (f"p{2 * i}", f"p{2 * i + 1}") for i in range(s["matches"])
-        ]
-        ids = st.django(
-            SETUP
-            % {
-                "users": users_json,
-                "pairs": pairs,
-                "game": GAME,
-                "seats": SEATS,
-                "options": OPTIONS,
-            }
-        )
-        say(f"{len(ids)} matches and {len(users)} token users created")
+        users, ids = _prepare(st, s)
         took = st.web([port], s["web_workers"])
         say(f"gunicorn with {s['web_workers']} uvicorn workers healthy in {took:.1f} s")
         env = stack.environment(st)
-
-        api = stack.Api(port)
-        lat_tokens = {SEATS[0]: users["lat_a"]["token"], SEATS[1]: users["lat_b"]["token"]}
-        latency = _latency(
-            port, [Seated(api, i, lat_tokens) for i in ids[:6]], s, lat_tokens[SEATS[0]]
-        )
-        api.close()
-        say(
-            f"latency p50/p99 ms: command {latency['ms']['command']['p50']}/"
-            f"{latency['ms']['command']['p99']}, bare insert {latency['ms']['bare']['p50']}/"
-            f"{latency['ms']['bare']['p99']}, token insert {latency['ms']['token']['p50']}/"
-            f"{latency['ms']['token']['p99']}; ratio p50 {latency['ratio_p50']}"
-        )
-
-        cpu0 = st.cpu_snapshot()
-        before = _bare_throughput(port, s, s["seconds"] / 2)
-        cpu1 = st.cpu_snapshot()
-        throughput = _throughput(port, ids[6:], users, s)
-        cpu2 = st.cpu_snapshot()
-        say(
-            f"throughput: {throughput['commands_written']} commands in {throughput['seconds']} s "
-            f"= {throughput['commands_per_s']}/s with {s['clients']} clients; "
-            f"statuses {throughput['statuses']}"
-        )
-        bare = _bare_rate([before, _bare_throughput(port, s, s["seconds"] / 2)])
-        cpu3 = st.cpu_snapshot()
-        throughput["cpu_ms_per_command"] = stack.cpu_ms_per(
-            stack.cpu_spent(cpu1, cpu2), throughput["commands_written"]
-        )
-        bare["cpu_ms_per_request"] = stack.cpu_ms_per(
-            stack.cpu_spent(cpu0, cpu1, cpu2, cpu3), bare["requests_written"]
-        )
-        ratio = (
-            round(throughput["commands_per_s"] / bare["requests_per_s"], 3)
-            if bare["requests_per_s"]
-            else None
-        )
-        throughput["bare"] = bare
-        throughput["ratio_to_bare"] = ratio
-        throughput["goal_vs_bare"] = {
-            "ratio_at_least": GOAL_RATE_VS_BARE,
-            "met": ratio is not None and ratio >= GOAL_RATE_VS_BARE,
-        }
-        say(
-            f"bare view under the same {s['clients']} clients: {bare['requests_per_s']}/s "
-            f"(halves {bare['halves_per_s']}); commands/s / bare requests/s = {ratio}"
-        )
+        latency = _measure_latency(port, ids, users, s)
+        throughput = _measure_throughput(st, port, ids, users, s)
         rss = st.server_rss_kib("web1")
-        server_errors = sum(
-            n
-            for part in (
-                latency["statuses"].values(),
-                [throughput["statuses"], throughput["bare"]["statuses"]],
-            )
-            for d in part
-            for c, n in d.items()
-            if c.startswith("5") or c == "0"
-        )
+        server_errors = _server_errors(latency, throughput)
         ok = True
     finally:
         st.down(ok)
     return {
-        "name": NAME,
-        "title": TITLE,
-        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration_s": round(time.perf_counter() - started, 1),
+        **stack.result_header(NAME, TITLE, started),
         "params": {**s, "game": GAME, "options": OPTIONS},
-        "environment": {**env, "load_after": round(os.getloadavg()[0], 2)},
+        "environment": stack.environment_after(env),
         "server_rss_kib": rss,
         "server_errors": server_errors,
         "latency": latency,
@@ -471,8 +484,8 @@ def _v(x, fmt="{:,.1f}") -> str:
     return "–" if x is None else fmt.format(x)
 
 
-def markdown(r: dict) -> str:
-    lat, tp, env, p = r["latency"], r["throughput"], r["environment"], r["params"]
+def _md_latency(r: dict) -> list[str]:
+    lat, env, p = r["latency"], r["environment"], r["params"]
     v = env["versions"]
     rows = [
         ("command (`POST /api/matches/<id>/commands`)", lat["ms"]["command"]),
@@ -502,6 +515,13 @@ def markdown(r: dict) -> str:
         f"(goal ≤ {g['p50_ratio_at_most']:g} ×: {'met' if g['met'] else '**missed**'}), "
         f"p99 {_v(lat['ratio_p99'], '{:.2f}')} ×; against the token-authenticated INSERT "
         f"{_v(lat['ratio_p50_token'], '{:.2f}')} ×.",
+    ]
+    return lines
+
+
+def _md_throughput(r: dict) -> list[str]:
+    tp = r["throughput"]
+    return [
         "",
         f"Throughput: {tp['matches']} live Doubting Love Letter matches (first to 5; a finished "
         f"one replaced over the API: {tp['matches_replaced']}), {tp['clients']} client threads "
@@ -514,43 +534,58 @@ def markdown(r: dict) -> str:
         + f" ({tp['commands_per_s'] / tp['goal']['commands_per_s_at_least']:.2f} × the goal). "
         f"Server errors (5xx or no answer): {r['server_errors']}.",
     ]
+
+
+def _md_bare(tp: dict) -> list[str]:
     bare = tp.get("bare")
-    if bare:
-        gb = tp["goal_vs_bare"]
-        lines += [
-            "",
-            f"The bare INSERT view under the same {tp['clients']} client threads (half before the "
-            f"matches are played, half after: {', '.join(_v(h) for h in bare['halves_per_s'])} "
-            f"/s): **{_v(bare['requests_per_s'])} requests/s** ({bare['requests_written']:,} in "
-            f"{bare['seconds']} s; statuses {bare['statuses']}). Commands/s against it: "
-            f"**{_v(tp['ratio_to_bare'], '{:.2f}')} ×** (goal ≥ {gb['ratio_at_least']:g} ×: "
-            + ("met" if gb["met"] else "**missed**")
-            + ").",
-        ]
-    per_command, per_bare = tp.get("cpu_ms_per_command"), (bare or {}).get("cpu_ms_per_request")
-    if per_command and per_bare:
-        parts = {
-            "web1": "web (gunicorn and its uvicorn workers)",
-            "reactors": "`run_reactors` (live, clocks, webhooks, reminders, ratings)",
-            "postgres": "PostgreSQL (all its processes)",
-            "redis": "Redis",
-            "client": "the benchmark's client threads",
-            "other": "the rest of the machine",
-            "machine": "**the machine, all of it**",
-        }
-        lines += [
-            "",
-            "Where the CPU goes, from `/proc` before and after each phase (milliseconds of CPU per "
-            "command, its `GET /api/matches/<id>/legal` included, and per bare request; 2 cores give 2,000 ms a "
-            "second, so 300 commands/s leave 6.7 ms a command for everything):",
-            "",
-            "| part | ms per command | ms per bare request |",
-            "|---|---:|---:|",
-        ]
-        for key, label in parts.items():
-            if key in per_command or key in per_bare:
-                lines.append(
-                    f"| {label} | {_v(per_command.get(key), '{:.2f}')} | "
-                    f"{_v(per_bare.get(key), '{:.2f}')} |"
-                )
-    return "\n".join(lines)
+    if not bare:
+        return []
+    gb = tp["goal_vs_bare"]
+    return [
+        "",
+        f"The bare INSERT view under the same {tp['clients']} client threads (half before the "
+        f"matches are played, half after: {', '.join(_v(h) for h in bare['halves_per_s'])} "
+        f"/s): **{_v(bare['requests_per_s'])} requests/s** ({bare['requests_written']:,} in "
+        f"{bare['seconds']} s; statuses {bare['statuses']}). Commands/s against it: "
+        f"**{_v(tp['ratio_to_bare'], '{:.2f}')} ×** (goal ≥ {gb['ratio_at_least']:g} ×: "
+        + ("met" if gb["met"] else "**missed**")
+        + ").",
+    ]
+
+
+def _md_cpu(tp: dict) -> list[str]:
+    """Where the CPU went, per command and per bare request, when it was measured."""
+    per_command = tp.get("cpu_ms_per_command")
+    per_bare = (tp.get("bare") or {}).get("cpu_ms_per_request")
+    if not (per_command and per_bare):
+        return []
+    parts = {
+        "web1": "web (gunicorn and its uvicorn workers)",
+        "reactors": "`run_reactors` (live, clocks, webhooks, reminders, ratings)",
+        "postgres": "PostgreSQL (all its processes)",
+        "redis": "Redis",
+        "client": "the benchmark's client threads",
+        "other": "the rest of the machine",
+        "machine": "**the machine, all of it**",
+    }
+    lines = [
+        "",
+        "Where the CPU goes, from `/proc` before and after each phase (milliseconds of CPU per "
+        "command, its `GET /api/matches/<id>/legal` included, and per bare request; 2 cores give 2,000 ms a "
+        "second, so 300 commands/s leave 6.7 ms a command for everything):",
+        "",
+        "| part | ms per command | ms per bare request |",
+        "|---|---:|---:|",
+    ]
+    for key, label in parts.items():
+        if key in per_command or key in per_bare:
+            lines.append(
+                f"| {label} | {_v(per_command.get(key), '{:.2f}')} | "
+                f"{_v(per_bare.get(key), '{:.2f}')} |"
+            )
+    return lines
+
+
+def markdown(r: dict) -> str:
+    tp = r["throughput"]
+    return "\n".join(_md_latency(r) + _md_throughput(r) + _md_bare(tp) + _md_cpu(tp))

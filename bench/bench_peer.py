@@ -45,7 +45,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -566,19 +565,9 @@ def _pg_checks(st: stack.Stack, peer: PeerServer) -> tuple[dict, dict]:
     return ours, bgio
 
 
-def main(results_dir) -> dict:
-    s = _settings()
-    node_bin()
-    port = stack.web_ports()[0]
-    st = stack.Stack(
-        NAME,
-        API_COMMAND_BURST_RATE="100000/s",
-        API_COMMAND_SUSTAINED_RATE="1000000/min",
-        API_COMMAND_ADDRESS_RATE="1000000/min",  # every client is 127.0.0.1
-    )
-    workdir = st.workdir
-    prefix = os.environ.get("BENCH_DB_PREFIX", "gameshow_bench_")
-    peer = PeerServer(st.admin, f"{prefix}peer_bgio", s["port"], s["pg_pool"], workdir)
+def _sizes(s: dict) -> dict:
+    """Moves per phase, warm-up moves per phase, and each side's pool of matches
+    (enough even if every match is SHORTEST_MATCH moves long)."""
     m = s["matches"]
     per = {
         "latency": math.ceil(s["latency_moves"] / s["rounds"]),
@@ -588,113 +577,92 @@ def main(results_dir) -> dict:
     played = s["latency_moves"] + s["moves"] + s["rounds"] * (warm["latency"] + warm["load"])
     pool_peer = m + math.ceil(played / SHORTEST_MATCH) + 2
     pool_ours = pool_peer + math.ceil(s["profile_s"] * 80 / SHORTEST_MATCH)
-    options = {"first_to": s["target"], "decision_s": DECISION_S}
-    started = time.perf_counter()
-    ok = False
-    drivers: list[Driver] = []
-    try:
-        peer.start()
-        bgio = Driver(
-            "peer",
-            {
-                "server": f"http://127.0.0.1:{s['port']}",
-                "seed": 2,
-                "target": s["target"],
-                "pool_size": pool_peer,
-            },
-            workdir,
-        )
-        drivers.append(bgio)
-        say(f"boardgame.io server up; its driver prepares {pool_peer} matches meanwhile")
-        st.up()
-        users = st.django(stack.users_code([(f"p{i}", []) for i in range(2 * m)]))
-        users_json = json.dumps(users)
-        pool = st.django(
-            SETUP
-            % {
-                "users": users_json,
-                "n": pool_ours,
-                "pairs": m,
-                "game": GAME,
-                "seats": SEATS,
-                "options": options,
-            },
-            timeout=600,
-        )
-        took = st.web([port], s["web_workers"])
-        say(f"{len(pool)} Love Letter matches; gunicorn healthy in {took:.1f} s")
-        env = stack.environment(st)
-        ours = Driver(
-            "ours",
-            {"server": f"http://127.0.0.1:{port}", "seed": 2, "pool": pool, "sockets": m},
-            workdir,
-        )
-        drivers.append(ours)
-        ready = {"ours": ours.expect("READY", 300), "peer": bgio.expect("READY", 600)}
-        say(f"drivers ready: {ready}")
+    return {"per": per, "warm": warm, "pool": {"ours": pool_ours, "peer": pool_peer}}
 
-        sides = {"ours": ours, "peer": bgio}
-        runs: dict[str, dict[str, list]] = {k: {"ours": [], "peer": []} for k in per}
-        census_peer = {}
-        for kind in ("latency", "load"):
-            for r in range(s["rounds"]):
-                order = ["ours", "peer"] if r % 2 == 0 else ["peer", "ours"]
-                for side in order:
-                    if side == "peer" and kind == "latency" and not runs[kind]["peer"]:
-                        census_peer["before"] = peer.query_counts()
-                    res = sides[side].phase(
-                        {
-                            "name": f"{kind}-{r + 1}",
-                            "matches": 1 if kind == "latency" else m,
-                            "moves": per[kind],
-                            "warmup": warm[kind],
-                            "seconds": s["seconds"],
-                        }
-                    )
-                    runs[kind][side].append(res)
-                    if side == "peer" and kind == "latency" and r == s["rounds"] - 1:
-                        census_peer["after"] = peer.query_counts()
-                        census_peer["moves"] = res["moves_total"]
-                    lat = sorted(res["latency_ms"])
-                    say(
-                        f"{kind} {r + 1} {side}: {res['moves']} moves in {res['seconds']} s, "
-                        f"p50 {stack.pct(lat, 0.5)} ms, errors {res['error_count']}"
-                    )
-        results = {}
-        for kind in per:
-            ours_m, peer_m = merge(runs[kind]["ours"]), merge(runs[kind]["peer"])
-            results[kind] = {"ours": ours_m, "peer": peer_m, "ratio": ratios(ours_m, peer_m)}
-        profile = _profile(st, ours, s, workdir) if s["profile_s"] > 0 else {"skipped": "off"}
-        totals = {"ours": ours.quit(), "peer": bgio.quit()}
-        db_ours, db_peer = _pg_checks(st, peer)
-        census_ours = st.django(
-            CENSUS
-            % {
-                "users": users_json,
-                "game": GAME,
-                "seats": SEATS,
-                "options": options,
-                "moves": 40,
-            }
-        )
-        ok = True
-    finally:
-        for d in drivers:
-            d.stop()
-        peer.stop(keep=st.keep or not ok)
-        st.down(ok)
 
-    before, after = census_peer["before"], census_peer["after"]
-    peer_moves = census_peer["moves"]
-    census_peer = {
+def _start_peer_driver(s: dict, pool_size: int, workdir: Path) -> Driver:
+    return Driver(
+        "peer",
+        {
+            "server": f"http://127.0.0.1:{s['port']}",
+            "seed": 2,
+            "target": s["target"],
+            "pool_size": pool_size,
+        },
+        workdir,
+    )
+
+
+def _prepare_ours(st: stack.Stack, s: dict, pool_size: int, options: dict) -> tuple[str, list]:
+    """Our token users (two a match at once) and our pool of matches:
+    (the users as JSON, the matches)."""
+    m = s["matches"]
+    users = st.django(stack.users_code([(f"p{i}", []) for i in range(2 * m)]))
+    users_json = json.dumps(users)
+    pool = st.django(
+        SETUP
+        % {
+            "users": users_json,
+            "n": pool_size,
+            "pairs": m,
+            "game": GAME,
+            "seats": SEATS,
+            "options": options,
+        },
+        timeout=600,
+    )
+    return users_json, pool
+
+
+def _phases(sides: dict, peer: PeerServer, s: dict, sizes: dict) -> tuple[dict, dict]:
+    """Each kind's phases, the sides taking turns (ours first in even rounds);
+    (each phase's result by kind and side, the peer's statements counted
+    around its latency phases)."""
+    runs: dict[str, dict[str, list]] = {k: {"ours": [], "peer": []} for k in sizes["per"]}
+    census_peer = {}
+    for kind in ("latency", "load"):
+        for r in range(s["rounds"]):
+            order = ["ours", "peer"] if r % 2 == 0 else ["peer", "ours"]
+            for side in order:
+                if side == "peer" and kind == "latency" and not runs[kind]["peer"]:
+                    census_peer["before"] = peer.query_counts()
+                res = sides[side].phase(
+                    {
+                        "name": f"{kind}-{r + 1}",
+                        "matches": 1 if kind == "latency" else s["matches"],
+                        "moves": sizes["per"][kind],
+                        "warmup": sizes["warm"][kind],
+                        "seconds": s["seconds"],
+                    }
+                )
+                runs[kind][side].append(res)
+                if side == "peer" and kind == "latency" and r == s["rounds"] - 1:
+                    census_peer["after"] = peer.query_counts()
+                    census_peer["moves"] = res["moves_total"]
+                lat = sorted(res["latency_ms"])
+                say(
+                    f"{kind} {r + 1} {side}: {res['moves']} moves in {res['seconds']} s, "
+                    f"p50 {stack.pct(lat, 0.5)} ms, errors {res['error_count']}"
+                )
+    return runs, census_peer
+
+
+def _census_of_peer(counted: dict) -> dict:
+    """The peer's statements over its latency phases, in all and per move."""
+    before, after = counted["before"], counted["after"]
+    peer_moves = counted["moves"]
+    census = {
         "moves": peer_moves,
         "statements": {k: after.get(k, 0) - before.get(k, 0) for k in after},
     }
-    census_peer["per_move"] = {
-        k: round(v / peer_moves, 2) for k, v in census_peer["statements"].items() if v
-    }
+    census["per_move"] = {k: round(v / peer_moves, 2) for k, v in census["statements"].items() if v}
+    return census
+
+
+def _persisted(totals: dict, db_ours: dict, db_peer: dict) -> dict:
+    """What each side's database holds against the moves its driver had acknowledged."""
     acked = {k: (v or {}).get("moves_total") for k, v in totals.items()}
-    persisted = {
+    return {
         "ours": {
             **db_ours,
             "moves_acknowledged": acked["ours"],
@@ -708,20 +676,80 @@ def main(results_dir) -> dict:
             and db_peer["make_move_entries"] == acked["peer"],
         },
     }
+
+
+def _our_stack() -> stack.Stack:
+    return stack.Stack(
+        NAME,
+        API_COMMAND_BURST_RATE="100000/s",
+        API_COMMAND_SUSTAINED_RATE="1000000/min",
+        API_COMMAND_ADDRESS_RATE="1000000/min",  # every client is 127.0.0.1
+    )
+
+
+def main(results_dir) -> dict:
+    s = _settings()
+    node_bin()
+    port = stack.web_ports()[0]
+    st = _our_stack()
+    workdir = st.workdir
+    prefix = os.environ.get("BENCH_DB_PREFIX", "gameshow_bench_")
+    peer = PeerServer(st.admin, f"{prefix}peer_bgio", s["port"], s["pg_pool"], workdir)
+    sizes = _sizes(s)
+    options = {"first_to": s["target"], "decision_s": DECISION_S}
+    started = time.perf_counter()
+    ok = False
+    drivers: list[Driver] = []
+    try:
+        peer.start()
+        bgio = _start_peer_driver(s, sizes["pool"]["peer"], workdir)
+        drivers.append(bgio)
+        say(
+            f"boardgame.io server up; its driver prepares {sizes['pool']['peer']} matches meanwhile"
+        )
+        st.up()
+        users_json, pool = _prepare_ours(st, s, sizes["pool"]["ours"], options)
+        took = st.web([port], s["web_workers"])
+        say(f"{len(pool)} Love Letter matches; gunicorn healthy in {took:.1f} s")
+        env = stack.environment(st)
+        ours = Driver(
+            "ours",
+            {
+                "server": f"http://127.0.0.1:{port}",
+                "seed": 2,
+                "pool": pool,
+                "sockets": s["matches"],
+            },
+            workdir,
+        )
+        drivers.append(ours)
+        ready = {"ours": ours.expect("READY", 300), "peer": bgio.expect("READY", 600)}
+        say(f"drivers ready: {ready}")
+
+        runs, census_peer = _phases({"ours": ours, "peer": bgio}, peer, s, sizes)
+        results = {}
+        for kind in sizes["per"]:
+            ours_m, peer_m = merge(runs[kind]["ours"]), merge(runs[kind]["peer"])
+            results[kind] = {"ours": ours_m, "peer": peer_m, "ratio": ratios(ours_m, peer_m)}
+        profile = _profile(st, ours, s, workdir) if s["profile_s"] > 0 else {"skipped": "off"}
+        totals = {"ours": ours.quit(), "peer": bgio.quit()}
+        db_ours, db_peer = _pg_checks(st, peer)
+        census_ours = st.django(
+            CENSUS
+            % {"users": users_json, "game": GAME, "seats": SEATS, "options": options, "moves": 40}
+        )
+        ok = True
+    finally:
+        for d in drivers:
+            d.stop()
+        peer.stop(keep=st.keep or not ok)
+        st.down(ok)
+
     return {
-        "name": NAME,
-        "title": TITLE,
-        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration_s": round(time.perf_counter() - started, 1),
-        "params": {
-            **s,
-            "game": GAME,
-            "options": options,
-            "pool": {"ours": pool_ours, "peer": pool_peer},
-        },
+        **stack.result_header(NAME, TITLE, started),
+        "params": {**s, "game": GAME, "options": options, "pool": sizes["pool"]},
         "environment": {
-            **env,
-            "load_after": round(os.getloadavg()[0], 2),
+            **stack.environment_after(env),
             "node": subprocess.run(
                 [node_bin(), "--version"], capture_output=True, text=True
             ).stdout.strip(),
@@ -731,8 +759,8 @@ def main(results_dir) -> dict:
         "latency": results["latency"],
         "load": results["load"],
         "goal": judge(results["load"], results["latency"]),
-        "census": {"ours": census_ours, "peer": census_peer},
-        "persisted": persisted,
+        "census": {"ours": census_ours, "peer": _census_of_peer(census_peer)},
+        "persisted": _persisted(totals, db_ours, db_peer),
         "profile": profile,
     }
 
@@ -764,8 +792,8 @@ def _kinds(d: dict) -> str:
     return ", ".join(f"{v:g} {k}" for k, v in sorted(d.items(), key=lambda kv: -kv[1])) or "–"
 
 
-def markdown(r: dict) -> str:
-    p, env, g = r["params"], r["environment"], r["goal"]
+def _md_table(r: dict) -> list[str]:
+    p, env = r["params"], r["environment"]
     v, pv = env["versions"], env["peer_versions"]
     lines = [
         f"**{r['title']}** — two-player Love Letter, first to {p['target']} tokens, the same "
@@ -789,9 +817,14 @@ def markdown(r: dict) -> str:
                 f"| {label} | {name} | {x['moves']:,} | {_v(x['moves_per_s'])} | "
                 f"{_v(lat['p50'])} | {_v(lat['p90'])} | {_v(lat['p99'])} | {x['errors']} |"
             )
+    return lines
+
+
+def _md_goal(r: dict) -> list[str]:
+    g = r["goal"]
     lr, lt = r["load"]["ratio"], r["latency"]["ratio"]
     ol, pl = r["load"]["ours"], r["load"]["peer"]
-    lines += [
+    lines = [
         "",
         f"Ours / boardgame.io, moves/s under load: **{_v(lr['moves_per_s'], '{:.2f}')} ×** "
         f"(goal ≥ {g['moves_per_s_ratio_at_least']:g} ×: "
@@ -810,10 +843,15 @@ def markdown(r: dict) -> str:
             f"{_v(ol['view_fetch_ms']['p50'])} ms under load): {_v(ol['requests_per_move'], '{:.2f}')} "
             "requests a move; boardgame.io pushes each seat its state over its socket."
         )
+    return lines
+
+
+def _md_per_move(r: dict) -> list[str]:
+    """What a move costs each side in statements, and what each side's database holds."""
     co, cp = r["census"]["ours"], r["census"]["peer"]
     po, pp = r["persisted"]["ours"], r["persisted"]["peer"]
     n_o = co.get("moves") or 1
-    lines += [
+    return [
         "",
         "Per move, as measured (statements by kind):",
         "",
@@ -836,24 +874,30 @@ def markdown(r: dict) -> str:
         f"{_v(po.get('moves_per_finished_match'))} moves on average on ours, "
         f"{_v(pp.get('moves_per_finished_match'))} on boardgame.io.",
     ]
+
+
+def _md_profile(r: dict) -> list[str]:
     prof = r.get("profile") or {}
-    if prof.get("buckets"):
-        lines += [
-            "",
-            f"Where our time goes (py-spy on both web workers, {prof['rate_hz']} Hz, idle "
-            f"included, {prof['moves']:,} moves in {prof['seconds']} s under the same load): "
-            f"a request thread spends **{_v(prof['request_ms_per_move'], '{:.1f}')} ms** a move "
-            "inside Django's handler (the POST and its GET), of which (inclusive, so rows "
-            "overlap):",
-            "",
-            "| where | ms / move | share |",
-            "|---|---:|---:|",
-        ]
-        for b in prof["buckets"] + prof["leaves"]:
-            lines.append(
-                f"| {b['what']} | {_v(b['ms_per_move'], '{:.2f}')} | "
-                f"{_v(b['share'] and b['share'] * 100, '{:.0f}')} % |"
-            )
-    elif prof:
-        lines += ["", f"Profile: {prof.get('skipped')}."]
-    return "\n".join(lines)
+    if not prof.get("buckets"):
+        return ["", f"Profile: {prof.get('skipped')}."] if prof else []
+    lines = [
+        "",
+        f"Where our time goes (py-spy on both web workers, {prof['rate_hz']} Hz, idle "
+        f"included, {prof['moves']:,} moves in {prof['seconds']} s under the same load): "
+        f"a request thread spends **{_v(prof['request_ms_per_move'], '{:.1f}')} ms** a move "
+        "inside Django's handler (the POST and its GET), of which (inclusive, so rows "
+        "overlap):",
+        "",
+        "| where | ms / move | share |",
+        "|---|---:|---:|",
+    ]
+    for b in prof["buckets"] + prof["leaves"]:
+        lines.append(
+            f"| {b['what']} | {_v(b['ms_per_move'], '{:.2f}')} | "
+            f"{_v(b['share'] and b['share'] * 100, '{:.0f}')} % |"
+        )
+    return lines
+
+
+def markdown(r: dict) -> str:
+    return "\n".join(_md_table(r) + _md_goal(r) + _md_per_move(r) + _md_profile(r))

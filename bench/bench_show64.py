@@ -39,13 +39,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -241,145 +239,176 @@ def _play(http: Counted, match_id: int, tokens: dict, seed: int, until: float) -
     return {"finished": False, "written": written, "refused": refused, "version": version}
 
 
-def run_show(ports: list[int], users: dict, *, entrants: int, clients: int, limit_s: float,
-             seed: int = 64) -> dict:  # fmt: skip
-    """Create a show of ``entrants`` over HTTP and drive it to its champion.
-    ``users``: username -> {"id", "token"}, with "organizer" and e0, e1, ..."""
-    rng = random.Random(seed)
-    http = Counted(ports)
-    watchers = Watchers(ports)
-    org = users["organizer"]["token"]
-    names = [f"e{i}" for i in range(entrants)]
-    started = time.time()
-    until = started + limit_s
-    status, show = http.call(
-        "POST",
-        "/api/shows/",
-        {
-            "name": f"Bench show of {entrants}",
-            "entrants": names,
-            "holders": {n: users[n]["id"] for n in names},
-            "options": {
-                "step_deadline_s": 0,
-                "death_match_first_to": 1,
-                "final_first_to": 1,
-                "spectator_delay_s": 0,
-                "candidates_per_round": 16,
-                "game_pool": POOL,
+class _ShowRun:
+    """One show driven over HTTP: the organizer's and the candidates' steps
+    taken, a bot client and a spectator socket for each match."""
+
+    def __init__(self, ports: list[int], users: dict, limit_s: float, seed: int):
+        self.rng = random.Random(seed)
+        self.http = Counted(ports)
+        self.watchers = Watchers(ports)
+        self.users = users
+        self.org = users["organizer"]["token"]
+        self.limit_s = limit_s
+        self.pk: int | None = None
+        self.show_commands = self.show_refused = 0
+        self.playing: dict[str, object] = {}  # match stream -> future
+        self.results: dict[int, dict] = {}
+        self.ids: dict[str, int] = {}
+        self.champion = None
+        self.rounds = 0
+
+    def create(self, entrants: int) -> None:
+        """The show, created by the organizer; its time limit starts now."""
+        names = [f"e{i}" for i in range(entrants)]
+        self.started = time.time()
+        self.until = self.started + self.limit_s
+        status, show = self.http.call(
+            "POST",
+            "/api/shows/",
+            {
+                "name": f"Bench show of {entrants}",
+                "entrants": names,
+                "holders": {n: self.users[n]["id"] for n in names},
+                "options": {
+                    "step_deadline_s": 0,
+                    "death_match_first_to": 1,
+                    "final_first_to": 1,
+                    "spectator_delay_s": 0,
+                    "candidates_per_round": 16,
+                    "game_pool": POOL,
+                },
             },
-        },
-        token=org,
-    )
-    if status != 201:
-        raise RuntimeError(f"creating the show answered {status}: {show}")
-    pk = show["id"]
-    show_commands = show_refused = 0
-    playing: dict[str, object] = {}  # match stream -> future
-    results: dict[int, dict] = {}
-    ids: dict[str, int] = {}
-    pool = ThreadPoolExecutor(max_workers=clients)
-    champion = None
-    rounds = 0
-    try:
+            token=self.org,
+        )
+        if status != 201:
+            raise RuntimeError(f"creating the show answered {status}: {show}")
+        self.pk = show["id"]
+
+    def drive(self, pool: ThreadPoolExecutor) -> None:
+        """Until the champion (or the time limit): take each pending step,
+        start a bot on each new match, collect the finished ones."""
         for _ in range(100_000):
-            if time.time() > until:
+            if time.time() > self.until:
                 break
-            status, body = http.call("GET", f"/api/shows/{pk}/", token=org)
+            status, body = self.http.call("GET", f"/api/shows/{self.pk}/", token=self.org)
             if status != 200:
                 time.sleep(0.5)
                 continue
             view = body["show"]
             if view["status"] == "over":
-                champion = view["champion"]
+                self.champion = view["champion"]
                 break
-            rounds = len(view["rounds"])
-            acted = False
-            for p in view["pending"]:
-                if p["who"] == view["organizer"]:
-                    command, token, entrant = _organizer_command(view, p["step"], rng), org, None
-                elif p["step"] == "nominate":
-                    command = _nomination(view, p["who"], rng)
-                    token, entrant = users[p["who"]]["token"], p["who"]
-                else:
-                    raise RuntimeError(f"a step the driver does not take: {p}")
-                body = {"command": command} | ({"entrant": entrant} if entrant else {})
-                status, _ = http.call("POST", f"/api/shows/{pk}/commands", body, token=token)
-                if status == 201:
-                    show_commands += 1
-                else:
-                    show_refused += 1
-                acted = True
-                break  # the show moved on: read it again
-            if acted:
-                continue
-            seats_of = {
-                d["match_stream"]: (d["candidate"], d["dmo"])
-                for r in view["rounds"]
-                for d in r["duels"]
-                if d["match_stream"] and not d["winner"]
-            }
-            if view["final"] and view["final"]["match_stream"]:
-                seats_of[view["final"]["match_stream"]] = tuple(view["final"]["players"])
-            new = [s for s in seats_of if s not in playing]
-            if any(s not in ids for s in new):
-                status, rows = http.call("GET", "/api/matches/")
-                if status == 200:
-                    ids.update({m["stream"]: m["id"] for m in rows})
-            for s in new:
-                if s not in ids:
-                    continue
-                tokens = {seat: users[seat]["token"] for seat in seats_of[s]}
-                watchers.watch(ids[s])
-                playing[s] = pool.submit(_play, http, ids[s], tokens, ids[s], until)
-            for s, fut in list(playing.items()):
-                if fut.done() and ids[s] not in results:
-                    results[ids[s]] = fut.result()
-                    results[ids[s]]["socket_has_last"] = watchers.finish(
-                        ids[s], results[ids[s]]["version"]
-                    )
+            self.rounds = len(view["rounds"])
+            if self._take_step(view):
+                continue  # the show moved on: read it again
+            self._start_matches(view, pool)
+            for s, fut in list(self.playing.items()):
+                if fut.done() and self.ids[s] not in self.results:
+                    self._collect(s, fut.result())
             time.sleep(0.2)
-        for s, fut in playing.items():
-            if ids[s] not in results:
-                results[ids[s]] = fut.result(timeout=max(1.0, until - time.time() + 30))
-                results[ids[s]]["socket_has_last"] = watchers.finish(
-                    ids[s], results[ids[s]]["version"]
-                )
+        for s, fut in self.playing.items():
+            if self.ids[s] not in self.results:
+                self._collect(s, fut.result(timeout=max(1.0, self.until - time.time() + 30)))
+
+    def _take_step(self, view: dict) -> bool:
+        """The first pending step, taken (refusals counted); whether there was one."""
+        for p in view["pending"]:
+            if p["who"] == view["organizer"]:
+                command = _organizer_command(view, p["step"], self.rng)
+                token, entrant = self.org, None
+            elif p["step"] == "nominate":
+                command = _nomination(view, p["who"], self.rng)
+                token, entrant = self.users[p["who"]]["token"], p["who"]
+            else:
+                raise RuntimeError(f"a step the driver does not take: {p}")
+            body = {"command": command} | ({"entrant": entrant} if entrant else {})
+            status, _ = self.http.call("POST", f"/api/shows/{self.pk}/commands", body, token=token)
+            if status == 201:
+                self.show_commands += 1
+            else:
+                self.show_refused += 1
+            return True
+        return False
+
+    def _start_matches(self, view: dict, pool: ThreadPoolExecutor) -> None:
+        """A bot and a watching socket for each match of the show not yet played."""
+        seats_of = {
+            d["match_stream"]: (d["candidate"], d["dmo"])
+            for r in view["rounds"]
+            for d in r["duels"]
+            if d["match_stream"] and not d["winner"]
+        }
+        if view["final"] and view["final"]["match_stream"]:
+            seats_of[view["final"]["match_stream"]] = tuple(view["final"]["players"])
+        new = [s for s in seats_of if s not in self.playing]
+        if any(s not in self.ids for s in new):
+            status, rows = self.http.call("GET", "/api/matches/")
+            if status == 200:
+                self.ids.update({m["stream"]: m["id"] for m in rows})
+        for s in new:
+            if s not in self.ids:
+                continue
+            match_id = self.ids[s]
+            tokens = {seat: self.users[seat]["token"] for seat in seats_of[s]}
+            self.watchers.watch(match_id)
+            self.playing[s] = pool.submit(_play, self.http, match_id, tokens, match_id, self.until)
+
+    def _collect(self, stream: str, played: dict) -> None:
+        """A match's bot result, with whether its socket got the last version."""
+        match_id = self.ids[stream]
+        self.results[match_id] = played
+        played["socket_has_last"] = self.watchers.finish(match_id, played["version"])
+
+    def report(self) -> dict:
+        http, watchers, results = self.http, self.watchers, self.results
+        server_errors = sum(n for c, n in http.statuses.items() if c >= 500 or c == 0)
+        return {
+            "show_id": self.pk,
+            "champion": self.champion,
+            "duration_s": round(time.time() - self.started, 1),
+            "rounds": self.rounds,
+            "matches": len(results),
+            "matches_finished": sum(1 for r in results.values() if r["finished"]),
+            "match_commands": sum(r["written"] for r in results.values()),
+            "match_commands_refused": sum(r["refused"] for r in results.values()),
+            "show_commands": self.show_commands,
+            "show_commands_refused": self.show_refused,
+            "requests": sum(http.statuses.values()),
+            "statuses": {str(c): n for c, n in sorted(http.statuses.items())},
+            "server_errors": server_errors,
+            "server_error_samples": http.errors[:10],
+            "sockets": len(watchers.seen),
+            "socket_errors": len(watchers.errors),
+            "socket_error_samples": list(watchers.errors.values())[:5],
+            "sockets_missing_last_version": sum(
+                1 for r in results.values() if not r.get("socket_has_last")
+            ),
+            "sockets_missing": {
+                mid: {
+                    "final_version": r["version"],
+                    "seen": (watchers.seen.get(mid) or [])[-5:],
+                    "error": watchers.errors.get(mid),
+                }
+                for mid, r in results.items()
+                if not r.get("socket_has_last")
+            },
+        }
+
+
+def run_show(ports: list[int], users: dict, *, entrants: int, clients: int, limit_s: float,
+             seed: int = 64) -> dict:  # fmt: skip
+    """Create a show of ``entrants`` over HTTP and drive it to its champion.
+    ``users``: username -> {"id", "token"}, with "organizer" and e0, e1, ..."""
+    show = _ShowRun(ports, users, limit_s, seed)
+    show.create(entrants)
+    pool = ThreadPoolExecutor(max_workers=clients)
+    try:
+        show.drive(pool)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-        watchers.close()
-    duration = time.time() - started
-    server_errors = sum(n for c, n in http.statuses.items() if c >= 500 or c == 0)
-    return {
-        "show_id": pk,
-        "champion": champion,
-        "duration_s": round(duration, 1),
-        "rounds": rounds,
-        "matches": len(results),
-        "matches_finished": sum(1 for r in results.values() if r["finished"]),
-        "match_commands": sum(r["written"] for r in results.values()),
-        "match_commands_refused": sum(r["refused"] for r in results.values()),
-        "show_commands": show_commands,
-        "show_commands_refused": show_refused,
-        "requests": sum(http.statuses.values()),
-        "statuses": {str(c): n for c, n in sorted(http.statuses.items())},
-        "server_errors": server_errors,
-        "server_error_samples": http.errors[:10],
-        "sockets": len(watchers.seen),
-        "socket_errors": len(watchers.errors),
-        "socket_error_samples": list(watchers.errors.values())[:5],
-        "sockets_missing_last_version": sum(
-            1 for r in results.values() if not r.get("socket_has_last")
-        ),
-        "sockets_missing": {
-            mid: {
-                "final_version": r["version"],
-                "seen": (watchers.seen.get(mid) or [])[-5:],
-                "error": watchers.errors.get(mid),
-            }
-            for mid, r in results.items()
-            if not r.get("socket_has_last")
-        },
-    }
+        show.watchers.close()
+    return show.report()
 
 
 def _check_log(st: stack.Stack) -> dict:
@@ -432,12 +461,9 @@ def main(results_dir) -> dict:
         and show["sockets_missing_last_version"] == 0
     )
     return {
-        "name": NAME,
-        "title": TITLE,
-        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration_s": round(time.perf_counter() - started, 1),
+        **stack.result_header(NAME, TITLE, started),
         "params": {**s, "game_pool": POOL, "ports": len(ports)},
-        "environment": {**env, "load_after": round(os.getloadavg()[0], 2)},
+        "environment": stack.environment_after(env),
         "show": show,
         "log": checked,
         "goal": {"server_errors": 0, "lost_events": 0, "met": goal_met},

@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -113,11 +111,9 @@ class Spectator:
         return next((at for v, at in self.received if v >= version), None)
 
 
-async def _spectate(st: stack.Stack, port: int, match: dict, users: dict, s: dict) -> dict:
-    url = f"ws://127.0.0.1:{port}/ws/matches/{match['id']}/"
-    origin = f"https://127.0.0.1:{port}"
-    clients = [Spectator(k) for k in range(s["clients"])]
-    rss_before = st.server_rss_kib("web1")
+async def _open_all(clients: list[Spectator], url: str, origin: str) -> float:
+    """Every socket opened (CONNECT_AT_ONCE at a time, bounded by
+    CONNECT_LIMIT_S: those not open by then count as failed); the seconds it took."""
     t0 = time.time()
     gate = asyncio.Semaphore(CONNECT_AT_ONCE)
 
@@ -132,25 +128,15 @@ async def _spectate(st: stack.Stack, port: int, match: dict, users: dict, s: dic
     for c in clients:
         if c.ws is None and not c.errors:
             c.errors.append(f"not open within {CONNECT_LIMIT_S:.0f} s")
-    connect_s = time.time() - t0
-    listeners = [asyncio.ensure_future(c.listen()) for c in clients]
-    open_ = [c for c in clients if c.ws is not None]
-    # every socket answered its {"since": 0} (the table, or just the version)
-    for _ in range(300):
-        if all(c.received or c.errors for c in open_):
-            break
-        await asyncio.sleep(0.1)
-    await asyncio.sleep(3)  # idle
-    rss_idle = st.server_rss_kib("web1")
-    say(
-        f"{len(open_)}/{len(clients)} sockets open in {connect_s:.1f} s; server RSS "
-        f"{sum(rss_before['workers'])} -> {sum(rss_idle['workers'])} KiB (workers)"
-    )
+    return time.time() - t0
 
+
+async def _play_moves(port: int, match: dict, users: dict, s: dict) -> list[int]:
+    """The moves, one every ``gap_s``; the last version each wrote."""
     api = stack.Api(port)
     tokens = {seat: users[seat]["token"] for seat in SEATS}
     rng = random.Random(3)
-    moves: list[int] = []  # the last version each move wrote
+    moves: list[int] = []
     for n in range(s["moves"]):
         began = time.time()
         wrote = await asyncio.to_thread(_move, api, match["id"], tokens, rng, n)
@@ -158,17 +144,12 @@ async def _spectate(st: stack.Stack, port: int, match: dict, users: dict, s: dic
             moves.append(wrote)
         await asyncio.sleep(max(0.0, s["gap_s"] - (time.time() - began)))
     api.close()
-    # every socket has the last move, or the bound passed
-    last = moves[-1] if moves else 0
-    until = time.time() + s["delay_s"] + 30
-    while time.time() < until and not all(c.first_at_least(last) or c.errors for c in open_):
-        await asyncio.sleep(0.2)
-    rss_after = st.server_rss_kib("web1")
-    for c in open_:
-        await c.ws.close()
-    for f in listeners:
-        f.cancel()
+    return moves
 
+
+def _deliveries(st: stack.Stack, match: dict, open_: list[Spectator], moves: list[int], s: dict):
+    """(each delivery's seconds after it was due, how many never came, how many
+    came early, each move's summary)."""
     rows = st.sql(
         "SELECT version, extract(epoch FROM recorded_at)::float8 FROM eventlog_storedevent "
         "WHERE stream = %s",
@@ -193,6 +174,42 @@ async def _spectate(st: stack.Stack, port: int, match: dict, users: dict, s: dic
         for v, at in c.received:
             if v in recorded and at < recorded[v] + s["delay_s"]:
                 early += 1
+    return delays, missing, early, per_move
+
+
+async def _spectate(st: stack.Stack, port: int, match: dict, users: dict, s: dict) -> dict:
+    url = f"ws://127.0.0.1:{port}/ws/matches/{match['id']}/"
+    origin = f"https://127.0.0.1:{port}"
+    clients = [Spectator(k) for k in range(s["clients"])]
+    rss_before = st.server_rss_kib("web1")
+    connect_s = await _open_all(clients, url, origin)
+    listeners = [asyncio.ensure_future(c.listen()) for c in clients]
+    open_ = [c for c in clients if c.ws is not None]
+    # every socket answered its {"since": 0} (the table, or just the version)
+    for _ in range(300):
+        if all(c.received or c.errors for c in open_):
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(3)  # idle
+    rss_idle = st.server_rss_kib("web1")
+    say(
+        f"{len(open_)}/{len(clients)} sockets open in {connect_s:.1f} s; server RSS "
+        f"{sum(rss_before['workers'])} -> {sum(rss_idle['workers'])} KiB (workers)"
+    )
+
+    moves = await _play_moves(port, match, users, s)
+    # every socket has the last move, or the bound passed
+    last = moves[-1] if moves else 0
+    until = time.time() + s["delay_s"] + 30
+    while time.time() < until and not all(c.first_at_least(last) or c.errors for c in open_):
+        await asyncio.sleep(0.2)
+    rss_after = st.server_rss_kib("web1")
+    for c in open_:
+        await c.ws.close()
+    for f in listeners:
+        f.cancel()
+
+    delays, missing, early, per_move = _deliveries(st, match, open_, moves, s)
     summary = stack.summary_ms(delays)
     per_socket = (sum(rss_idle["workers"]) - sum(rss_before["workers"])) / max(1, len(open_))
     return {
@@ -273,12 +290,9 @@ def main(results_dir) -> dict:
     finally:
         st.down(ok)
     return {
-        "name": NAME,
-        "title": TITLE,
-        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration_s": round(time.perf_counter() - started, 1),
+        **stack.result_header(NAME, TITLE, started),
         "params": {**s, "game": GAME, "rlimit_nofile": nofile},
-        "environment": {**env, "load_after": round(os.getloadavg()[0], 2)},
+        "environment": stack.environment_after(env),
         **result,
     }
 

@@ -344,81 +344,146 @@ def wait_healthy(ports, limit: float) -> float | None:
     return None
 
 
-def main() -> int:
+def refused_to_start() -> str | None:
+    """Why prod-check cannot run here (no redis-server, a port taken), if so."""
     if shutil.which("redis-server") is None:
-        print("prod-check needs redis-server on PATH (it runs a private one)", file=sys.stderr)
-        return 2
+        return "prod-check needs redis-server on PATH (it runs a private one)"
     busy = [p for p in [*PORTS, REDIS_PORT] if port_in_use(p)]
     if busy:
-        print(f"prod-check: port(s) {busy} already in use (another run?)", file=sys.stderr)
-        return 2
-    workdir = Path(tempfile.mkdtemp(prefix="prod-check-"))
-    failures: list[str] = []
-    facts: list[str] = []
-    owner, app = f"{DB}_owner", f"{DB}_app"
-    admin_db = db_url(urlsplit(ADMIN_URL).username or "postgres")
+        return f"prod-check: port(s) {busy} already in use (another run?)"
+    return None
 
-    say(f"work dir {workdir}; database {DB}; web ports {PORTS}; private Redis :{REDIS_PORT}")
-    with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
-        for role in (app, owner):
-            conn.execute(f'DROP ROLE IF EXISTS "{role}"')
-        conn.execute(f'CREATE ROLE "{owner}" LOGIN')
-        conn.execute(f'CREATE ROLE "{app}" LOGIN')
-        conn.execute(f'CREATE DATABASE "{DB}" OWNER "{owner}"')
-    redis = Redis(workdir, REDIS_PORT)
-    redis.start()
 
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("DJANGO_", "DATABASE_URL", "REDIS_URL", "CELERY_", "LOG_", "APP_DB"))
-    }
-    owner_url = db_url(owner)
-    env.update(
-        PYTHON=sys.executable,
-        DJANGO_DEBUG="0",
-        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
-        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
-        DJANGO_SSL_REDIRECT="1",  # as the image has it; requests come "through the proxy"
-        MIGRATE_DATABASE_URL=owner_url,
-        # web, workers and beat connect as the least-privileged app role, as in compose
-        APP_DB_USER=app,
-        DATABASE_URL=db_url(app),
-        REDIS_URL=f"redis://127.0.0.1:{REDIS_PORT}/0",
-        VAR_DIR=str(workdir / "var"),
-        LOG_FORMAT="json",
-        WEB_WORKERS="2",
-        CELERY_CONCURRENCY="2",
-        HOOKS_ALLOW_PRIVATE_ADDRESSES="1",  # the slow webhook receiver is on loopback
-    )
-    procs = Processes(workdir, env)
-    ok = played = False
-    summary: dict = {}
-    faults: list[tuple[str, float, float]] = []  # (name, start, end) windows
-    hooked = SlowReceiver() if FAULTS else None
-    try:
+class ProdCheck:
+    """One run: the database and roles, the processes, the show under faults,
+    and what the checks found (``facts``, ``failures``)."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.failures: list[str] = []
+        self.facts: list[str] = []
+        self.owner, self.app = f"{DB}_owner", f"{DB}_app"
+        self.admin_db = db_url(urlsplit(ADMIN_URL).username or "postgres")
+        self.played = False
+        self.summary: dict = {}
+        self.faults: list[tuple[str, float, float]] = []  # (name, start, end) windows
+
+    # -- set-up and tear-down
+
+    def set_up(self) -> None:
+        """A fresh database owned by its owner role, the app role, the private
+        Redis, the processes' environment and the slow webhook receiver."""
+        owner, app = self.owner, self.app
+        say(
+            f"work dir {self.workdir}; database {DB}; web ports {PORTS}; "
+            f"private Redis :{REDIS_PORT}"
+        )
+        with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
+            for role in (app, owner):
+                conn.execute(f'DROP ROLE IF EXISTS "{role}"')
+            conn.execute(f'CREATE ROLE "{owner}" LOGIN')
+            conn.execute(f'CREATE ROLE "{app}" LOGIN')
+            conn.execute(f'CREATE DATABASE "{DB}" OWNER "{owner}"')
+        self.redis = Redis(self.workdir, REDIS_PORT)
+        self.redis.start()
+        self.procs = Processes(self.workdir, self._environment())
+        self.hooked = SlowReceiver() if FAULTS else None
+
+    def _environment(self) -> dict:
+        """The roles' environment, as compose gives it."""
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(
+                ("DJANGO_", "DATABASE_URL", "REDIS_URL", "CELERY_", "LOG_", "APP_DB")
+            )
+        }
+        env.update(
+            PYTHON=sys.executable,
+            DJANGO_DEBUG="0",
+            DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
+            DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+            DJANGO_SSL_REDIRECT="1",  # as the image has it; requests come "through the proxy"
+            MIGRATE_DATABASE_URL=db_url(self.owner),
+            # web, workers and beat connect as the least-privileged app role, as in compose
+            APP_DB_USER=self.app,
+            DATABASE_URL=db_url(self.app),
+            REDIS_URL=f"redis://127.0.0.1:{REDIS_PORT}/0",
+            VAR_DIR=str(self.workdir / "var"),
+            LOG_FORMAT="json",
+            WEB_WORKERS="2",
+            CELERY_CONCURRENCY="2",
+            HOOKS_ALLOW_PRIVATE_ADDRESSES="1",  # the slow webhook receiver is on loopback
+        )
+        return env
+
+    def stop(self) -> None:
+        say("stopping the processes")
+        self.procs.stop_all()
+        self.redis.stop()
+        if self.hooked is not None:
+            self.hooked.close()
+
+    def drop(self) -> None:
+        """The database, the roles and the logs of a run that passed."""
+        with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
+            for role in (self.app, self.owner):
+                conn.execute(f'DROP ROLE IF EXISTS "{role}"')
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    # -- the show
+
+    def play(self) -> None:
+        """The processes started, the show played to its end under the faults,
+        and what the show itself tells checked."""
+        people = self._migrate_and_people()
+        self._start_roles()
+        play = self._start_show(people)
+        self.play_start = time.time()
+        peak = [0]
+        threading.Thread(target=self._sample_connections, args=(play, peak), daemon=True).start()
+        if FAULTS:
+            # early and one after the other: a show of 8 can end within a minute
+            self._fault("SIGKILL of Celery worker 1", 10, self._kill_worker)
+            self._fault("Redis restart", 20, self._restart_redis)
+            self._fault("PostgreSQL away (restart)", 30, self._database_away)
+        play.join(timeout=PLAY_S + 60)
+        if play.is_alive() or not self.summary:
+            raise RuntimeError("the show driver did not return")
+        self.facts.append(f"PostgreSQL: at most {peak[0]} connections of the app at once")
+        self._check_show()
+
+    def _migrate_and_people(self) -> dict:
+        """The migrations (as the owner, then grant_app_role) and the show's people."""
         t0 = time.time()
-        out = procs.run("migrate", timeout=300)  # as the owner, then grant_app_role
+        out = self.procs.run("migrate", timeout=300)  # as the owner, then grant_app_role
         if out.returncode != 0:
             raise RuntimeError(f"migrate failed:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}")
-        say(f"migrate (as {owner}), grant_app_role {app}: done in {time.time() - t0:.1f} s")
-        facts.append(
-            f"migrations as the owner {owner}; web, workers and beat as the app role {app}"
+        say(
+            f"migrate (as {self.owner}), grant_app_role {self.app}: "
+            f"done in {time.time() - t0:.1f} s"
         )
-
-        made = procs.run(
+        self.facts.append(
+            f"migrations as the owner {self.owner}; web, workers and beat as the app role "
+            f"{self.app}"
+        )
+        made = self.procs.run(
             sys.executable,
             "manage.py",
             "shell",
             "-c",
             people_script(N_ENTRANTS, PASSWORD),
-            env={"DATABASE_URL": owner_url},
+            env={"DATABASE_URL": db_url(self.owner)},
         )
         if made.returncode != 0:
             raise RuntimeError(f"could not create the people: {made.stderr[-2000:]}")
-        people = parse_people(made.stderr)
+        return parse_people(made.stderr)
 
+    def _start_roles(self) -> None:
+        """Two web, two workers, beat and two reactors, supervised as compose would."""
+        procs = self.procs
         for i, port in enumerate(PORTS):
             procs.start(f"web{i + 1}", "web", WEB_BIND=f"127.0.0.1:{port}")
         for i in (1, 2):
@@ -435,7 +500,10 @@ def main() -> int:
         )
         threading.Thread(target=procs.supervise, args=(time.time(),), daemon=True).start()
 
-        driver = ShowDriver(
+    def _start_show(self, people: dict) -> threading.Thread:
+        """The show driver on a thread of its own (its summary lands in
+        ``self.summary``), and the slow webhook receiver registered."""
+        self.driver = driver = ShowDriver(
             [f"http://127.0.0.1:{p}" for p in PORTS],
             people,
             password=PASSWORD,
@@ -446,107 +514,35 @@ def main() -> int:
             say=say,
         )
         driver.recorder = RECORDER
-        play = threading.Thread(target=lambda: summary.update(driver.run()), daemon=True)
+        play = threading.Thread(target=lambda: self.summary.update(driver.run()), daemon=True)
         play.start()
-        played = True
+        self.played = True
         driver.started.wait(timeout=120)  # the players logged in, the show created
-        if hooked is not None:  # slow all along, no window excused: nothing may lag for it
+        if self.hooked is not None:  # slow all along, no window excused: nothing may lag for it
             org = Http(PORTS, RECORDER, token=people["organizer"]["token"])
-            wrong = hook_slow_receiver(org, driver.show_id, hooked)
+            wrong = hook_slow_receiver(org, driver.show_id, self.hooked)
             if wrong:
-                failures.append(wrong)
-        play_start = time.time()
-        peak = [0]
+                self.failures.append(wrong)
+        return play
 
-        def sample_connections():
-            for _ in range(int(PLAY_S) + 30):
-                if not play.is_alive():
-                    return
-                try:
-                    with psycopg.connect(admin_db, connect_timeout=3) as conn:
-                        n = conn.execute(
-                            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [DB]
-                        ).fetchone()[0]
-                    peak[0] = max(peak[0], n - 1)
-                except psycopg.Error:
-                    pass
-                time.sleep(1)
-
-        threading.Thread(target=sample_connections, daemon=True).start()
-
-        def fault(name: str, at: float, act) -> None:
-            # at its time, and a few seconds after the one before recovered
-            after = faults[-1][2] + 3 if faults else 0
-            time.sleep(max(0.0, play_start + at - time.time(), after - time.time()))
-            if driver.done.is_set():
-                failures.append(f"{name}: the show ended before the fault could happen")
+    def _sample_connections(self, play: threading.Thread, peak: list[int]) -> None:
+        """The most connections the app held at once, sampled every second."""
+        for _ in range(int(PLAY_S) + 30):
+            if not play.is_alive():
                 return
-            start = time.time()
-            act()
-            back = time.time()  # the fault is over: from here the show must go on
-            healthy_in = wait_healthy(PORTS, 30)
-            progress = wait_for_progress(admin_db, back)
-            end = time.time()
-            faults.append((name, start, end + 2))
-            if progress is None or progress > RECOVERY_S:
-                failures.append(f"{name}: no event written within {RECOVERY_S} s after it")
-            facts.append(
-                f"{name} ({back - start:.1f} s): /healthz ok again after "
-                + (f"{healthy_in:.1f} s" if healthy_in is not None else "NEVER")
-                + ", first event after "
-                + (f"{progress:.1f} s" if progress is not None else "NEVER")
-            )
-            say(facts[-1])
+            try:
+                with psycopg.connect(self.admin_db, connect_timeout=3) as conn:
+                    n = conn.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [DB]
+                    ).fetchone()[0]
+                peak[0] = max(peak[0], n - 1)
+            except psycopg.Error:
+                pass
+            time.sleep(1)
 
-        def kill_worker():
-            with procs.lock:
-                proc = procs.procs["worker1"]
-                os.kill(proc.pid, signal.SIGKILL)  # the main process, mid-work
-                proc.wait(timeout=10)
-                time.sleep(3)
-                procs.stop("worker1", signal.SIGKILL)  # its orphaned pool, as a container stop
-                procs.start("worker1", "worker", CELERY_HOSTNAME="w1@%h")  # as compose restarts it
-
-        def restart_redis():
-            redis.stop()
-            time.sleep(2)
-            redis.start()
-
-        def database_away():
-            # as a restart of PostgreSQL looks to the app (the shared server itself is
-            # not restarted): its connections cut, and none accepted for a few seconds
-            cut = (
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                "WHERE datname = %s AND usename = %s"
-            )
-            with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
-                # most of the app's connections live one request or task: cut the
-                # first ones seen (for 5 s at most), then refuse and cut what opened since
-                n = 0
-                for _ in range(250):
-                    n += conn.execute(cut, [DB, app]).fetchone()[0]
-                    if n:
-                        break
-                    time.sleep(0.02)
-                conn.execute(f'ALTER DATABASE "{DB}" ALLOW_CONNECTIONS false')
-                try:
-                    n += conn.execute(cut, [DB, app]).fetchone()[0]
-                    time.sleep(DB_AWAY_S)
-                finally:
-                    conn.execute(f'ALTER DATABASE "{DB}" ALLOW_CONNECTIONS true')
-            facts.append(
-                f"PostgreSQL: {n} connections of the app cut, none accepted for {DB_AWAY_S:.0f} s"
-            )
-
-        if FAULTS:
-            # early and one after the other: a show of 8 can end within a minute
-            fault("SIGKILL of Celery worker 1", 10, kill_worker)
-            fault("Redis restart", 20, restart_redis)
-            fault("PostgreSQL away (restart)", 30, database_away)
-        play.join(timeout=PLAY_S + 60)
-        if play.is_alive() or not summary:
-            raise RuntimeError("the show driver did not return")
-        facts.append(f"PostgreSQL: at most {peak[0]} connections of the app at once")
+    def _check_show(self) -> None:
+        """What the show's summary, the processes and the HTTP answers tell."""
+        summary, facts = self.summary, self.facts
         c = summary["commands"]
         facts.append(
             f"show {summary['show_id']} of {summary['entrants']} entrants over HTTP: "
@@ -556,101 +552,189 @@ def main() -> int:
             f"(409/422), {c['clocks_let_run']} clocks let run out on purpose"
         )
         if summary["status"] != "over" or not summary["champion"]:
-            failures.append(f"the show did not reach its champion within {PLAY_S:.0f} s")
-        failures += summary["notes"]
+            self.failures.append(f"the show did not reach its champion within {PLAY_S:.0f} s")
+        self.failures += summary["notes"]
         # a process that had to be started again did not reconnect by itself
-        failures += procs.restarts
-        if not procs.restarts:
+        self.failures += self.procs.restarts
+        if not self.procs.restarts:
             facts.append("no process exited: each one reconnected by itself")
-        failures += check_http(summary["raw"]["calls"], faults, facts, PORTS)
-        if hooked is not None:
-            wait_for_hooks(db_url(owner), HOOKS_SETTLE_S)
-        (workdir / "sockets.json").write_text(json.dumps(socket_records(summary), indent=1))
-        (workdir / "faults.json").write_text(json.dumps(faults))
-    except Exception as exc:
-        failures.append(f"aborted: {type(exc).__name__}: {exc}")
-    finally:
-        say("stopping the processes")
-        procs.stop_all()
-        redis.stop()
-        if hooked is not None:
-            hooked.close()
+        self.failures += check_http(summary["raw"]["calls"], self.faults, facts, PORTS)
+        if self.hooked is not None:
+            wait_for_hooks(db_url(self.owner), HOOKS_SETTLE_S)
+        (self.workdir / "sockets.json").write_text(json.dumps(socket_records(summary), indent=1))
+        (self.workdir / "faults.json").write_text(json.dumps(self.faults))
 
-    try:
-        if not played:
+    # -- the faults
+
+    def _fault(self, name: str, at: float, act) -> None:
+        """``act`` at its time, and a few seconds after the one before recovered;
+        how long the web servers and the show took to come back."""
+        faults = self.faults
+        after = faults[-1][2] + 3 if faults else 0
+        time.sleep(max(0.0, self.play_start + at - time.time(), after - time.time()))
+        if self.driver.done.is_set():
+            self.failures.append(f"{name}: the show ended before the fault could happen")
+            return
+        start = time.time()
+        act()
+        back = time.time()  # the fault is over: from here the show must go on
+        healthy_in = wait_healthy(PORTS, 30)
+        progress = wait_for_progress(self.admin_db, back)
+        end = time.time()
+        faults.append((name, start, end + 2))
+        if progress is None or progress > RECOVERY_S:
+            self.failures.append(f"{name}: no event written within {RECOVERY_S} s after it")
+        self.facts.append(
+            f"{name} ({back - start:.1f} s): /healthz ok again after "
+            + (f"{healthy_in:.1f} s" if healthy_in is not None else "NEVER")
+            + ", first event after "
+            + (f"{progress:.1f} s" if progress is not None else "NEVER")
+        )
+        say(self.facts[-1])
+
+    def _kill_worker(self) -> None:
+        procs = self.procs
+        with procs.lock:
+            proc = procs.procs["worker1"]
+            os.kill(proc.pid, signal.SIGKILL)  # the main process, mid-work
+            proc.wait(timeout=10)
+            time.sleep(3)
+            procs.stop("worker1", signal.SIGKILL)  # its orphaned pool, as a container stop
+            procs.start("worker1", "worker", CELERY_HOSTNAME="w1@%h")  # as compose restarts it
+
+    def _restart_redis(self) -> None:
+        self.redis.stop()
+        time.sleep(2)
+        self.redis.start()
+
+    def _database_away(self) -> None:
+        # as a restart of PostgreSQL looks to the app (the shared server itself is
+        # not restarted): its connections cut, and none accepted for a few seconds
+        cut = (
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = %s AND usename = %s"
+        )
+        with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+            # most of the app's connections live one request or task: cut the
+            # first ones seen (for 5 s at most), then refuse and cut what opened since
+            n = 0
+            for _ in range(250):
+                n += conn.execute(cut, [DB, self.app]).fetchone()[0]
+                if n:
+                    break
+                time.sleep(0.02)
+            conn.execute(f'ALTER DATABASE "{DB}" ALLOW_CONNECTIONS false')
+            try:
+                n += conn.execute(cut, [DB, self.app]).fetchone()[0]
+                time.sleep(DB_AWAY_S)
+            finally:
+                conn.execute(f'ALTER DATABASE "{DB}" ALLOW_CONNECTIONS true')
+        self.facts.append(
+            f"PostgreSQL: {n} connections of the app cut, none accepted for {DB_AWAY_S:.0f} s"
+        )
+
+    # -- the checks, once every process stopped
+
+    def check_database(self) -> None:
+        """The app role's privileges, the log, the webhooks, the sockets, the
+        timeouts, the matches and the read models, in the database."""
+        if not self.played:
             raise RuntimeError("no play happened, nothing to check")
-        failures += check_app_role(db_url(app), facts)
-        with psycopg.connect(db_url(owner), autocommit=True) as conn:
-            failures += check_log(conn)
-            if hooked is not None:
-                failures += check_hooks(conn, hooked.answered, SLOW_HOOK_S, facts)
-            if summary:
-                failures += check_sockets(
-                    conn, summary["raw"]["sockets"], faults, SPECTATOR_DELAY_S, facts
+        self.failures += check_app_role(db_url(self.app), self.facts)
+        with psycopg.connect(db_url(self.owner), autocommit=True) as conn:
+            self.failures += check_log(conn)
+            if self.hooked is not None:
+                self.failures += check_hooks(conn, self.hooked.answered, SLOW_HOOK_S, self.facts)
+            if self.summary:
+                self.failures += check_sockets(
+                    conn, self.summary["raw"]["sockets"], self.faults, SPECTATOR_DELAY_S, self.facts
                 )
-            n_events, n_streams = conn.execute(
-                "SELECT count(*), count(DISTINCT stream) FROM eventlog_storedevent"
-            ).fetchone()
-            # every deadline enforced has the command id s:timeout:<deadline> in its match
-            timeouts, late = conn.execute(
-                "SELECT count(*), max(late) FROM (SELECT stream, command_id, "
-                "min(extract(epoch FROM recorded_at)) - split_part(command_id, ':', 3)::float "
-                "AS late FROM eventlog_storedevent WHERE command_id LIKE 's:timeout:%%' "
-                "GROUP BY 1, 2) t"
-            ).fetchone()
-            live = conn.execute(
-                "SELECT count(*) FROM games_match WHERE status = 'live'"
-            ).fetchone()[0]
-        facts.append(
+            self._check_timeouts(conn)
+        self._check_rebuild()
+
+    def _check_timeouts(self, conn) -> None:
+        """Every deadline enforced once and in time; no match left live."""
+        n_events, n_streams = conn.execute(
+            "SELECT count(*), count(DISTINCT stream) FROM eventlog_storedevent"
+        ).fetchone()
+        # every deadline enforced has the command id s:timeout:<deadline> in its match
+        timeouts, late = conn.execute(
+            "SELECT count(*), max(late) FROM (SELECT stream, command_id, "
+            "min(extract(epoch FROM recorded_at)) - split_part(command_id, ':', 3)::float "
+            "AS late FROM eventlog_storedevent WHERE command_id LIKE 's:timeout:%%' "
+            "GROUP BY 1, 2) t"
+        ).fetchone()
+        live = conn.execute("SELECT count(*) FROM games_match WHERE status = 'live'").fetchone()[0]
+        self.facts.append(
             f"log: {n_events} events in {n_streams} streams, gapless, command ids unique; "
             f"{timeouts} deadlines enforced (each written once), the latest "
             f"{late or 0:.2f} s after its deadline"
         )
         if not timeouts:
-            failures.append("no timeout happened: the clocks were not exercised")
+            self.failures.append("no timeout happened: the clocks were not exercised")
         elif late is not None and late > MAX_TIMEOUT_LATENESS_S:
-            failures.append(f"a timeout was written {late:.1f} s after its deadline")
+            self.failures.append(f"a timeout was written {late:.1f} s after its deadline")
         if live:
-            failures.append(f"{live} match(es) still live at the end")
-        rebuild = procs.run(
+            self.failures.append(f"{live} match(es) still live at the end")
+
+    def _check_rebuild(self) -> None:
+        """The read models equal a rebuild of them from the log."""
+        rebuild = self.procs.run(
             sys.executable,
             "-c",
             REBUILD_CHECK,
-            env={"DATABASE_URL": db_url(owner), "LOG_LEVEL": "WARNING"},
+            env={"DATABASE_URL": db_url(self.owner), "LOG_LEVEL": "WARNING"},
         )
         result = (
             json.loads(rebuild.stdout.strip().splitlines()[-1]) if rebuild.returncode == 0 else None
         )
         if not result or not result["equal"]:
-            failures.append(
+            self.failures.append(
                 f"read models differ from a rebuild: {result or rebuild.stderr[-2000:]}"
             )
         else:
-            facts.append(f"read models equal a rebuild of {result['events']} events")
-    except Exception as exc:
-        failures.append(f"checks aborted: {type(exc).__name__}: {exc}")
+            self.facts.append(f"read models equal a rebuild of {result['events']} events")
 
-    if played:
-        failures += check_logs(workdir, facts)
-
-    print()
-    print("prod-check summary")
-    for fact in facts:
-        print(f"  - {fact}")
-    if failures:
-        print(f"FAILED ({len(failures)}):")
-        for f in failures[:40]:
-            print(f"  x {f}")
-        print(f"logs kept in {workdir}, database {DB} kept (dropped by the next run)")
-    else:
+    def report(self) -> bool:
+        """The summary printed; whether every check passed."""
+        print()
+        print("prod-check summary")
+        for fact in self.facts:
+            print(f"  - {fact}")
+        if self.failures:
+            print(f"FAILED ({len(self.failures)}):")
+            for f in self.failures[:40]:
+                print(f"  x {f}")
+            print(f"logs kept in {self.workdir}, database {DB} kept (dropped by the next run)")
+            return False
         print("OK: every check passed")
-        ok = True
+        return True
+
+
+def main() -> int:
+    refused = refused_to_start()
+    if refused:
+        print(refused, file=sys.stderr)
+        return 2
+    run = ProdCheck(Path(tempfile.mkdtemp(prefix="prod-check-")))
+    run.set_up()
+    try:
+        run.play()
+    except Exception as exc:
+        run.failures.append(f"aborted: {type(exc).__name__}: {exc}")
+    finally:
+        run.stop()
+
+    try:
+        run.check_database()
+    except Exception as exc:
+        run.failures.append(f"checks aborted: {type(exc).__name__}: {exc}")
+    if run.played:
+        run.failures += check_logs(run.workdir, run.facts)
+
+    ok = run.report()
     if not KEEP and ok:
-        with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
-            for role in (app, owner):
-                conn.execute(f'DROP ROLE IF EXISTS "{role}"')
-        shutil.rmtree(workdir, ignore_errors=True)
+        run.drop()
     return 0 if ok else 1
 
 

@@ -135,13 +135,8 @@ def check_http(calls, faults, facts: list[str], ports) -> list[str]:
     return failures
 
 
-def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> list[str]:
-    """Every socket's versions never go back (a version again answers a reconnection's
-    `since`, which the client had not yet seen the answer of); each version of its match reached it within
-    SOCKET_LAG_S (spectators: after the delay), or within RECOVERY_S after a fault
-    it was written in or shortly after; none reached a spectator before the delay allowed; each socket
-    ends at its match's last version."""
-    failures = []
+def _written(conn, sockets) -> dict[str, list[tuple[int, float]]]:
+    """stream -> (version, recorded_at) of every event of the sockets' matches."""
     streams = sorted({s.stream for s in sockets})
     written: dict[str, list[tuple[int, float]]] = {s: [] for s in streams}
     for stream, version, at in conn.execute(
@@ -150,58 +145,87 @@ def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> li
         [streams],
     ):
         written[stream].append((version, at))
+    return written
+
+
+def _version_lags(sock, name: str, shown, rows, wait: float, faults, lags, calm) -> list[str]:
+    """Each version's lag from when it was due to when the socket showed it, into
+    ``lags`` (and ``calm`` when no fault was near); the first version shown too
+    late, or never, as a failure."""
+    for v, rec in rows:
+        if sock.kind == "spectator" and v == 1:
+            continue  # a match is shown to spectators from its first move on
+        due = max(rec + wait, sock.opened)
+        got = next((at for at, w in shown if w >= v), None)
+        # a fault during [due, due + SOCKET_LAG_S], or one that ended less than
+        # RECOVERY_S before it (sockets rejoin their groups after a Redis restart
+        # every LIVE_REJOIN_S): within RECOVERY_S after that fault ended
+        fault_end = max(
+            (e for _, s, e in faults if s - 1 <= due + SOCKET_LAG_S and e >= due - RECOVERY_S),
+            default=None,
+        )
+        limit = max(due + SOCKET_LAG_S, (fault_end or 0) + RECOVERY_S)
+        if got is None or got > limit:
+            return [
+                f"{name}: version {v} (written at {rec:.1f}) shown "
+                + (f"{got - due:.1f} s after it was due" if got else "never")
+            ]  # one per socket says enough
+        lags.append(got - due)
+        if fault_end is None:
+            calm.append((got - due, name, v))
+    return []
+
+
+def _check_socket(sock, rows, faults, delay_s: float, lags, calm) -> tuple[list[str], int]:
+    """One socket's failures, and how many versions it showed a spectator too early."""
+    failures = []
+    name = f"{sock.kind} socket of match {sock.match_id} on :{sock.port}"
+    shown = [(at, v) for at, v, html, _ in sock.received if html]
+    wait = delay_s if sock.kind == "spectator" else 0.0
+    for at, code, why in sock.failures:
+        if code >= 500 and not in_fault(at, at, faults):
+            failures.append(f"{name}: handshake {why} outside a fault")
+    if any(b[1] < a[1] for a, b in zip(shown, shown[1:], strict=False)):
+        failures.append(f"{name}: versions went back {[v for _, v in shown][:40]}")
+    if not rows:
+        return failures, 0
+    recorded = dict(rows)
+    early = 0
+    for at, v in shown:
+        if sock.kind == "spectator" and at + SPECTATOR_SLACK_S < recorded[v] + delay_s:
+            early += 1
+            failures.append(
+                f"{name}: version {v} shown {recorded[v] + delay_s - at:.2f} s "
+                "before the spectator delay allowed"
+            )
+    last = rows[-1][0]
+    if not shown or shown[-1][1] != last:
+        failures.append(
+            f"{name}: ended at version {shown[-1][1] if shown else None}, the match at {last}"
+            f" ({sock.connects} connects, closes {sock.closes}, {[why for _, _, why in sock.failures[-3:]]})"
+        )
+    failures += _version_lags(sock, name, shown, rows, wait, faults, lags, calm)
+    return failures, early
+
+
+def check_sockets(conn, sockets, faults, delay_s: float, facts: list[str]) -> list[str]:
+    """Every socket's versions never go back (a version again answers a reconnection's
+    `since`, which the client had not yet seen the answer of); each version of its match reached it within
+    SOCKET_LAG_S (spectators: after the delay), or within RECOVERY_S after a fault
+    it was written in or shortly after; none reached a spectator before the delay allowed; each socket
+    ends at its match's last version."""
+    failures = []
+    written = _written(conn, sockets)
     lags: list[float] = []
     calm: list[tuple[float, str, int]] = []  # the lags of versions no fault was near
     early = reconnects = 0
     for sock in sockets:
-        name = f"{sock.kind} socket of match {sock.match_id} on :{sock.port}"
-        shown = [(at, v) for at, v, html, _ in sock.received if html]
-        wait = delay_s if sock.kind == "spectator" else 0.0
         reconnects += max(0, sock.connects - 1)
-        for at, code, why in sock.failures:
-            if code >= 500 and not in_fault(at, at, faults):
-                failures.append(f"{name}: handshake {why} outside a fault")
-        if any(b[1] < a[1] for a, b in zip(shown, shown[1:], strict=False)):
-            failures.append(f"{name}: versions went back {[v for _, v in shown][:40]}")
-        rows = written.get(sock.stream) or []
-        if not rows:
-            continue
-        recorded = dict(rows)
-        for at, v in shown:
-            if sock.kind == "spectator" and at + SPECTATOR_SLACK_S < recorded[v] + delay_s:
-                early += 1
-                failures.append(
-                    f"{name}: version {v} shown {recorded[v] + delay_s - at:.2f} s "
-                    "before the spectator delay allowed"
-                )
-        last = rows[-1][0]
-        if not shown or shown[-1][1] != last:
-            failures.append(
-                f"{name}: ended at version {shown[-1][1] if shown else None}, the match at {last}"
-                f" ({sock.connects} connects, closes {sock.closes}, {[why for _, _, why in sock.failures[-3:]]})"
-            )
-        for v, rec in rows:
-            if sock.kind == "spectator" and v == 1:
-                continue  # a match is shown to spectators from its first move on
-            due = max(rec + wait, sock.opened)
-            got = next((at for at, w in shown if w >= v), None)
-            # a fault during [due, due + SOCKET_LAG_S], or one that ended less than
-            # RECOVERY_S before it (sockets rejoin their groups after a Redis restart
-            # every LIVE_REJOIN_S): within RECOVERY_S after that fault ended
-            fault_end = max(
-                (e for _, s, e in faults if s - 1 <= due + SOCKET_LAG_S and e >= due - RECOVERY_S),
-                default=None,
-            )
-            limit = max(due + SOCKET_LAG_S, (fault_end or 0) + RECOVERY_S)
-            if got is None or got > limit:
-                failures.append(
-                    f"{name}: version {v} (written at {rec:.1f}) shown "
-                    + (f"{got - due:.1f} s after it was due" if got else "never")
-                )
-                break  # one per socket says enough
-            lags.append(got - due)
-            if fault_end is None:
-                calm.append((got - due, name, v))
+        found, too_early = _check_socket(
+            sock, written.get(sock.stream) or [], faults, delay_s, lags, calm
+        )
+        failures += found
+        early += too_early
     lags.sort()
     calm.sort(reverse=True)
 

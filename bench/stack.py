@@ -20,12 +20,14 @@ import http.client
 import ipaddress
 import json
 import os
+import platform
 import resource
 import secrets
 import shutil
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -398,21 +400,60 @@ def summary_ms(seconds: list[float]) -> dict:
     }
 
 
-def environment(stack: Stack) -> dict:
-    import platform
+def versions(*dists: str) -> dict:
+    """Python's version and each distribution's (None when it is not installed)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    versions = {"python": platform.python_version()}
-    for dist in ("Django", "djangorestframework", "gunicorn", "uvicorn", "channels", "celery"):
+    out = {"python": platform.python_version()}
+    for dist in dists:
         try:
-            versions[dist] = version(dist)
+            out[dist] = version(dist)
         except PackageNotFoundError:
-            versions[dist] = None
+            out[dist] = None
+    return out
+
+
+def machine() -> str:
+    """The operating system and the processor's architecture."""
+    return f"{platform.system()} {platform.machine()}"
+
+
+def process_environment() -> dict:
+    """What a benchmark run within one process measured on: Python and the machine."""
+    return {"python": platform.python_version(), "cpus": os.cpu_count(), "machine": machine()}
+
+
+def server_address(url: str) -> str:
+    """host:port of a PostgreSQL URL (5432 when it names none)."""
+    parts = urlsplit(url)
+    return f"{parts.hostname}:{parts.port or 5432}"
+
+
+def result_header(name: str, title: str, started: float) -> dict:
+    """The first keys of every benchmark's result: which it is, when it finished,
+    and how long it took since ``started`` (a ``time.perf_counter()``)."""
+    return {
+        "name": name,
+        "title": title,
+        "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "duration_s": round(time.perf_counter() - started, 1),
+    }
+
+
+def environment(stack: Stack) -> dict:
+    """What the stack runs on, measured before the benchmark's load."""
     pg = stack.sql("SELECT version()")[0][0].split(" on ")[0]
     return {
-        "versions": versions,
+        "versions": versions(
+            "Django", "djangorestframework", "gunicorn", "uvicorn", "channels", "celery"
+        ),
         "postgres": pg,
         "cpus": os.cpu_count(),
         "load_before": round(os.getloadavg()[0], 2),
-        "machine": f"{platform.system()} {platform.machine()}",
+        "machine": machine(),
     }
+
+
+def environment_after(env: dict) -> dict:
+    """``environment``'s, with the load average once the benchmark ran."""
+    return {**env, "load_after": round(os.getloadavg()[0], 2)}

@@ -7,7 +7,7 @@ from __future__ import annotations
 def tag_task_logs() -> None:
     from celery.signals import task_postrun, task_prerun
 
-    from config import logging as applog
+    from runtime import logging as applog
 
     tokens: dict[str, object] = {}
 
