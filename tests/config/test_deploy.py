@@ -309,3 +309,16 @@ def test_the_web_roles_pool_hands_a_closed_connection_to_the_next_request(
     max_age, max_size, opened = proc.stdout.split()[-3:]
     assert (max_age, max_size) == ("0", pool) and int(opened) in connections
     assert 'export DB_POOL_SIZE="${DB_POOL_SIZE:-8}"' in (DOCKER / "entrypoint.sh").read_text()
+
+
+def test_gunicorn_logging_config_names_formatters_that_exist():
+    """docker/gunicorn-logging.json names its formatter by dotted path: a module
+    moved without it stops every web process at start-up (gunicorn exits)."""
+    import logging.config
+
+    config = json.loads((ROOT / "docker" / "gunicorn-logging.json").read_text())
+    config["loggers"] = {"gunicorn-logging-probe": config["loggers"]["gunicorn.error"]}
+    logging.config.dictConfig(config)
+    handler = logging.getLogger("gunicorn-logging-probe").handlers[0]
+    assert isinstance(handler.formatter, JsonFormatter)
+    logging.getLogger("gunicorn-logging-probe").handlers.clear()
