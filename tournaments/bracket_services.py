@@ -27,31 +27,10 @@ from games.limits import MAX_FIRST_TO
 from games.models import Match
 
 from . import brackets
+from .bracket_fold import LINKED, VOIDED
 from .readmodels import bracket_folded
 
-LINKED = "bracket_match_linked"
-VOIDED = "bracket_series_voided"
 MAX_RETRIES = 5
-
-
-def fold_bracket(rows, start=None) -> tuple[brackets.Bracket, dict, dict]:
-    """(engine state, creation data, series id -> match stream), folding
-    ``rows`` onto ``start`` (such a triple, or None for a new bracket)."""
-    state, created, links = start if start is not None else (None, {}, {})
-    links = dict(links)
-    for r in rows:
-        if r.type == brackets.CREATED:
-            created = r.data
-            state = brackets.evolve(None, {"type": r.type, "data": r.data})
-        elif r.type == brackets.RESULT:
-            state = brackets.evolve(state, {"type": r.type, "data": r.data})
-        elif r.type == VOIDED:
-            state = brackets.reset_from(state, r.data["series"])
-            for sid in r.data.get("unlinked", r.data["dropped"]):
-                links.pop(sid, None)
-        elif r.type == LINKED:
-            links[r.data["series"]] = r.data["match_stream"]
-    return state, created, links
 
 
 def create_bracket(

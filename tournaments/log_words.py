@@ -16,6 +16,8 @@ from django.utils.translation import ngettext
 
 from games.engine_words import item_name
 
+from .ruling_words import RULING_WORDS
+
 
 def _names(values: Iterable[Any] | None) -> str:
     return ", ".join(str(v) for v in values or ())
@@ -59,8 +61,6 @@ def _step(kind: Any) -> str:
 
 
 def _ruling(kind: Any) -> str:
-    from .dashboard import RULING_WORDS
-
     return str(RULING_WORDS.get(kind, str(kind).replace("_", " ")))
 
 
