@@ -1,6 +1,6 @@
 """A scheduled show from the player's side, on its public page: register,
-withdraw, check in, and confirm being there when a match is ready; the
-show's calendar feed. Thin views: one service decides each."""
+withdraw, check in, and confirm being there when a match is ready (the
+show's calendar feed is reminders'). Thin views: one service decides each."""
 
 from __future__ import annotations
 
@@ -52,11 +52,3 @@ def show_act(request, pk, kind):
         return render(request, "tournaments/show.html", context, status=400)
     messages.success(request, ACTIONS[kind])
     return redirect(record.get_absolute_url())
-
-
-def show_calendar(request, pk):
-    """The show's iCalendar feed: its start (and check-in window), public."""
-    from reminders.calendars import calendar_response, show_events
-
-    record = get_object_or_404(ShowRecord, pk=pk)
-    return calendar_response(show_events([record], request), f"show-{record.pk}.ics")

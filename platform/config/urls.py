@@ -5,6 +5,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from api import views as api_views
 from reminders import views as reminder_views
+from reminders.urls import show_urlpatterns as show_calendar_urlpatterns
+from tournaments import urls as show_urls
 
 from . import views
 
@@ -22,7 +24,8 @@ urlpatterns = [
     path("", include("broadcast.urls")),  # the show board, TV, overlays, replays
     path("console/", include("tournaments.console.urls")),
     path("games/", include("games.urls")),
-    path("shows/", include("tournaments.urls")),
+    # the shows' pages and, in their namespace, each show's calendar feed (reminders)
+    path("shows/", include((show_urls.urlpatterns + show_calendar_urlpatterns, "tournaments"))),
     path("shows/", include("tournaments.dashboard_urls")),
     path("players/", include("ratings.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
