@@ -1,7 +1,7 @@
 """What the broadcast shows of a show: its board, TV's match, the overlays.
 
 Everything here is read as a spectator reads it, whoever asks: the show as
-``tournaments.views.show_as_seen`` cuts it for a spectator, its matches
+``tournaments.show_page.show_as_seen`` cuts it for a spectator, its matches
 through ``games.services.summaries_for`` and
 ``games.presenters.table.table_for`` with the spectator's viewer (the
 visibility policy decides the cut, the delay and which cards show). Nothing here decides what a card reveals."""
@@ -19,7 +19,7 @@ from games.models import Match
 from games.presenters.table import Table, table_for
 from tournaments import shows
 from tournaments.models import ShowRecord
-from tournaments.views import not_open_yet, show_as_seen
+from tournaments.show_page import not_open_yet, show_as_seen
 
 from . import tv, viewers
 

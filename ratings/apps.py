@@ -7,9 +7,13 @@ class RatingsConfig(AppConfig):
 
     def ready(self):
         from reactors.follow import register
+        from tournaments.console.rating_order import register_rating_order
 
         from .readmodels import changes_result, rate_changes
+        from .seeding import by_rating
 
         # follows the log (reactors): a match's result is rated after its
         # append commits, not in the move's or the timeout's transaction
         register("ratings", rate_changes, prefixes=("match-",), needs=changes_result)
+        # the console seeds a new show or bracket by rating through this order
+        register_rating_order(by_rating)

@@ -1,5 +1,6 @@
-"""Seeding by rating: the console orders a new bracket's or show's entrants
-by their rating in a game (the organizer can still reorder them)."""
+"""Seeding by rating: the order the console asks for (tournaments.console.
+rating_order) when it orders a new bracket's or show's entrants by their
+rating in a game; ratings' AppConfig.ready registers ``by_rating`` there."""
 
 from __future__ import annotations
 
@@ -12,13 +13,3 @@ def by_rating(game: str, entrants: list[str], holders: dict) -> list[str]:
     ratings now; those without a rating (or a holder) keep their order last."""
     players = {e: holder_key(holders.get(e)) for e in entrants}
     return selectors.seed_order(game, list(entrants), players)
-
-
-def lines_by_rating(game: str, text: str, entrants: list[str], holders: dict) -> str:
-    """The console's entrant lines (``NAME`` or ``NAME = holder``), reordered."""
-    lines = {}
-    for line in text.splitlines():
-        name = line.partition("=")[0].strip()
-        if name:
-            lines.setdefault(name, line.strip())
-    return "\n".join(lines[e] for e in by_rating(game, entrants, holders))

@@ -45,6 +45,7 @@ from hooks import models as hook_models
 from . import bracket_services, show_services, shows, times
 from .models import BracketRecord, ShowRecord
 from .readmodels import show_status
+from .show_page import show_as_seen
 
 NDJSON = "application/x-ndjson"
 from games.limits import MAX_ENTRANTS, MAX_NAME  # noqa: E402  (one definition of each bound)
@@ -414,8 +415,6 @@ SHOW_COMMAND_EXAMPLES = [
 # ---- shows --------------------------------------------------------------------
 def _seen(record: ShowRecord, user):
     """The show as ``user`` may see it: as of the delay, by the pages' own rule."""
-    from .views import show_as_seen
-
     return show_as_seen(record.stream, user)[0]
 
 

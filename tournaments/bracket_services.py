@@ -27,31 +27,33 @@ from games.limits import MAX_FIRST_TO
 from games.models import Match
 
 from . import brackets
+from .bracket_fold import LINKED, VOIDED
+from .models import ShowRecord
 from .readmodels import bracket_folded
 
-LINKED = "bracket_match_linked"
-VOIDED = "bracket_series_voided"
 MAX_RETRIES = 5
 
 
-def fold_bracket(rows, start=None) -> tuple[brackets.Bracket, dict, dict]:
-    """(engine state, creation data, series id -> match stream), folding
-    ``rows`` onto ``start`` (such a triple, or None for a new bracket)."""
-    state, created, links = start if start is not None else (None, {}, {})
-    links = dict(links)
-    for r in rows:
-        if r.type == brackets.CREATED:
-            created = r.data
-            state = brackets.evolve(None, {"type": r.type, "data": r.data})
-        elif r.type == brackets.RESULT:
-            state = brackets.evolve(state, {"type": r.type, "data": r.data})
-        elif r.type == VOIDED:
-            state = brackets.reset_from(state, r.data["series"])
-            for sid in r.data.get("unlinked", r.data["dropped"]):
-                links.pop(sid, None)
-        elif r.type == LINKED:
-            links[r.data["series"]] = r.data["match_stream"]
-    return state, created, links
+def _check_first_to(first_to: int | Mapping[str, int] | None) -> None:
+    """Every series length given is a whole number of wins within bounds."""
+    lengths = first_to.values() if isinstance(first_to, Mapping) else [first_to]
+    for n in lengths:
+        if n is not None and (
+            not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_FIRST_TO
+        ):
+            raise RuleError(
+                "a series is played to 1 to {max_first_to} wins", max_first_to=MAX_FIRST_TO
+            )
+
+
+def _check_host_show(host_show: str, organizer_id: int | None) -> None:
+    """The show that is to take the bracket's disputes exists and is the
+    creating organizer's own."""
+    host = ShowRecord.objects.filter(stream=host_show).values_list("organizer_id").first()
+    if host is None:
+        raise RuleError("no such show to take the bracket's disputes")
+    if organizer_id is None or host[0] != organizer_id:
+        raise RuleError("only that show's organizer may have it take the bracket's disputes")
 
 
 def create_bracket(
@@ -90,24 +92,11 @@ def create_bracket(
         created = brackets.created_event(format, entrants, options)
     except brackets.BracketError as exc:
         raise RuleError(str(exc)) from None
-    lengths = first_to.values() if isinstance(first_to, Mapping) else [first_to]
-    for n in lengths:
-        if n is not None and (
-            not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_FIRST_TO
-        ):
-            raise RuleError(
-                "a series is played to 1 to {max_first_to} wins", max_first_to=MAX_FIRST_TO
-            )
+    _check_first_to(first_to)
     if not isinstance(rated, bool):
         raise RuleError("rated must be true or false")
     if host_show:
-        from .models import ShowRecord
-
-        host = ShowRecord.objects.filter(stream=host_show).values_list("organizer_id").first()
-        if host is None:
-            raise RuleError("no such show to take the bracket's disputes")
-        if organizer_id is None or host[0] != organizer_id:
-            raise RuleError("only that show's organizer may have it take the bracket's disputes")
+        _check_host_show(host_show, organizer_id)
     created["data"].update(
         name=name,
         game=game,

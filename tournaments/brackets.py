@@ -567,6 +567,118 @@ def _lb_entry(j: int) -> int:
     return 1 if j == 1 else 2 * (j - 1)
 
 
+@dataclass
+class _DoubleBuild:
+    """What building a double elimination gathers as it goes: the series so
+    far, the pairs that have met, and the level at which each side was
+    eliminated (a losers round, or the grand final's)."""
+
+    played: Mapping[str, Result]
+    seed: dict  # side -> its seed index
+    series: list[Series]
+    met: set
+    elim: dict
+
+    def play(self, sid: str, rnd: str, x: str, y: str) -> Series:
+        """The series of ``x`` and ``y`` (better seed first), added."""
+        a, b = sorted((x, y), key=self.seed.__getitem__)
+        s = _make(sid, rnd, a, b, self.played)
+        self.series.append(s)
+        return s
+
+
+def _lb_pairs(r: int, prev: list, losers: list[list]) -> tuple[list, str]:
+    """Losers round ``r`` paired by bracket slot, before any repeated meeting
+    is avoided, and the kind of round: "among" its own field, or "drop"
+    (the survivors against the next winners round's losers, reversed)."""
+    if r == 1:
+        slots = losers[0]
+        return [(slots[2 * i], slots[2 * i + 1]) for i in range(len(slots) // 2)], "among"
+    if r % 2 == 0:
+        newcomers = losers[r // 2]  # winners round r//2 + 1
+        m = len(newcomers)
+        return [(prev[i], newcomers[m - 1 - i]) for i in range(m)], "drop"
+    return [(prev[2 * i], prev[2 * i + 1]) for i in range(len(prev) // 2)], "among"
+
+
+def _play_lb_round(build: _DoubleBuild, r: int, pairs: list) -> list:
+    """Losers round ``r``'s series; the side each pair sends on (None: an
+    empty pair, TBD: not played yet)."""
+    rnd = f"L{r}"
+    out: list = []
+    for i, (x, y) in enumerate(pairs):
+        sid = f"{rnd}-{i + 1}"
+        if x is None and y is None:
+            out.append(None)
+        elif x is None or y is None:
+            side = x if y is None else y
+            build.series.append(Series(sid, rnd, side, None, side))
+            out.append(side)
+        else:
+            s = build.play(sid, rnd, x, y)
+            build.met.add(frozenset((s.a, s.b)))
+            if s.winner is None:
+                out.append(TBD)
+            else:
+                out.append(s.winner)
+                build.elim[s.loser] = r
+    return out
+
+
+def _losers_bracket(build: _DoubleBuild, tree: _Tree) -> tuple[Any, dict]:
+    """Losers rounds L1..L(2k-2): (their champion, or TBD; side -> the losers
+    round it is in, alive)."""
+    lb_rounds = 2 * (tree.k - 1)
+    lb_level: dict = {}
+    if tree.k == 1:
+        lb_champ = tree.losers[0][0]
+        if lb_champ is not TBD:
+            lb_level[lb_champ] = 0
+        return lb_champ, lb_level
+    prev: list = []
+    for r in range(1, lb_rounds + 1):
+        pairs, kind = _lb_pairs(r, prev, tree.losers)
+        for x, y in pairs:
+            for side in (x, y):
+                if side is not TBD and side is not None:
+                    lb_level[side] = r
+        if any(x is TBD or y is TBD for x, y in pairs):
+            prev = [TBD] * len(pairs)
+            continue
+        prev = _play_lb_round(build, r, _avoid_rematches(pairs, kind, build.met))
+    lb_champ = prev[0] if prev else TBD
+    if lb_champ is not TBD and lb_champ is not None:
+        lb_level[lb_champ] = lb_rounds + 0.5
+    return lb_champ, lb_level
+
+
+def _grand_final(
+    build: _DoubleBuild, wb_champ: Any, lb_champ: Any, gf_level: int, reset: bool
+) -> tuple[str | None, dict]:
+    """GF, and GF2 with ``reset`` when the losers-bracket side wins GF:
+    (the champion or None; side -> the final's level it plays at)."""
+    gf2_level = gf_level + 1
+    if wb_champ is TBD:
+        return None, {}
+    if lb_champ is TBD or lb_champ is None:
+        return None, {wb_champ: gf_level}
+    gf = build.play("GF", "GF", wb_champ, lb_champ)
+    in_final = {gf.a: gf_level, gf.b: gf_level}
+    if gf.winner == wb_champ:
+        build.elim[lb_champ] = gf_level
+        return wb_champ, in_final
+    if gf.winner != lb_champ:
+        return None, in_final
+    if not reset:
+        build.elim[wb_champ] = gf_level
+        return lb_champ, in_final
+    gf2 = build.play("GF2", "GF2", wb_champ, lb_champ)
+    in_final = {gf2.a: gf2_level, gf2.b: gf2_level}
+    if gf2.winner:
+        build.elim[gf2.loser] = gf2_level
+    return gf2.winner, in_final
+
+
 def _build_double(state: Bracket, played: Mapping[str, Result]):
     """Winners bracket W1..Wk as in single elimination; losers bracket
     L1..L(2k-2): L1 pairs the W1 losers by bracket slot (slot 2i against
@@ -581,92 +693,16 @@ def _build_double(state: Bracket, played: Mapping[str, Result]):
     side still playing above one eliminated at the same stage), ties by seed.
     """
     tree = _elimination_tree(state, played, "W")
-    k = tree.k
     seed = {e: i for i, e in enumerate(state.entrants)}
     series = list(tree.series)
     met = {frozenset((s.a, s.b)) for s in series if s.b is not None}
-    lb_rounds = 2 * (k - 1)
-    elim: dict = {}  # side -> level at which it was eliminated
-    lb_level: dict = {}  # side -> losers round it is in (alive)
-
-    if k == 1:
-        lb_champ = tree.losers[0][0]
-        if lb_champ is not TBD:
-            lb_level[lb_champ] = 0
-    else:
-        prev: list = []
-        for r in range(1, lb_rounds + 1):
-            rnd = f"L{r}"
-            if r == 1:
-                slots = tree.losers[0]
-                pairs = [(slots[2 * i], slots[2 * i + 1]) for i in range(len(slots) // 2)]
-                kind = "among"
-            elif r % 2 == 0:
-                newcomers = tree.losers[r // 2]  # winners round r//2 + 1
-                m = len(newcomers)
-                pairs = [(prev[i], newcomers[m - 1 - i]) for i in range(m)]
-                kind = "drop"
-            else:
-                pairs = [(prev[2 * i], prev[2 * i + 1]) for i in range(len(prev) // 2)]
-                kind = "among"
-            for x, y in pairs:
-                for side in (x, y):
-                    if side is not TBD and side is not None:
-                        lb_level[side] = r
-            if any(x is TBD or y is TBD for x, y in pairs):
-                prev = [TBD] * len(pairs)
-                continue
-            pairs = _avoid_rematches(pairs, kind, met)
-            out: list = []
-            for i, (x, y) in enumerate(pairs):
-                sid = f"{rnd}-{i + 1}"
-                if x is None and y is None:
-                    out.append(None)
-                elif x is None or y is None:
-                    side = x if y is None else y
-                    series.append(Series(sid, rnd, side, None, side))
-                    out.append(side)
-                else:
-                    a, b = sorted((x, y), key=seed.__getitem__)
-                    s = _make(sid, rnd, a, b, played)
-                    series.append(s)
-                    met.add(frozenset((a, b)))
-                    if s.winner is None:
-                        out.append(TBD)
-                    else:
-                        out.append(s.winner)
-                        elim[s.loser] = r
-            prev = out
-        lb_champ = prev[0] if prev else TBD
-        if lb_champ is not TBD and lb_champ is not None:
-            lb_level[lb_champ] = lb_rounds + 0.5
-
-    gf_level, gf2_level, top = lb_rounds + 1, lb_rounds + 2, lb_rounds + 3
-    wb_champ = tree.champion
-    champ = None
-    in_final: dict = {}
+    build = _DoubleBuild(played, seed, series, met, elim={})
+    lb_champ, lb_level = _losers_bracket(build, tree)
+    lb_rounds = 2 * (tree.k - 1)
+    gf_level, top = lb_rounds + 1, lb_rounds + 3
     reset = state.opts.get("grand_final_reset", True)
-    if wb_champ is not TBD and lb_champ is not TBD and lb_champ is not None:
-        a, b = sorted((wb_champ, lb_champ), key=seed.__getitem__)
-        gf = _make("GF", "GF", a, b, played)
-        series.append(gf)
-        in_final = {a: gf_level, b: gf_level}
-        if gf.winner == wb_champ:
-            champ = wb_champ
-            elim[lb_champ] = gf_level
-        elif gf.winner == lb_champ:
-            if reset:
-                gf2 = _make("GF2", "GF2", a, b, played)
-                series.append(gf2)
-                in_final = {a: gf2_level, b: gf2_level}
-                if gf2.winner:
-                    champ = gf2.winner
-                    elim[gf2.loser] = gf2_level
-            else:
-                champ = lb_champ
-                elim[wb_champ] = gf_level
-    elif wb_champ is not TBD:
-        in_final = {wb_champ: gf_level}
+    champ, in_final = _grand_final(build, tree.champion, lb_champ, gf_level, reset)
+    elim = build.elim
 
     def key(e):
         if e == champ:
@@ -926,6 +962,63 @@ def _build_swiss(state: Bracket, played: Mapping[str, Result]):
     return series, stand, champ, ended_early
 
 
+class _Pairable:
+    """Which sets of sides can be paired among themselves without repeating a
+    meeting: a set is a bit mask over the ranking, each answer memoised."""
+
+    def __init__(self, ranking: Sequence[str], met: set):
+        self.pos = {e: i for i, e in enumerate(ranking)}
+        self.bits = {e: 1 << i for i, e in enumerate(ranking)}
+        self.ok = [[frozenset((x, y)) not in met for y in ranking] for x in ranking]
+        self.full = (1 << len(ranking)) - 1
+        self._memo: dict[int, bool] = {0: True}
+
+    def feasible(self, mask: int) -> bool:
+        if mask in self._memo:
+            return self._memo[mask]
+        low = mask & -mask
+        i = low.bit_length() - 1
+        rest = mask ^ low
+        res = False
+        m = rest
+        while m:
+            lb = m & -m
+            j = lb.bit_length() - 1
+            if self.ok[i][j] and self.feasible(rest ^ lb):
+                res = True
+                break
+            m ^= lb
+        self._memo[mask] = res
+        return res
+
+    def mask_of(self, sides) -> int:
+        m = 0
+        for s in sides:
+            m |= self.bits[s]
+        return m
+
+
+def _swiss_bye(ranking: Sequence[str], had_bye: set, p: _Pairable) -> str | None:
+    """The lowest-ranked side without a bye whose bye leaves the rest
+    pairable (None: no such side)."""
+    for cand in reversed(ranking):
+        if cand not in had_bye and p.feasible(p.full ^ p.bits[cand]):
+            return cand
+    return None
+
+
+def _floaters(pool: list[str], lower: list[str], p: _Pairable) -> list[str]:
+    """The fewest and lowest-ranked sides of ``pool`` to send down, so that
+    both what stays and the groups below (with them) can be paired."""
+    lower_mask = p.mask_of(lower)
+    for size in range(len(pool) % 2, len(pool) + 1, 2):
+        for combo in itertools.combinations(list(reversed(pool)), size):
+            inner = p.mask_of(pool) ^ p.mask_of(combo)
+            if p.feasible(inner) and p.feasible(lower_mask | p.mask_of(combo)):
+                return list(combo)
+    raise AssertionError("the whole rest was feasible")  # pragma: no cover
+
+
 def swiss_pairing(ranking: Sequence[str], wins: Mapping[str, int], met: set, had_bye: set):
     """Pair one Swiss round. Returns (pairs, bye) or None when every pairing
     would repeat a meeting (the event then ends early).
@@ -938,79 +1031,31 @@ def swiss_pairing(ranking: Sequence[str], wins: Mapping[str, int], met: set, had
     sides that make it possible move down instead. Within a group the
     highest-ranked side takes the first opponent of the bottom half that
     still lets the rest be paired, and so on down."""
-    pos = {e: i for i, e in enumerate(ranking)}
-    n = len(ranking)
-    bits = {e: 1 << i for i, e in enumerate(ranking)}
-    ok = [[frozenset((x, y)) not in met for y in ranking] for x in ranking]
-    memo: dict[int, bool] = {0: True}
-
-    def feasible(mask: int) -> bool:
-        if mask in memo:
-            return memo[mask]
-        low = mask & -mask
-        i = low.bit_length() - 1
-        rest = mask ^ low
-        res = False
-        m = rest
-        while m:
-            lb = m & -m
-            j = lb.bit_length() - 1
-            if ok[i][j] and feasible(rest ^ lb):
-                res = True
-                break
-            m ^= lb
-        memo[mask] = res
-        return res
-
-    def mask_of(sides) -> int:
-        m = 0
-        for s in sides:
-            m |= bits[s]
-        return m
-
-    full = (1 << n) - 1
+    p = _Pairable(ranking, met)
     bye = None
     pool_all = list(ranking)
-    if n % 2:
-        for cand in reversed(ranking):
-            if cand in had_bye:
-                continue
-            if feasible(full ^ bits[cand]):
-                bye = cand
-                break
+    if len(ranking) % 2:
+        bye = _swiss_bye(ranking, had_bye, p)
         if bye is None:
             return None
         pool_all.remove(bye)
-    elif not feasible(full):
+    elif not p.feasible(p.full):
         return None
 
     groups = [list(g) for _, g in itertools.groupby(pool_all, key=lambda e: wins[e])]
     pairs: list[tuple[str, str]] = []
     carry: list[str] = []
     for gi, grp in enumerate(groups):
-        pool = sorted(carry + grp, key=pos.__getitem__)
+        pool = sorted(carry + grp, key=p.pos.__getitem__)
         lower = [s for g in groups[gi + 1 :] for s in g]
-        if gi == len(groups) - 1:
-            floaters: list[str] = []
-        else:
-            floaters = None
-            lower_mask = mask_of(lower)
-            for size in range(len(pool) % 2, len(pool) + 1, 2):
-                for combo in itertools.combinations(list(reversed(pool)), size):
-                    inner = mask_of(pool) ^ mask_of(combo)
-                    if feasible(inner) and feasible(lower_mask | mask_of(combo)):
-                        floaters = list(combo)
-                        break
-                if floaters is not None:
-                    break
-            assert floaters is not None  # the whole rest was feasible
+        floaters = [] if gi == len(groups) - 1 else _floaters(pool, lower, p)
         inner_sides = [s for s in pool if s not in floaters]
-        pairs.extend(_pair_group(inner_sides, ok, pos, feasible, mask_of))
-        carry = sorted(floaters, key=pos.__getitem__)
+        pairs.extend(_pair_group(inner_sides, p))
+        carry = sorted(floaters, key=p.pos.__getitem__)
     return pairs, bye
 
 
-def _pair_group(sides, ok, pos, feasible, mask_of):
+def _pair_group(sides, p: _Pairable):
     """Top half against bottom half, deviating as little as the order of
     choice allows when a meeting would repeat."""
     half = len(sides) // 2
@@ -1022,7 +1067,7 @@ def _pair_group(sides, ok, pos, feasible, mask_of):
         rest = free[1:]
         cands = [y for y in bottom if y in rest] + [y for y in top if y in rest]
         for y in cands:
-            if ok[pos[x]][pos[y]] and feasible(mask_of([z for z in rest if z != y])):
+            if p.ok[p.pos[x]][p.pos[y]] and p.feasible(p.mask_of([z for z in rest if z != y])):
                 pairs.append((x, y))
                 free = [z for z in rest if z != y]
                 break

@@ -17,7 +17,6 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from eventlog.commands import command_args
@@ -38,7 +37,7 @@ from .items import SCOPE_WORDS, SCOPES, game_knows, known_items
 from .log_words import log_lines
 from .models import ShowRecord
 from .ruling_form import dispute_no, fields_for, params_from, rulings_for
-from .ruling_words import ruling_params_words
+from .ruling_words import RULING_WORDS, ruling_params_words
 from .show_services import (
     Acting,
     acting_for,
@@ -51,15 +50,6 @@ from .show_services import (
 from .words import FORM_REUSED
 
 STAFF = (shows.ORGANIZER, shows.MODERATOR)
-RULING_WORDS = {
-    "dismiss": gettext_lazy("dismiss the dispute"),
-    "void_to": gettext_lazy("void the match back to a version"),
-    "award_bout": gettext_lazy("award the bout in progress"),
-    "replay_bout": gettext_lazy("replay the bout from a new deal"),
-    "adjust_clock": gettext_lazy("add time to the clock"),
-    "overturn_series": gettext_lazy("overturn the series result"),
-    "disqualify": gettext_lazy("disqualify an entrant"),
-}
 CLOCK_ACTIONS = ("pause", "resume", "add_time")
 
 

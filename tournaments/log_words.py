@@ -16,6 +16,8 @@ from django.utils.translation import ngettext
 
 from games.engine_words import item_name
 
+from .ruling_words import RULING_WORDS
+
 
 def _names(values: Iterable[Any] | None) -> str:
     return ", ".join(str(v) for v in values or ())
@@ -59,200 +61,252 @@ def _step(kind: Any) -> str:
 
 
 def _ruling(kind: Any) -> str:
-    from .dashboard import RULING_WORDS
-
     return str(RULING_WORDS.get(kind, str(kind).replace("_", " ")))
 
 
-def describe(kind: str, d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
-    """One show event in words (``titles``: match stream -> its title)."""
-    g = d.get
+# ---- one describer per kind of show event: (data, titles) -> words ----
+Describer = Callable[[Mapping[str, Any], Mapping[str, str]], str]
 
-    def match(stream: Any) -> str:
-        return titles.get(str(stream), _("a match"))
 
-    def registered() -> str:
-        if g("status") == "waiting":
-            return _("%(who)s registers (waiting list)") % {"who": g("entrant")}
-        if g("status") == "applied":
-            return _("%(who)s registers (awaiting approval)") % {"who": g("entrant")}
-        return _("%(who)s registers") % {"who": g("entrant")}
+def _match(titles: Mapping[str, str], stream: Any) -> str:
+    return titles.get(str(stream), _("a match"))
 
-    entrants = len(g("entrants") or [])
-    texts: dict[str, Callable[[], str]] = {
-        "show_created": lambda: (
-            ngettext(
-                "%(name)s opens with %(n)s entrant", "%(name)s opens with %(n)s entrants", entrants
-            )
-            % {"name": g("name"), "n": entrants}
-        ),
-        "round_added": lambda: (
-            _("round %(n)s (%(title)s) planned") % {"n": g("round"), "title": g("title")}
-        ),
-        "rounds_reordered": lambda: (
-            _("rounds reordered: %(order)s") % {"order": _names(g("order"))}
-        ),
-        "moderator_appointed": lambda: _("%(who)s moderates the show") % {"who": g("username")},
-        "moderator_removed": lambda: (
-            _("%(who)s no longer moderates the show") % {"who": g("username")}
-        ),
-        "match_viewed_omnisciently": lambda: (
-            _("%(who)s looks at %(match)s with every card shown")
-            % {"who": g("username"), "match": match(g("match_stream"))}
-        ),
-        "entrant_substituted": lambda: (
-            _("%(new)s replaces %(old)s") % {"new": g("in"), "old": g("out")}
-        ),
-        "autopilot_released": lambda: (
-            _("%(who)s takes over the organizer's steps") % {"who": g("actor")}
-        ),
-        "autopilot_resumed": lambda: (
-            _("%(who)s hands the organizer's steps to the autopilot") % {"who": g("actor")}
-        ),
-        "invitation_created": lambda: (
-            _("a person is invited to hold %(seat)s") % {"seat": g("entrant")}
-        ),
-        "invitation_accepted": lambda: (
-            _("%(who)s now holds %(seat)s") % {"who": g("username"), "seat": g("entrant")}
-            if g("username")
-            else _("a person now holds %(seat)s") % {"seat": g("entrant")}
-        ),
-        "invitation_revoked": lambda: (
-            _("the invitation to hold %(seat)s is revoked") % {"seat": g("entrant")}
-        ),
-        "deadline_extended": lambda: (
-            ngettext(
-                "the deadline to %(step)s is extended by %(s)s second",
-                "the deadline to %(step)s is extended by %(s)s seconds",
-                g("seconds") or 0,
-            )
-            % {"step": _step(g("step")), "s": g("seconds")}
-        ),
-        "ranking_entered": lambda: (
-            _("round %(n)s: main match won by %(who)s")
-            % {"n": g("round"), "who": _names(g("winners"))}
-        ),
-        "token_given": lambda: (
-            _("%(giver)s gives a token of life to %(to)s") % {"giver": g("giver"), "to": g("to")}
-        ),
-        "candidates_named": lambda: (
-            ngettext(
-                "elimination candidate: %(who)s",
-                "elimination candidates: %(who)s",
-                len(g("candidates") or []),
-            )
-            % {"who": _names(g("candidates"))}
-        ),
-        "dmo_nominated": lambda: (
-            _("%(candidate)s nominates %(dmo)s for the death match")
-            % {"candidate": g("candidate"), "dmo": g("dmo")}
-        ),
-        "game_banned": lambda: (
-            _("%(who)s bans %(game)s") % {"who": g("by"), "game": _game(g("game"))}
-        ),
-        "game_picked": lambda: (
-            _("death match of %(who)s: %(game)s")
-            % {"who": g("candidate"), "game": _game(g("game"))}
-        ),
-        "death_match_opened": lambda: (
-            _("death match %(a)s vs %(b)s opens (%(game)s)")
-            % {"a": g("candidate"), "b": g("dmo"), "game": _game(g("game"))}
-        ),
-        "death_match_linked": lambda: (
-            _("the death match of %(who)s is played in %(match)s")
-            % {"who": g("candidate"), "match": match(g("match_stream"))}
-        ),
-        "death_match_result": lambda: (
-            _("%(winner)s wins the death match against %(loser)s")
-            % {"winner": g("winner"), "loser": g("loser")}
-        ),
-        "entrant_eliminated": lambda: _("%(who)s is eliminated") % {"who": g("entrant")},
-        "round_finished": lambda: _("round %(n)s ends") % {"n": g("round")},
-        "final_opened": lambda: (
-            _("final: %(players)s (%(game)s)")
-            % {
-                "players": _(" vs ").join(str(p) for p in g("players") or []),
-                "game": _game(g("game")),
-            }
-        ),
-        "final_result": lambda: _("%(who)s wins the final") % {"who": g("winner")},
-        "champion_crowned": lambda: _("%(who)s is the champion") % {"who": g("champion")},
-        "item_granted": lambda: (
-            _("%(who)s receives %(item)s, given by %(by)s")
-            % {"who": g("entrant"), "item": _item(d), "by": g("given_by")}
-        ),
-        "item_transferred": lambda: (
-            _("%(item)s passes from %(a)s to %(b)s")
-            % {"item": _item(d), "a": g("from"), "b": g("to")}
-        ),
-        "item_revoked": lambda: (
-            _("%(item)s is taken from %(who)s") % {"item": _item(d), "who": g("entrant")}
-        ),
-        "item_used": lambda: _("%(who)s uses %(item)s") % {"who": g("entrant"), "item": _item(d)},
-        "dispute_filed": lambda: (
-            _("dispute no. %(n)s filed about %(match)s, move %(v)s")
-            % {
-                "n": _dispute_no(g("dispute_id")),
-                "match": match(g("target_stream")),
-                "v": g("target_version"),
-            }
-            if g("target_stream")
-            else _("dispute no. %(n)s filed") % {"n": _dispute_no(g("dispute_id"))}
-        ),
-        "ruling_applied": lambda: (
-            _("ruling on dispute no. %(n)s: %(ruling)s, by %(who)s")
-            % {
-                "n": _dispute_no(g("dispute_id")),
-                "ruling": _ruling(g("ruling")),
-                "who": _names(g("moderators")),
-            }
-        ),
-        "death_match_corrected": lambda: (
-            _("ruling: %(winner)s wins the death match, %(loser)s is eliminated")
-            % {"winner": g("winner"), "loser": g("loser")}
-        ),
-        "death_match_reopened": lambda: (
-            _("ruling: the death match of %(who)s is back in play") % {"who": g("candidate")}
-        ),
-        "champion_corrected": lambda: _("ruling: %(who)s is the champion") % {"who": g("champion")},
-        "entrant_disqualified": lambda: _("%(who)s is disqualified") % {"who": g("entrant")},
-        "entrant_registered": registered,
-        "entrant_withdrew": lambda: _("%(who)s withdraws") % {"who": g("entrant")},
-        "registration_approved": lambda: (
-            _("the registration of %(who)s is approved") % {"who": g("entrant")}
-        ),
-        "registration_declined": lambda: (
-            _("the registration of %(who)s is declined") % {"who": g("entrant")}
-        ),
-        "entrant_promoted": lambda: (
-            _("%(who)s takes a seat from the waiting list") % {"who": g("entrant")}
-        ),
-        "check_in_opened": lambda: _("check-in is open"),
-        "entrant_checked_in": lambda: _("%(who)s checks in") % {"who": g("entrant")},
-        "entrant_dropped": lambda: (
-            _("%(who)s is dropped: %(why)s") % {"who": g("entrant"), "why": g("reason")}
-        ),
-        "entrant_replaced": lambda: (
-            _("%(new)s takes the seat of %(old)s") % {"new": g("in"), "old": g("out")}
-        ),
-        "show_started": lambda: (
-            ngettext(
-                "the show starts with %(n)s entrant",
-                "the show starts with %(n)s entrants",
-                entrants,
-            )
-            % {"n": entrants}
-        ),
-        "show_cancelled": lambda: _("the show is cancelled: %(why)s") % {"why": g("reason")},
-        "player_ready": lambda: _("%(who)s is ready") % {"who": g("entrant")},
-        "ready_check_passed": lambda: _("ready-check passed: the match opens"),
-        "no_show_forfeited": lambda: (
-            _("%(who)s did not show: %(loser)s forfeits to %(winner)s")
-            % {"who": _names(g("entrants")), "loser": g("loser"), "winner": g("winner")}
-        ),
+
+def _count(d: Mapping[str, Any], key: str) -> int:
+    return len(d.get(key) or [])
+
+
+def _show_created(d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    n = _count(d, "entrants")
+    return ngettext(
+        "%(name)s opens with %(n)s entrant", "%(name)s opens with %(n)s entrants", n
+    ) % {"name": d.get("name"), "n": n}
+
+
+def _invitation_accepted(d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    if d.get("username"):
+        return _("%(who)s now holds %(seat)s") % {
+            "who": d.get("username"),
+            "seat": d.get("entrant"),
+        }
+    return _("a person now holds %(seat)s") % {"seat": d.get("entrant")}
+
+
+def _deadline_extended(d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    return ngettext(
+        "the deadline to %(step)s is extended by %(s)s second",
+        "the deadline to %(step)s is extended by %(s)s seconds",
+        d.get("seconds") or 0,
+    ) % {"step": _step(d.get("step")), "s": d.get("seconds")}
+
+
+# the show, its staff, its seats and its autopilot
+_SHOW_AND_STAFF: dict[str, Describer] = {
+    "show_created": _show_created,
+    "round_added": lambda d, t: (
+        _("round %(n)s (%(title)s) planned") % {"n": d.get("round"), "title": d.get("title")}
+    ),
+    "rounds_reordered": lambda d, t: (
+        _("rounds reordered: %(order)s") % {"order": _names(d.get("order"))}
+    ),
+    "moderator_appointed": lambda d, t: (
+        _("%(who)s moderates the show") % {"who": d.get("username")}
+    ),
+    "moderator_removed": lambda d, t: (
+        _("%(who)s no longer moderates the show") % {"who": d.get("username")}
+    ),
+    "match_viewed_omnisciently": lambda d, t: (
+        _("%(who)s looks at %(match)s with every card shown")
+        % {"who": d.get("username"), "match": _match(t, d.get("match_stream"))}
+    ),
+    "entrant_substituted": lambda d, t: (
+        _("%(new)s replaces %(old)s") % {"new": d.get("in"), "old": d.get("out")}
+    ),
+    "autopilot_released": lambda d, t: (
+        _("%(who)s takes over the organizer's steps") % {"who": d.get("actor")}
+    ),
+    "autopilot_resumed": lambda d, t: (
+        _("%(who)s hands the organizer's steps to the autopilot") % {"who": d.get("actor")}
+    ),
+    "invitation_created": lambda d, t: (
+        _("a person is invited to hold %(seat)s") % {"seat": d.get("entrant")}
+    ),
+    "invitation_accepted": _invitation_accepted,
+    "invitation_revoked": lambda d, t: (
+        _("the invitation to hold %(seat)s is revoked") % {"seat": d.get("entrant")}
+    ),
+    "deadline_extended": _deadline_extended,
+}
+
+
+def _candidates_named(d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    return ngettext(
+        "elimination candidate: %(who)s", "elimination candidates: %(who)s", _count(d, "candidates")
+    ) % {"who": _names(d.get("candidates"))}
+
+
+def _final_opened(d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    players = _(" vs ").join(str(p) for p in d.get("players") or [])
+    return _("final: %(players)s (%(game)s)") % {"players": players, "game": _game(d.get("game"))}
+
+
+# a round's steps, its death matches and the final
+_ROUNDS: dict[str, Describer] = {
+    "ranking_entered": lambda d, t: (
+        _("round %(n)s: main match won by %(who)s")
+        % {"n": d.get("round"), "who": _names(d.get("winners"))}
+    ),
+    "token_given": lambda d, t: (
+        _("%(giver)s gives a token of life to %(to)s")
+        % {"giver": d.get("giver"), "to": d.get("to")}
+    ),
+    "candidates_named": _candidates_named,
+    "dmo_nominated": lambda d, t: (
+        _("%(candidate)s nominates %(dmo)s for the death match")
+        % {"candidate": d.get("candidate"), "dmo": d.get("dmo")}
+    ),
+    "game_banned": lambda d, t: (
+        _("%(who)s bans %(game)s") % {"who": d.get("by"), "game": _game(d.get("game"))}
+    ),
+    "game_picked": lambda d, t: (
+        _("death match of %(who)s: %(game)s")
+        % {"who": d.get("candidate"), "game": _game(d.get("game"))}
+    ),
+    "death_match_opened": lambda d, t: (
+        _("death match %(a)s vs %(b)s opens (%(game)s)")
+        % {"a": d.get("candidate"), "b": d.get("dmo"), "game": _game(d.get("game"))}
+    ),
+    "death_match_linked": lambda d, t: (
+        _("the death match of %(who)s is played in %(match)s")
+        % {"who": d.get("candidate"), "match": _match(t, d.get("match_stream"))}
+    ),
+    "death_match_result": lambda d, t: (
+        _("%(winner)s wins the death match against %(loser)s")
+        % {"winner": d.get("winner"), "loser": d.get("loser")}
+    ),
+    "entrant_eliminated": lambda d, t: _("%(who)s is eliminated") % {"who": d.get("entrant")},
+    "round_finished": lambda d, t: _("round %(n)s ends") % {"n": d.get("round")},
+    "final_opened": _final_opened,
+    "final_result": lambda d, t: _("%(who)s wins the final") % {"who": d.get("winner")},
+    "champion_crowned": lambda d, t: _("%(who)s is the champion") % {"who": d.get("champion")},
+}
+
+# items
+_ITEMS: dict[str, Describer] = {
+    "item_granted": lambda d, t: (
+        _("%(who)s receives %(item)s, given by %(by)s")
+        % {"who": d.get("entrant"), "item": _item(d), "by": d.get("given_by")}
+    ),
+    "item_transferred": lambda d, t: (
+        _("%(item)s passes from %(a)s to %(b)s")
+        % {"item": _item(d), "a": d.get("from"), "b": d.get("to")}
+    ),
+    "item_revoked": lambda d, t: (
+        _("%(item)s is taken from %(who)s") % {"item": _item(d), "who": d.get("entrant")}
+    ),
+    "item_used": lambda d, t: (
+        _("%(who)s uses %(item)s") % {"who": d.get("entrant"), "item": _item(d)}
+    ),
+}
+
+
+def _dispute_filed(d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    n = _dispute_no(d.get("dispute_id"))
+    if not d.get("target_stream"):
+        return _("dispute no. %(n)s filed") % {"n": n}
+    return _("dispute no. %(n)s filed about %(match)s, move %(v)s") % {
+        "n": n,
+        "match": _match(titles, d.get("target_stream")),
+        "v": d.get("target_version"),
     }
-    fn = texts.get(kind)
-    return fn() if fn else _step(kind)
+
+
+def _ruling_applied(d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    return _("ruling on dispute no. %(n)s: %(ruling)s, by %(who)s") % {
+        "n": _dispute_no(d.get("dispute_id")),
+        "ruling": _ruling(d.get("ruling")),
+        "who": _names(d.get("moderators")),
+    }
+
+
+# disputes and the rulings that mend the show
+_DISPUTES: dict[str, Describer] = {
+    "dispute_filed": _dispute_filed,
+    "ruling_applied": _ruling_applied,
+    "death_match_corrected": lambda d, t: (
+        _("ruling: %(winner)s wins the death match, %(loser)s is eliminated")
+        % {"winner": d.get("winner"), "loser": d.get("loser")}
+    ),
+    "death_match_reopened": lambda d, t: (
+        _("ruling: the death match of %(who)s is back in play") % {"who": d.get("candidate")}
+    ),
+    "champion_corrected": lambda d, t: (
+        _("ruling: %(who)s is the champion") % {"who": d.get("champion")}
+    ),
+    "entrant_disqualified": lambda d, t: _("%(who)s is disqualified") % {"who": d.get("entrant")},
+}
+
+
+def _registered(d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    if d.get("status") == "waiting":
+        return _("%(who)s registers (waiting list)") % {"who": d.get("entrant")}
+    if d.get("status") == "applied":
+        return _("%(who)s registers (awaiting approval)") % {"who": d.get("entrant")}
+    return _("%(who)s registers") % {"who": d.get("entrant")}
+
+
+def _show_started(d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    n = _count(d, "entrants")
+    return ngettext(
+        "the show starts with %(n)s entrant", "the show starts with %(n)s entrants", n
+    ) % {"n": n}
+
+
+# a scheduled show: registration, check-in, the start and the ready-checks
+_SCHEDULE: dict[str, Describer] = {
+    "entrant_registered": _registered,
+    "entrant_withdrew": lambda d, t: _("%(who)s withdraws") % {"who": d.get("entrant")},
+    "registration_approved": lambda d, t: (
+        _("the registration of %(who)s is approved") % {"who": d.get("entrant")}
+    ),
+    "registration_declined": lambda d, t: (
+        _("the registration of %(who)s is declined") % {"who": d.get("entrant")}
+    ),
+    "entrant_promoted": lambda d, t: (
+        _("%(who)s takes a seat from the waiting list") % {"who": d.get("entrant")}
+    ),
+    "check_in_opened": lambda d, t: _("check-in is open"),
+    "entrant_checked_in": lambda d, t: _("%(who)s checks in") % {"who": d.get("entrant")},
+    "entrant_dropped": lambda d, t: (
+        _("%(who)s is dropped: %(why)s") % {"who": d.get("entrant"), "why": d.get("reason")}
+    ),
+    "entrant_replaced": lambda d, t: (
+        _("%(new)s takes the seat of %(old)s") % {"new": d.get("in"), "old": d.get("out")}
+    ),
+    "show_started": _show_started,
+    "show_cancelled": lambda d, t: _("the show is cancelled: %(why)s") % {"why": d.get("reason")},
+    "player_ready": lambda d, t: _("%(who)s is ready") % {"who": d.get("entrant")},
+    "ready_check_passed": lambda d, t: _("ready-check passed: the match opens"),
+    "no_show_forfeited": lambda d, t: (
+        _("%(who)s did not show: %(loser)s forfeits to %(winner)s")
+        % {"who": _names(d.get("entrants")), "loser": d.get("loser"), "winner": d.get("winner")}
+    ),
+}
+
+DESCRIBERS: dict[str, Describer] = {
+    **_SHOW_AND_STAFF,
+    **_ROUNDS,
+    **_ITEMS,
+    **_DISPUTES,
+    **_SCHEDULE,
+}
+
+
+def describe(kind: str, d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    """One show event in words (``titles``: match stream -> its title); a kind
+    without a describer by its name."""
+    describer = DESCRIBERS.get(kind)
+    return describer(d, titles) if describer else _step(kind)
 
 
 def log_lines(rows: list[dict], show_stream: str) -> list[dict]:

@@ -34,6 +34,7 @@ from eventlog.readmodels import first_event_id, read_model, stable_id, unlogged
 from games.core.adapt import as_game_event
 
 from . import brackets
+from .bracket_fold import fold_bracket
 from .models import (
     BracketRecord,
     BracketSeriesRecord,
@@ -221,8 +222,6 @@ def _fold_show_rows(start, rows):
 
 
 def _fold_bracket_rows(start, rows):
-    from .bracket_services import fold_bracket
-
     return fold_bracket(rows, start)
 
 

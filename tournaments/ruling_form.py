@@ -24,6 +24,7 @@ from games.visibility import SPECTATOR_VIEW
 
 from . import shows
 from .log_words import describe, match_titles
+from .ruling_words import RULING_WORDS
 
 RULING_FIELDS: dict[str, tuple[str, ...]] = {
     "dismiss": (),
@@ -60,8 +61,6 @@ def dispute_no(dispute_id: str) -> int:
 
 def rulings_for(d: shows.Dispute) -> list[tuple[str, str]]:
     """The rulings that may apply to what the dispute is about, in words."""
-    from .dashboard import RULING_WORDS
-
     on_show = not Match.objects.filter(stream=d.target_stream).exists()
     return [
         (r, str(RULING_WORDS[r]))

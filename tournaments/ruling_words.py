@@ -1,5 +1,6 @@
-"""A ruling's parameters in words, as the dashboard shows them
-("the winner: ana", not ``{'winner': 'ana'}``)."""
+"""A ruling and its parameters in words, as the dashboard, the ruling form
+and the show's log show them ("dismiss the dispute"; "the winner: ana", not
+``{'winner': 'ana'}``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,16 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+
+RULING_WORDS = {
+    "dismiss": gettext_lazy("dismiss the dispute"),
+    "void_to": gettext_lazy("void the match back to a version"),
+    "award_bout": gettext_lazy("award the bout in progress"),
+    "replay_bout": gettext_lazy("replay the bout from a new deal"),
+    "adjust_clock": gettext_lazy("add time to the clock"),
+    "overturn_series": gettext_lazy("overturn the series result"),
+    "disqualify": gettext_lazy("disqualify an entrant"),
+}
 
 PARAM_WORDS = {
     "version": gettext_lazy("back to version %(value)s"),

@@ -4,6 +4,8 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from reminders import views as reminder_views
+from reminders.urls import show_urlpatterns as show_calendar_urlpatterns
+from tournaments import urls as show_urls
 
 from . import token_views, views
 
@@ -21,7 +23,8 @@ urlpatterns = [
     path("", include("broadcast.urls")),  # the show board, TV, overlays, replays
     path("console/", include("tournaments.console.urls")),
     path("games/", include("games.urls")),
-    path("shows/", include("tournaments.urls")),
+    # the shows' pages and, in their namespace, each show's calendar feed (reminders)
+    path("shows/", include((show_urls.urlpatterns + show_calendar_urlpatterns, "tournaments"))),
     path("shows/", include("tournaments.dashboard_urls")),
     path("players/", include("ratings.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -12,3 +12,9 @@ urlpatterns = [
     path("calendar/new", views.new_calendar_link, name="new_calendar"),
     path("calendar/<str:token>.ics", views.calendar, name="calendar"),
 ]
+
+# each show's public feed, under the show's own address: config mounts it with
+# the shows' routes, in their namespace (tournaments:calendar)
+show_urlpatterns = [
+    path("<int:pk>/calendar.ics", views.show_calendar, name="calendar"),
+]

@@ -1,5 +1,6 @@
 """A player's reminders: the choices page, the header's badge, push
-subscriptions from the browser, the service worker, and the calendar feed."""
+subscriptions from the browser, the service worker, and the calendar feeds
+(the player's own, and each show's public one)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
 from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -23,6 +24,7 @@ from eventlog.commands import BadCommandId, command_args, once
 from eventlog.store import CommandIdReused
 from games.core.protocol import RuleError
 from games.engine_words import refusal
+from tournaments.models import ShowRecord
 from tournaments.words import FORM_REUSED
 
 from . import calendars, push
@@ -127,6 +129,13 @@ def calendar(request, token):
         calendars.player_shows(user), request, name=f"Showtable: {user.username}"
     )
     return calendars.calendar_response(cal, "showtable.ics")
+
+
+def show_calendar(request, pk):
+    """The show's iCalendar feed: its start (and check-in window), public."""
+    record = get_object_or_404(ShowRecord, pk=pk)
+    cal = calendars.show_events([record], request)
+    return calendars.calendar_response(cal, f"show-{record.pk}.ics")
 
 
 def _key(value, size: int, what: str) -> str:

@@ -164,7 +164,7 @@ def test_the_finished_show_replays_its_final_and_the_live_show_plays(seeded_demo
 def test_the_demo_prints_its_links_on_the_site_it_serves(seeded_demo, settings):
     from django.contrib.auth.models import User
 
-    from tournaments.management.commands.seed_demo import Command
+    from config.management.commands.seed_demo import Command
 
     settings.SITE_URL = "http://127.0.0.1:8123"
     command = Command(stdout=io.StringIO())

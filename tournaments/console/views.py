@@ -23,13 +23,12 @@ from games import services as match_services
 from games.core.protocol import RoleRequired, RuleError
 from games.engine_words import refusal
 from games.models import Match
-from ratings import seeding
 
 from .. import bracket_services, demo, invitations, show_services, shows, usernames
 from ..log_words import log_lines
 from ..models import BracketRecord, ShowRecord
 from ..words import FORM_REUSED
-from . import forms
+from . import forms, rating_order
 
 PERMISSION = "games.add_match"
 SEED = "seed"  # the button that orders the entrants by rating, creating nothing
@@ -107,7 +106,7 @@ def show_new(request):
         entrants, holders = form.entrants()
         game = form.cleaned_data["final_game"]
         data = request.POST.copy()
-        data["order"] = "\n".join(seeding.by_rating(game, entrants, holders))
+        data["order"] = "\n".join(rating_order.by_rating(game, entrants, holders))
         form = forms.ShowForm(data, organizer=request.user)
         return render(request, "console/show_new.html", {"form": form, "seeded": game})
     if request.method == "POST" and form.is_valid():
@@ -273,7 +272,7 @@ def bracket_new(request):
         entrants, holders = form.cleaned_data["entrants"]
         game = form.cleaned_data["game"]
         data = request.POST.copy()
-        data["entrants"] = seeding.lines_by_rating(game, data["entrants"], entrants, holders)
+        data["entrants"] = rating_order.lines_by_rating(game, data["entrants"], entrants, holders)
         form = forms.BracketForm(data, organizer=request.user)
         return render(request, "console/bracket_new.html", {"form": form, "seeded": game})
     if request.method == "POST" and form.is_valid():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from games.core.protocol import SPECTATOR_VIEW, Event, Viewer
@@ -179,93 +179,123 @@ def view(
     }
 
 
+# ---- one English line per kind of show event, from its data's getter ----
+EventText = Callable[[Callable[[str], Any]], str]
+
+# the show, its staff, its seats and its autopilot
+_SHOW_AND_STAFF: dict[str, EventText] = {
+    "show_created": lambda g: f"{g('name')} opens with {len(g('entrants') or [])} entrants",
+    "round_added": lambda g: f"round {g('round')} ({g('title')}) planned",
+    "rounds_reordered": lambda g: f"rounds reordered: {', '.join(g('order') or [])}",
+    "moderator_appointed": lambda g: f"{g('username')} moderates the show",
+    "moderator_removed": lambda g: f"{g('username')} no longer moderates the show",
+    "match_viewed_omnisciently": lambda g: (
+        f"{g('username')} looks at {g('match_stream')} with every card shown"
+    ),
+    "entrant_substituted": lambda g: f"{g('in')} replaces {g('out')}",
+    "autopilot_released": lambda g: f"{g('actor')} takes over the organizer's steps",
+    "autopilot_resumed": lambda g: f"{g('actor')} hands the organizer's steps to the autopilot",
+    "invitation_created": lambda g: f"a person is invited to hold {g('entrant')}",
+    "invitation_accepted": lambda g: (
+        f"{g('username')} now holds {g('entrant')}"
+        if g("username")
+        else f"a person now holds {g('entrant')}"
+    ),
+    "invitation_revoked": lambda g: f"the invitation to hold {g('entrant')} is revoked",
+    "deadline_extended": lambda g: f"{g('step')} deadline extended by {g('seconds')} s",
+}
+
+# a round's steps, its death matches and the final
+_ROUNDS: dict[str, EventText] = {
+    "ranking_entered": lambda g: (
+        f"round {g('round')}: main match won by {', '.join(g('winners') or [])}"
+    ),
+    "token_given": lambda g: f"{g('giver')} gives a token of life to {g('to')}",
+    "candidates_named": lambda g: f"elimination candidate(s): {', '.join(g('candidates') or [])}",
+    "dmo_nominated": lambda g: f"{g('candidate')} nominates {g('dmo')} for the death match",
+    "game_banned": lambda g: f"{g('by')} bans {g('game')}",
+    "game_picked": lambda g: f"death match of {g('candidate')}: {g('game')}",
+    "death_match_opened": lambda g: (
+        f"death match {g('candidate')} vs {g('dmo')} opens ({g('game')})"
+    ),
+    "death_match_result": lambda g: f"{g('winner')} wins the death match against {g('loser')}",
+    "entrant_eliminated": lambda g: f"{g('entrant')} is eliminated",
+    "round_finished": lambda g: f"round {g('round')} ends",
+    "final_opened": lambda g: f"final: {' vs '.join(g('players') or [])} ({g('game')})",
+    "final_result": lambda g: f"{g('winner')} wins the final",
+    "champion_crowned": lambda g: f"{g('champion')} is the champion",
+}
+
+# items
+_ITEMS: dict[str, EventText] = {
+    "item_granted": lambda g: (
+        f"{g('entrant')} receives {g('item') or 'an item'} ({g('item_id')}), "
+        f"given by {g('given_by')}"
+    ),
+    "item_transferred": lambda g: (
+        f"{g('item') or 'an item'} ({g('item_id')}) passes from {g('from')} to {g('to')}"
+    ),
+    "item_revoked": lambda g: (
+        f"{g('item') or 'an item'} ({g('item_id')}) is taken from {g('entrant')}"
+    ),
+    "item_used": lambda g: f"{g('entrant')} uses {g('item') or 'an item'} ({g('item_id')})",
+}
+
+# disputes and the rulings that mend the show
+_DISPUTES: dict[str, EventText] = {
+    "dispute_filed": lambda g: (
+        f"dispute {g('dispute_id')} filed against {g('target_stream')} v{g('target_version')}"
+    ),
+    "ruling_applied": lambda g: (
+        f"ruling on {g('dispute_id')}: {g('ruling')} by {', '.join(g('moderators') or [])}"
+    ),
+    "death_match_corrected": lambda g: (
+        f"ruling: {g('winner')} wins the death match, {g('loser')} is eliminated"
+    ),
+    "death_match_reopened": lambda g: (
+        f"ruling: the death match of {g('candidate')} is back in play"
+    ),
+    "champion_corrected": lambda g: f"ruling: {g('champion')} is the champion",
+    "entrant_disqualified": lambda g: f"{g('entrant')} is disqualified",
+}
+
+# a scheduled show: registration, check-in, the start and the ready-checks
+_SCHEDULE: dict[str, EventText] = {
+    "entrant_registered": lambda g: (
+        f"{g('entrant')} registers"
+        + {"waiting": " (waiting list)", "applied": " (awaiting approval)"}.get(g("status"), "")
+    ),
+    "entrant_withdrew": lambda g: f"{g('entrant')} withdraws",
+    "registration_approved": lambda g: f"the registration of {g('entrant')} is approved",
+    "registration_declined": lambda g: f"the registration of {g('entrant')} is declined",
+    "entrant_promoted": lambda g: f"{g('entrant')} takes a seat from the waiting list",
+    "check_in_opened": lambda g: "check-in is open",
+    "entrant_checked_in": lambda g: f"{g('entrant')} checks in",
+    "entrant_dropped": lambda g: f"{g('entrant')} is dropped: {g('reason')}",
+    "entrant_replaced": lambda g: f"{g('in')} takes the seat of {g('out')}",
+    "show_started": lambda g: f"the show starts with {len(g('entrants') or [])} entrants",
+    "show_cancelled": lambda g: f"the show is cancelled: {g('reason')}",
+    "player_ready": lambda g: f"{g('entrant')} is ready",
+    "ready_check_passed": lambda g: "ready-check passed: the match opens",
+    "no_show_forfeited": lambda g: (
+        f"{', '.join(g('entrants') or [])} did not show: {g('loser')} forfeits to {g('winner')}"
+    ),
+}
+
+EVENT_TEXTS: dict[str, EventText] = {
+    **_SHOW_AND_STAFF,
+    **_ROUNDS,
+    **_ITEMS,
+    **_DISPUTES,
+    **_SCHEDULE,
+}
+
+
 def _describe_event(ev: Event, data: Mapping[str, Any]) -> str:
-    t, d = ev.type, data
-    g = d.get
-    texts = {
-        "show_created": lambda: f"{g('name')} opens with {len(g('entrants') or [])} entrants",
-        "round_added": lambda: f"round {g('round')} ({g('title')}) planned",
-        "rounds_reordered": lambda: f"rounds reordered: {', '.join(g('order') or [])}",
-        "moderator_appointed": lambda: f"{g('username')} moderates the show",
-        "moderator_removed": lambda: f"{g('username')} no longer moderates the show",
-        "match_viewed_omnisciently": lambda: (
-            f"{g('username')} looks at {g('match_stream')} with every card shown"
-        ),
-        "entrant_substituted": lambda: f"{g('in')} replaces {g('out')}",
-        "autopilot_released": lambda: f"{g('actor')} takes over the organizer's steps",
-        "autopilot_resumed": lambda: f"{g('actor')} hands the organizer's steps to the autopilot",
-        "invitation_created": lambda: f"a person is invited to hold {g('entrant')}",
-        "invitation_accepted": lambda: (
-            f"{g('username')} now holds {g('entrant')}"
-            if g("username")
-            else f"a person now holds {g('entrant')}"
-        ),
-        "invitation_revoked": lambda: f"the invitation to hold {g('entrant')} is revoked",
-        "deadline_extended": lambda: f"{g('step')} deadline extended by {g('seconds')} s",
-        "ranking_entered": lambda: (
-            f"round {g('round')}: main match won by {', '.join(g('winners') or [])}"
-        ),
-        "token_given": lambda: f"{g('giver')} gives a token of life to {g('to')}",
-        "candidates_named": lambda: f"elimination candidate(s): {', '.join(g('candidates') or [])}",
-        "dmo_nominated": lambda: f"{g('candidate')} nominates {g('dmo')} for the death match",
-        "game_banned": lambda: f"{g('by')} bans {g('game')}",
-        "game_picked": lambda: f"death match of {g('candidate')}: {g('game')}",
-        "death_match_opened": lambda: (
-            f"death match {g('candidate')} vs {g('dmo')} opens ({g('game')})"
-        ),
-        "death_match_result": lambda: f"{g('winner')} wins the death match against {g('loser')}",
-        "entrant_eliminated": lambda: f"{g('entrant')} is eliminated",
-        "round_finished": lambda: f"round {g('round')} ends",
-        "final_opened": lambda: f"final: {' vs '.join(g('players') or [])} ({g('game')})",
-        "final_result": lambda: f"{g('winner')} wins the final",
-        "champion_crowned": lambda: f"{g('champion')} is the champion",
-        "item_granted": lambda: (
-            f"{g('entrant')} receives {g('item') or 'an item'} ({g('item_id')}), "
-            f"given by {g('given_by')}"
-        ),
-        "item_transferred": lambda: (
-            f"{g('item') or 'an item'} ({g('item_id')}) passes from {g('from')} to {g('to')}"
-        ),
-        "item_revoked": lambda: (
-            f"{g('item') or 'an item'} ({g('item_id')}) is taken from {g('entrant')}"
-        ),
-        "item_used": lambda: f"{g('entrant')} uses {g('item') or 'an item'} ({g('item_id')})",
-        "dispute_filed": lambda: (
-            f"dispute {g('dispute_id')} filed against {g('target_stream')} v{g('target_version')}"
-        ),
-        "ruling_applied": lambda: (
-            f"ruling on {g('dispute_id')}: {g('ruling')} by {', '.join(g('moderators') or [])}"
-        ),
-        "death_match_corrected": lambda: (
-            f"ruling: {g('winner')} wins the death match, {g('loser')} is eliminated"
-        ),
-        "death_match_reopened": lambda: (
-            f"ruling: the death match of {g('candidate')} is back in play"
-        ),
-        "champion_corrected": lambda: f"ruling: {g('champion')} is the champion",
-        "entrant_disqualified": lambda: f"{g('entrant')} is disqualified",
-        "entrant_registered": lambda: (
-            f"{g('entrant')} registers"
-            + {"waiting": " (waiting list)", "applied": " (awaiting approval)"}.get(g("status"), "")
-        ),
-        "entrant_withdrew": lambda: f"{g('entrant')} withdraws",
-        "registration_approved": lambda: f"the registration of {g('entrant')} is approved",
-        "registration_declined": lambda: f"the registration of {g('entrant')} is declined",
-        "entrant_promoted": lambda: f"{g('entrant')} takes a seat from the waiting list",
-        "check_in_opened": lambda: "check-in is open",
-        "entrant_checked_in": lambda: f"{g('entrant')} checks in",
-        "entrant_dropped": lambda: f"{g('entrant')} is dropped: {g('reason')}",
-        "entrant_replaced": lambda: f"{g('in')} takes the seat of {g('out')}",
-        "show_started": lambda: f"the show starts with {len(g('entrants') or [])} entrants",
-        "show_cancelled": lambda: f"the show is cancelled: {g('reason')}",
-        "player_ready": lambda: f"{g('entrant')} is ready",
-        "ready_check_passed": lambda: "ready-check passed: the match opens",
-        "no_show_forfeited": lambda: (
-            f"{', '.join(g('entrants') or [])} did not show: {g('loser')} forfeits to {g('winner')}"
-        ),
-    }
-    fn = texts.get(t)
-    return fn() if fn else t.replace("_", " ")
+    """The event in one English line (the API's ``text``); a kind without a
+    line by its name."""
+    text = EVENT_TEXTS.get(ev.type)
+    return text(data.get) if text else ev.type.replace("_", " ")
 
 
 def public_log(state: ShowState, now: float | None = None) -> list[dict[str, Any]]:

@@ -14,29 +14,9 @@ from typing import Any
 from games.core.protocol import RuleError
 
 from ..builder import _Builder, _player
-from ..state import FINAL_KEY, Duel, Final, ShowState, current_round, not_ready, round_by_id
-
-
-def deadline(s: ShowState, now: float) -> dict[str, float]:
-    """The ``ready_by`` field of a match opened at ``now`` ({}: no ready-check)."""
-    secs = s.options.get("ready_check_s") or 0
-    return {"ready_by": now + secs} if secs else {}
-
-
-def _match_at(s: ShowState, where: Mapping[str, Any]) -> Duel | Final:
-    if where.get("final"):
-        return s.final
-    return round_by_id(s, where["round"]).duel(where["candidate"])
-
-
-def pass_if_nobody_awaited(b: _Builder, where: Mapping[str, Any]) -> None:
-    """Pass the ready-check of a match just opened or confirmed when nobody
-    is awaited any more."""
-    m = _match_at(b.state, where)
-    if not m.awaiting_ready or not_ready(b.state, m):
-        return
-    reason = "everyone is there" if m.ready else "bots are always there"
-    b.emit("ready_check_passed", dict(where), reason=reason)
+from ..state import FINAL_KEY, ShowState, current_round, not_ready, round_by_id
+from . import results
+from .ready_opening import pass_if_nobody_awaited
 
 
 def _awaiting(s: ShowState, who: str) -> dict[str, Any] | None:
@@ -61,8 +41,6 @@ def _ready(b: _Builder, c: Mapping[str, Any]) -> None:
 
 def no_show(b: _Builder, rid: str, who: str) -> None:
     """The ready-check of ``who``'s match is over: whoever is absent forfeits."""
-    from . import results  # results -> rounds -> this module
-
     s = b.state
     secs = s.options.get("ready_check_s") or 0
     if rid == FINAL_KEY:

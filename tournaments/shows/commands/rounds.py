@@ -28,7 +28,7 @@ from ..state import (
     current_round,
     next_round,
 )
-from . import ready as ready_check
+from . import ready_opening
 
 
 def _parse_ranking(raw: Any, live: Sequence[str]) -> list[list[str]]:
@@ -146,11 +146,11 @@ def _maybe_open_final(b: _Builder) -> None:
             "players": list(live),
             "game": game,
             "first_to": s.options.get("final_first_to"),
-            **ready_check.deadline(s, b.ctx.now),
+            **ready_opening.deadline(s, b.ctx.now),
         },
         reason="two entrants remain",
     )
-    ready_check.pass_if_nobody_awaited(b, {"final": True})
+    ready_opening.pass_if_nobody_awaited(b, {"final": True})
 
 
 def _give_token(b: _Builder, c: Mapping[str, Any]) -> None:
@@ -347,11 +347,11 @@ def _pick_game(b: _Builder, c: Mapping[str, Any]) -> None:
             "first_to": first_to,
             "advantage": duel.dmo,
             "advantage_item": dmo_item,
-            **ready_check.deadline(s, b.ctx.now),
+            **ready_opening.deadline(s, b.ctx.now),
         },
         reason=c.get("reason") or "",
     )
-    ready_check.pass_if_nobody_awaited(b, {"round": rnd.id, "candidate": duel.candidate})
+    ready_opening.pass_if_nobody_awaited(b, {"round": rnd.id, "candidate": duel.candidate})
 
 
 HANDLERS = {

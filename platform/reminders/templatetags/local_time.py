@@ -9,6 +9,8 @@ from django import template
 from django.utils import formats
 from django.utils.html import format_html
 
+from ..models import ReminderSettings
+
 register = template.Library()
 
 
@@ -18,8 +20,6 @@ def _zone(context):
     if user is None or not user.is_authenticated:
         return None
     if not hasattr(request, "_reminder_zone"):
-        from reminders.models import ReminderSettings
-
         name = (
             ReminderSettings.objects.filter(user=user).values_list("time_zone", flat=True).first()
         )

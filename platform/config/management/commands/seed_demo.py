@@ -1,3 +1,7 @@
+"""`manage.py seed_demo`: the demo seeded across every app (shows, a bracket,
+matches of every game, the broadcast's overlay link, rated leagues and a
+season), so it lives with config, the layer above them all."""
+
 import datetime
 import random
 import secrets
