@@ -16,7 +16,8 @@ import logging
 import time
 from datetime import UTC, datetime
 
-from django.db import connection, transaction
+from django.db import transaction
+from django.db.models.expressions import RawSQL
 
 from eventlog.store import ConcurrencyError, system_command_id
 from eventlog.vendors import Fork
@@ -82,22 +83,23 @@ def _claim_and_enforce(match: Match, now: float | None) -> int:
         return _enforce(match, now)
 
 
+def _still_due(match_id: int, deadline_at: datetime):
+    """The match, if it is still live and due at this deadline."""
+    return Match.objects.filter(pk=match_id, status="live", next_deadline=deadline_at)
+
+
+# the match's advisory lock, tried, never waited for
+_TRY_LOCK = RawSQL("pg_try_advisory_xact_lock(%s, (id %% 2147483648)::int4)", [CLOCK_LOCK])
+
+
 def _claim_by_advisory_lock(match_id: int, deadline_at: datetime) -> bool:
-    with connection.cursor() as cur:
-        cur.execute(_CLAIM, [CLOCK_LOCK, match_id, deadline_at])
-        row = cur.fetchone()
-    return bool(row and row[0])
-
-
-_CLAIM = (
-    f"SELECT pg_try_advisory_xact_lock(%s, (id %% 2147483648)::int4) "
-    f"FROM {Match._meta.db_table} WHERE id = %s AND status = 'live' AND next_deadline = %s"
-)
+    claimed = _still_due(match_id, deadline_at).annotate(claimed=_TRY_LOCK)
+    return bool(claimed.values_list("claimed", flat=True).first())
 
 
 def _claim_still_due(match_id: int, deadline_at: datetime) -> bool:
     """SQLite writes one transaction at a time: nobody to share the match with."""
-    return Match.objects.filter(pk=match_id, status="live", next_deadline=deadline_at).exists()
+    return _still_due(match_id, deadline_at).exists()
 
 
 # _claim(match_id, deadline_at), inside a transaction: is the match still due

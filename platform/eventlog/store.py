@@ -308,14 +308,17 @@ def append(
     rows = _stored_rows(
         stream, expected_version, batch, command_id, fingerprint, actor, role, causation, extra
     )
-    if inline is not None and not (_in_one_statement(rows) and _covered(rows, inline.covers)):
+    inserts = _inserts.chosen()
+    if inline is not None and not (inserts.fits(rows) and _covered(rows, inline.covers)):
         inline = None
-    alone = _alone(rows, within, inline)
+    alone = _alone(rows, within, inline, inserts)
     try:
         if alone:
-            _insert_checked(rows, expected_version)
+            inserts.insert(rows, expected_version, None, fingerprint)
         else:
-            inline = _append_in_transaction(rows, expected_version, inline, within, fingerprint)
+            inline = _append_in_transaction(
+                rows, expected_version, inline, within, inserts, fingerprint
+            )
     except _Conflict:
         # a retried command id answers with its first result; anything else
         # lost the race for this version
@@ -377,11 +380,12 @@ def _append_in_transaction(
     expected_version: int,
     inline: Inline | None,
     within: Callable[[Appended], None] | None,
+    inserts: _Inserts,
     fingerprint: str | None,
 ) -> Inline | None:
     """The append in a transaction; ``inline`` if its writes landed, else None."""
     with transaction.atomic():
-        if not _insert(rows, expected_version, inline, fingerprint):
+        if not inserts.insert(rows, expected_version, inline, fingerprint):
             inline = None  # a rebuild replaced its rows: the projectors write them
         if inline is None:
             for row in rows:
@@ -391,12 +395,6 @@ def _append_in_transaction(
         if within is not None:
             within(Appended(rows, inline=inline is not None))
     return inline
-
-
-def _insert_in_one_statement(
-    rows: list[StoredEvent], expected_version: int, inline: Inline | None, _fingerprint
-) -> bool:
-    return _insert_checked(rows, expected_version, inline)
 
 
 def _insert_row_by_row(
@@ -414,20 +412,27 @@ def _insert_row_by_row(
     return False
 
 
-# _insert(rows, expected_version, inline, fingerprint): inside the append's
-# transaction, the rows checked and inserted (_Conflict if the stream moved on
-# or the command id is taken); whether ``inline``'s writes landed with them
-_insert = Fork(postgresql=_insert_in_one_statement, portable=_insert_row_by_row)
+@dataclass(frozen=True)
+class _Inserts:
+    """How a database takes an append's rows: ``insert(rows, expected_version,
+    inline, fingerprint)``, inside the append's transaction, checks and
+    inserts them (``_Conflict`` if the stream moved on or the command id is
+    taken) and says whether ``inline``'s writes landed with them; appends of
+    up to ``one_statement`` rows go in one statement, which may carry an
+    ``Inline`` and run alone in autocommit."""
 
-# whether ``rows`` go in one statement, which may carry an ``Inline`` and run
-# alone in autocommit (PostgreSQL: up to _PREPARE_MAX rows, a prepared one)
-_in_one_statement = Fork(
-    postgresql=lambda rows: len(rows) <= _PREPARE_MAX, portable=lambda rows: False
-)
+    insert: Callable[[list[StoredEvent], int, Inline | None, str | None], bool]
+    one_statement: int
+
+    def fits(self, rows: list[StoredEvent]) -> bool:
+        return len(rows) <= self.one_statement
 
 
 def _alone(
-    rows: list[StoredEvent], within: Callable[[Appended], None] | None, inline: Inline | None
+    rows: list[StoredEvent],
+    within: Callable[[Appended], None] | None,
+    inline: Inline | None,
+    inserts: _Inserts,
 ) -> bool:
     """Whether the append is its whole transaction, so that its statement
     runs in autocommit: one round trip with its commit, no BEGIN nor COMMIT.
@@ -439,7 +444,7 @@ def _alone(
         len(rows) == 1
         and within is None
         and inline is None
-        and _in_one_statement(rows)
+        and inserts.fits(rows)
         and not connection.in_atomic_block
         and _covered(rows, frozenset())
     )
@@ -599,6 +604,15 @@ def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tup
             text = db.ops.last_executed_query(cur, sql, params)
             db.queries_log.append({"sql": text, "time": f"{time.monotonic() - started:.3f}"})
     return out
+
+
+# the PostgreSQL statement above, or SQLite's checks and row-by-row insert
+_inserts = Fork(
+    postgresql=_Inserts(
+        lambda rows, expected, inline, _fp: _insert_checked(rows, expected, inline), _PREPARE_MAX
+    ),
+    portable=_Inserts(_insert_row_by_row, 0),
+)
 
 
 def _fan_out(rows: list[StoredEvent]) -> None:

@@ -9,7 +9,6 @@ caller asks ``connection.vendor`` itself and a test can run both halves
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.db import connection
@@ -23,13 +22,15 @@ def on_postgresql(db=None) -> bool:
 class Fork:
     """One concern's two implementations: ``postgresql`` (fixed statements)
     and ``portable`` (the ORM, which runs on PostgreSQL too); calling the
-    fork calls the one for the default connection's database."""
+    fork calls the one for the default connection's database, and
+    ``chosen()`` gives it (a concern of several functions forks an object
+    that holds them)."""
 
-    def __init__(self, *, postgresql: Callable[..., Any], portable: Callable[..., Any]):
+    def __init__(self, *, postgresql: Any, portable: Any):
         self.postgresql, self.portable = postgresql, portable
         self.__doc__ = postgresql.__doc__
 
-    def chosen(self) -> Callable[..., Any]:
+    def chosen(self) -> Any:
         return self.postgresql if on_postgresql() else self.portable
 
     def __call__(self, *args, **kwargs):

@@ -233,7 +233,7 @@ def test_mixed_run_of_800_appends_is_gapless_and_undoubled():
     assert len(set(cids)) == len(cids) == n_threads * per_thread
 
 
-# ---- the append's insert, both ways (store._insert) ---------------------------
+# ---- the append's insert, both ways (store._inserts) -------------------------
 def _inserted_by(insert, stream: str) -> list[tuple]:
     from eventlog import store
 
@@ -271,7 +271,7 @@ def _inserted_by(insert, stream: str) -> list[tuple]:
 def test_the_portable_insert_checks_the_version_and_the_command_id():
     from eventlog import store
 
-    written = _inserted_by(store._insert.portable, "fork-portable")
+    written = _inserted_by(store._inserts.portable.insert, "fork-portable")
     assert [(v, t) for v, t, *_ in written] == [(1, "a"), (2, "b")]
 
 
@@ -281,7 +281,7 @@ def test_both_inserts_write_the_same_rows_and_refuse_the_same():
     from eventlog import store
 
     written = {
-        name: _inserted_by(getattr(store._insert, name), f"fork-{name}")
+        name: _inserted_by(getattr(store._inserts, name).insert, f"fork-{name}")
         for name in ("postgresql", "portable")
     }
     assert written["postgresql"] == written["portable"]
