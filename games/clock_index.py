@@ -17,8 +17,8 @@ from eventlog.vendors import Fork
 from games.core.registry import series_for
 from games.core.series import MatchState
 
-from .models import OVER, Match
-from .waiting import OVER_SQL, note_waiting, waiting_ctes, waiting_params, waiting_saying
+from .models import OVER, OVER_SQL, Match
+from .waiting import note_waiting, waiting_ctes, waiting_params, waiting_saying
 
 # the range a stored deadline is clamped to, so that no value ever raises
 _EARLIEST = datetime(1, 1, 2, tzinfo=UTC).timestamp()

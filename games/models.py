@@ -6,6 +6,7 @@ from django.db import models
 # the statuses of a match that is over (taken out of play, or played to its
 # end): nothing is due in it and it waits on no one
 OVER = ("void", "finished")
+OVER_SQL = "(" + ", ".join(f"'{status}'" for status in OVER) + ")"  # the same, in SQL
 
 
 class Match(models.Model):

@@ -13,14 +13,13 @@ from django.db import connection
 from eventlog.readmodels import stable_id, stable_id_sql
 from eventlog.vendors import Fork
 
-from .models import OVER, Match, Notification, SeatHolder
+from .models import OVER_SQL, Match, Notification, SeatHolder
 
 WAITING = "Your turn: "
 
 _MATCHES = Match._meta.db_table
 _NOTES = Notification._meta.db_table
 _HOLDERS = SeatHolder._meta.db_table
-OVER_SQL = "(" + ", ".join(f"'{status}'" for status in OVER) + ")"
 
 
 def waiting_saying(pending, bout_no: int = 0) -> dict[str, str]:
