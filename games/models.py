@@ -3,6 +3,11 @@
 from django.conf import settings
 from django.db import models
 
+# the statuses of a match that is over (taken out of play, or played to its
+# end): nothing is due in it and it waits on no one
+OVER = ("void", "finished")
+OVER_SQL = "(" + ", ".join(f"'{status}'" for status in OVER) + ")"  # the same, in SQL
+
 
 class Match(models.Model):
     """A match (a whole series) and its event stream ``match-<id>``.
@@ -16,7 +21,7 @@ class Match(models.Model):
     seats = models.JSONField(default=list)
     options = models.JSONField(default=dict)
     scores = models.JSONField(default=dict)
-    status = models.CharField(max_length=20, default="live")  # live | finished
+    status = models.CharField(max_length=20, default="live")  # live | finished | void
     winners = models.JSONField(default=list)
     version = models.PositiveIntegerField(default=0)
     next_deadline = models.DateTimeField(null=True, blank=True, db_index=True)

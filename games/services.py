@@ -8,7 +8,6 @@ and appends with the version it folded, so two writers never both win.
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
@@ -16,17 +15,15 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db import connection, transaction
 
 from eventlog import rows as db_rows
 from eventlog.store import (
     ConcurrencyError,
-    Inline,
     NewEvent,
     append,
     client_command_id,
@@ -50,9 +47,16 @@ from games.core.registry import series_for
 from games.core.series import MatchState
 
 from . import states, visibility
+from .clock_index import (
+    clock_index,
+    index_written,
+    match_row_inline,
+    opened_match,
+    set_deadline,
+    to_datetime,
+)
 from .limits import MAX_PK
 from .models import Match, SeatHolder
-from .readmodels import match_row_inline, note_waiting, waiting_saying
 
 PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
 MAX_RETRIES = 5
@@ -76,19 +80,6 @@ def _notify(match: Match, new: list, state: MatchState, now: float) -> None:
 def secure_rng() -> random.Random:
     """Real deals use the operating system's secure source."""
     return random.SystemRandom()
-
-
-# the range a stored deadline is clamped to, so that no value ever raises
-_EARLIEST = datetime(1, 1, 2, tzinfo=UTC).timestamp()
-_LATEST = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
-
-
-def to_datetime(ts: float | None) -> datetime | None:
-    """A timestamp as a datetime, clamped to what a datetime can hold; a
-    value that is no time at all (nan) is no deadline."""
-    if ts is None or ts != ts:
-        return None
-    return datetime.fromtimestamp(min(max(ts, _EARLIEST), _LATEST), tz=UTC)
 
 
 @dataclass(frozen=True)
@@ -302,30 +293,16 @@ def create_match(
     ratings (a show's or bracket's match: as its show or bracket says)."""
     series = series_for(game)
     now = time.time() if now is None else now
-    rng = rng or secure_rng()
     holders = dict(holders or {})
-    for seat in holders:
-        if seat not in seats:
-            raise RuleError("{seat} is not one of the seats", seat=seat)
-    for seat, holder in holders.items():
-        _check_holder(series, seat, holder)
-    if (
-        isinstance(spectator_delay_s, bool)
-        or not isinstance(spectator_delay_s, (int, float))
-        or not 0 <= spectator_delay_s < 10**7
-    ):
-        raise RuleError("spectator_delay_s must be a number of seconds, 0 or more")
-    if not isinstance(rated, bool):
-        raise RuleError("rated must be true or false")
+    _check_match_asked(series, seats, holders, spectator_delay_s, rated)
     game_events_ = series.start(
-        Ctx(now=now, rng=rng, role="system"), seats, options, items, setup, chooser=chooser
+        Ctx(now=now, rng=rng or secure_rng(), role="system"),
+        seats,
+        options,
+        items,
+        setup,
+        chooser=chooser,
     )
-    stream = f"match-{uuid.uuid4().hex[:16]}"
-    key = command_key(command_id)
-    if key:
-        # the stream is named by (actor, id), so a retry, even one racing
-        # the first try, meets the same stream and answers with its match
-        stream = stream_named_by("match-", actor, key)
     created = NewEvent(
         "match_created",
         {
@@ -341,13 +318,53 @@ def create_match(
             "rated": rated,
         },
     )
-    # the same id again is a retry only for the same match asked for
-    asked = {k: v for k, v in created.data.items() if k != "at"}
-    fingerprint = (
-        command_fingerprint(actor, {**asked, "options": options, "items": items}) if key else None
-    )
-    if key and replayed(stream, key, fingerprint):
-        return Match.objects.get(stream=stream)
+    stream = f"match-{uuid.uuid4().hex[:16]}"
+    key = command_key(command_id)
+    fingerprint = None
+    if key:
+        # the stream is named by (actor, id), so a retry, even one racing
+        # the first try, meets the same stream and answers with its match;
+        # the same id again is a retry only for the same match asked for
+        stream = stream_named_by("match-", actor, key)
+        asked = {k: v for k, v in created.data.items() if k != "at"}
+        fingerprint = command_fingerprint(actor, {**asked, "options": options, "items": items})
+        if replayed(stream, key, fingerprint):
+            return Match.objects.get(stream=stream)
+    return _open_match(stream, game, created, game_events_, actor, role, key, fingerprint, now=now)
+
+
+def _check_match_asked(series, seats, holders: dict, spectator_delay_s, rated) -> None:
+    """RuleError in words for a match that cannot be made as asked."""
+    for seat in holders:
+        if seat not in seats:
+            raise RuleError("{seat} is not one of the seats", seat=seat)
+    for seat, holder in holders.items():
+        _check_holder(series, seat, holder)
+    if (
+        isinstance(spectator_delay_s, bool)
+        or not isinstance(spectator_delay_s, (int, float))
+        or not 0 <= spectator_delay_s < 10**7
+    ):
+        raise RuleError("spectator_delay_s must be a number of seconds, 0 or more")
+    if not isinstance(rated, bool):
+        raise RuleError("rated must be true or false")
+
+
+def _open_match(
+    stream: str,
+    game: str,
+    created: NewEvent,
+    game_events_: list,
+    actor: str | None,
+    role: str,
+    key: str | None,
+    fingerprint: str | None,
+    *,
+    now: float,
+) -> Match:
+    """The creation record and the series' first events appended to the new
+    ``stream`` in one transaction, and the match's row with its clock index
+    (a retry that lost the race to the first try: the first try's match)."""
     with transaction.atomic():
         opened = append(
             stream,
@@ -362,11 +379,10 @@ def create_match(
         if opened.replay:
             return Match.objects.get(stream=stream)
         started = append(stream, 1, game_events_, actor=actor, role=role, extra={"at": now})
-        state = series.fold(game_events_)
+        state = series_for(game).fold(game_events_)
         if started:  # kept, so the first move or timeout reads no log
             states.keep(stream, states.Entry(states.tag_of(started[-1]), state, False))
-        match = _opened_match(stream, game, state)
-    return match
+        return opened_match(stream, game, state)
 
 
 def _check_holder(series, seat: str, holder: Any) -> None:
@@ -424,73 +440,82 @@ def submit(
     if key and not system_id:
         sender = f"user:{account}" if account is not None else f"actor:{actor or seat or role}"
         fingerprint = command_fingerprint(sender, {"seat": seat, "role": role, "command": command})
-
-    def first_result():
-        # what the same command id wrote earlier, if it did: a retry gets it,
-        # not a refusal from the state its first try moved on
-        return replayed(match.stream, key, fingerprint) if key else None
-
     kept = _vouched(match)
     attempt = 0
     while True:
         # the kept state the match row vouches for saves reading the tip; it
         # may be behind the log, so what it refuses is decided again on the log's
         loaded, checked, kept = kept or load(match), kept is None, None
-        if loaded.abandoned:
-            if first := first_result():
-                return first
-            if not checked:
-                continue
-            raise RuleError("this match was taken out of play by a ruling")
         t = time.time() if now is None else now
         ctx = Ctx(now=t, rng=rng or secure_rng(), seat=seat, role=role)
         try:
-            new = series.decide(loaded.state, dict(command), ctx)
+            new = _decided(series, loaded, command, ctx)
         except RuleError:
-            if first := first_result():
+            if first := _first_result(match, key, fingerprint):
                 return first
             if not checked:
                 continue
             raise
         if not new:
-            if first := first_result():
+            if first := _first_result(match, key, fingerprint):
                 return first
             if not checked:
                 continue
             return []
-
-        state = loaded.state
-        for e in new:
-            state = series.evolve(state, e)
-        index = _clock_index(match.game, state)
-
-        def record(rows, state=state, index=index, new=new, t=t) -> None:
-            states.keep(match.stream, states.Entry(states.tag_of(rows[-1]), state, False))
-            if rows.inline:
-                _index_written(match, rows[-1], index)
-            else:
-                _set_deadline(match, state)
-            _notify(match, new, state, t)
-
         try:
-            # the same command id may have won a race meanwhile: then ``rows``
-            # is its first result (a replay), and ``record`` did not run
-            return append(
-                match.stream,
-                loaded.version,
+            # the same command id may have won a race meanwhile: then the
+            # answer is its first result (a replay)
+            return _append_move(
+                match,
+                loaded,
                 new,
+                t,
                 command_id=key,
                 fingerprint=fingerprint,
                 actor=actor or seat or role,
                 role=role,
                 extra={"command": _public_command(command, seat), "at": t},
-                within=record,
-                inline=_match_row_inline(match, state, index),
             )
         except ConcurrencyError:
             attempt += 1
             if attempt == MAX_RETRIES:
                 raise
+
+
+def _decided(series, loaded: Loaded, command: Mapping[str, Any], ctx: Ctx) -> list:
+    """The events ``command`` makes at ``loaded``'s state (RuleError if none may)."""
+    if loaded.abandoned:
+        raise RuleError("this match was taken out of play by a ruling")
+    return series.decide(loaded.state, dict(command), ctx)
+
+
+def _first_result(match: Match, key: str | None, fingerprint: str | None) -> list | None:
+    """What the same command id wrote earlier, if it did: a retry gets it,
+    not a refusal from the state its first try moved on."""
+    return replayed(match.stream, key, fingerprint) if key else None
+
+
+def _append_move(match: Match, loaded: Loaded, new: list, t: float, **how) -> list:
+    """A move's events appended at ``loaded``'s version (``how``: the
+    append's command id, fingerprint, actor, role and metadata); with them
+    the state they lead to is kept, the match row's clock index and notes
+    written (in the append's own statement when it can) and the listeners told."""
+    series = series_for(match.game)
+    state = loaded.state
+    for e in new:
+        state = series.evolve(state, e)
+    index = clock_index(match.game, state)
+
+    def record(rows) -> None:
+        states.keep(match.stream, states.Entry(states.tag_of(rows[-1]), state, False))
+        if rows.inline:
+            index_written(match, rows[-1], index)
+        else:
+            set_deadline(match, state)
+        _notify(match, new, state, t)
+
+    inline = match_row_inline(match, state, index)
+    return append(match.stream, loaded.version, new, within=record, inline=inline, **how)
 
 
 def command_key(command_id: str | None) -> str | None:
@@ -537,7 +562,7 @@ def record_platform_event(
                     role=role,
                     extra={**PLATFORM, "at": t},
                 )
-                _set_deadline(match, load(match).state)
+                set_deadline(match, load(match).state)
             return rows
         except ConcurrencyError:
             attempt += 1
@@ -659,100 +684,6 @@ def abandon(match: Match, *, reason: str, actor: str = "platform") -> None:
     """A ruling took this match out of play (its series was reset): it stays
     in the log, refuses further moves, and its clock stops."""
     record_platform_event(match, "match_abandoned", {"reason": reason}, actor=actor, role="system")
-
-
-_MATCH_NAMES = db_rows.names(Match)
-
-
-def _set_deadline_sql(by: str) -> str:
-    table = Match._meta.db_table
-    over = "status IN ('void', 'finished')"
-    return (
-        f"UPDATE {table} SET next_deadline = CASE WHEN {over} THEN NULL ELSE %s::timestamptz END, "
-        f"waiting_on = CASE WHEN {over} THEN '[]'::jsonb ELSE %s::jsonb END "
-        f"WHERE {by} = %s RETURNING {db_rows.columns(Match)}"
-    )
-
-
-# the match row found by its id, or (a new match, not read yet) by its stream
-_SET_DEADLINE = {by: _set_deadline_sql(by) for by in ("id", "stream")}
-
-
-def _clock_index(game: str, state: MatchState) -> tuple[datetime | None, list[str], list]:
-    """When a match of ``game`` at ``state`` next needs a timeout, the seats it
-    waits on and its pending decisions."""
-    series = series_for(game)
-    pending = series.pending(state)
-    return to_datetime(series.next_deadline(state)), sorted({d.seat for d in pending}), pending
-
-
-def _bout_no(state: MatchState) -> int:
-    return state.bout_no + 1 if state.bout is not None else 0
-
-
-def _match_row_inline(match: Match, state: MatchState, index) -> Inline | None:
-    """The match row, clock index (``_clock_index``) and notes a move writes,
-    for its append's own statement (PostgreSQL); the append uses them only
-    when no projector has more to write for its events, and ``record``
-    writes them otherwise."""
-    if connection.vendor != "postgresql" or match.status in ("void", "finished"):
-        return None
-    nd, waiting_on, pending = index
-    return match_row_inline(match, nd, waiting_on, waiting_saying(pending, _bout_no(state)))
-
-
-def _index_written(match: Match, last, index) -> None:
-    """``match`` as the append's own statement left its row (match_row_inline)."""
-    match.version, match.updated_at = last.version, last.recorded_at
-    match.next_deadline, match.waiting_on, _pending = index
-
-
-def _set_deadline(match: Match, state: MatchState) -> None:
-    """The clock index: when this match next needs a timeout. On PostgreSQL
-    one statement writes it and reads the row back as this append's
-    projectors left it (the match over, nothing is due)."""
-    if connection.vendor == "postgresql":
-        values, pending = _write_clock_index("id", match.pk, match.game, state)
-        for name, value in zip(_MATCH_NAMES, values, strict=True):
-            setattr(match, name, value)
-    else:
-        nd, waiting_on, pending = _clock_index(match.game, state)
-        match.refresh_from_db()
-        if match.status in ("void", "finished"):
-            nd, waiting_on = None, []
-        Match.objects.filter(pk=match.pk).update(next_deadline=nd, waiting_on=waiting_on)
-        match.next_deadline, match.waiting_on = nd, waiting_on
-    _note_pending(match, pending, state)
-
-
-def _opened_match(stream: str, game: str, state: MatchState) -> Match:
-    """A new match's row, its clock index written: on PostgreSQL read back
-    from the statement that writes the index, not looked up first."""
-    if connection.vendor != "postgresql":
-        match = Match.objects.get(stream=stream)
-        _set_deadline(match, state)
-        return match
-    values, pending = _write_clock_index("stream", stream, game, state)
-    match = Match.from_db(DEFAULT_DB_ALIAS, _MATCH_NAMES, values)
-    _note_pending(match, pending, state)
-    return match
-
-
-def _write_clock_index(by: str, key, game: str, state: MatchState) -> tuple[list, list]:
-    """PostgreSQL: the clock index written to the match row whose ``by`` is
-    ``key``; that row's values as they are now (``_MATCH_NAMES``), and the
-    pending decisions."""
-    nd, waiting_on, pending = _clock_index(game, state)
-    with connection.cursor() as cursor:
-        cursor.execute(_SET_DEADLINE[by], [nd, json.dumps(waiting_on), key])
-        values = db_rows.values(Match, cursor.fetchone())
-    return values, pending
-
-
-def _note_pending(match: Match, pending: list, state: MatchState) -> None:
-    """The "waiting for you" notes of a match whose row was just read back."""
-    live = match.status not in ("void", "finished")
-    note_waiting(match, pending if live else [], _bout_no(state))
 
 
 # ---- reading: every read goes through the visibility policy ----------------

@@ -16,9 +16,11 @@ import logging
 import time
 from datetime import UTC, datetime
 
-from django.db import connection, transaction
+from django.db import transaction
+from django.db.models.expressions import RawSQL
 
 from eventlog.store import ConcurrencyError, system_command_id
+from eventlog.vendors import Fork
 from games import services
 from games.core.protocol import RuleError
 from games.models import Match
@@ -81,20 +83,28 @@ def _claim_and_enforce(match: Match, now: float | None) -> int:
         return _enforce(match, now)
 
 
-def _claim(match_id: int, deadline_at: datetime) -> bool:
-    """Inside a transaction: is the match still due at this deadline, and
-    is it now ours until the transaction ends?"""
-    if connection.vendor != "postgresql":  # one writer at a time: nobody to share with
-        return Match.objects.filter(pk=match_id, status="live", next_deadline=deadline_at).exists()
-    with connection.cursor() as cur:
-        cur.execute(
-            f"SELECT pg_try_advisory_xact_lock(%s, (id %% 2147483648)::int4) "
-            f"FROM {Match._meta.db_table} WHERE id = %s AND status = 'live' "
-            f"AND next_deadline = %s",
-            [CLOCK_LOCK, match_id, deadline_at],
-        )
-        row = cur.fetchone()
-    return bool(row and row[0])
+def _still_due(match_id: int, deadline_at: datetime):
+    """The match, if it is still live and due at this deadline."""
+    return Match.objects.filter(pk=match_id, status="live", next_deadline=deadline_at)
+
+
+# the match's advisory lock, tried, never waited for
+_TRY_LOCK = RawSQL("pg_try_advisory_xact_lock(%s, (id %% 2147483648)::int4)", [CLOCK_LOCK])
+
+
+def _claim_by_advisory_lock(match_id: int, deadline_at: datetime) -> bool:
+    claimed = _still_due(match_id, deadline_at).annotate(claimed=_TRY_LOCK)
+    return bool(claimed.values_list("claimed", flat=True).first())
+
+
+def _claim_still_due(match_id: int, deadline_at: datetime) -> bool:
+    """SQLite writes one transaction at a time: nobody to share the match with."""
+    return _still_due(match_id, deadline_at).exists()
+
+
+# _claim(match_id, deadline_at), inside a transaction: is the match still due
+# at this deadline, and is it now ours until the transaction ends?
+_claim = Fork(postgresql=_claim_by_advisory_lock, portable=_claim_still_due)
 
 
 def _enforce(match: Match, now: float | None) -> int:

@@ -2,37 +2,55 @@
 migrate): the append-only triggers are in place. On SQLite a later migration
 that makes Django rebuild the event table drops them without a word."""
 
+from dataclasses import dataclass
+
 from django.core.checks import Error, Tags, register
 from django.db import connections
 from django.db.migrations.recorder import MigrationRecorder
 
 from .models import StoredEvent
 
-# the triggers each migration installs, per backend
-EXPECTED = {
-    "sqlite": {
-        "0002_append_only_triggers": ["eventlog_no_update", "eventlog_no_delete"],
-        "0005_logdb_gapless_versions": ["eventlog_append_checked"],
-    },
-    "postgresql": {
-        "0002_append_only_triggers": ["eventlog_no_update_delete"],
-        "0003_command_id_per_stream_no_truncate": ["eventlog_no_truncate"],
-        "0005_logdb_gapless_versions": ["eventlog_append_checked"],
-    },
-}
-_TRIGGERS_SQL = {
-    "sqlite": "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s",
-    # a disabled trigger guards nothing: it counts as missing
-    "postgresql": (
-        "SELECT tgname FROM pg_trigger WHERE tgrelid = to_regclass(%s) "
-        "AND NOT tgisinternal AND tgenabled <> 'D'"
+
+@dataclass(frozen=True)
+class _Triggers:
+    """What one database vendor keeps of the append-only triggers: the names
+    each migration installs, and the statement that lists those in place."""
+
+    expected: dict[str, list[str]]
+    installed_sql: str
+
+
+_TRIGGERS = {
+    "sqlite": _Triggers(
+        expected={
+            "0002_append_only_triggers": ["eventlog_no_update", "eventlog_no_delete"],
+            "0005_logdb_gapless_versions": ["eventlog_append_checked"],
+        },
+        installed_sql="SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s",
+    ),
+    "postgresql": _Triggers(
+        expected={
+            "0002_append_only_triggers": ["eventlog_no_update_delete"],
+            "0003_command_id_per_stream_no_truncate": ["eventlog_no_truncate"],
+            "0005_logdb_gapless_versions": ["eventlog_append_checked"],
+        },
+        # a disabled trigger guards nothing: it counts as missing
+        installed_sql=(
+            "SELECT tgname FROM pg_trigger WHERE tgrelid = to_regclass(%s) "
+            "AND NOT tgisinternal AND tgenabled <> 'D'"
+        ),
     ),
 }
 
 
+def _triggers_of(connection) -> _Triggers | None:
+    """The triggers of ``connection``'s vendor (None: a vendor the log has none for)."""
+    return _TRIGGERS.get(connection.vendor)
+
+
 def installed_triggers(connection) -> set[str]:
     with connection.cursor() as cur:
-        cur.execute(_TRIGGERS_SQL[connection.vendor], [StoredEvent._meta.db_table])
+        cur.execute(_triggers_of(connection).installed_sql, [StoredEvent._meta.db_table])
         return {name for (name,) in cur.fetchall()}
 
 
@@ -41,11 +59,12 @@ def append_only_triggers(app_configs=None, databases=None, **kwargs):
     errors = []
     for alias in databases or []:
         connection = connections[alias]
-        expected = EXPECTED.get(connection.vendor)
-        if not expected:
+        triggers = _triggers_of(connection)
+        if triggers is None:
             continue
         applied = MigrationRecorder(connection).applied_migrations()
-        wanted = [t for m, names in expected.items() if ("eventlog", m) in applied for t in names]
+        expected = triggers.expected.items()
+        wanted = [t for m, names in expected if ("eventlog", m) in applied for t in names]
         if not wanted:
             continue  # not migrated yet: nothing to guard
         missing = [t for t in wanted if t not in installed_triggers(connection)]

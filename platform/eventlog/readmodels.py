@@ -31,6 +31,7 @@ from django.db.models import Exists, Min, OuterRef, QuerySet
 
 from .models import StoredEvent
 from .store import lock_stream, projectors, register_projector
+from .vendors import Fork
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,18 @@ def stable_id(*natural_key) -> int:
     return (int.from_bytes(digest[:8], "big") >> 4) or 1
 
 
+def stable_id_sql(*natural_key: str) -> str:
+    """``stable_id`` in SQL (PostgreSQL), for a statement whose natural key is
+    only known inside it: ``natural_key`` are SQL expressions. The same hash,
+    bytes and bits as ``stable_id``, side by side with it so they change
+    together (tests/eventlog/test_readmodels.py compares them)."""
+    joined = " || '\\x00'::bytea || ".join(f"convert_to(({k})::text, 'UTF8')" for k in natural_key)
+    return (
+        f"COALESCE(NULLIF((('x' || substr(encode(sha256({joined}), 'hex'), 1, 16))::bit(64) >> 4)"
+        "::bigint, 0), 1)"
+    )
+
+
 def _project_models() -> list[type[models.Model]]:
     """The project's own tables (not Django's, not a library's), the log aside."""
     root = Path(settings.BASE_DIR).resolve()
@@ -190,6 +203,20 @@ def fingerprint() -> dict[str, dict]:
     return out
 
 
+def _repeatable_read() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+
+
+def _serialized_already() -> None:
+    """SQLite: the transaction takes the write lock (IMMEDIATE), so no write
+    commits between its reads."""
+
+
+# one_snapshot(): at a transaction's start, every read in it sees one snapshot
+one_snapshot = Fork(postgresql=_repeatable_read, portable=_serialized_already)
+
+
 @dataclass(frozen=True)
 class Comparison:
     events: int
@@ -205,9 +232,8 @@ def compare_with_rebuild() -> Comparison:
     rewrites fails the check with a serialization error: run it on a quiet site)."""
     outermost = not connection.in_atomic_block
     with transaction.atomic():
-        if outermost and connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        if outermost:
+            one_snapshot()
         before = fingerprint()
         events = rebuild_all()
         after = fingerprint()

@@ -35,6 +35,7 @@ from psycopg.pq import TransactionStatus
 
 from . import rows as rows_of
 from .models import StoredEvent
+from .vendors import Fork
 
 log = logging.getLogger(__name__)
 
@@ -249,21 +250,27 @@ class _Conflict(Exception):
 STREAM_LOCK = 0x65766C67  # "evlg"
 
 
-def lock_stream(stream: str) -> None:
+def _lock_stream_advisory(stream: str) -> None:
     """Inside a transaction: wait for the appends to ``stream`` in flight and
-    hold back new ones until it ends (PostgreSQL; SQLite's write lock does it)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [STREAM_LOCK, stream])
+    hold back new ones until it ends."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [STREAM_LOCK, stream])
 
 
-def lock_name(kind: str, name: str) -> None:
+def _lock_name_advisory(kind: str, name: str) -> None:
     """Inside a transaction: hold the lock named (``kind``, ``name``) until it
     ends, so that writers of one shared read-model row (a game's ratings) take
-    turns (PostgreSQL; SQLite writes one transaction at a time anyway)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))", [kind, name])
+    turns."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))", [kind, name])
+
+
+def _held_by_the_write_lock(*_names: str) -> None:
+    """SQLite writes one transaction at a time: its write lock holds every name."""
+
+
+lock_stream = Fork(postgresql=_lock_stream_advisory, portable=_held_by_the_write_lock)
+lock_name = Fork(postgresql=_lock_name_advisory, portable=_held_by_the_write_lock)
 
 
 def append(
@@ -298,6 +305,47 @@ def append(
     batch = [NewEvent.of(e) for e in events]
     if not batch:
         return Appended()
+    rows = _stored_rows(
+        stream, expected_version, batch, command_id, fingerprint, actor, role, causation, extra
+    )
+    inserts = _inserts.chosen()
+    if inline is not None and not (inserts.fits(rows) and _covered(rows, inline.covers)):
+        inline = None
+    alone = _alone(rows, within, inline, inserts)
+    try:
+        if alone:
+            inserts.insert(rows, expected_version, None, fingerprint)
+        else:
+            inline = _append_in_transaction(
+                rows, expected_version, inline, within, inserts, fingerprint
+            )
+    except _Conflict:
+        # a retried command id answers with its first result; anything else
+        # lost the race for this version
+        if command_id:
+            first = replayed(stream, command_id, fingerprint)
+            if first:
+                return first
+        raise ConcurrencyError(stream, expected_version, stream_version(stream)) from None
+    if alone:
+        _fan_out(rows)
+    return Appended(rows, inline=inline is not None)
+
+
+def _stored_rows(
+    stream: str,
+    expected_version: int,
+    batch: list[NewEvent],
+    command_id: str | None,
+    fingerprint: str | None,
+    actor: str | None,
+    role: str | None,
+    causation: int | None,
+    extra: Mapping[str, Any] | None,
+) -> list[StoredEvent]:
+    """The rows an append writes for ``batch``, each marked while projected:
+    ``followed_in_append`` (another row of the append follows it) and the
+    ``carried_in_append`` dict they share."""
     rows = [
         StoredEvent(
             stream=stream,
@@ -322,31 +370,9 @@ def append(
     ]
     carried: dict = {}
     for i, row in enumerate(rows):
-        row.followed_in_append = i < len(rows) - 1  # see FOLLOWED below
+        row.followed_in_append = i < len(rows) - 1
         row.carried_in_append = carried
-    if inline is not None and not (
-        connection.vendor == "postgresql"
-        and len(rows) <= _PREPARE_MAX
-        and _covered(rows, inline.covers)
-    ):
-        inline = None
-    alone = _alone(rows, within, inline)
-    try:
-        if alone:
-            _insert_checked(rows, expected_version)
-        else:
-            inline = _append_in_transaction(rows, expected_version, inline, within, fingerprint)
-    except _Conflict:
-        # a retried command id answers with its first result; anything else
-        # lost the race for this version
-        if command_id:
-            first = replayed(stream, command_id, fingerprint)
-            if first:
-                return first
-        raise ConcurrencyError(stream, expected_version, stream_version(stream)) from None
-    if alone:
-        _fan_out(rows)
-    return Appended(rows, inline=inline is not None)
+    return rows
 
 
 def _append_in_transaction(
@@ -354,23 +380,13 @@ def _append_in_transaction(
     expected_version: int,
     inline: Inline | None,
     within: Callable[[Appended], None] | None,
+    inserts: _Inserts,
     fingerprint: str | None,
 ) -> Inline | None:
     """The append in a transaction; ``inline`` if its writes landed, else None."""
-    first = rows[0]
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            if not _insert_checked(rows, expected_version, inline):
-                inline = None  # a rebuild replaced its rows: the projectors write them
-        else:
-            # SQLite writes one transaction at a time (IMMEDIATE), so the
-            # checks and the insert cannot be split by another writer
-            if first.command_id and replayed(first.stream, first.command_id, fingerprint):
-                raise _Conflict
-            if stream_version(first.stream) != expected_version:
-                raise _Conflict
-            for row in rows:
-                row.save(force_insert=True)
+        if not inserts.insert(rows, expected_version, inline, fingerprint):
+            inline = None  # a rebuild replaced its rows: the projectors write them
         if inline is None:
             for row in rows:
                 for project in _projectors:
@@ -381,8 +397,42 @@ def _append_in_transaction(
     return inline
 
 
+def _insert_row_by_row(
+    rows: list[StoredEvent], expected_version: int, inline: Inline | None, fingerprint
+) -> bool:
+    """SQLite writes one transaction at a time (IMMEDIATE), so the checks and
+    the insert cannot be split by another writer; no ``inline`` here."""
+    first = rows[0]
+    if first.command_id and replayed(first.stream, first.command_id, fingerprint):
+        raise _Conflict
+    if stream_version(first.stream) != expected_version:
+        raise _Conflict
+    for row in rows:
+        row.save(force_insert=True)
+    return False
+
+
+@dataclass(frozen=True)
+class _Inserts:
+    """How a database takes an append's rows: ``insert(rows, expected_version,
+    inline, fingerprint)``, inside the append's transaction, checks and
+    inserts them (``_Conflict`` if the stream moved on or the command id is
+    taken) and says whether ``inline``'s writes landed with them; appends of
+    up to ``one_statement`` rows go in one statement, which may carry an
+    ``Inline`` and run alone in autocommit."""
+
+    insert: Callable[[list[StoredEvent], int, Inline | None, str | None], bool]
+    one_statement: int
+
+    def fits(self, rows: list[StoredEvent]) -> bool:
+        return len(rows) <= self.one_statement
+
+
 def _alone(
-    rows: list[StoredEvent], within: Callable[[Appended], None] | None, inline: Inline | None
+    rows: list[StoredEvent],
+    within: Callable[[Appended], None] | None,
+    inline: Inline | None,
+    inserts: _Inserts,
 ) -> bool:
     """Whether the append is its whole transaction, so that its statement
     runs in autocommit: one round trip with its commit, no BEGIN nor COMMIT.
@@ -394,7 +444,7 @@ def _alone(
         len(rows) == 1
         and within is None
         and inline is None
-        and connection.vendor == "postgresql"
+        and inserts.fits(rows)
         and not connection.in_atomic_block
         and _covered(rows, frozenset())
     )
@@ -520,9 +570,14 @@ def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tup
     db.ensure_connection()
     db.validate_no_broken_transaction()
     raw = db.connection
+    # Django says a transaction is open (its outermost atomic block, which
+    # turned autocommit off and will commit and turn it back on) and psycopg
+    # has not begun it on the server yet: this statement begins it
     opening = (
-        raw.pgconn.transaction_status == TransactionStatus.IDLE
-        and not raw.autocommit
+        db.in_atomic_block
+        and db.commit_on_exit
+        and not db.get_autocommit()
+        and raw.pgconn.transaction_status == TransactionStatus.IDLE
         and raw.isolation_level is None
         and raw.read_only is None
         and raw.deferrable is None
@@ -531,9 +586,15 @@ def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tup
     started = time.monotonic()
     with db.wrap_database_errors, raw.cursor() as cur:
         if opening:
-            # the server's BEGIN keeps the transaction Django opened; psycopg
-            # must not send its own (it sends none in autocommit), and Django
-            # turns autocommit back on when the transaction ends, as always
+            # Why psycopg's own autocommit: psycopg sends the BEGIN of a
+            # transaction alone and waits for it (in pipeline mode too), and
+            # sends none in autocommit; it refuses to change autocommit once a
+            # transaction is open, so Django's atomic block cannot be entered
+            # after a statement that began it. Only here, in a block Django
+            # opened and before anything is sent in it, is psycopg told not to
+            # begin: the server's BEGIN keeps the transaction Django opened,
+            # and Django puts autocommit back when the block ends, as always.
+            # Keeping to Django's state alone costs a move a round trip.
             raw.autocommit = True
         cur.execute("".join(f"{h}; " for h in head) + sql, params)
         for _ in head:
@@ -543,6 +604,15 @@ def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tup
             text = db.ops.last_executed_query(cur, sql, params)
             db.queries_log.append({"sql": text, "time": f"{time.monotonic() - started:.3f}"})
     return out
+
+
+# the PostgreSQL statement above, or SQLite's checks and row-by-row insert
+_inserts = Fork(
+    postgresql=_Inserts(
+        lambda rows, expected, inline, _fp: _insert_checked(rows, expected, inline), _PREPARE_MAX
+    ),
+    portable=_Inserts(_insert_row_by_row, 0),
+)
 
 
 def _fan_out(rows: list[StoredEvent]) -> None:

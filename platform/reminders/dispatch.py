@@ -159,7 +159,8 @@ _WANTS_TURNS: dict[str, tuple[str, tuple]] = {}  # vendor -> the statement and i
 def _anyone_wants_turns() -> bool:
     """One cheap query before looking at a match's seats: "your turn" goes by
     e-mail or push only, to players who chose it. Asked on every pass of the
-    reactors, so its statement is compiled once per database vendor."""
+    reactors, so its statement is the ORM's, compiled once for the database
+    (the ORM writes ``has_key`` for each vendor: no fork of ours)."""
     found = _WANTS_TURNS.get(connection.vendor)
     if found is None:
         query = ReminderSettings.objects.filter(channels__has_key=YOUR_TURN).values("pk")[:1]

@@ -223,12 +223,12 @@ def test_a_whole_match_written_inline_equals_its_rebuild(match, play):
 
 def test_a_move_that_loses_its_race_writes_no_match_row_or_note(match, play):
     from games import services
-    from games.readmodels import match_row_inline
+    from games.clock_index import inline_row
 
     play(match, 1)()
     before = _match_tables(match)
     stale = services.load(match)
-    inline = match_row_inline(match, None, ["nobody"], {"ana": "changed"})
+    inline = inline_row(match, None, ["nobody"], {"ana": "changed"})
     with pytest.raises(ConcurrencyError):
         append(match.stream, stale.version - 1, [NewEvent("late", {})], inline=inline)
     assert _match_tables(match) == before

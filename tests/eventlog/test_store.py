@@ -231,3 +231,61 @@ def test_mixed_run_of_800_appends_is_gapless_and_undoubled():
     assert [r.version for r in rows] == list(range(1, n_threads * per_thread + 1))
     cids = [r.command_id for r in rows]
     assert len(set(cids)) == len(cids) == n_threads * per_thread
+
+
+# ---- the append's insert, both ways (store._inserts) -------------------------
+def _inserted_by(insert, stream: str) -> list[tuple]:
+    from eventlog import store
+
+    rows = store._stored_rows(
+        stream,
+        0,
+        [NewEvent("a", {"n": 1}), NewEvent("b", {})],
+        "c:one",
+        "fp",
+        "ana",
+        "player",
+        None,
+        {"at": 1.5},
+    )
+    with transaction.atomic():
+        insert(rows, 0, None, "fp")
+    for row in rows:  # the ids and times the database gave them
+        assert row.pk and row.recorded_at
+    again = store._stored_rows(
+        stream, 0, [NewEvent("late", {})], None, None, "ben", "player", None, None
+    )
+    with pytest.raises(store._Conflict), transaction.atomic():
+        insert(again, 0, None, None)  # the stream moved on
+    reused = store._stored_rows(
+        stream, 2, [NewEvent("c", {})], "c:one", "fp", "ana", "player", None, None
+    )
+    with pytest.raises(store._Conflict), transaction.atomic():
+        insert(reused, 2, None, "fp")  # the command id is taken
+    return [
+        (r.version, r.type, r.data, r.metadata, r.command_id, r.command_seq) for r in read(stream)
+    ]
+
+
+@pytest.mark.django_db
+def test_the_portable_insert_checks_the_version_and_the_command_id():
+    from eventlog import store
+
+    written = _inserted_by(store._inserts.portable.insert, "fork-portable")
+    assert [(v, t) for v, t, *_ in written] == [(1, "a"), (2, "b")]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_both_inserts_write_the_same_rows_and_refuse_the_same():
+    from eventlog import store
+
+    written = {
+        name: _inserted_by(getattr(store._inserts, name).insert, f"fork-{name}")
+        for name in ("postgresql", "portable")
+    }
+    assert written["postgresql"] == written["portable"]
+    for name in ("postgresql", "portable"):  # the locks: taken or held already
+        with transaction.atomic():
+            getattr(store.lock_stream, name)("fork-portable")
+            getattr(store.lock_name, name)("ratings-game", "love-me-not")

@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from eventlog.models import StoredEvent
 from eventlog.store import NewEvent, append, read
-from games import services, states
+from games import clock_index, services, states
 from games.core.protocol import MODERATOR_VIEW, SPECTATOR_VIEW, RuleError, Viewer
 from games.core.registry import series_for
 from games.models import Match, SeatHolder
@@ -378,18 +378,18 @@ def test_a_void_back_to_a_paused_moment_stays_paused_with_the_time_left_then():
 # ---- bounded moderator and organizer input --------------------------------------
 @pytest.mark.django_db
 def test_to_datetime_never_raises_on_any_stored_value():
-    far = services.to_datetime(1e300)
+    far = clock_index.to_datetime(1e300)
     match = lmn_match()
     Match.objects.filter(pk=match.pk).update(next_deadline=far)  # and the database takes it
     match.refresh_from_db()
     assert match.next_deadline == far
-    assert services.to_datetime(None) is None
-    assert services.to_datetime(float("nan")) is None
-    assert services.to_datetime(1e12).year == 9999
-    assert services.to_datetime(float("inf")).year == 9999
-    assert services.to_datetime(10**30).year == 9999
-    assert services.to_datetime(-1e300).year == 1
-    assert services.to_datetime(T0).timestamp() == T0
+    assert clock_index.to_datetime(None) is None
+    assert clock_index.to_datetime(float("nan")) is None
+    assert clock_index.to_datetime(1e12).year == 9999
+    assert clock_index.to_datetime(float("inf")).year == 9999
+    assert clock_index.to_datetime(10**30).year == 9999
+    assert clock_index.to_datetime(-1e300).year == 1
+    assert clock_index.to_datetime(T0).timestamp() == T0
 
 
 @pytest.mark.django_db

@@ -164,7 +164,7 @@ def test_the_waiting_notes_are_the_same_whichever_database_writes_them(clockless
     from types import SimpleNamespace
 
     from eventlog.readmodels import stable_id
-    from games.readmodels import note_waiting
+    from games.waiting import note_waiting
 
     ana, ben, _cy = _players()
     match = services.create_match(
