@@ -21,9 +21,10 @@ not become code execution): an entry is read back into the games' own
 dataclasses alone, and the cache's serializer is JSON only
 (``config.cache.JSONSerializer``), so a planted pickle is refused unread and
 the state is folded again from the log. Each entry is sealed with an HMAC
-(``runtime.seal``: the site's secret key, over its key and its JSON): an entry whose state is
-not the one this site folded for the version it claims (written by anyone
-else with the cache's credential) is refused, and the state folded again."""
+(``runtime.seal``: the site's secret key, over its key and its JSON): an
+entry whose state is not the one this site folded for the version it claims
+(written by anyone else with the cache's credential) is refused, and the
+state folded again."""
 
 from __future__ import annotations
 
