@@ -1,4 +1,5 @@
-"""Growth benchmark: does a command cost more as its match or the log grows?
+"""Growth benchmark: does a command cost more as its match, its show or the
+log grows?
 
 A command here is the service call a move makes, ``games.services.submit``:
 load the match (the stream's tip and its kept state), decide, append (with
@@ -12,10 +13,19 @@ events, one filled to 10^6 (``INSERT ... SELECT generate_series`` into the
 event table itself, triggers and indexes in place, then ``VACUUM ANALYZE``),
 so that the drift of a shared machine hits every cell alike.
 
-Goals: p50 at the 250th move ≤ 1.2 × p50 at the first moves, and p50 with
-10^6 events ≤ 1.2 × p50 with 10^4. Settings: BENCH_GROWTH_PAIRS (2 per log
-size; none started after PHASE_BUDGET_S), BENCH_GROWTH_WINDOW (20),
-BENCH_GROWTH_SMALL (10000), BENCH_GROWTH_LARGE (1000000), BENCH_PG,
+The matches are timed in the process that made the last move (the warm
+path: its own kept state), with the state cache in the process, as without
+REDIS_URL. The shows part (growth_shows.py) times a show command at about 60
+and 1,600 events both warm and cold (another process wrote last), from two
+processes sharing a private redis-server.
+
+Goals: p50 at the 250th move ≤ 1.2 × p50 at the first moves, p50 with 10^6
+events ≤ 1.2 × p50 with 10^4, and a show command's p50 at 1,600 events ≤ 1.2 ×
+at 60, cold and warm. Settings: BENCH_GROWTH_PARTS (matches,shows),
+BENCH_GROWTH_PAIRS (2 per log size; none started after PHASE_BUDGET_S),
+BENCH_GROWTH_WINDOW (20), BENCH_GROWTH_SMALL (10000), BENCH_GROWTH_LARGE
+(1000000), BENCH_GROWTH_SHOW_SHORT (60), BENCH_GROWTH_SHOW_LONG (1600),
+BENCH_GROWTH_SHOW_ROUNDS (20), BENCH_GROWTH_REDIS_PORT (8198), BENCH_PG,
 BENCH_DB_PREFIX, BENCH_KEEP_DB.
 """
 
@@ -34,6 +44,7 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import bench_eventstore as es  # noqa: E402  (the shared PostgreSQL helpers)
+import growth_shows  # noqa: E402  (the shows part)
 import stack  # noqa: E402  (the result's header and environment)
 
 TITLE = "Growth: command p50 as the match and the log grow"
@@ -224,47 +235,87 @@ def _goals(phases: dict) -> dict:
     return {k: {"target": GOAL, "value": v, "met": v <= GOAL} for k, v in goals.items()}
 
 
-def main(results_dir) -> dict:
+def _matches_part(server: str, db_name: str, keep: bool) -> dict:
+    """The matches: two log sizes, new and long matches timed alternately."""
     n_matches = es._env_int("BENCH_GROWTH_PAIRS", 2, 1)
     window = es._env_int("BENCH_GROWTH_WINDOW", 20, 1)
     small = es._env_int("BENCH_GROWTH_SMALL", 10_000, 1)
     large = es._env_int("BENCH_GROWTH_LARGE", 1_000_000, 1)
-    keep = os.environ.get("BENCH_KEEP_DB", "") == "1"
-    prefix = os.environ.get("BENCH_DB_PREFIX", "").strip() or "gameshow_bench"
-    db_name = f"{prefix}_growth"
-    server = es._server_url()
-    started = time.perf_counter()
     say(f"creating databases {db_name}_small and _large on {urlsplit(server).hostname}")
     dbs = {"small": f"{db_name}_small", "large": f"{db_name}_large"}
     _create_databases(server, dbs)
     phases = {}
     try:
-        os.environ.pop("REDIS_URL", None)  # in-process cache, channel layer and clock
-        es._django_setup(es._with_db(server, dbs["small"]))
-        from django.db import connection
-
+        _use(dbs["small"])
         fills = _migrate_and_fill(dbs, {"small": small, "large": large})
-        pg_version = es._pg_version()
         say(f"playing {n_matches} pairs of matches in each log size")
         played = _play(dbs, n_matches, window, say)
         for label in dbs:
             _use(dbs[label])
             phases[label] = {"events_in_log": _count(), "fill": fills[label], **played[label]}
-        connection.close()
     finally:
         _drop_databases(server, dbs, keep)
+    params = {
+        "pairs_per_log_size": n_matches,
+        "window": window,
+        "late_from": LATE,
+        "game": GAME,
+        "options": OPTIONS,
+        "small": small,
+        "large": large,
+    }
+    return {"params": params, "phases": phases, "goals": _goals(phases)}
 
+
+def _shows_part(server: str, db_name: str, keep: bool) -> dict:
+    """A show at two lengths, its commands timed cold and warm from two processes."""
+    from django.core.management import call_command
+
+    sizes = {
+        "short": es._env_int("BENCH_GROWTH_SHOW_SHORT", 60, 5),
+        "long": es._env_int("BENCH_GROWTH_SHOW_LONG", 1600, 5),
+    }
+    rounds = es._env_int("BENCH_GROWTH_SHOW_ROUNDS", 20, 1)
+    port = es._env_int("BENCH_GROWTH_REDIS_PORT", 8198, 1024)
+    dbs = {"shows": f"{db_name}_shows"}
+    _create_databases(server, dbs)
+    try:
+        _use(dbs["shows"])
+        call_command("migrate", interactive=False, verbosity=0)
+        say(f"growing shows to {sizes['short']} and {sizes['long']} events")
+        timed = growth_shows.run(es._with_db(server, dbs["shows"]), sizes, rounds, port, say)
+    finally:
+        _drop_databases(server, dbs, keep)
+    shows = {
+        label: {"events": t["events"], "cold": _stats(t["cold"]), "warm": _stats(t["warm"])}
+        for label, t in timed.items()
+    }
+    goals = {}
+    for kind in ("cold", "warm"):
+        value = round(shows["long"][kind]["p50_ms"] / shows["short"][kind]["p50_ms"], 3)
+        goals[f"show_long_vs_short_{kind}"] = {"target": GOAL, "value": value, "met": value <= GOAL}
+    params = {"rounds": rounds, "sizes": sizes, "state_cache": "a private redis-server"}
+    return {"params": params, "phases": shows, "goals": goals}
+
+
+def main(results_dir) -> dict:
+    parts = os.environ.get("BENCH_GROWTH_PARTS", "matches,shows").replace(" ", "").split(",")
+    keep = os.environ.get("BENCH_KEEP_DB", "") == "1"
+    prefix = os.environ.get("BENCH_DB_PREFIX", "").strip() or "gameshow_bench"
+    db_name = f"{prefix}_growth"
+    server = es._server_url()
+    started = time.perf_counter()
+    os.environ.pop("REDIS_URL", None)  # in-process cache, channel layer and clock
+    es._django_setup(es._with_db(server, "postgres"))
+    from django.db import connection
+
+    pg_version = es._pg_version()
+    matches = _matches_part(server, db_name, keep) if "matches" in parts else None
+    shows = _shows_part(server, db_name, keep) if "shows" in parts else None
+    connection.close()
     result = {
         **stack.result_header("growth", TITLE, started),
-        "params": {
-            "pairs_per_log_size": n_matches,
-            "window": window,
-            "late_from": LATE,
-            "game": GAME,
-            "options": OPTIONS,
-            "small": small,
-            "large": large,
-        },
+        "params": matches["params"] if matches else None,
         "environment": {
             "versions": stack.versions(*es.VERSIONS),
             "postgres": pg_version,
@@ -273,8 +324,9 @@ def main(results_dir) -> dict:
             "machine": stack.machine(),
             "state_cache": "in-process (LocMemCache), as without REDIS_URL",
         },
-        "phases": phases,
-        "goals": _goals(phases),
+        "phases": matches["phases"] if matches else None,
+        "shows": shows,
+        "goals": {**(matches["goals"] if matches else {}), **(shows["goals"] if shows else {})},
     }
     for k, g in result["goals"].items():
         say(f"goal {k}: {g['value']} (<= {GOAL}) {'met' if g['met'] else 'MISSED'}")
@@ -287,19 +339,31 @@ def _fmt(value: float) -> str:
 
 
 def markdown(result: dict) -> str:
+    env = result["environment"]
+    head = (
+        f"{result['finished_at']}, {env['postgres'].split(' on ')[0]}, {env['cpus']} CPUs, "
+        f"Python {env['versions']['python']}, Django {env['versions']['Django']} (DEBUG off)."
+    )
+    parts = [f"**{result['title']}** — {head}"]
+    if result.get("phases"):
+        parts.append(_matches_markdown(result))
+    if result.get("shows"):
+        parts.append(_shows_markdown(result["shows"]))
+    return "\n\n".join(parts)
+
+
+def _matches_markdown(result: dict) -> str:
     p, env, ph, g = result["params"], result["environment"], result["phases"], result["goals"]
     w, late = p["window"], p["late_from"]
     lines = [
-        f"**{result['title']}** — `services.submit` (load, decide, append) timed for moves "
+        f"Matches: `services.submit` (load, decide, append) timed for moves "
         f"1–{w} of a new match and {late}–{late + w - 1} of one played to move {late - 1}, "
         f"alternately, in up to {p['pairs_per_log_size']} such pairs of Doubting Love Letter "
         f"bot matches per log size, the log sizes taking turns (options `{p['options']}`), "
         f"on PostgreSQL: one database whose log holds about {p['small']:,} events, one "
         f"filled to {p['large']:,} (`generate_series` into the event table, triggers and "
-        f"indexes in place). "
-        f"{result['finished_at']}, {env['postgres'].split(' on ')[0]}, {env['cpus']} CPUs, "
-        f"Python {env['versions']['python']}, Django {env['versions']['Django']} (DEBUG off); "
-        f"state cache: {env['state_cache']}.",
+        f"indexes in place). Each move is timed in the process that made the match's last "
+        f"move (the warm path: its own kept state); state cache: {env['state_cache']}.",
         "",
         f"| events in the log | moves 1–{w} p50 / p90 ms | moves {late}–{late + w - 1} "
         f"p50 / p90 ms | {late}th / first (goal ≤ {GOAL:g}×) |",
@@ -323,6 +387,39 @@ def markdown(result: dict) -> str:
         f"Filling the log took {fill['seconds']:g} s for {fill['inserted']:,} events. A "
         "command reads the stream's tip (one row of the `(stream, version)` index) and the "
         "state kept at it (`games/states.py`), never the whole stream, so neither the "
-        "match's length nor the log's size enters its cost.",
+        "match's length nor the log's size enters its cost in the process that wrote last; "
+        "the cold path (another process wrote last) is measured for shows below, not here.",
+    ]
+    return "\n".join(lines)
+
+
+def _shows_markdown(shows: dict) -> str:
+    p, ph, g = shows["params"], shows["phases"], shows["goals"]
+    lines = [
+        "Shows: `show_services.command` (load, decide, append, the read models and the "
+        "show's reconciliation) for a moderator handing an item on, in a show grown to "
+        f"about {p['sizes']['short']:,} and to {p['sizes']['long']:,} events by the same "
+        "command (its state keeps its size, its log grows). Two processes, each with its own "
+        f"connection and in-process caches, sharing {p['state_cache']} (the `states` cache) "
+        f"take turns, {p['rounds']} rounds: each makes two commands on each show, the first "
+        "**cold** (the other process wrote last), the second **warm** (it wrote last).",
+        "",
+        "| events in the show | cold p50 / p90 ms | warm p50 / p90 ms |",
+        "|---:|---:|---:|",
+    ]
+    for label in ("short", "long"):
+        x = ph[label]
+        lines.append(
+            f"| {x['events']:,} | {x['cold']['p50_ms']:.2f} / {x['cold']['p90_ms']:.2f} "
+            f"| {x['warm']['p50_ms']:.2f} / {x['warm']['p90_ms']:.2f} |"
+        )
+    lines += [
+        f"| long / short (goal ≤ {GOAL:g}×) | {_fmt(g['show_long_vs_short_cold']['value'])} "
+        f"| {_fmt(g['show_long_vs_short_warm']['value'])} |",
+        "",
+        "A show command reads the stream's tip and the show's fold kept at it "
+        "(`tournaments/kept_folds.py`: this process's, else the shared cache's, sealed and "
+        "checked against the tip's row), never the stream; the show's log is kept as its "
+        "length and read from the event log only by what reads it (history pages, rulings).",
     ]
     return "\n".join(lines)

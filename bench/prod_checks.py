@@ -31,7 +31,7 @@ def snapshot():
                 f.attname for f in model._meta.concrete_fields
                 if not f.primary_key and not isinstance(f, models.ForeignKey)
                 and not getattr(f, "auto_now", False) and not getattr(f, "auto_now_add", False)
-                and f.editable  # not the fold caches (folded, fold_token): no read model
+                and f.editable  # not the fold snapshots (folded): no read model
             ]
             rows = sorted(json.dumps(r, sort_keys=True, default=str) for r in model.objects.values(*names))
             out[model._meta.label] = rows

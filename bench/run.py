@@ -228,6 +228,7 @@ def parser() -> argparse.ArgumentParser:
             "Environment: BENCH_PG (default postgresql://postgres@127.0.0.1:5432/postgres), "
             "BENCH_EVENTS, BENCH_BLOCK, BENCH_WARMUP, BENCH_READS, BENCH_MODES, BENCH_KEEP_DB=1, "
             "BENCH_DB_PREFIX (names of the databases created), BENCH_WRITERS, BENCH_GROWTH_PAIRS, "
+            "BENCH_GROWTH_PARTS, BENCH_GROWTH_SHOW_SHORT, BENCH_GROWTH_SHOW_LONG, "
             "BENCH_FOLD_MATCHES; "
             "the options below override them. `make bench` runs this with no options."
         ),

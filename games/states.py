@@ -21,9 +21,10 @@ not become code execution): an entry is read back into the games' own
 dataclasses alone, and the cache's serializer is JSON only
 (``config.cache.JSONSerializer``), so a planted pickle is refused unread and
 the state is folded again from the log. Each entry is sealed with an HMAC
-(the site's secret key, over its key and its JSON): an entry whose state is
-not the one this site folded for the version it claims (written by anyone
-else with the cache's credential) is refused, and the state folded again."""
+(``runtime.seal``: the site's secret key, over its key and its JSON): an
+entry whose state is not the one this site folded for the version it claims
+(written by anyone else with the cache's credential) is refused, and the
+state folded again."""
 
 from __future__ import annotations
 
@@ -40,9 +41,9 @@ from typing import Any
 
 from django.core.cache import caches
 from django.db import connection, transaction
-from django.utils.crypto import constant_time_compare, salted_hmac
 
 from eventlog.models import StoredEvent
+from runtime.seal import seal, unseal
 
 log = logging.getLogger(__name__)
 
@@ -193,27 +194,17 @@ def _entry_from_json(data: Any) -> Entry:
     )
 
 
-_SEAL_SALT = "games.states.entry"
-
-
-def _mac(key: str, text: str) -> str:
-    return salted_hmac(_SEAL_SALT, f"{key}\n{text}", algorithm="sha256").hexdigest()
+_SEAL_PURPOSE = "games.states.entry"
 
 
 def _sealed(key: str, entry: Entry) -> dict:
     """What the shared tier keeps under ``key``: the entry's JSON and its seal."""
-    text = json.dumps(_entry_json(entry), separators=(",", ":"))
-    return {"entry": text, "mac": _mac(key, text)}
+    return seal(_SEAL_PURPOSE, key, json.dumps(_entry_json(entry), separators=(",", ":")))
 
 
 def _unsealed(key: str, data: Any) -> Entry:
     """The entry ``data`` holds, if this site sealed it under ``key``; else ValueError."""
-    text, mac = data["entry"], data["mac"]
-    if not (isinstance(text, str) and isinstance(mac, str)):
-        raise ValueError("not a sealed entry")
-    if not constant_time_compare(mac, _mac(key, text)):
-        raise ValueError("an entry this site did not seal")
-    return _entry_from_json(json.loads(text))
+    return _entry_from_json(json.loads(unseal(_SEAL_PURPOSE, key, data)))
 
 
 def _shared(stream: str) -> Entry | None:

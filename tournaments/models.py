@@ -15,8 +15,7 @@ class BracketRecord(models.Model):
     champion = models.CharField(max_length=100, blank=True)
     status = models.CharField(max_length=20, default="running")  # running | finished
     version = models.PositiveIntegerField(default=0)
-    folded = models.BinaryField(null=True, editable=False)  # the fold as JSON (readmodels.py)
-    fold_token = models.CharField(max_length=32, blank=True, editable=False)
+    folded = models.BinaryField(null=True, editable=False)  # a snapshot of the fold (kept_folds.py)
 
     class Meta:
         ordering = ["-id"]
@@ -60,8 +59,7 @@ class ShowRecord(models.Model):
     next_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
     round_no = models.PositiveIntegerField(default=0)
     version = models.PositiveIntegerField(default=0)
-    folded = models.BinaryField(null=True, editable=False)  # the fold as JSON (readmodels.py)
-    fold_token = models.CharField(max_length=32, blank=True, editable=False)
+    folded = models.BinaryField(null=True, editable=False)  # a snapshot of the fold (kept_folds.py)
 
     class Meta:
         ordering = ["-id"]

@@ -1,2 +1,3 @@
 """What every process shares, below every other package: the embedded mode's
-background threads and the JSON logs with their context."""
+background threads, the JSON logs with their context, and the seal (an HMAC
+of the secret key) on what the site keeps outside its memory."""

@@ -45,14 +45,14 @@ from tournaments.models import (
 BOTS = {n: "bot:heuristic" for n in ("ana", "ben", "cal", "dee")}
 
 # every read-model table, compared row by row with its primary key; the kept
-# fold and its token are a cache of the log, not a read of it
+# fold snapshot is a cache of the log, not a read of it
 READ_MODELS = {
     Match: (),
     SeatHolder: (),
     Notification: (),
-    BracketRecord: ("folded", "fold_token"),
+    BracketRecord: ("folded",),
     BracketSeriesRecord: (),
-    ShowRecord: ("folded", "fold_token"),
+    ShowRecord: ("folded",),
     ShowEntrantRecord: (),
     ItemRecord: (),
     DisputeRecord: (),

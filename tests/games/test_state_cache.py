@@ -174,7 +174,7 @@ def test_a_shared_entry_with_a_wrong_state_for_its_version_is_not_decided_from(
     kept = cache.get(key)
     forged = states._entry_json(states.Entry(tip, before.state, False))
     if "mac" in kept:  # sealed: the forger keeps the seal, having no key to make one
-        forged = {**kept, "entry": json.dumps(forged, separators=(",", ":"))}
+        forged = {**kept, "json": json.dumps(forged, separators=(",", ":"))}
     states.forget_local()  # another process: only the shared tier
     cache.set(key, forged)
     match.refresh_from_db()

@@ -177,7 +177,7 @@ def test_the_shared_tier_holds_json(bot_moves, django_capture_on_commit_callback
     client = redis.Redis.from_url(settings.CACHES[states.CACHE_ALIAS]["LOCATION"])
     raw = client.get(cache.make_and_validate_key(states._key(match.stream)))
     sealed = json.loads(raw)  # JSON, read without pickle
-    stored = json.loads(sealed["entry"])  # its seal beside it (test_state_cache.py)
+    stored = json.loads(sealed["json"])  # its seal beside it (test_state_cache.py)
     assert stored["tag"][0] == states.tip(match.stream)[0]
     states.forget_local()
     assert same(

@@ -6,15 +6,19 @@ import json
 import pickle
 import random
 import threading
+from datetime import UTC, datetime
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import caches
 from django.db import transaction
 
 from eventlog.store import read
 from games.core.adapt import as_game_event
 from games.core.protocol import RuleError
-from tournaments import autopilot, readmodels, shows
+from games.states import CACHE_ALIAS
+from runtime.seal import seal
+from tournaments import autopilot, kept_folds, readmodels, shows
 from tournaments import bracket_services as bs
 from tournaments import show_services as ss
 from tournaments.bracket_fold import fold_bracket
@@ -39,6 +43,18 @@ def grant(stream, entrant="ana"):
     return ss.command(stream, cmd, ORG, now=T0)
 
 
+def another_process(shared=True):
+    """What a process that kept nothing starts from (with, or without, what
+    the cache every process shares holds)."""
+    kept_folds.forget_local()
+    if not shared:
+        caches[CACHE_ALIAS].clear()
+
+
+def snapshot_of(stream, model=ShowRecord):
+    return kept_folds.from_snapshot(stream, model.objects.get(stream=stream).folded)
+
+
 @pytest.mark.django_db
 def test_incremental_show_fold_equals_a_full_fold():
     rng = random.Random(5)
@@ -47,13 +63,13 @@ def test_incremental_show_fold_equals_a_full_fold():
     state, version, _ = ss.load(stream)
     assert state.champion is not None and version == len(read(stream))
     assert state == full_fold(stream)
-    # another process: no cached fold, the record's stored one plus the events after it
-    readmodels._cache.clear()
-    kept_at = readmodels._thaw(stream, ShowRecord.objects.get(stream=stream).folded)[0]
+    # another process, the shared cache lost: the record's snapshot plus the events after it
+    another_process(shared=False)
+    kept_at = snapshot_of(stream).version
     assert kept_at < version
     assert ss.load(stream)[0] == full_fold(stream)
-    # no usable stored fold either (another shape of the classes): folded from the start
-    readmodels._cache.clear()
+    # no usable snapshot either (another shape of the classes): folded from the start
+    another_process(shared=False)
     ShowRecord.objects.filter(stream=stream).update(
         folded=json.dumps(["another shape", version, "not a show"]).encode()
     )
@@ -75,24 +91,30 @@ def test_a_planted_pickle_in_a_record_never_runs():
     stream = show()
     grant(stream)
     state, version, _ = ss.load(stream)
-    readmodels._cache.clear()
-    planted = pickle.dumps((readmodels._shape(), version, _Planted()))
+    another_process(shared=False)
+    planted = pickle.dumps((kept_folds.shape(), version, _Planted()))
     ShowRecord.objects.filter(stream=stream).update(folded=planted)
     assert ss.load(stream)[0] == full_fold(stream)
     assert _Planted.ran == []
     # what is stored is JSON, read back into the fold's own classes alone
-    readmodels._cache.clear()
+    another_process(shared=False)
     grant(stream, "ben")
     blob = bytes(ShowRecord.objects.get(stream=stream).folded)
-    at = json.loads(json.loads(blob)["fold"])[1]
+    at = json.loads(json.loads(blob)["json"])["tag"][0]
     assert at <= ss.load(stream)[1]
-    readmodels._cache.clear()
-    assert readmodels._thaw(stream, blob)[1] == shows.fold(
+    another_process(shared=False)
+    assert kept_folds.from_snapshot(stream, blob).fold == shows.fold(
         as_game_event(r) for r in read(stream) if r.version <= at
     )
-    text = json.dumps([readmodels._shape(), 1, {"class": "User", "fields": {}}])
-    sneaky = json.dumps({"fold": text, "mac": readmodels._mac(stream, text)}).encode()
-    assert readmodels._thaw(stream, sneaky) is None
+    text = json.dumps(
+        {
+            "shape": kept_folds.shape(),
+            "tag": [1, 1, "2030-01-01T00:00:00+00:00"],
+            "fold": {"class": "User", "fields": {}},
+        }
+    )
+    sneaky = json.dumps(seal(kept_folds._SNAPSHOT_PURPOSE, stream, text)).encode()
+    assert kept_folds.from_snapshot(stream, sneaky) is None
 
 
 @pytest.mark.django_db
@@ -102,37 +124,37 @@ def test_every_fold_is_stored_as_json_invitations_and_undecided_slots_included()
     stream = show()
     invitations.invite(stream, "ana", ORG)
     state, version, _ = ss.load(stream)
-    kept = readmodels._thaw(stream, ShowRecord.objects.get(stream=stream).folded)
-    assert kept == (version, state) and state.invitations
+    kept = snapshot_of(stream)
+    assert (kept.version, kept.fold) == (version, state) and state.invitations
     bracket = bs.create_bracket(
         name="Cup", game="higher-lower", format="double", entrants=["ana", "ben", "cal", "dee"]
     )
-    record = BracketRecord.objects.get(stream=bracket)
     folded, version = readmodels.bracket_folded(bracket)
-    assert readmodels._thaw(bracket, record.folded) == (version, folded)
+    kept = snapshot_of(bracket, BracketRecord)
+    assert (kept.version, kept.fold) == (version, folded)
 
 
 def test_the_fold_cache_is_safe_under_concurrent_eviction(monkeypatch):
-    """The server's threads share the cache: a hit whose stream another
-    thread evicts meanwhile was a KeyError."""
-    monkeypatch.setattr(readmodels, "_CACHED", 2)
-    readmodels._cache.clear()
+    """The server's threads share this process's tier: a hit whose stream
+    another thread evicts meanwhile must not fail."""
+    monkeypatch.setattr(kept_folds, "LOCAL_MAX", 2)
+    kept_folds.forget_local()
     errors, stop = [], threading.Event()
-    tokens = {}
+    at = datetime(2030, 1, 1, tzinfo=UTC)
 
     def keep(k):
         try:
             for i in range(3000):
-                stream = f"s-{(i + k) % 5}"
-                tokens[stream] = readmodels._keep(stream, 1, ("fold", i))["fold_token"]
+                entry = kept_folds.Entry((i, i, at), ("fold", i))
+                kept_folds._keep_local(f"s-{(i + k) % 5}", entry)
         except Exception as exc:  # asserted on below
             errors.append(exc)
 
     def hit():
         try:
             while not stop.is_set():
-                for stream, token in list(tokens.items()):
-                    readmodels._cached(stream, token)
+                for k in range(5):
+                    kept_folds.local_entry(f"s-{k}")
         except Exception as exc:  # asserted on below
             errors.append(exc)
 
@@ -146,7 +168,7 @@ def test_the_fold_cache_is_safe_under_concurrent_eviction(monkeypatch):
     for t in readers:
         t.join(timeout=60)
     assert errors == []
-    assert len(readmodels._cache) <= 2
+    assert len(kept_folds._local) <= 2
 
 
 @pytest.mark.django_db
@@ -186,7 +208,7 @@ def test_incremental_bracket_fold_equals_a_full_fold():
     folded, version = bs.bracket_folded(stream)
     assert folded[0].champion in names
     assert folded == fold_bracket(read(stream)) and version == len(read(stream))
-    readmodels._cache.clear()
+    another_process(shared=False)
     BracketRecord.objects.filter(stream=stream).update(folded=None)
     assert bs.bracket_folded(stream) == (fold_bracket(read(stream)), version)
 
@@ -208,18 +230,29 @@ def appoint_zoe(stream):
 
 
 @pytest.mark.django_db
-def test_a_show_command_is_decided_from_the_log_not_a_forged_fold():
-    """Someone with the app's credential stores, under the show's latest
-    version, the fold from before zoe was appointed: appointing her again is
-    refused (decided from the log), and nothing is written."""
+def test_a_show_command_is_decided_from_the_log_not_a_forged_fold(
+    django_capture_on_commit_callbacks,
+):
+    """Someone with the cache's or the app's credential keeps, under the
+    show's tip, the fold from before zoe was appointed (their seal is the
+    real one's, having no key to make one): appointing her again is refused
+    (decided from the log), and nothing is written."""
     stream = show()
     User.objects.create_user("zoe")
     before, _version, _ = ss.load(stream)
-    appoint_zoe(stream)
+    with django_capture_on_commit_callbacks(execute=True):
+        appoint_zoe(stream)
     version = len(read(stream))
-    forged = [readmodels._shape(), version, readmodels._to_json(before)]
-    readmodels._cache.clear()  # another process: only the record
-    ShowRecord.objects.filter(stream=stream).update(folded=json.dumps(forged).encode())
+    key, tip = kept_folds._key(stream), kept_folds.local_entry(stream).tag
+    forged = kept_folds._entry_text(kept_folds.Entry(tip, before))
+    real = caches[CACHE_ALIAS].get(key)
+    assert real is not None  # the committed fold is shared
+    caches[CACHE_ALIAS].set(key, {**real, "json": forged})
+    blob = json.loads(bytes(ShowRecord.objects.get(stream=stream).folded))
+    ShowRecord.objects.filter(stream=stream).update(
+        folded=json.dumps({**blob, "json": forged}).encode()
+    )
+    another_process()  # only the shared cache and the record
     with pytest.raises(RuleError, match="moderator already"):
         appoint_zoe(stream)
     assert len(read(stream)) == version
@@ -227,17 +260,16 @@ def test_a_show_command_is_decided_from_the_log_not_a_forged_fold():
 
 
 @pytest.mark.django_db
-def test_a_cached_fold_counts_at_its_own_version_not_the_records():
-    """This process folded the show before zoe was appointed (another process
-    appended that); the record's token is set back to this process's: its
-    fold is folded on from its own version, so appointing zoe again is refused."""
+def test_a_kept_fold_counts_at_its_own_version_not_the_tips():
+    """This process kept the show before zoe was appointed (another process
+    appended that): its fold is folded on from its own version, so appointing
+    zoe again is refused."""
     stream = show()
     User.objects.create_user("zoe")
-    token = ShowRecord.objects.get(stream=stream).fold_token
-    ours = readmodels._cache[stream]
+    ours = kept_folds.local_entry(stream)
     appoint_zoe(stream)
-    readmodels._cache[stream] = ours  # the appointment was another process's
-    ShowRecord.objects.filter(stream=stream).update(fold_token=token)
+    another_process(shared=False)
+    kept_folds._keep_local(stream, ours)  # the appointment was another process's
     version = len(read(stream))
     with pytest.raises(RuleError, match="moderator already"):
         appoint_zoe(stream)
