@@ -523,7 +523,7 @@ def test_a_number_that_sizes_work_is_refused_beside_its_field(world, url_kind, f
     }[url_kind]
     body = {
         "name": "Big",
-        "bot_kind": "random",
+        "bot_kind": "level:0",
         "game_pick": "organizer",
         "final_game": "love-me-not",
         "candidates_per_round": "1",

@@ -437,12 +437,15 @@ BAD_HOLDERS = [
     (-1, "no user has id -1"),
     (
         True,
-        "must be a user id or one of bot:random, bot:heuristic, bot:level0, bot:level1, "
-        "bot:level2, bot:level3, bot:level4, not True",
+        "must be a user id or a bot (bot:level:0 to bot:level:4 (or bot:random, "
+        "bot:heuristic)), not True",
     ),
-    (1.0, "must be a user id or one of"),
-    ("alice", "must be a user id or one of"),
-    ("bot:genius", "Love Me Not has no bot called genius"),
+    (1.0, "must be a user id or a bot"),
+    ("alice", "must be a user id or a bot"),
+    ("bot:genius", "'bot:genius' is not a bot: a bot is bot:level:0 to bot:level:4"),
+    ("bot:level:5", "'bot:level:5' is not a bot"),
+    ("bot:level:\u0663", "is not a bot"),
+    ("bot:level3", "'bot:level3' is not a bot"),
 ]
 
 
