@@ -668,7 +668,7 @@ class BracketList(APIView):
                     "format": "single",
                     "entrants": ["a", "b", "c", "d", "e", "f", "g", "h"],
                     "first_to": {"R1": 1, "R2": 1, "R3": 2},
-                    "holders": {e: "bot:random" for e in "abcdefgh"},
+                    "holders": {e: "bot:level:1" for e in "abcdefgh"},
                 },
                 request_only=True,
             )
