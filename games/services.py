@@ -288,9 +288,10 @@ def create_match(
     events (the first deal, or a wait for the advantage holder).
 
     ``holders`` maps a seat to a user id (int) or a bot ("bot:level:0" to
-    "bot:level:4", "bot:random", "bot:heuristic"); unnamed seats are open. A match outside any show is
-    moderated by the user ids in ``moderators`` and shown to spectators
-    ``spectator_delay_s`` late (a show's match takes both from its show).
+    "bot:level:4", "bot:random", "bot:heuristic"); unnamed seats are open.
+    A match outside any show is moderated by the user ids in ``moderators``
+    and shown to spectators ``spectator_delay_s`` late (a show's match
+    takes both from its show).
     ``rated``: a match outside any show or bracket counts for the players'
     ratings (a show's or bracket's match: as its show or bracket says)."""
     series = series_for(game)

@@ -43,7 +43,8 @@ def practice(request):
     game, _sp, level = request.POST.get("choice", "")[:100].partition(" ")
     wait = wait_before_next(request)
     if wait is not None:
-        return _practice_refused(request, _("too many at once: wait %(s)s seconds") % {"s": 1})
+        msg = _("too many at once: wait %(s)s seconds") % {"s": max(1, round(wait))}
+        return _practice_refused(request, msg, status=429)
     try:
         match = start_practice(
             request.user,
@@ -59,9 +60,9 @@ def practice(request):
     return redirect("games:match", pk=match.pk)
 
 
-def _practice_refused(request, message: str):
+def _practice_refused(request, message: str, status: int = 400):
     messages.error(request, message)
-    return index(request, status=400)
+    return index(request, status=status)
 
 
 def your_turn_badge(request):

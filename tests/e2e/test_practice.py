@@ -54,6 +54,7 @@ def test_a_player_picks_a_level_and_plays_it(game, name, contexts, make_user, cl
     page = contexts(ana)
     page.goto("/games/")
     expect(page.get_by_text("searches a tree of moves")).to_be_visible()  # L3 in words
+    shot(page, "picker")
     page.get_by_role("button", name=f"Play {name} against L2").click()
     page.wait_for_url(re.compile(r"/games/matches/\d+/$"))
     match = Match.objects.get(kind="practice")
