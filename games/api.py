@@ -21,6 +21,7 @@ from api.exceptions import Forbidden
 from api.fields import command_id_field
 from api.throttling import COMMAND_THROTTLES
 from eventlog.commands import command_args
+from games.core.playout import BOTS_IN_WORDS, bot_name
 from games.core.protocol import MODERATOR, SEAT
 from games.core.registry import available
 
@@ -238,18 +239,31 @@ class OptionsField(serializers.DictField):
         return options
 
 
+HOLDERS_HELP = (
+    'seat -> user id, or a bot: "bot:level:0" (random legal moves) to "bot:level:4" '
+    '(the strongest); "bot:random" and "bot:heuristic" are the older names of levels 0 and 1'
+)
+
+
+ENTRANT_HOLDERS_HELP = HOLDERS_HELP.replace("seat ->", "entrant ->")
+
+
 class HoldersField(serializers.DictField):
-    """seat -> the id of an existing user, or a bot ("bot:<name>")."""
+    """seat -> the id of an existing user, or a bot ("bot:level:<0-4>")."""
 
     def to_internal_value(self, data):
         holders = super().to_internal_value(data)
         users = set()
         for seat, holder in holders.items():
-            if isinstance(holder, str) and holder.startswith("bot:") and len(holder) <= 32:
+            if bot_name(holder) is not None:
                 continue
+            if isinstance(holder, str) and holder.startswith("bot:"):
+                raise serializers.ValidationError(
+                    f"{seat[:100]}: {holder[:40]!r} is not a bot: a bot is {BOTS_IN_WORDS}"
+                )
             if not isinstance(holder, int) or isinstance(holder, bool) or not 0 < holder <= MAX_PK:
                 raise serializers.ValidationError(
-                    f'{seat}: a holder is a user id or "bot:random" / "bot:heuristic"'
+                    f"{seat[:100]}: a holder is a user id or a bot, {BOTS_IN_WORDS}"
                 )
             users.add(holder)
         known = set(User.objects.filter(pk__in=users).values_list("pk", flat=True))
@@ -267,9 +281,7 @@ class CreateMatchSerializer(serializers.Serializer):
         child=serializers.CharField(max_length=100), min_length=2, max_length=8
     )
     options = OptionsField(required=False, help_text="e.g. time controls: decision_s")
-    holders = HoldersField(
-        required=False, help_text='seat -> user id, or "bot:random" / "bot:heuristic"'
-    )
+    holders = HoldersField(required=False, help_text=HOLDERS_HELP)
     title = serializers.CharField(required=False, allow_blank=True, max_length=200)
     spectator_delay_s = serializers.FloatField(
         required=False,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
@@ -34,6 +35,7 @@ from eventlog.store import (
     system_command_id,
 )
 from games.core.adapt import as_game_event, redact
+from games.core.playout import BOTS_IN_WORDS, bot_name
 from games.core.protocol import (
     MODERATOR_VIEW,  # noqa: F401  (re-exported: callers read views through services)
     SPECTATOR_VIEW,
@@ -285,10 +287,11 @@ def create_match(
     """Open a match stream: the creation record, then the series' first
     events (the first deal, or a wait for the advantage holder).
 
-    ``holders`` maps a seat to a user id (int) or a bot name ("bot:random",
-    "bot:heuristic"); unnamed seats are open. A match outside any show is
-    moderated by the user ids in ``moderators`` and shown to spectators
-    ``spectator_delay_s`` late (a show's match takes both from its show).
+    ``holders`` maps a seat to a user id (int) or a bot ("bot:level:0" to
+    "bot:level:4", "bot:random", "bot:heuristic"); unnamed seats are open.
+    A match outside any show is moderated by the user ids in ``moderators``
+    and shown to spectators ``spectator_delay_s`` late (a show's match
+    takes both from its show).
     ``rated``: a match outside any show or bracket counts for the players'
     ratings (a show's or bracket's match: as its show or bracket says)."""
     series = series_for(game)
@@ -388,9 +391,10 @@ def _open_match(
 def _check_holder(series, seat: str, holder: Any) -> None:
     """A seat is held by an existing user (their id) or by a bot the game has."""
     if isinstance(holder, str) and holder.startswith("bot:"):
-        kind = holder[4:]
-        if kind != "random" and kind not in series.rules.bots:
-            raise RuleError("{name} has no bot called {kind}", name=series.rules.name, kind=kind)
+        if bot_name(holder) is None:
+            raise RuleError(
+                "{holder!r} is not a bot: a bot is {bots}", holder=holder[:40], bots=BOTS_IN_WORDS
+            )
         return
     if isinstance(holder, int) and not isinstance(holder, bool):
         known = 0 < holder < 2**63 and get_user_model().objects.filter(pk=holder).exists()
@@ -401,11 +405,10 @@ def _check_holder(series, seat: str, holder: Any) -> None:
                 holder=holder,
             )
         return
-    bots = ", ".join(f"bot:{b}" for b in ["random", *series.rules.bots])
     raise RuleError(
-        "the holder of {seat} must be a user id or one of {bots}, not {holder!r}",
+        "the holder of {seat} must be a user id or a bot ({bots}), not {holder!r}",
         seat=seat,
-        bots=bots,
+        bots=BOTS_IN_WORDS,
         holder=holder,
     )
 
@@ -949,14 +952,46 @@ def run_bots(
     return t
 
 
-BOT_DELAY_S = 1.0  # bots wait this long after the last move, so people can follow
+def bot_pause(match: Match, state, bots: set[str]) -> float:
+    """Seconds a bot waits after the match's last event before it moves, as
+    a person would: a share of the time its decision allows (its clock),
+    jittered (the same for a given match and version, so every look agrees),
+    at least ``BOT_PAUSE_MIN_S`` and at most ``BOT_PAUSE_MAX_S``. While a
+    person may act (an item's window, a bid, a simultaneous choice), the bot
+    waits at least ``BOT_PERSON_WINDOW_S``, so its move never closes that
+    window before a person could use it."""
+    series = series_for(match.game)
+    since = match.updated_at.timestamp()
+    clocks = [d.deadline - since for d in series.pending(state) if d.seat in bots and d.deadline]
+    clock = min(clocks) if clocks else None
+    cap = settings.BOT_PAUSE_MAX_S
+    share = cap if clock is None else settings.BOT_PAUSE_SHARE * max(0.0, clock)
+    jitter = random.Random(f"{match.stream}:{match.version}").uniform(0.5, 1.5)
+    pause = max(settings.BOT_PAUSE_MIN_S, min(cap, share * jitter))
+    people = [s for s in state.seats if s not in bots]
+    if any(legal_now(series, state, s) for s in people):
+        pause = max(pause, settings.BOT_PERSON_WINDOW_S)
+    if clock is not None:  # never into its own timeout
+        pause = min(pause, max(0.0, clock - 1.0))
+    return pause
 
 
-def move_bots_due(now: float | None = None, delay_s: float = BOT_DELAY_S) -> int:
-    """Let one bot move in every live match where a bot must decide and the
-    last event is at least ``delay_s`` old. Returns the moves made."""
+def legal_now(series, state, seat: str) -> bool:
+    """Whether ``seat`` could send a move now (its turn or not)."""
+    if state.finished or state.paused_since is not None:
+        return False
+    if state.bout is None:
+        return any(d.seat == seat for d in series.pending(state))
+    return bool(series.rules.legal_commands(state.bout, seat))
+
+
+def move_bots_due(now: float | None = None) -> int:
+    """Let one bot move in every live match where a bot must decide and its
+    pause (``bot_pause``) since the last event is over. Returns the moves
+    made. Runs in the clock worker (Celery's clocks.move_bots, or the
+    embedded clock thread), never in a request: a bot's search takes time."""
     now = time.time() if now is None else now
-    cutoff = to_datetime(now - delay_s)
+    cutoff = to_datetime(now - settings.BOT_PAUSE_MIN_S)
     moves = 0
     candidates = Match.objects.filter(
         status="live", updated_at__lte=cutoff, holders__bot__gt=""
@@ -964,6 +999,9 @@ def move_bots_due(now: float | None = None, delay_s: float = BOT_DELAY_S) -> int
     for match in candidates:
         bots = {h.seat for h in match.holders.all() if h.bot}
         if not bots & set(match.waiting_on):
+            continue
+        state = load(match).state
+        if now < match.updated_at.timestamp() + bot_pause(match, state, bots):
             continue
         try:
             moves += play_bots(match, max_moves=1)

@@ -5,6 +5,7 @@ from . import views
 app_name = "games"
 urlpatterns = [
     path("", views.index, name="index"),
+    path("practice/", views.practice, name="practice"),
     path("your-turn/", views.your_turn_badge, name="your_turn"),
     path("rules/<slug:slug>/", views.rules, name="rules"),
     path("matches/<int:pk>/", views.match_page, name="match"),

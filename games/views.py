@@ -1,9 +1,11 @@
 from datetime import UTC, datetime
 
 from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -16,15 +18,51 @@ from games.core.protocol import SEAT, RoleRequired, RuleError
 from games.core.registry import available, rules_for
 from games.presenters.base import BadForm
 
-from . import services, visibility
+from . import bot_levels, services, visibility
 from .disputes import dispute_places
 from .engine_words import refusal
 from .models import Match
+from .practice import start_practice
 from .presenters.table import find_control, table_for
 
 
-def index(request):
-    return render(request, "games/index.html", {"games": available()})
+def index(request, status=200):
+    """The games, and the practice picker: a row per game, a level a column,
+    each level's rating in that game in its cell."""
+    rows = [(g, bot_levels.levels(g.slug)) for g in available()]
+    context = {"games": available(), "practice": rows, "levels": bot_levels.levels()}
+    return render(request, "games/index.html", context, status=status)
+
+
+@require_POST
+def practice(request):
+    """One click on the games page: a match against the bot at the level
+    chosen ("choice": "<game> level:<n>"), then its table."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("games:index"))
+    game, _sp, level = request.POST.get("choice", "")[:100].partition(" ")
+    wait = wait_before_next(request)
+    if wait is not None:
+        msg = _("too many at once: wait %(s)s seconds") % {"s": max(1, round(wait))}
+        return _practice_refused(request, msg, status=429)
+    try:
+        match = start_practice(
+            request.user,
+            game,
+            level,
+            rated=request.POST.get("rated") == "on",
+            command_id=command_args(request)["command_id"],
+        )
+    except RuleError as exc:
+        return _practice_refused(request, refusal(exc))
+    except CommandIdReused:
+        return _practice_refused(request, _("this form was already used; choose again"))
+    return redirect("games:match", pk=match.pk)
+
+
+def _practice_refused(request, message: str, status: int = 400):
+    messages.error(request, message)
+    return index(request, status=status)
 
 
 def your_turn_badge(request):

@@ -1,5 +1,5 @@
-"""Who a rating belongs to: an account ("u:<id>") or a kind of bot
-("bot:<kind>"). Pages name a player by username, or ``bot:<kind>``."""
+"""Who a rating belongs to: an account ("u:<id>") or a bot, each level apart
+("bot:level:<n>"; the older "bot:random", "bot:heuristic"). Pages name a player by username, or ``bot:<kind>``."""
 
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ def key_for(ref: str) -> str | None:
         return None  # a username is printable (and a NUL would trouble the database)
     if ref.startswith(BOT):
         kind = ref[len(BOT) :]
-        return ref if kind and len(kind) <= 30 and kind.replace("_", "").isalnum() else None
+        plain = kind.replace("_", "").replace(":", "")  # "level:2"
+        return ref if kind and len(kind) <= 30 and plain.isascii() and plain.isalnum() else None
     uid = get_user_model().objects.filter(username=ref).values_list("pk", flat=True).first()
     return None if uid is None else user_key(uid)

@@ -164,6 +164,19 @@ def leaderboard(
     return _ranked(_lines(list(ratings), now))
 
 
+def level_ratings(game: str, *, now: float | None = None) -> dict:
+    """The bots' levels' ratings in ``game`` as everyone may see them now,
+    by holder ("bot:level:N"), for the practice picker (games.bot_levels)."""
+    from games.bot_levels import LevelRating
+    from games.core.playout import LEVELS, level_holder
+
+    keys = [level_holder(n) for n in LEVELS]
+    ratings = list(Rating.objects.filter(game=game, player__in=keys))
+    return {
+        x.player: LevelRating(x.ordinal, x.games, x.provisional) for x in _lines(ratings, _now(now))
+    }
+
+
 def season_named(sid: str) -> Season | None:
     """The season of id ``sid`` (as a page or the API names it), or None."""
     if not isinstance(sid, str) or not sid.isprintable() or len(sid) > 20:

@@ -8,6 +8,6 @@ urlpatterns = [
     path("leaderboards/<slug:game>/", views.leaderboard, name="leaderboard"),
     path("seasons/", views.season_list, name="seasons"),
     path("head-to-head/", views.head_to_head, name="head_to_head"),
-    path("bots/<slug:kind>/", views.bot_profile, name="bot"),
+    path("bots/<str:kind>/", views.bot_profile, name="bot"),
     path("<str:ref>/", views.profile, name="profile"),
 ]

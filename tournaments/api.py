@@ -30,6 +30,7 @@ from games.api import (
     COMMAND_MAX_KEY,
     COMMAND_MAX_KEYS,
     COMMAND_MAX_LIST,
+    ENTRANT_HOLDERS_HELP,
     MAX_PK,
     HoldersField,
     OptionsField,
@@ -207,9 +208,7 @@ class CreateShowSerializer(serializers.Serializer):
     options = ShowOptionsField(
         required=False, help_text='show options, e.g. {"step_deadline_s": 600, "game_pool": [...]}'
     )
-    holders = HoldersField(
-        required=False, help_text='entrant -> user id, or "bot:random" / "bot:heuristic"'
-    )
+    holders = HoldersField(required=False, help_text=ENTRANT_HOLDERS_HELP)
     rounds = serializers.ListField(
         child=serializers.CharField(max_length=200),
         required=False,
@@ -318,9 +317,7 @@ class CreateBracketSerializer(serializers.Serializer):
     )
     options = OptionsField(required=False, help_text="the format's options")
     first_to = FirstToField(required=False)
-    holders = HoldersField(
-        required=False, help_text='entrant -> user id, or "bot:random" / "bot:heuristic"'
-    )
+    holders = HoldersField(required=False, help_text=ENTRANT_HOLDERS_HELP)
     match_options = OptionsField(required=False, help_text="options of every match")
     rated = serializers.BooleanField(
         default=True, help_text="its series count for the players' ratings"
@@ -671,7 +668,7 @@ class BracketList(APIView):
                     "format": "single",
                     "entrants": ["a", "b", "c", "d", "e", "f", "g", "h"],
                     "first_to": {"R1": 1, "R2": 1, "R3": 2},
-                    "holders": {e: "bot:random" for e in "abcdefgh"},
+                    "holders": {e: "bot:level:1" for e in "abcdefgh"},
                 },
                 request_only=True,
             )

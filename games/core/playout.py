@@ -13,10 +13,49 @@ def random_bot(view, seat, rng, legal):
     return rng.choice(legal)
 
 
+# A seat or an entrant held by a bot names it ``bot:<name>``: a level
+# (``bot:level:0`` to ``bot:level:4``, games.core.search) or one of the two
+# older kinds, which play as levels 0 and 1 and keep ratings of their own.
+# A name is one of these strings exactly (no parsing: no "1e308", no "٣").
+LEVELS = (0, 1, 2, 3, 4)
+LEVEL_NAMES = tuple(f"level:{n}" for n in LEVELS)
+BOT_NAMES = ("random", "heuristic", *LEVEL_NAMES)
+BOT = "bot:"
+BOTS_IN_WORDS = "bot:level:0 to bot:level:4 (or bot:random, bot:heuristic)"
+
+
+def bot_name(holder) -> str | None:
+    """The bot a holder names (``"bot:level:2"`` -> ``"level:2"``); None for
+    anything else, a bot by any other name included."""
+    if isinstance(holder, str) and holder.startswith(BOT) and holder[len(BOT) :] in BOT_NAMES:
+        return holder[len(BOT) :]
+    return None
+
+
+def level_of(name: str) -> int | None:
+    """A bot's level (``"level:2"`` -> 2; the older kinds as they play)."""
+    if name in LEVEL_NAMES:
+        return LEVELS[LEVEL_NAMES.index(name)]
+    return {"random": 0, "heuristic": 1}.get(name)
+
+
+def level_holder(level: int) -> str:
+    return f"{BOT}{LEVEL_NAMES[level]}"
+
+
+def bot_policy(rules, name: str):
+    """The function that plays as bot ``name`` in a game (``rules.bots``)."""
+    if name == "random":
+        return random_bot
+    if name in LEVEL_NAMES:
+        return rules.bots[f"level{level_of(name)}"]
+    return rules.bots[name]
+
+
 def bot_command(
     series: Series, state: MatchState, seat: str, kind: str, rng: random.Random
 ) -> dict | None:
-    """What the bot ``kind`` ("random" or one of the game's bots) plays now;
+    """What the bot ``kind`` (one of BOT_NAMES, or one of the game's bots) plays now;
     None when it waits (nothing legal to do, or the bot chooses to let the
     clock run, e.g. in an open auction)."""
     pending = [d for d in series.pending(state) if d.seat == seat]
@@ -26,8 +65,9 @@ def bot_command(
     legal = rules.legal_commands(state.bout, seat) if state.bout is not None else []
     if not legal:
         return None
-    fn = random_bot if kind == "random" else rules.bots[kind]
-    command = fn(rules.view(state.bout, Viewer.of_seat(seat)), seat, rng, legal)
+    command = bot_policy(rules, kind)(
+        rules.view(state.bout, Viewer.of_seat(seat)), seat, rng, legal
+    )
     return None if command is None else dict(command)
 
 

@@ -214,6 +214,14 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # deadlines this close are armed when they are set; later ones by the sweep (every
 # 2 s) once they come this close (clocks.arming): keep it well above 2 s
 CLOCKS_ARM_AHEAD_S = float(os.environ.get("CLOCKS_ARM_AHEAD_S") or 10)
+# a bot's pause before each move (games.services.bot_pause): this share of the
+# time its decision allows, jittered, between the two bounds; and at least the
+# window while a person may act (an item's declaration, a bid), so a bot never
+# closes such a window faster than a person could use it
+BOT_PAUSE_SHARE = float(os.environ.get("BOT_PAUSE_SHARE") or 0.05)
+BOT_PAUSE_MIN_S = float(os.environ.get("BOT_PAUSE_MIN_S") or 1)
+BOT_PAUSE_MAX_S = float(os.environ.get("BOT_PAUSE_MAX_S") or 6)
+BOT_PERSON_WINDOW_S = float(os.environ.get("BOT_PERSON_WINDOW_S") or 15)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-deadlines": {"task": "clocks.sweep", "schedule": 2.0},
     "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},

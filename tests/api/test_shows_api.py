@@ -142,7 +142,9 @@ def test_create_refuses_bad_input_with_the_rules_words(people, as_user, post):
     bad = post(client, "/api/shows/", {"name": "S", "entrants": ["a"]})
     assert bad.status_code == 400 and bad.json()["code"] == "invalid"
     stranger = post(
-        client, "/api/shows/", {"name": "S", "entrants": ["a", "b"], "holders": {"zed": "bot:x"}}
+        client,
+        "/api/shows/",
+        {"name": "S", "entrants": ["a", "b"], "holders": {"zed": "bot:level:1"}},
     )
     assert stranger.status_code == 422
     assert stranger.json() == {"code": "rule", "message": "zed is not an entrant of this show"}

@@ -324,7 +324,8 @@ def test_pause_and_resume_shift_deadlines_by_the_paused_time():
 
 
 @pytest.mark.django_db
-def test_bots_move_by_themselves_after_a_short_delay():
+def test_bots_move_by_themselves_after_a_short_delay(settings):
+    settings.BOT_PAUSE_MIN_S = settings.BOT_PAUSE_MAX_S = 1.0  # the pause: games/test_practice.py
     match = services.create_match(
         "love-me-not",
         ["ana", "ben"],

@@ -51,7 +51,7 @@ def test_the_new_show_picker_never_offers_the_organizer(org_client, organizer, a
 def test_the_substitute_picker_offers_only_accounts_that_may_hold_a_seat(org_client, running):
     html = org_client.get(reverse("console:show", args=[running.pk])).content.decode()
     offered = _options(html, "substitute-holder")
-    assert "zed" in offered and "bot:heuristic" in offered and "" in offered
+    assert "zed" in offered and "bot:level:1" in offered and "" in offered
     for barred in ("olga", "mo", "alice"):  # organizer, moderator, holds an entrant
         assert barred not in offered, barred
 

@@ -57,6 +57,7 @@ FIELDS = [
     "moderators", "command_id", "type", "candidates", "language", "next", "email",
     "old_password", "new_password1", "new_password2", "starts", "ends", "season", "a", "b",
     "v", "at_version", "table_version", "kind", "actor", "endpoint", "keys", "check_in_open",
+    "choice",
 ]  # fmt: skip
 # one of each kind, swept through every field of every form
 HOSTILE = [
@@ -261,6 +262,9 @@ FORMS = {
         Form("/games/matches/{lone}/", "player", {"at_version": "1", "v": "1"}, method="get")
     ],
     # a moderator opens a live show match with every card (the show's audit records it)
+    "games/practice/": [
+        Form("/games/practice/", "player", {"choice": "love-letter level:2", "rated": "on"})
+    ],
     "games/matches/<int:pk>/open": [Form("/games/matches/{final}/open", "moderator", {})],
 }  # fmt: skip
 
@@ -289,7 +293,7 @@ PAGES = {
     "shows/dashboards/": "the moderator's list of dashboards",
     "shows/<int:pk>/dashboard/live": "the dashboard's live part",
     "players/": "ratings (its head-to-head form reads /players/head-to-head/)",
-    "players/bots/<slug:kind>/": "a bot's profile",
+    "players/bots/<str:kind>/": "a bot's profile",
     "players/<str:ref>/": "a player's profile",
     "account/reminders/badge": "the reminders' badge",
     "account/reminders/calendar/<str:token>.ics": "a player's calendar",
@@ -523,7 +527,7 @@ def test_a_number_that_sizes_work_is_refused_beside_its_field(world, url_kind, f
     }[url_kind]
     body = {
         "name": "Big",
-        "bot_kind": "random",
+        "bot_kind": "level:0",
         "game_pick": "organizer",
         "final_game": "love-me-not",
         "candidates_per_round": "1",

@@ -18,7 +18,7 @@ def show_fields(**extra):
     return {
         "name": "Friday night",
         "bots": 0,
-        "bot_kind": "heuristic",
+        "bot_kind": "level:1",
         "game_pool": ["love-me-not", "higher-lower", "doubting-love-letter"],
         "game_pick": "organizer",
         "final_game": "doubting-love-letter",
@@ -32,7 +32,7 @@ def show_fields(**extra):
         "waiting_list": "on",
         "check_in_s": 900,
         "absentees": "waiting_list_then_bot",
-        "replacement_bot": "heuristic",
+        "replacement_bot": "level:1",
         "ready_check_s": 90,
         **extra,
     }

@@ -23,7 +23,7 @@ def _show_form(players, **over):
         "name": "Friday Night",
         "players": [p.pk for p in players],
         "bots": 3,
-        "bot_kind": "heuristic",
+        "bot_kind": "level:1",
         "rounds": "",
         "game_pool": FAST,
         "game_pick": "organizer",
@@ -77,9 +77,9 @@ def test_the_organizer_runs_a_four_entrant_show_to_a_champion(org_client, organi
     ]
     assert holders == {
         "alice": alice.pk,
-        "bot-1": "bot:heuristic",
-        "bot-2": "bot:heuristic",
-        "bot-3": "bot:heuristic",
+        "bot-1": "bot:level:1",
+        "bot-2": "bot:level:1",
+        "bot-3": "bot:level:1",
     }
     assert state.organizer_id == organizer.pk
     assert org_client.get(reverse("console:show", args=[record.pk])).status_code == 200
@@ -342,11 +342,11 @@ def test_a_substitute_is_played_by_the_account_or_bot_the_organizer_names(
         org_client,
         record,
         "substitute",
-        {"out": "bot-2", "new": "robo", "holder": "bot:random", "reason": "r", "confirm": "on"},
+        {"out": "bot-2", "new": "robo", "holder": "bot:level:0", "reason": "r", "confirm": "on"},
     )
     assert resp.status_code == 302
     holders = show_services.load(record.stream)[2]
-    assert holders["zed"] == zed.pk and holders["robo"] == "bot:random"
+    assert holders["zed"] == zed.pk and holders["robo"] == "bot:level:0"
     # zed wins alone and gives the token from his account; robo, last, nominates as a bot
     ranking = ranked(record, ["zed", "alice", "bot-1", "robo"])
     resp = _post_step(org_client, record, "ranking", {**ranking, "confirm": "on"})

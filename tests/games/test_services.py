@@ -81,13 +81,13 @@ def test_full_bot_match_through_services_then_rebuilt(game, seats, options):
 
 @pytest.mark.django_db
 def test_a_match_held_by_bots_at_levels_plays_to_its_end():
-    """A level is a seat holder like any bot (issue #46): "bot:level2"."""
+    """A level is a seat holder like any bot (issue #46): "bot:level:2"."""
     rng = random.Random(6)
     match = services.create_match(
         "love-me-not",
         ["ana", "ben"],
         options={"first_to": 1},
-        holders={"ana": "bot:level2", "ben": "bot:level0"},
+        holders={"ana": "bot:level:2", "ben": "bot:level:0"},
         rng=rng,
         now=1_000_000.0,
     )
@@ -95,7 +95,7 @@ def test_a_match_held_by_bots_at_levels_plays_to_its_end():
     match.refresh_from_db()
     assert match.status == "finished"
     actors = {r.metadata.get("actor") for r in read(match.stream)}
-    assert {"bot:level2", "bot:level0"} <= actors
+    assert {"bot:level:2", "bot:level:0"} <= actors
 
 
 @pytest.mark.django_db
@@ -437,12 +437,15 @@ BAD_HOLDERS = [
     (-1, "no user has id -1"),
     (
         True,
-        "must be a user id or one of bot:random, bot:heuristic, bot:level0, bot:level1, "
-        "bot:level2, bot:level3, bot:level4, not True",
+        "must be a user id or a bot (bot:level:0 to bot:level:4 (or bot:random, "
+        "bot:heuristic)), not True",
     ),
-    (1.0, "must be a user id or one of"),
-    ("alice", "must be a user id or one of"),
-    ("bot:genius", "Love Me Not has no bot called genius"),
+    (1.0, "must be a user id or a bot"),
+    ("alice", "must be a user id or a bot"),
+    ("bot:genius", "'bot:genius' is not a bot: a bot is bot:level:0 to bot:level:4"),
+    ("bot:level:5", "'bot:level:5' is not a bot"),
+    ("bot:level:\u0663", "is not a bot"),
+    ("bot:level3", "'bot:level3' is not a bot"),
 ]
 
 

@@ -153,7 +153,7 @@ def test_the_console_seeds_a_bracket_and_a_show_by_rating(client, organizer):
         "name": "Night",
         "players": [users[n].pk for n in ("ana", "ben", "cy")],
         "bots": 1,
-        "bot_kind": "heuristic",
+        "bot_kind": "level:1",
         "game_pool": ["love-me-not", "higher-lower", "bleven"],
         "game_pick": "organizer",
         "final_game": "love-me-not",

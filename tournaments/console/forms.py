@@ -11,7 +11,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games import limits
+from games.bot_levels import DEFAULT_LEVEL, level_choices
 from games.core.fields import whole
+from games.core.playout import BOTS_IN_WORDS, bot_name
 from games.core.registry import available
 
 from .. import usernames
@@ -19,7 +21,8 @@ from ..items import DOUBTING_LOVE_LETTER, GAMES
 from ..models import ShowRecord
 from ..shows import ENTRANT_STEPS
 
-BOT_KINDS = [("heuristic", gettext_lazy("heuristic bot")), ("random", gettext_lazy("random bot"))]
+# the bots the console offers: the levels, each with its words (games.bot_levels)
+BOT_KINDS = level_choices
 
 
 def _game_choices():
@@ -46,6 +49,11 @@ def parse_seats(text: str) -> tuple[list[str], dict]:
         if not holder:
             continue
         if holder.startswith("bot:"):
+            if bot_name(holder) is None:
+                raise forms.ValidationError(
+                    _("line %(n)s: %(holder)s is not a bot: a bot is %(bots)s")
+                    % {"n": n, "holder": holder[:40], "bots": BOTS_IN_WORDS}
+                )
             holders[name] = holder
             continue
         uid = User.objects.filter(username=holder, is_active=True).values_list("pk", flat=True)
@@ -95,7 +103,12 @@ class ShowForm(forms.Form):
         label=gettext_lazy("Bots"),
         help_text=gettext_lazy("bot entrants added after the accounts"),
     )
-    bot_kind = forms.ChoiceField(choices=BOT_KINDS, label=gettext_lazy("Bot kind"))
+    bot_kind = forms.ChoiceField(
+        choices=BOT_KINDS,
+        initial=f"level:{DEFAULT_LEVEL}",
+        label=gettext_lazy("Bots' level"),
+        help_text=gettext_lazy("L0 is the weakest, L4 the strongest"),
+    )
     rounds = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
@@ -270,7 +283,7 @@ class BracketForm(forms.Form):
         label=gettext_lazy("Entrants"),
         help_text=gettext_lazy(
             "one a line, in seed order (drag to reorder): NAME, NAME = username "
-            "or NAME = bot:heuristic"
+            "or NAME = bot:level:2 (a bot, level 0 to 4)"
         ),
     )
     first_to = forms.IntegerField(
@@ -351,7 +364,8 @@ class MatchForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 4}),
         label=gettext_lazy("Seats"),
         help_text=gettext_lazy(
-            "one seat a line: NAME (open), NAME = username or NAME = bot:heuristic"
+            "one seat a line: NAME (open), NAME = username or NAME = bot:level:2 (a bot, "
+            "level 0 to 4)"
         ),
     )
     options = forms.CharField(
@@ -566,7 +580,7 @@ class SubstituteStep(_Step):
         super().__init__(*args, **kwargs)
         self.fields["holder"].choices = [
             ("", _("the account named like In")),
-            (_("bots"), [(f"bot:{kind}", words) for kind, words in BOT_KINDS]),
+            (_("bots"), [(f"bot:{kind}", words) for kind, words in BOT_KINDS()]),
             (_("accounts"), [(name, name) for name in accounts]),
         ]
 

@@ -11,6 +11,7 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from games.bot_levels import DEFAULT_LEVEL
 from games.core.protocol import RuleError
 from games.engine_words import refusal
 
@@ -76,7 +77,9 @@ class ScheduleFields(forms.Form):
         choices=[(r, ABSENTEE_LABELS[r]) for r in ABSENTEE_RULES],
         label=gettext_lazy("Who did not check in"),
     )
-    replacement_bot = forms.ChoiceField(choices=BOT_KINDS, label=gettext_lazy("Replacement bot"))
+    replacement_bot = forms.ChoiceField(
+        choices=BOT_KINDS, initial=f"level:{DEFAULT_LEVEL}", label=gettext_lazy("Replacement bot")
+    )
     ready_check_s = forms.IntegerField(
         initial=120,
         min_value=0,

@@ -6,6 +6,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from games.core.playout import BOT_NAMES
 from games.core.protocol import RuleError
 from games.core.registry import rules_for
 
@@ -60,7 +61,7 @@ from games.limits import (  # noqa: E402
 )
 
 ABSENTEE_RULES = ("drop", "waiting_list", "bot", "waiting_list_then_bot")
-BOT_KINDS = ("heuristic", "random")
+BOT_KINDS = BOT_NAMES  # replacement_bot: "level:0".."level:4", "heuristic", "random"
 # the match options a show's match_clock may set
 CLOCK_OPTIONS = ("decision_s", "reserve_s")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from games.core.playout import BOTS_IN_WORDS, bot_name
 from games.core.protocol import RuleError
 from games.limits import MAX_EXTEND_S
 
@@ -146,10 +147,10 @@ def _substitute(b: _Builder, c: Mapping[str, Any]) -> None:
     if s.final is not None and out in s.final.players:
         raise RuleError("{out} is playing the final: rule on that match instead", out=out)
     holder = c.get("holder")
-    if not (
-        holder is None or _is_int(holder) or (isinstance(holder, str) and holder.startswith("bot:"))
-    ):
-        raise RuleError("the substitute is played by an account (its id) or a bot (bot:<kind>)")
+    if not (holder is None or _is_int(holder) or bot_name(holder) is not None):
+        raise RuleError(
+            "the substitute is played by an account (its id) or a bot ({bots})", bots=BOTS_IN_WORDS
+        )
     if _is_int(holder):  # by account, whatever the names
         if holder == s.organizer_id or holder in s.moderator_ids.values():
             raise RuleError("the account chosen to play {new} runs or moderates this show", new=new)

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand
 
 from broadcast import overlays
 from games import services as match_services
+from games.core.playout import level_holder
 from games.core.protocol import RuleError
 from games.core.registry import available
 from games.models import Match
@@ -33,6 +34,13 @@ SPECTATOR = "spectator"
 ENTRANTS = ["player", "ada", "bo", "cy", "di", "ed", "flo", "gil"]
 CUP = ["player2", "hal", "ivy", "jo", "kim", "lu", "mo", "ned"]
 LEAGUE = ["lea", "max"]  # accounts that play the rated demo leagues
+
+
+def level_bots(names, levels=(1, 2, 3)) -> dict[str, str]:
+    """Bots named by level, ``levels`` in turn: {"ada": "bot:level:1", ...}."""
+    return {n: level_holder(levels[i % len(levels)]) for i, n in enumerate(names)}
+
+
 OPTIONS = {
     "death_match_first_to": 2,
     "final_first_to": 2,
@@ -129,7 +137,8 @@ class Command(BaseCommand):
             # played on a simulated clock but recorded now: a spectator delay would
             # show it running for the delay's first minutes
             options={**OPTIONS, "spectator_delay_s": 0},
-            holders={e: "bot:heuristic" for e in ENTRANTS},
+            # played out here, thousands of moves: level 1 thinks in a millisecond
+            holders=level_bots(ENTRANTS, levels=(1,)),
             now=start,
             rng=rng,
             organizer_id=org.pk,
@@ -157,7 +166,7 @@ class Command(BaseCommand):
                     "bleven": 2,
                 },
             },
-            holders={e: (player.pk if e == PLAYER else "bot:heuristic") for e in ENTRANTS},
+            holders={**level_bots(ENTRANTS), PLAYER: player.pk},
             now=now,
             rng=rng,
             organizer_id=org_user.pk,
@@ -215,6 +224,7 @@ class Command(BaseCommand):
                 "cap": 8,
                 "check_in_s": 25 * 60,
                 "absentees": "waiting_list_then_bot",
+                "replacement_bot": "level:2",
                 "ready_check_s": 180,
                 "step_deadline_s": 600,
                 "spectator_delay_s": 30,
@@ -235,7 +245,7 @@ class Command(BaseCommand):
             organizer=ORGANIZER,
             organizer_id=org.pk,
             entrants=bots,
-            holders={b: "bot:heuristic" for b in bots},
+            holders=level_bots(bots),
             options=template.options,
             now=now,
             starts_at=now + 30 * 60,
@@ -257,7 +267,7 @@ class Command(BaseCommand):
             format="single",
             entrants=CUP,
             first_to=2,
-            holders={e: (player2.pk if e == PLAYER2 else "bot:heuristic") for e in CUP},
+            holders={**level_bots(CUP, levels=(1, 2)), PLAYER2: player2.pk},
             match_options=WAITS_FOR_ITS_PERSON,
             actor=ORGANIZER,
             rng=rng,
@@ -299,7 +309,7 @@ class Command(BaseCommand):
         ratings_demo.league(
             "Demo: Love Me Not league (rated, finished)",
             "love-me-not",
-            {**holders, "robo": "bot:heuristic"},
+            {**holders, "robo": level_holder(1)},  # played as level 1 plays
             rng,
             start=start,
             step=ratings_demo.DAY / 2,
@@ -329,7 +339,7 @@ class Command(BaseCommand):
                 match_services.create_match(
                     rules.slug,
                     seats,
-                    holders={"player": player.pk, **{s: "bot:heuristic" for s in seats[1:]}},
+                    holders={"player": player.pk, **level_bots(seats[1:], levels=(2,))},
                     options=WAITS_FOR_ITS_PERSON,
                     title=f"Demo: {rules.name} (you are player)",
                     actor="seed_demo",
