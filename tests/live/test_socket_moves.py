@@ -487,3 +487,74 @@ def test_a_persons_table_moves_over_its_socket_and_is_answered_as_the_post_would
     assert 'role="alert"' in stale["html"]  # shown beside the control, as the POST's 4xx
     assert (wrong["type"], wrong["code"]) == ("refused", "invalid")
     assert events(match) == after
+
+
+# ---- manage.py runbots over the sockets of a real server -------------------------------
+@pytest.fixture
+def asgi_site(settings, monkeypatch):
+    """The whole ASGI application on a loopback port, served by uvicorn in a
+    thread of this process (so it sees this test's database)."""
+    import socket as sockets
+    import threading
+    import time
+
+    import uvicorn
+    from django.db import connections
+
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
+    with sockets.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(
+            application, host="127.0.0.1", port=port, lifespan="off", log_level="warning"
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+def test_runbots_plays_a_whole_match_over_the_sockets(asgi_site):
+    import io
+    import threading
+
+    from django.core.management import call_command
+
+    ana, ben = users("ana_b", "ben_b")
+    match = seated(ana, ben)
+    secrets = [token(ana).decode(), token(ben).decode()]
+    outputs = [io.StringIO(), io.StringIO()]
+
+    def run(i):
+        call_command(
+            "runbots",
+            url=asgi_site,
+            token=secrets[i],
+            seconds=25,
+            poll=0.1,
+            seed=i,
+            stdout=outputs[i],
+        )
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for _ in range(600):
+        match.refresh_from_db()
+        if match.status != "live":
+            break
+        threads[0].join(0.1)
+    assert match.status == "finished" and match.winners
+    for t in threads:
+        t.join(35)
+    made = [int(o.getvalue().split()[-3]) for o in outputs]
+    by_socket = read(match.stream)
+    bots = {r.command_id for r in by_socket if r.command_id and "bot-" in r.command_id}
+    assert sum(made) == len(bots) > 0  # every acknowledged move is one command in the log
