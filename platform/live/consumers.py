@@ -317,7 +317,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
                 version, due = releasing or (self.released, self.released_due)
                 version, html = await self._spectators_table(version, due)
             else:
-                version, html = await database_sync_to_async(self._render)()
+                version, html = await _off_loop(self._render)()  # never behind another socket's
         except visibility.NotVisibleYet:
             return None
         except _ViewerChanged:

@@ -86,6 +86,10 @@ class Sockets:
         self.max_moves, self.moves = max_moves, 0
         self.playing: dict[int, asyncio.Task] = {}
         self.failed: list[str] = []
+        self.chosen: dict[str, dict] = {}  # command id -> the move sent with it
+        self.tries: dict[str, int] = {}  # a version's id -> its moves refused by a rule
+        self.base_of: dict[str, str] = {}  # a command id sent -> its version's id
+        self.acked: set[str] = set()
 
     def socket_url(self, match_id: int) -> str:
         base = "ws" + self.api.url.removeprefix("http")  # http -> ws, https -> wss
@@ -122,14 +126,23 @@ class Sockets:
                         return
                     legal = msg["legal"]
                     if legal["commands"] and self.moves < self.max_moves:
-                        command = self.rng.choice(legal["commands"])
-                        ident = f"bot-{match_id}-{legal['seat']}-{legal['version']}"
+                        base = f"bot-{match_id}-{legal['seat']}-{legal['version']}"
+                        tries = self.tries.get(base, 0)
+                        ident = f"{base}-{tries}" if tries else base
+                        self.base_of[ident] = base
+                        # the same version again (slowed down, the socket lost): the
+                        # same move under the same id, a retry written once
+                        command = self.chosen.setdefault(ident, self.rng.choice(legal["commands"]))
                         await ws.send(json.dumps({"command": command, "id": ident}))
                         if self.log:
                             self.log(f"match {match_id} ({legal['seat']}): {command}")
-                elif kind == "ack":
+                elif kind == "ack" and msg["id"] not in self.acked:  # a retry's ack counts once
+                    self.acked.add(msg["id"])
                     self.moves += 1
                 elif kind == "refused":
+                    base = self.base_of.get(msg.get("id"))
+                    if msg["code"] == "rule" and base:  # another move next time, another id
+                        self.tries[base] = self.tries.get(base, 0) + 1
                     if msg["code"] not in ("rule", "conflict", "throttled"):
                         self.failed.append(f"match {match_id}: {msg['code']} {msg['message']}")
                         return
