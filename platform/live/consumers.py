@@ -212,6 +212,8 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         if "html" in answer:  # the table a person's move is answered with
             self.shown = max(self.shown, answer["version"])
         await self.send_json(answer)
+        if answer.get("type") == "ack" and answer["version"] > self.shown:
+            await self.push()  # the mover's table now, not once the move is announced
         if answer.get("code") in ("bad_token", "not_authenticated") and self.scope["user"].pk:
             # who this socket spoke for is gone: nothing more of the match on it
             await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
@@ -222,7 +224,8 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
 
     async def table_update(self, event):
         if self.viewer.kind != SPECTATOR_VIEW.kind:
-            await self.push()
+            if int(event.get("version", 0)) > self.shown:  # else shown already (a move's answer)
+                await self.push()
             return
         # a spectator gets version v once its recorded time is older than the delay
         if "delay" in event:
