@@ -22,7 +22,7 @@ from api.fields import command_id_field
 from api.throttling import COMMAND_THROTTLES
 from eventlog.commands import command_args
 from games.core.playout import BOTS_IN_WORDS, bot_name
-from games.core.protocol import MODERATOR, SEAT
+from games.core.protocol import MODERATOR, SEAT, Viewer
 from games.core.registry import available
 
 from . import services
@@ -532,25 +532,35 @@ class MatchCommand(APIView):
     )
     def post(self, request, pk):
         """A seated player's move, checked by the game's rules."""
-        match = get_match(pk, request.user)
-        require_login(request, "send moves")
-        viewer = services.viewer_for(match, request.user)
-        if viewer.kind != SEAT:
-            raise Forbidden("only a seated player may send moves")
-        body = CommandSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        rows = services.submit(
-            match,
-            viewer.seat,
-            body.validated_data["command"],
-            actor=request.user.username,
-            **command_args(request, body.validated_data),
-        )
+        match, viewer, rows = send_move(pk, request.user, request.data)
         versions = [r.version for r in rows]
         return Response(
             {"appended": versions, "view": services.view_for(match, viewer)},
             status=written_status(rows),
         )
+
+
+def send_move(pk: int, user, data) -> tuple[Match, Viewer, list]:
+    """A seated player's move (``data``: a command and its command_id), the
+    one way a move reaches the log from the API and from the match socket
+    (live.consumers): the same checks, refusals and words."""
+    match = get_match(pk, user)
+    if not user.is_authenticated:
+        raise exceptions.NotAuthenticated("log in, or send an API token, to send moves")
+    viewer = services.viewer_for(match, user)
+    if viewer.kind != SEAT:
+        raise Forbidden("only a seated player may send moves")
+    body = CommandSerializer(data=data)
+    body.is_valid(raise_exception=True)
+    rows = services.submit(
+        match,
+        viewer.seat,
+        body.validated_data["command"],
+        actor=user.username,
+        command_id=body.validated_data.get("command_id") or None,
+        account=user.pk,
+    )
+    return match, viewer, rows
 
 
 def written_status(rows) -> int:

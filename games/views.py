@@ -6,24 +6,24 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from api.throttling import wait_before_next
 from eventlog.commands import command_args
-from eventlog.store import CommandIdReused, ConcurrencyError
+from eventlog.store import CommandIdReused
 from games.core.fields import whole
-from games.core.protocol import SEAT, RoleRequired, RuleError
+from games.core.protocol import RoleRequired, RuleError
 from games.core.registry import available, rules_for
-from games.presenters.base import BadForm
 
 from . import bot_levels, services, visibility
 from .disputes import dispute_places
 from .engine_words import refusal
 from .models import Match
 from .practice import start_practice
-from .presenters.table import find_control, table_for
+from .presenters.table import table_for
+from .table_moves import move_from_table
 
 
 def index(request, status=200):
@@ -181,63 +181,22 @@ def _render_table(request, table, status=200):
 def match_command(request, pk):
     """One action from the table's controls: the form names the control,
     the command is built from its declared fields and re-checked by the
-    rules. htmx gets the fragment back (with the refusal beside the
-    control, status 422); a plain form is redirected to the page."""
+    rules (games.table_moves, as over the table's socket). htmx gets the
+    fragment back (with the refusal beside the control, status 422); a
+    plain form is redirected to the page."""
     match = _match_or_404(request, pk)
-    viewer = services.viewer_for(match, request.user)
-    if viewer.kind != SEAT:
-        return _refuse(
-            request, match, None, _("only a seated player may make moves in this match"), 403
-        )
-    wait = wait_before_next(request)  # the API's limits, per account and per address
-    if wait is not None:
-        msg = _("too many moves at once: wait %(s)s seconds") % {"s": max(1, round(wait))}
-        return _refuse(request, match, None, msg, 429)
-    key = request.POST.get("control", "")
-    table = table_for(match, viewer)
-    stale = _made_for_an_older_table(request, table)
-    control = find_control(table, key)
-    if control is None:
-        if stale:
-            return _refuse(request, match, None, _(TABLE_CHANGED), 200)
-        msg = _("that action is not open to you now; look again")
-        return _refuse(request, match, None, msg, 409)
-    try:
-        command = control.command(request.POST)
-        services.submit(
-            match,
-            viewer.seat,
-            command,
-            actor=request.user.username,
-            **command_args(request),
-        )
-    except (RuleError, BadForm) as exc:
-        if stale:  # chosen on a table that has changed since: the fresh one, not a bare 422
-            return _refuse(request, match, None, _(TABLE_CHANGED), 200)
-        # the rules' own words, in the reader's language where they are fixed
-        return _refuse(request, match, key, refusal(exc), 422)
-    except ConcurrencyError:
-        msg = _("the match moved on while you were deciding; look again")
-        return _refuse(request, match, key, msg, 409)
-    except CommandIdReused:
-        msg = _("this form was already used for another move; look again")
-        return _refuse(request, match, key, msg, 409)
+    refused = move_from_table(
+        match,
+        request.user,
+        request.POST,
+        wait=lambda: wait_before_next(request),
+        command_id=command_args(request)["command_id"],
+    )
+    if refused is not None:
+        return _refuse(request, match, refused.control, refused.message, refused.status)
     if request.htmx:
-        return _render_table(request, table_for(match, viewer))
+        return _render_table(request, table_for(match, services.viewer_for(match, request.user)))
     return redirect("games:match", pk=pk)
-
-
-TABLE_CHANGED = gettext_noop(
-    "the table changed before your move arrived, so it was not made: here is the table as it is now"
-)
-
-
-def _made_for_an_older_table(request, table) -> bool:
-    """The form names the table version it was shown on (``table_version``);
-    an older one than the viewer's table now means the move was chosen on a
-    table that has changed since (a bot moved, a clock ran out)."""
-    made_for = whole(request.POST.get("table_version", ""))
-    return made_for is not None and made_for < table.version
 
 
 def _refuse(request, match, key, message, status):

@@ -9,18 +9,16 @@ from config.http import HTTPHandler  # noqa: E402
 
 django_asgi_app = HTTPHandler()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from live.auth import SocketAuth  # noqa: E402
 from live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        # a socket from a page of another site is refused (its Origin is checked)
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        # a socket from a page of another site is refused (its Origin is checked);
+        # a bot's speaks for its API token (live.auth)
+        "websocket": SocketAuth(URLRouter(websocket_urlpatterns)),
     }
 )

@@ -1,5 +1,13 @@
 """One socket per viewer of a match: it joins its viewer's group only and
-forwards its own viewer's rendered table. Moves stay HTTP.
+forwards its own viewer's rendered table; a seat's socket carries its moves
+too (``{"command": {...}, "id": ...}`` as the API's, ``{"form": {...}, "id":
+...}`` as the table's controls), decided by the same code as the HTTP ones
+(games.api.send_move, games.table_moves) and answered on the socket once
+the move's event is committed. Who the socket speaks for is read again
+before every command (live.auth): a seat removed, a token revoked or a
+session logged out is refused at once. ws/api/matches/<pk>/ is the same
+socket in JSON for bots (ApiMatchConsumer): each push carries the viewer's
+view and its legal commands, as GET /api/matches/<pk>/view and /legal give.
 
 Spectators of a match all see the same table at the same cut: their
 consumers share one render per process and released version
@@ -21,8 +29,9 @@ import json
 import logging
 import random
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django import db
 from django.conf import settings
 from django.http import HttpRequest
 from django.middleware.csrf import CsrfViewMiddleware, get_token
@@ -35,7 +44,7 @@ from games.core.protocol import SPECTATOR_VIEW
 from games.models import Match
 from games.visibility import recorded
 
-from . import publisher
+from . import auth, commands, publisher
 from .groups import group_for
 from .render import fragment, spectator_tables
 
@@ -45,19 +54,33 @@ log = logging.getLogger(__name__)
 NO_SUCH_MATCH = 4404
 NOT_VISIBLE_YET = 4403
 VIEWER_CHANGED = 4409  # the account's role in the match changed: reload as who they are now
+NOT_AUTHENTICATED = 4401  # a bad or revoked token, a token in the URL, a session logged out
 
 
 class _ViewerChanged(Exception):
     pass
 
 
+class _TokenGone(Exception):
+    pass
+
+
 class MatchConsumer(AsyncJsonWebsocketConsumer):
     """ws/matches/<pk>/: the client sends {"since": v} (on every connect);
     the server answers {"version", "html"} whenever its viewer's table is
-    newer than what the client has, and {"version"} alone when it is not."""
+    newer than what the client has, and {"version"} alone when it is not.
+    A seat sends its moves as {"command" or "form", "id"} and gets
+    {"type": "ack", "id", "version"} or {"type": "refused", "id", "code",
+    "message"} (live.commands)."""
 
     async def connect(self):
         self.pk = self.scope["url_route"]["kwargs"]["pk"]
+        self.language = commands.language_of(self.scope)
+        if self.scope.get("refused"):  # told why, then closed (live.auth)
+            await self.accept()
+            await self.send_json(commands.refused(None, "bad_token", self.scope["refused"]))
+            await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
+            return
         self.shown = 0  # the newest version this socket has sent
         self.release: asyncio.TimerHandle | None = None
         self.warm: asyncio.TimerHandle | None = None  # the next release's render, started early
@@ -160,24 +183,49 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         version = Match.objects.filter(pk=self.pk).values_list("version", flat=True).first()
         return version is not None and version > self.shown
 
-    @classmethod
-    async def decode_json(cls, text_data):
+    async def receive(self, text_data=None, bytes_data=None):
         try:
-            return await super().decode_json(text_data)
-        except ValueError:
-            return None  # answered below like any other malformed message
-
-    async def receive_json(self, content, **kwargs):
+            content = commands.parse(text_data, bytes_data)
+        except commands.Unreadable as exc:
+            await self.send_json(exc.answer)
+            return
+        if isinstance(content, dict) and ("command" in content or "form" in content):
+            await self.command(content)
+            return
         since = content.get("since") if isinstance(content, dict) else None
         if isinstance(since, bool) or not isinstance(since, int) or since < 0:
-            await self.send_json({"error": 'send {"since": <the version you show>}'})
+            await self.send_json({"error": commands.WHAT_TO_SEND})
             return
         self.shown = since
         await self.push(answer=True)
 
+    async def command(self, content: dict):
+        """One move, decided off the event loop on a thread of the pool (no
+        other socket waits for it), answered once its event is committed."""
+        try:
+            answer = await _off_loop(self._decide)(content)
+        except Exception:
+            log.exception("a move over the socket of match %s failed", self.pk)
+            answer = commands.refused(
+                None, "error", "the server failed to decide this move; try again"
+            )
+        if "html" in answer:  # the table a person's move is answered with
+            self.shown = max(self.shown, answer["version"])
+        await self.send_json(answer)
+        if answer.get("type") == "ack" and answer["version"] > self.shown:
+            await self.push()  # the mover's table now, not once the move is announced
+        if answer.get("code") in ("bad_token", "not_authenticated") and self.scope["user"].pk:
+            # who this socket spoke for is gone: nothing more of the match on it
+            await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
+
+    def _decide(self, content: dict) -> dict:
+        with translation.override(self.language):
+            return commands.decide(self.pk, self.scope, content, csrf_token=self._csrf_token)
+
     async def table_update(self, event):
         if self.viewer.kind != SPECTATOR_VIEW.kind:
-            await self.push()
+            if int(event.get("version", 0)) > self.shown:  # else shown already (a move's answer)
+                await self.push()
             return
         # a spectator gets version v once its recorded time is older than the delay
         if "delay" in event:
@@ -272,11 +320,14 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
                 version, due = releasing or (self.released, self.released_due)
                 version, html = await self._spectators_table(version, due)
             else:
-                version, html = await database_sync_to_async(self._render)()
+                version, html = await _off_loop(self._render)()  # never behind another socket's
         except visibility.NotVisibleYet:
             return None
         except _ViewerChanged:
             await self.close(code=VIEWER_CHANGED, reason="your role in this match changed")
+            return None
+        except _TokenGone:
+            await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
             return None
         if version <= self.shown:
             if answer:
@@ -289,6 +340,8 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             clock_at = round(visibility.clock() - self.delay, 3)
             text = f'{{"version": {version}, "html": {html.json}, "clock": {clock_at}}}'
             await self.send(text_data=text)
+        elif isinstance(html, dict):  # the JSON socket's (ApiMatchConsumer)
+            await self.send_json({"type": "update", "version": version, **html})
         else:
             await self.send_json({"version": version, "html": html})
         return version
@@ -312,6 +365,12 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         # gets nothing more of this match live
         if visibility.viewer_of(match, self.scope.get("user")) != self.viewer:
             raise _ViewerChanged
+        if self.scope.get("authorization") and auth.token_user(self.scope["authorization"])[1]:
+            raise _TokenGone  # revoked, or its account disabled
+        with translation.override(self.language):
+            return self._table(match)
+
+    def _table(self, match) -> tuple[int, str | dict]:
         return fragment(match, self.viewer, csrf_token=self._csrf_token())
 
     def _csrf_token(self) -> str:
@@ -323,6 +382,36 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         if "CSRF_COOKIE" not in request.META:
             return ""
         return get_token(request)
+
+
+class ApiMatchConsumer(MatchConsumer):
+    """ws/api/matches/<pk>/: the match socket in JSON, for bots and scripts.
+    Each push is {"type": "update", "version", "view", "legal"}: the view
+    and the legal commands the API's GET /view and /legal give the same
+    viewer (a spectator's view as of the delay, and no legal commands)."""
+
+    def _table(self, match) -> tuple[int, dict]:
+        return commands.json_table(match, self.viewer)
+
+    async def _spectators_table(self, released: int, due: float) -> tuple[int, dict]:
+        return await database_sync_to_async(commands.json_spectator_table)(
+            self.pk, due + _CUT_AFTER_S
+        )
+
+
+def _off_loop(fn):
+    """``fn`` on a thread of the pool, not the one thread every other socket's
+    (and the ASGI server's HTTP views') database work shares. Its connection
+    is given back after each call (to the web role's pool: DB_POOL_SIZE), so
+    idle threads of the pool hold none."""
+
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            db.connections.close_all()
+
+    return DatabaseSyncToAsync(run, thread_sensitive=False)
 
 
 class SharedTable(str):

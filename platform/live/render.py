@@ -13,11 +13,20 @@ from django.template.loader import render_to_string
 from games.presenters.table import table_for
 
 
-def fragment(match, viewer, *, csrf_token: str = "", now: float | None = None) -> tuple[int, str]:
+def fragment(
+    match,
+    viewer,
+    *,
+    csrf_token: str = "",
+    now: float | None = None,
+    errors: dict[str, str] | None = None,
+) -> tuple[int, str]:
     """The version a viewer may see now (or at ``now``) and the #table HTML
     of it, through the visibility policy (NotVisibleYet when nothing is old
-    enough yet)."""
+    enough yet); ``errors``: a refused move's words by control, as the
+    table's POST answers them."""
     table = table_for(match, viewer, now=now)
+    table.errors.update(errors or {})
     context = {"table": table, "match": match, "csrf_token": csrf_token}
     return table.version, render_to_string("games/tables/_table.html", context)
 

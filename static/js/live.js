@@ -4,7 +4,8 @@
 // While the socket is down, the table's own htmx poll runs; while it is up,
 // the poll is held back. A spectator's push says where its clocks stand
 // ("clock": the cut, on the server's clock), so a delayed table runs its
-// countdowns from the delayed moment.
+// countdowns from the delayed moment. The socket carries the table's moves
+// too (window.gsLive.send, used by table_craft.js).
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -38,6 +39,16 @@
       }, 250);
       return;
     }
+    replace(html, clock);
+  }
+
+  // the table from html, whatever its version (a move's answer: a refusal
+  // comes back as the same version with its words beside the control)
+  function replace(html, clock) {
+    var old = table();
+    if (!old) {
+      return;
+    }
     var holder = document.createElement("div");
     holder.innerHTML = html.trim();
     var fresh = holder.firstElementChild;
@@ -69,12 +80,19 @@
       } catch (err) {
         return;
       }
+      if (msg.type === "ack" || msg.type === "refused") {
+        answered(msg.id, msg);
+        return;
+      }
       if (typeof msg.version === "number" && typeof msg.html === "string") {
         swap(msg.version, msg.html, msg.clock);
       }
     };
     socket.onclose = function (e) {
       open = false;
+      for (var id in waiting) {
+        answered(id, null); // no answer will come: the move goes by POST (same command id)
+      }
       if (e.code === 4409) {
         location.reload(); // your role in this match changed: the page as you are now
         return;
@@ -87,6 +105,46 @@
       retry = Math.min(retry * 2, 30000);
     };
   }
+
+  // Moves over the socket (table_craft.js): {"form": the control's fields, "id":
+  // its command id}; the answer is the table as the POST would give it. While
+  // the socket is down (or the answer does not come) the move goes by POST,
+  // with the same command id, so it is made once either way.
+  var waiting = {};
+  var ANSWER_MS = 8000;
+
+  function answered(id, msg) {
+    var pending = waiting[id];
+    if (!pending) {
+      return;
+    }
+    delete waiting[id];
+    clearTimeout(pending.timer);
+    pending.then(msg);
+  }
+
+  window.gsLive = {
+    // false when the socket cannot carry it now (the caller posts instead);
+    // else then(answer) is called once: the answer, or null (post it then)
+    send: function (form, id, then) {
+      if (!open || !socket || socket.readyState !== 1 || !id || waiting[id]) {
+        return false;
+      }
+      try {
+        socket.send(JSON.stringify({ form: form, id: id }));
+      } catch (err) {
+        return false;
+      }
+      waiting[id] = {
+        then: then,
+        timer: setTimeout(function () {
+          answered(id, null);
+        }, ANSWER_MS),
+      };
+      return true;
+    },
+    replace: replace,
+  };
 
   // the table's poll only runs while the socket is down
   document.addEventListener("htmx:beforeRequest", function (e) {

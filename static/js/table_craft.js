@@ -204,14 +204,45 @@
         now.removeAttribute("data-moving");
       }
     };
-    htmx
-      .ajax("POST", form.getAttribute("hx-post"), {
-        source: form,
-        target: "#table",
-        swap: "outerHTML",
-        values: chosen || {},
-      })
-      .then(done, done);
+    var post = function () {
+      htmx
+        .ajax("POST", form.getAttribute("hx-post"), {
+          source: form,
+          target: "#table",
+          swap: "outerHTML",
+          values: chosen || {},
+        })
+        .then(done, done);
+    };
+    // over the table's socket when it is open (live.js), else (or without an
+    // answer) the POST: the same fields and command id, the same answer shown
+    var fields = formFields(form, chosen);
+    var sent =
+      window.gsLive &&
+      window.gsLive.send(fields, fields.command_id, function (answer) {
+        if (answer && typeof answer.html === "string") {
+          done();
+          window.gsLive.replace(answer.html);
+        } else {
+          post();
+        }
+      });
+    if (!sent) {
+      post();
+    }
+  }
+
+  function formFields(form, chosen) {
+    var fields = {};
+    new FormData(form).forEach(function (value, name) {
+      if (name !== "csrfmiddlewaretoken" && typeof value === "string") {
+        fields[name] = value; // the socket was opened from this site's page: no CSRF token
+      }
+    });
+    for (var name in chosen || {}) {
+      fields[name] = chosen[name];
+    }
+    return fields;
   }
 
   document.addEventListener(

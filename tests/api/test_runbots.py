@@ -86,11 +86,11 @@ def test_two_bot_accounts_play_a_match_to_its_end():
 def test_the_command_is_bounded_in_moves_and_time(monkeypatch, capsys):
     match, ana_secret, _ = make_players()
     monkeypatch.setattr(runbots, "Api", lambda url, token: ClientApi(token))
-    call_command("runbots", token=ana_secret, max_moves=1, seconds=10)
+    call_command("runbots", token=ana_secret, max_moves=1, seconds=10, over="http")
     assert capsys.readouterr().out.splitlines()[-1] == "1 moves made"
     assert moves_by(match, "ana") == 1 and moves_by(match, "ben") == 0
     # ana waits for ben now: the time bound ends the run
-    call_command("runbots", token=ana_secret, seconds=0.3, poll=0.05)
+    call_command("runbots", token=ana_secret, seconds=0.3, poll=0.05, over="http")
     assert capsys.readouterr().out.splitlines()[-1] == "0 moves made"
 
 
@@ -98,20 +98,22 @@ def test_the_command_is_bounded_in_moves_and_time(monkeypatch, capsys):
 def test_a_bad_token_stops_the_command_with_words(monkeypatch):
     monkeypatch.setattr(runbots, "Api", lambda url, token: ClientApi(token))
     with pytest.raises(CommandError, match="401"):
-        call_command("runbots", token="nope", seconds=1)
+        call_command("runbots", token="nope", seconds=1, over="http")
 
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_over_real_http_against_a_live_server(live_server, capsys):
     match, ana_secret, ben_secret = make_players()
-    call_command("runbots", url=live_server.url, token=ana_secret, max_moves=1, seconds=10)
+    call_command(
+        "runbots", url=live_server.url, token=ana_secret, max_moves=1, seconds=10, over="http"
+    )
     assert capsys.readouterr().out.splitlines()[-1] == "1 moves made"
     apis = [Api(live_server.url, ana_secret), Api(live_server.url, ben_secret)]
     play_to_the_end(match, apis, random.Random(5))
     assert Match.objects.get(pk=match.pk).status == "finished"
     with pytest.raises(CommandError, match="401"):
-        call_command("runbots", url=live_server.url, token="nope", seconds=1)
+        call_command("runbots", url=live_server.url, token="nope", seconds=1, over="http")
 
 
 @pytest.mark.django_db

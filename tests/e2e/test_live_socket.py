@@ -134,3 +134,89 @@ def test_the_table_polls_while_its_socket_is_refused(contexts, match_of_two, sho
         "ana put down a card claiming Guard (1)", timeout=10_000
     )
     shot(ben, "poll-fallback")
+
+
+# ---- moves over the socket, and by POST when it is down ---------------------------
+MOVES = 6
+
+
+def _turn_page(pages):
+    for _ in range(100):
+        for page in pages:
+            if page.locator("#table[data-your-turn]").count():
+                return page
+        pages[0].wait_for_timeout(100)
+    raise AssertionError("nobody's turn")
+
+
+def _move(page) -> None:
+    """Whoever's turn it is clicks: a card of their hand (then the control it
+    chose, if it asks more), else the first control's first button."""
+    table = page.locator("#table")
+    before = table.get_attribute("data-version")
+    cards = page.locator("#table .seat.you button.card.pick")
+    if cards.count():
+        cards.first.click()
+        chosen = page.locator("#table form.control.chosen button[type=submit]")
+        for _ in range(50):  # the move went out, or the card chose a control asking more
+            if chosen.count() or page.locator("#table").get_attribute("data-version") != before:
+                break
+            page.wait_for_timeout(100)
+        if chosen.count():
+            chosen.first.click()
+    else:
+        page.locator("#table .controls form.control button[type=submit]").first.click()
+    expect(table).not_to_have_attribute("data-version", before)
+
+
+def _play(pages, moves=MOVES) -> int:
+    made = 0
+    while made < moves:
+        if all(p.locator("#table .result").count() for p in pages):
+            break  # the match is over
+        _move(_turn_page(pages))
+        made += 1
+    return made
+
+
+def _watch(page, posts, frames):
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framesent", lambda f: frames.append(f) if '"form"' in str(f) else None),
+    )
+
+
+def test_clicks_go_over_the_table_socket_when_it_is_open(contexts, match_of_two, shot):
+    match, users = match_of_two
+    pages = [contexts(users["ana"]), contexts(users["ben"])]
+    posts, frames = [], []
+    for page in pages:
+        _watch(page, posts, frames)
+        with page.expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url):
+            page.goto(f"/games/matches/{match.pk}/")
+        page.wait_for_timeout(300)  # the socket is open
+    before = services.load(match).version
+    made = _play(pages)
+    assert made >= 3
+    assert [u for u in posts if u.endswith("/command")] == []  # none by POST
+    assert len(frames) >= made
+    assert services.load(match).version > before
+    shot(pages[0], "moves-by-socket")
+
+
+def test_clicks_fall_back_to_the_post_while_the_socket_is_refused(contexts, match_of_two, shot):
+    match, users = match_of_two
+    pages = [contexts(users["ana"]), contexts(users["ben"])]
+    posts, frames = [], []
+    for page in pages:
+        page.route_web_socket(f"**/ws/matches/{match.pk}/", lambda ws: ws.close(code=1011))
+        _watch(page, posts, frames)
+        page.goto(f"/games/matches/{match.pk}/")
+    before = services.load(match).version
+    made = _play(pages)
+    assert made >= 3
+    assert len([u for u in posts if u.endswith("/command")]) == made  # each by POST
+    assert frames == []
+    assert services.load(match).version > before
+    shot(pages[0], "moves-by-post")

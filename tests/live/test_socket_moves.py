@@ -1,0 +1,560 @@
+"""Moves over the match socket, played: a whole match by two bots on the JSON
+socket, a person's table form on the HTML socket, and every hostile or
+out-of-place message refused in the API's words with nothing written."""
+
+import asyncio
+import json
+import random
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
+
+from api.models import ApiToken
+from config.asgi import application
+from eventlog.store import read
+from games import services, visibility
+from games.core.adapt import as_game_event
+from games.core.protocol import Viewer
+from games.presenters.table import table_for
+from live.consumers import NOT_AUTHENTICATED
+
+pytestmark = pytest.mark.usefixtures("live_db")
+
+
+def users(*names):
+    return [User.objects.create_user(n, password="pw-123456") for n in names]
+
+
+def token(user) -> bytes:
+    return ApiToken.issue(user, "bot")[1].encode()
+
+
+def seated(ana, ben, **kw):
+    return services.create_match(
+        "love-me-not",
+        ["ana", "ben"],
+        options={"decision_s": 0},
+        holders={"ana": ana.pk, "ben": ben.pk},
+        rng=random.Random(9),
+        **kw,
+    )
+
+
+def bot_socket(match_pk, secret: bytes | None, query: str = "") -> WebsocketCommunicator:
+    headers = [(b"host", b"localhost")]
+    if secret is not None:
+        headers.append((b"authorization", b"Token " + secret))
+    path = f"/ws/api/matches/{match_pk}/" + (f"?{query}" if query else "")
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+def browser_socket(match_pk, cookie: bytes) -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)]
+    return WebsocketCommunicator(application, f"/ws/matches/{match_pk}/", headers=headers)
+
+
+def session(user, match) -> bytes:
+    from django.test import Client
+
+    c = Client()
+    c.force_login(user)
+    assert c.get(f"/games/matches/{match.pk}/").status_code == 200
+    return "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
+
+
+async def opened(comm, since=0) -> dict:
+    connected, code = await comm.connect()
+    assert connected, code
+    await comm.send_json_to({"since": since})
+    return await comm.receive_json_from(timeout=5)
+
+
+async def answer_to(comm, ident) -> dict:
+    """The answer to move ``ident``, past any push that comes first."""
+    while True:
+        msg = await comm.receive_json_from(timeout=10)
+        if msg.get("type") in ("ack", "refused"):
+            assert msg["id"] == ident, msg
+            return msg
+
+
+def events(match) -> int:
+    return len(read(match.stream))
+
+
+count = database_sync_to_async(events)
+
+
+def to_move(match) -> str:
+    """The seat whose turn it is now."""
+    for seat in match.seats:
+        if services.legal_for(match, Viewer.of_seat(seat))[1]:
+            return seat
+    raise AssertionError("nobody may move")
+
+
+# ---- the redaction check of the API's fuzz (tests/api/test_schemathesis.py) ------
+def hidden_facts(match, user) -> list[tuple[str, dict]]:
+    viewer = visibility.viewer_of(match, user)
+    out = []
+    for row in read(match.stream):
+        event = as_game_event(row)
+        seen = event.for_viewer(viewer) or {}
+        secret = {k: v for k, v in event.data.items() if k != "at" and seen.get(k, object()) != v}
+        if secret:
+            out.append((row.type, {**secret, "_seat": event.data.get("seat")}))
+    return out
+
+
+def _walk(value):
+    yield value
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _walk(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _walk(v)
+
+
+def assert_no_leak(body, facts) -> None:
+    nodes = list(_walk(body))
+    for kind, fact in facts:
+        seat = fact.get("_seat")
+        secret = {k: v for k, v in fact.items() if k != "_seat"}
+        for node in nodes:
+            if not isinstance(node, dict):
+                continue
+            data = node.get("data") if isinstance(node.get("data"), dict) else node
+            if node.get("type") == kind and all(data.get(k) == v for k, v in secret.items()):
+                raise AssertionError(f"{kind} shown with {secret}")
+            for key, value in secret.items():
+                if isinstance(value, list) and len(value) >= 2:
+                    if node.get(key) == value or (seat and node.get(seat) == value):
+                        raise AssertionError(f"{kind}'s hidden {key} {value} shown")
+
+
+# ---- a whole match -------------------------------------------------------------------
+async def play(comm, seat: str, pushes: list, acks: list, rng: random.Random):
+    """A bot on the JSON socket: on each push with legal commands, one of them."""
+    await comm.send_json_to({"since": 0})
+    n = 0
+    while True:
+        msg = await comm.receive_json_from(timeout=20)
+        if msg.get("type") == "refused":  # the state moved meanwhile: the table again
+            assert msg["code"] in ("rule", "conflict", "throttled"), msg
+            await asyncio.sleep(msg.get("retry_after", 0))  # the API's limits hold here too
+            await comm.send_json_to({"since": 0})
+            continue
+        if msg.get("type") == "ack":
+            acks.append(msg["version"])
+            continue
+        if msg.get("type") != "update":
+            continue
+        pushes.append(msg)
+        assert msg["view"]["viewer"] == {"kind": "seat", "seat": seat}
+        if msg["view"]["finished"]:
+            return
+        commands = msg["legal"]["commands"]
+        if commands:
+            n += 1
+            await comm.send_json_to({"command": rng.choice(commands), "id": f"{seat}-{n}"})
+
+
+def test_two_bots_play_a_whole_match_over_the_json_socket_and_see_no_other_hand():
+    ana, ben = users("ana_s", "ben_s")
+    match = seated(ana, ben)
+    secrets = {"ana": token(ana), "ben": token(ben)}
+    before = events(match)
+    pushes = {"ana": [], "ben": []}
+    acks = {"ana": [], "ben": []}
+
+    async def body():
+        sockets = {s: bot_socket(match.pk, secrets[s]) for s in secrets}
+        for comm in sockets.values():
+            assert (await comm.connect())[0]
+        await asyncio.wait_for(
+            asyncio.gather(
+                *(
+                    play(sockets[s], s, pushes[s], acks[s], random.Random(i))
+                    for i, s in enumerate(sockets)
+                )
+            ),
+            timeout=120,
+        )
+        for comm in sockets.values():
+            await comm.disconnect()
+
+    async_to_sync(body)()
+    match.refresh_from_db()
+    assert match.status != "live" and match.winners
+    rows = read(match.stream)
+    written = {r.version for r in rows}
+    moved = acks["ana"] + acks["ben"]
+    assert len(moved) >= 6 and all(v in written for v in moved)  # acknowledged = in the log
+    assert len(rows) > before
+    assert pushes["ana"][-1]["view"]["finished"] and pushes["ben"][-1]["view"]["finished"]
+    # hidden information: no push to a seat before the end holds what it may not see
+    for seat, user in (("ana", ana), ("ben", ben)):
+        facts = hidden_facts(match, user)
+        assert facts
+        for push in pushes[seat]:
+            if not push["view"]["replay"]:
+                assert_no_leak(push, facts)
+
+
+def test_the_push_carries_the_apis_view_and_legal_commands():
+    ana, ben = users("ana_v", "ben_v")
+    match = seated(ana, ben)
+    seat = to_move(match)
+    user = ana if seat == "ana" else ben
+
+    async def body():
+        comm = bot_socket(match.pk, await database_sync_to_async(token)(user))
+        first = await opened(comm)
+        await comm.disconnect()
+        return first
+
+    first = async_to_sync(body)()
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(user)
+    assert first["type"] == "update"
+    assert first["view"] == api.get(f"/api/matches/{match.pk}/").json()
+    assert first["legal"] == api.get(f"/api/matches/{match.pk}/legal").json()
+    assert first["legal"]["commands"]
+
+
+# ---- refusals: each clear, each writing nothing ---------------------------------------
+def test_every_hostile_or_misplaced_message_is_refused_and_writes_nothing():
+    ana, ben, sam = users("ana_r", "ben_r", "sam_r")
+    match = seated(ana, ben)
+    mover = to_move(match)
+    user = ana if mover == "ana" else ben
+    legal = services.legal_for(match, Viewer.of_seat(mover))[1][0]
+    secret, spectator = token(user), token(sam)
+    deep = '{"command": ' + "[" * 1000 + "]" * 1000 + ', "id": "d1"}'
+    cases = [
+        ("{not json", "parse_error"),
+        (deep, "too_deep"),
+        (json.dumps({"command": {"type": "x" * (1 << 20)}, "id": "big"}), "too_large"),
+        ('{"command": {"type": "play", "card": 1e308}, "id": "n1"}', "invalid"),
+        ('{"command": {"type": "play", "card": 1e999}, "id": "n2"}', "invalid"),
+        ('{"command": {"type": "play", "card": NaN}, "id": "n3"}', "parse_error"),
+        ('{"command": {"type": "play", "card": \u0663}, "id": "u1"}', "parse_error"),
+        (json.dumps({"command": {**legal, "card": "\u0663"}, "id": "u2"}), "rule"),
+        (json.dumps({"command": legal, "id": "m1", "match": match.pk + 1}), "invalid"),
+        (json.dumps({"command": legal}), "invalid"),  # no id
+        (json.dumps({"command": legal, "id": "bad id with spaces"}), "invalid"),
+        (json.dumps({"command": "play", "id": "s1"}), "invalid"),
+        (json.dumps({"command": [legal], "id": "s2"}), "invalid"),
+        (json.dumps({"form": {"control": ["x"] * 50}, "id": "f1"}), "invalid"),
+    ]
+    before = events(match)
+
+    async def body():
+        answers = []
+        comm = bot_socket(match.pk, secret)
+        await opened(comm)
+        for text, _ in cases:
+            await comm.send_to(text_data=text)
+            answers.append(await comm.receive_json_from(timeout=5))
+        await comm.disconnect()
+        # a spectator (an account with no seat) may not move
+        watcher = bot_socket(match.pk, spectator)
+        await opened(watcher)
+        await watcher.send_json_to({"command": legal, "id": "w1"})
+        answers.append(await answer_to(watcher, "w1"))
+        await watcher.disconnect()
+        return answers
+
+    answers = async_to_sync(body)()
+    codes = [(c, a.get("type"), a.get("code")) for (_, c), a in zip(cases, answers, strict=False)]
+    assert codes == [(c, "refused", c) for _, c in cases], codes
+    assert answers[-1]["code"] == "permission_denied"
+    assert answers[-1]["message"] == "only a seated player may send moves"
+    assert all(a["message"] for a in answers)
+    assert "1000" not in answers[1]["message"] and "32" in answers[1]["message"]
+    assert events(match) == before  # nothing written
+
+
+def test_refusals_are_the_apis_words_in_the_readers_language():
+    ana, ben = users("ana_l", "ben_l")
+    match = seated(ana, ben)
+    mover = to_move(match)
+    user = ana if mover == "ana" else ben
+    secret = token(user)
+    command = {"type": "play", "card": "no-such-card"}
+    from rest_framework.test import APIClient
+
+    api = APIClient(HTTP_ACCEPT_LANGUAGE="fr")
+    api.credentials(HTTP_AUTHORIZATION="Token " + secret.decode())
+    http = api.post(f"/api/matches/{match.pk}/commands", {"command": command}, format="json")
+    assert http.status_code in (400, 422), http.content
+
+    async def body():
+        comm = WebsocketCommunicator(
+            application,
+            f"/ws/api/matches/{match.pk}/",
+            headers=[(b"authorization", b"Token " + secret), (b"accept-language", b"fr")],
+        )
+        await opened(comm)
+        await comm.send_json_to({"command": command, "id": "fr-1"})
+        answer = await answer_to(comm, "fr-1")
+        await comm.disconnect()
+        return answer
+
+    answer = async_to_sync(body)()
+    assert (answer["code"], answer["message"]) == (http.json()["code"], http.json()["message"])
+
+
+def test_another_accounts_command_id_is_refused_and_a_retry_writes_once():
+    ana, ben = users("ana_i", "ben_i")
+    match = seated(ana, ben)
+    mover = to_move(match)
+    user, other = (ana, ben) if mover == "ana" else (ben, ana)
+    other_seat = "ben" if mover == "ana" else "ana"
+    legal = services.legal_for(match, Viewer.of_seat(mover))[1][0]
+    secrets = {mover: token(user), other_seat: token(other)}
+    before = events(match)
+
+    async def body():
+        comm = bot_socket(match.pk, secrets[mover])
+        await opened(comm)
+        await comm.send_json_to({"command": legal, "id": "once-1"})
+        first = await answer_to(comm, "once-1")
+        after_first = await count(match)
+        await comm.send_json_to({"command": legal, "id": "once-1"})  # the retry
+        again = await answer_to(comm, "once-1")
+        after_retry = await count(match)
+        await comm.disconnect()
+        theirs = bot_socket(match.pk, secrets[other_seat])
+        await opened(theirs)
+        their_legal = await database_sync_to_async(services.legal_for)(
+            match, Viewer.of_seat(other_seat)
+        )
+        await theirs.send_json_to({"command": (their_legal[1] or [legal])[0], "id": "once-1"})
+        reused = await answer_to(theirs, "once-1")
+        after_reuse = await count(match)
+        await theirs.disconnect()
+        return first, after_first, again, after_retry, reused, after_reuse
+
+    first, after_first, again, after_retry, reused, after_reuse = async_to_sync(body)()
+    assert first["type"] == "ack" and after_first > before
+    assert again == first and after_retry == after_first  # answered the same, written once
+    assert reused["type"] == "refused" and reused["code"] == "command_id_reused"
+    assert after_reuse == after_first
+
+
+# ---- rights change mid-match: the very next command is refused ------------------------
+def _mover_socket(match, ana, ben):
+    mover = to_move(match)
+    return mover, (ana if mover == "ana" else ben)
+
+
+def test_a_removed_seat_is_refused_at_its_next_command():
+    ana, ben = users("ana_x", "ben_x")
+    match = seated(ana, ben)
+    mover, user = _mover_socket(match, ana, ben)
+    legal = services.legal_for(match, Viewer.of_seat(mover))[1][0]
+    secret = token(user)
+    before = events(match)
+
+    async def body():
+        comm = bot_socket(match.pk, secret)
+        await opened(comm)
+        # the seat's holder changes (what a substitution's projector writes)
+        await database_sync_to_async(match.holders.filter(seat=mover).update)(
+            user=None, bot="random"
+        )
+        await comm.send_json_to({"command": legal, "id": "gone-1"})
+        answer = await answer_to(comm, "gone-1")
+        await comm.disconnect()
+        return answer
+
+    answer = async_to_sync(body)()
+    assert (answer["type"], answer["code"]) == ("refused", "permission_denied")
+    assert events(match) == before
+
+
+def test_a_revoked_token_is_refused_at_its_next_command_and_the_socket_closed():
+    ana, ben = users("ana_t", "ben_t")
+    match = seated(ana, ben)
+    mover, user = _mover_socket(match, ana, ben)
+    legal = services.legal_for(match, Viewer.of_seat(mover))[1][0]
+    issued, secret = ApiToken.issue(user, "bot")
+    before = events(match)
+
+    async def body():
+        comm = bot_socket(match.pk, secret.encode())
+        await opened(comm)
+        await database_sync_to_async(issued.revoke)()
+        await comm.send_json_to({"command": legal, "id": "rev-1"})
+        answer = await answer_to(comm, "rev-1")
+        closing = await comm.receive_output(timeout=5)
+        return answer, closing
+
+    answer, closing = async_to_sync(body)()
+    assert (answer["type"], answer["code"]) == ("refused", "bad_token")
+    assert "revoked" in answer["message"]
+    assert (closing["type"], closing["code"]) == ("websocket.close", NOT_AUTHENTICATED)
+    assert events(match) == before
+
+
+def test_a_token_in_the_url_or_a_bad_one_is_refused_at_the_handshake():
+    ana, ben = users("ana_q", "ben_q")
+    match = seated(ana, ben)
+    secret = token(ana).decode()
+
+    async def refused(comm):
+        connected, _ = await comm.connect()
+        assert connected
+        told = await comm.receive_json_from(timeout=5)
+        closing = await comm.receive_output(timeout=5)
+        return told, closing
+
+    async def body():
+        return [
+            await refused(bot_socket(match.pk, None, query=f"token={secret}")),
+            await refused(bot_socket(match.pk, secret.encode(), query=f"token={secret}")),
+            await refused(bot_socket(match.pk, b"not-a-token")),
+        ]
+
+    answers = async_to_sync(body)()
+    for told, closing in answers:
+        assert (told["type"], told["code"]) == ("refused", "bad_token")
+        assert (closing["type"], closing["code"]) == ("websocket.close", NOT_AUTHENTICATED)
+    assert "URL" in answers[0][0]["message"] and "Authorization" in answers[0][0]["message"]
+    assert secret not in json.dumps([t for t, _ in answers])
+
+
+def test_a_socket_without_origin_nor_token_is_still_refused():
+    ana, ben = users("ana_o", "ben_o")
+    match = seated(ana, ben)
+    cookie = session(ana, match)
+
+    async def body():
+        comm = WebsocketCommunicator(
+            application, f"/ws/matches/{match.pk}/", headers=[(b"cookie", cookie)]
+        )
+        connected, _ = await comm.connect()
+        return connected
+
+    assert async_to_sync(body)() is False
+
+
+# ---- a person's table over the HTML socket ---------------------------------------------
+def table_form(match, seat) -> dict:
+    """What table_craft.js sends for the first control of ``seat``'s table."""
+    table = table_for(match, Viewer.of_seat(seat))
+    control = table.controls[0]
+    form = {"control": control.key, "table_version": str(table.version)}
+    for field in control.fields:
+        form[field.name] = field.choices[0].value if field.choices else str(field.lo)
+    return form
+
+
+def test_a_persons_table_moves_over_its_socket_and_is_answered_as_the_post_would():
+    ana, ben = users("ana_h", "ben_h")
+    match = seated(ana, ben)
+    mover, user = _mover_socket(match, ana, ben)
+    cookie = session(user, match)
+    form = table_form(match, mover)
+    before = events(match)
+
+    async def body():
+        comm = browser_socket(match.pk, cookie)
+        await opened(comm)
+        await comm.send_json_to({"form": form, "id": "tbl-1"})
+        made = await answer_to(comm, "tbl-1")
+        after = await count(match)
+        # the same form again, as a new move on the old table: the table changed
+        await comm.send_json_to({"form": form, "id": "tbl-2"})
+        stale = await answer_to(comm, "tbl-2")
+        # an API command on the same socket, from a spectator's seat: refused
+        await comm.send_json_to({"command": {"type": "pass"}, "id": "tbl-3", "match": 0})
+        wrong = await answer_to(comm, "tbl-3")
+        await comm.disconnect()
+        return made, after, stale, wrong
+
+    made, after, stale, wrong = async_to_sync(body)()
+    assert made["type"] == "ack" and after > before and made["version"] == after
+    assert 'id="table"' in made["html"] and f'data-version="{made["version"]}"' in made["html"]
+    assert stale["type"] == "refused" and stale["code"] in ("table_changed", "conflict", "rule")
+    assert 'role="alert"' in stale["html"]  # shown beside the control, as the POST's 4xx
+    assert (wrong["type"], wrong["code"]) == ("refused", "invalid")
+    assert events(match) == after
+
+
+# ---- manage.py runbots over the sockets of a real server -------------------------------
+@pytest.fixture
+def asgi_site(settings, monkeypatch):
+    """The whole ASGI application on a loopback port, served by uvicorn in a
+    thread of this process (so it sees this test's database)."""
+    import socket as sockets
+    import threading
+    import time
+
+    import uvicorn
+    from django.db import connections
+
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
+    with sockets.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(
+            application, host="127.0.0.1", port=port, lifespan="off", log_level="warning"
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+def test_runbots_plays_a_whole_match_over_the_sockets(asgi_site):
+    import io
+    import threading
+
+    from django.core.management import call_command
+
+    ana, ben = users("ana_b", "ben_b")
+    match = seated(ana, ben)
+    secrets = [token(ana).decode(), token(ben).decode()]
+    outputs = [io.StringIO(), io.StringIO()]
+
+    def run(i):
+        call_command(
+            "runbots",
+            url=asgi_site,
+            token=secrets[i],
+            seconds=25,
+            poll=0.1,
+            seed=i,
+            stdout=outputs[i],
+        )
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for _ in range(600):
+        match.refresh_from_db()
+        if match.status != "live":
+            break
+        threads[0].join(0.1)
+    assert match.status == "finished" and match.winners
+    for t in threads:
+        t.join(35)
+    made = [int(o.getvalue().split()[-3]) for o in outputs]
+    by_socket = read(match.stream)
+    bots = {r.command_id for r in by_socket if r.command_id and "bot-" in r.command_id}
+    assert sum(made) == len(bots) > 0  # every acknowledged move is one command in the log
