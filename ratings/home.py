@@ -89,7 +89,9 @@ def _next_series(player_key: str) -> list[dict]:
         ).select_related("bracket")
         for r in rows:
             other = r.b if r.a == e.entrant else r.a
-            out.append({"bracket": r.bracket, "round": r.round, "against": other})
+            # "R2" is round 2 (a double elimination's other names stay as they are)
+            number = r.round[1:] if r.round[:1] == "R" and r.round[1:].isdigit() else r.round
+            out.append({"bracket": r.bracket, "round": number, "against": other})
     return out
 
 
