@@ -14,7 +14,8 @@
     list.id = id;
     list.className = "player-suggestions";
     list.setAttribute("role", "listbox");
-    list.setAttribute("aria-label", input.labels && input.labels[0] ? input.labels[0].textContent : "players");
+    // its own name (not the field's label: one label, one field)
+    list.setAttribute("aria-label", input.getAttribute("data-list-name") || "suggestions");
     list.hidden = true;
     input.insertAdjacentElement("afterend", list);
     input.setAttribute("role", "combobox");

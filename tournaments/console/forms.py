@@ -525,7 +525,11 @@ class AppointStep(_Step):
         label=gettext_lazy("Username"),
         # suggested as it is typed (static/js/player_search.js), a plain field without script
         widget=forms.TextInput(
-            attrs={"autocomplete": "off", "data-player-search": reverse_lazy("ratings:search")}
+            attrs={
+                "autocomplete": "off",
+                "data-player-search": reverse_lazy("ratings:search"),
+                "data-list-name": gettext_lazy("suggested players"),
+            }
         ),
     )
 
