@@ -16,13 +16,15 @@ def _waiting_for(user) -> list[dict]:
         .order_by("match_id")
     )
     out: dict[int, dict] = {}
+    from games.core.registry import rules_for
+
     for pk, seat, waiting, title, game in rows:
         if seat in waiting:
             entry = out.setdefault(
                 pk,
                 {
                     "pk": pk,
-                    "name": title or game,
+                    "name": title or rules_for(game).name,
                     "seats": [],
                     "url": reverse("games:match", args=[pk]),
                 },

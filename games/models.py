@@ -36,7 +36,18 @@ class Match(models.Model):
         verbose_name_plural = "matches"
 
     def __str__(self):
-        return self.title or f"{self.game}: {' v '.join(self.seats)}"
+        return self.title or f"{self.game_name}: {' v '.join(self.seats)}"
+
+    @property
+    def game_name(self) -> str:
+        """The game's name (its slug is for the code and the API)."""
+        from games.core.protocol import RuleError
+        from games.core.registry import rules_for
+
+        try:
+            return rules_for(self.game).name
+        except RuleError:
+            return self.game
 
 
 class SeatHolder(models.Model):

@@ -72,3 +72,26 @@ def is_show_moderator(stream: str, user) -> bool:
     if show is None or uid in show.seat_holder_ids:
         return False
     return uid == show.organizer_id or uid in show.moderator_ids
+
+
+# how many of the newest shows the home's and the header's questions look at
+RECENT_SHOWS = 200
+
+
+def staffs_a_show(user) -> bool:
+    """Whether ``user`` organizes or moderates some show (by account id, as
+    is_show_moderator decides): the header's Moderate link is theirs alone."""
+    uid = getattr(user, "pk", None)
+    if uid is None or not getattr(user, "is_authenticated", False):
+        return False
+    rows = ShowRecord.objects.values_list("organizer_id", "moderator_ids", "seat_holder_ids")
+    return any(
+        uid not in holders and (uid == org or uid in (mods or []))
+        for org, mods, holders in rows[:RECENT_SHOWS]
+    )
+
+
+def shows_held_by(user_id: int) -> list[ShowRecord]:
+    """The shows in which ``user_id`` holds (or registered) an entrant, newest first."""
+    rows = ShowRecord.objects.all()[:RECENT_SHOWS]
+    return [r for r in rows if user_id in (r.seat_holder_ids or [])]

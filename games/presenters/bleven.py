@@ -243,14 +243,15 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         }
     if t == "field_dealt":
         if "cards" in d:
-            return _("%(who)s got %(cards)s.") % {"who": who, "cards": ", ".join(d["cards"])}
+            cards = ", ".join(face(c).text for c in d["cards"])
+            return _("%(who)s got %(cards)s.") % {"who": who, "cards": cards}
         return _("%(who)s got three cards.") % {"who": who}
     if t == "card_drawn":
         if "card" in d:
-            return _("%(who)s drew %(c)s.") % {"who": who, "c": d["card"]}
+            return _("%(who)s drew %(c)s.") % {"who": who, "c": face(d["card"]).text}
         return _("%(who)s drew a card.") % {"who": who}
     if t == "card_discarded":
-        return _("%(who)s put %(c)s in the showroom.") % {"who": who, "c": d["card"]}
+        return _("%(who)s put %(c)s in the showroom.") % {"who": who, "c": face(d["card"]).text}
     if t == "bid_declared":
         return _("%(who)s declared %(bid)s.") % {
             "who": who,

@@ -39,7 +39,8 @@ def board(view: dict, you: str | None, names: dict) -> Board:
         if choice:
             cards = (face(choice["keep"]),)
             facts.append(
-                _("keep %(k)s, discard %(d)s") % {"k": choice["keep"], "d": choice["discard"]}
+                _("keep %(k)s, discard %(d)s")
+                % {"k": face(choice["keep"]).text, "d": face(choice["discard"]).text}
             )
         elif hand:
             cards = tuple(face(c) for c in hand)
@@ -69,7 +70,7 @@ def board(view: dict, you: str | None, names: dict) -> Board:
                 for k, v in ((k, sc["suits"][k]) for k in SUITS)
             ]
             lines += [
-                _("Jack %(card)s: %(pts)s") % {"card": j["card"], "pts": j["points"]}
+                _("Jack %(card)s: %(pts)s") % {"card": face(j["card"]).text, "pts": j["points"]}
                 for j in sc.get("jacks", [])
             ]
             lines.append(_("total %(n)s") % {"n": sc["total"]})
@@ -105,9 +106,11 @@ def controls(view: dict, seat: str) -> list[Control]:
     if view.get("choice"):
         return []
     a, b = hand
+    shown = {c: face(c).text for c in hand}  # "2♠", never the stored "2S"
+    keep = _("Keep %(k)s, discard %(d)s")
     choices = (
-        Choice(a, _("Keep %(k)s, discard %(d)s") % {"k": a, "d": b}, {"keep": a, "discard": b}),
-        Choice(b, _("Keep %(k)s, discard %(d)s") % {"k": b, "d": a}, {"keep": b, "discard": a}),
+        Choice(a, keep % {"k": shown[a], "d": shown[b]}, {"keep": a, "discard": b}),
+        Choice(b, keep % {"k": shown[b], "d": shown[a]}, {"keep": b, "discard": a}),
     )
     return [
         Control(
@@ -128,19 +131,21 @@ def describe(event: dict, you: str | None, names: dict) -> str | None:
         return _("Turn %(n)s began.") % {"n": d.get("turn")}
     if t == "cards_drawn":
         if "cards" in d:
-            return _("%(who)s drew %(cards)s.") % {"who": who, "cards": _(" and ").join(d["cards"])}
+            cards = _(" and ").join(face(c).text for c in d["cards"])
+            return _("%(who)s drew %(cards)s.") % {"who": who, "cards": cards}
         return _("%(who)s drew two cards.") % {"who": who}
     if t == "card_chosen":
         text = _("%(who)s kept %(k)s and discarded %(d)s") % {
             "who": who,
-            "k": d["keep"],
-            "d": d["discard"],
+            "k": face(d["keep"]).text,
+            "d": face(d["discard"]).text,
         }
         if d.get("timeout"):
             text += " " + _("(chosen for them: time ran out)")
         return text + "."
     if t == "turn_resolved":
-        shown = ", ".join(f"{names.get(s, s)} {c}" for s, c in d.get("revealed", {}).items())
+        revealed = d.get("revealed", {}).items()
+        shown = ", ".join(f"{names.get(s, s)} {face(c).text}" for s, c in revealed)
         text = _("Turn %(n)s done.") % {"n": d.get("turn")}
         if shown:
             text += " " + _("Revealed from the turn before: %(cards)s.") % {"cards": shown}

@@ -250,3 +250,13 @@ def wait_before_next(request, throttles=COMMAND_THROTTLES) -> float | None:
         if not throttle.allow_request(request, None):
             return throttle.wait() or 1.0
     return None
+
+
+class PlayerSearchThrottle(AddressThrottle):
+    """The player search's suggestions asked from one address."""
+
+    scope = "player_search"
+
+
+class PlayerSearchLimits(CommandThrottles):
+    limits = (PlayerSearchThrottle,)

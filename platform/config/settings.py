@@ -140,6 +140,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "games.context_processors.your_turn",
+                "tournaments.context_processors.show_staff",
                 "reminders.context_processors.reminders",
             ],
         },
@@ -344,6 +345,7 @@ REST_FRAMEWORK = {
         "commands_sustained": os.environ.get("API_COMMAND_SUSTAINED_RATE", "300/min"),
         "commands_per_address": os.environ.get("API_COMMAND_ADDRESS_RATE", "1200/min"),
         "password_reset": os.environ.get("PASSWORD_RESET_RATE", "5/hour"),
+        "player_search": os.environ.get("PLAYER_SEARCH_RATE", "120/min"),
     },
 }
 SPECTACULAR_SETTINGS = {

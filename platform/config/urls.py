@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from ratings import home as player_home
 from reminders import views as reminder_views
 from reminders.urls import show_urlpatterns as show_calendar_urlpatterns
 from tournaments import urls as show_urls
@@ -12,6 +13,7 @@ from . import token_views, views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("home/", player_home.my_home, name="my_home"),  # a player's own home
     re_path(r"^docs/(?P<path>.*)$", views.manual, name="manual"),
     path("favicon.ico", views.favicon),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the language switcher

@@ -33,8 +33,12 @@ def home(request):
     if user.is_authenticated:
         notes = list(Notification.objects.filter(user=user).select_related("match")[:10])
         seen = {s.pk: s for s in services.summaries_for({n.match for n in notes}, user, now=now)}
+        # only what still waits: a note about a match that has ended is history
+        # (the player's home lists those with their replays)
         context["notifications"] = [
-            {"text": n.text, "match": seen[n.match_id]} for n in notes if n.match_id in seen
+            {"text": n.text, "match": seen[n.match_id]}
+            for n in notes
+            if n.match_id in seen and seen[n.match_id].status == "live"
         ]
     return render(request, "home.html", context)
 

@@ -252,6 +252,8 @@ FORMS = {
     "players/head-to-head/": [
         Form("/players/head-to-head/", "anonymous", {"a": "ana", "b": "ben"}, method="get")
     ],
+    # the player search's suggestions (a JSON answer, rate-limited)
+    "players/search": [Form("/players/search", "anonymous", {"q": "pl"}, method="get")],
     "players/leaderboards/<slug:game>/": [
         Form("/players/leaderboards/love-me-not/", "anonymous", {"season": "1"}, method="get")
     ],
@@ -271,6 +273,7 @@ FORMS = {
 # every other route, and what it is (no form writes or reads through it)
 PAGES = {
     "": "the home page",
+    "home/": "a player's own home (matches, shows, ratings)",
     "healthz": "the health probe",
     "favicon.ico": "a redirect to the icon",
     "accounts/password_change/done/": "a page saying so",

@@ -98,7 +98,7 @@ def test_the_organizer_runs_a_four_entrant_show_to_a_champion(org_client, organi
             d = mine[0]
             if d.kind == "enter_ranking":
                 page = org_client.get(reverse("console:show", args=[record.pk]))
-                assert b"enter_ranking" in page.content  # the console says who is waited on
+                assert b"enter the ranking" in page.content  # the console says who is waited on
                 ranking = places(shows.active(state))  # alice first: alone on top
                 resp = _post_step(org_client, record, "ranking", {**ranking, "confirm": "on"})
                 rankings += 1
@@ -290,7 +290,7 @@ def test_the_console_shows_who_is_waited_on_and_extends_their_deadline(org_clien
     owed = [d for d in shows.pending(state) if d.seat == "alice"]
     assert [d.kind for d in owed] == ["give_token"] and owed[0].deadline
     page = org_client.get(reverse("console:show", args=[record.pk]))
-    assert b"<b>alice</b>: give_token" in page.content
+    assert b"<b>alice</b>: give the token" in page.content
     assert f'data-deadline="{owed[0].deadline:.3f}"'.encode() in page.content
 
     resp = _post_step(

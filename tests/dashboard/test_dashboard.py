@@ -113,7 +113,7 @@ def test_a_moderator_grants_an_item_and_the_inventory_shows_it(client, people):
     page = text(client.get(resp["Location"]))
     assert "Insurance granted to ben. It applies from ben&#x27;s next match." in page
     row = re.search(r"<tr><td>ben</td>.*?</tr>", page, re.S).group(0)
-    assert "insurance" in row and "given by Adalbert" in row and "death matches only" in row
+    assert "<b>Insurance</b>" in row and "given by Adalbert" in row and "death matches only" in row
     # a refusal shows the service's words and writes nothing
     n = len(state(show).log)
     resp = act(client, show, action="grant_item", entrant="zed", item="insurance", reason="x")

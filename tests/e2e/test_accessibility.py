@@ -49,6 +49,9 @@ def _pages():
         ("player", "/account/tokens/"),
         ("player", "/account/reminders/"),
         ("player", "/players/player/"),
+        ("player", "/home/"),  # live, finished matches and shows of theirs
+        ("player", "/players/head-to-head/?a=player&b=player2"),
+        ("organizer", "/home/"),
         ("organizer", "/console/"),
         ("organizer", f"/console/shows/{show.pk}/"),
         ("organizer", "/shows/dashboards/"),

@@ -7,6 +7,7 @@ import json
 
 from django import forms
 from django.contrib.auth.models import User
+from django.urls import reverse_lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -533,7 +534,18 @@ class ReorderStep(_Step):
 
 class AppointStep(_Step):
     title = gettext_lazy("Appoint a moderator")
-    username = forms.CharField(max_length=150, label=gettext_lazy("Username"))
+    username = forms.CharField(
+        max_length=150,
+        label=gettext_lazy("Username"),
+        # suggested as it is typed (static/js/player_search.js), a plain field without script
+        widget=forms.TextInput(
+            attrs={
+                "autocomplete": "off",
+                "data-player-search": reverse_lazy("ratings:search"),
+                "data-list-name": gettext_lazy("suggested players"),
+            }
+        ),
+    )
 
     def command(self):
         return {"type": "appoint_moderator", "username": self.cleaned_data["username"]}

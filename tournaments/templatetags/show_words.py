@@ -15,3 +15,39 @@ _ROUND = re.compile(r"^Round (\d+)$")
 def made_title(title) -> str:
     m = _ROUND.match(str(title))
     return _("Round %(n)s") % {"n": m.group(1)} if m else str(title)
+
+
+@register.filter
+def stored(value) -> str:
+    """``{{ match.kind|stored }}``: a kind, a step or a format in words."""
+    from tournaments.words import stored_words
+
+    return stored_words(value)
+
+
+@register.filter
+def audit_kind(kind) -> str:
+    """``{{ row.kind|audit_kind }}``: an event kind of the audit log in words."""
+    from tournaments.words import audit_kind_words
+
+    return audit_kind_words(kind)
+
+
+@register.filter
+def game_name(slug) -> str:
+    """``{{ match.game|game_name }}``: a game's name, never its slug."""
+    from games.core.protocol import RuleError
+    from games.core.registry import rules_for
+
+    try:
+        return rules_for(str(slug)).name
+    except RuleError:
+        return str(slug).replace("-", " ")
+
+
+@register.filter
+def item_words(slug) -> str:
+    """``{{ item|item_words }}``: an item's name, never its id."""
+    from games.engine_words import item_name
+
+    return item_name(str(slug))
