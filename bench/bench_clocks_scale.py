@@ -7,7 +7,9 @@ and a database of their own. This process creates the matches as a web process d
 the same database and broker, with the entrypoint's ``REACTORS_INLINE=0``);
 the ``reactors`` role follows the log, as in production: it wakes the batch
 enforcer at each creation's deadline (a real Celery task with an ETA, one per
-10 ms window of deadlines) and rates the results; each first deadline is about 3 s after creation
+10 ms window of deadlines, unless the enforcer's loop, clocks.watch, already
+watches it: the first wake-up becomes that loop) and rates the results; each
+first deadline is about 3 s after creation
 (decision 1 s + reserve 2 s). Lateness = the ``timed_out`` row's
 ``recorded_at`` − the deadline the match was given at creation.
 
@@ -27,7 +29,8 @@ Three runs, one after the other on the same processes:
 
 Which path wrote a timeout is read from the workers' JSON logs: the bench's
 settings (bench/benchsite) tag every log line of a Celery task with the task
-(``clocks.enforce_due`` = the enforcer woken at a deadline, ``clocks.sweep``), and the
+(``clocks.enforce_due`` = the enforcer woken at a deadline, or its loop;
+``clocks.sweep``), and the
 clock's "timeout of <stream> written" line carries the stream.
 
 Environment: BENCH_CLOCKS_SCALE_MATCHES (500), BENCH_CLOCKS_SCALE_STAGGER_MS (10),
@@ -336,15 +339,16 @@ def markdown(r: dict) -> str:
         f"**{r['title']}** — {p['matches']} Doubting Love Letter matches nobody plays (first "
         "deadline ≈ 3 s after creation), created by this process as a web process does "
         f"(`REACTORS_INLINE=0`) with {p['creators']} threads; one `docker/entrypoint.sh reactors` "
-        "(it wakes the batch enforcer at each deadline: a Celery task with an ETA per 10 ms "
-        "window of deadlines), two `worker` (prefork, concurrency 2) "
+        "(it wakes the batch enforcer: a Celery task with an ETA per 10 ms window of "
+        "deadlines that no running loop of the enforcer watches; the first wake-up becomes "
+        "that loop, `clocks.watch`), two `worker` (prefork, concurrency 2) "
         f"and one `beat` (sweep every {p['sweep_s']:g} s) on a private Redis. Lateness = the "
         f"`timed_out` row's `recorded_at` − the deadline. {r['finished_at']}, {env['postgres']}, "
         f"{env['cpus']} CPUs (load {env['load_before']} before, {env['load_after']} after: other "
         "work shared the machine).",
         "",
         "| run | created over | deadlines over | timed out | written twice | p50 ms | p99 ms "
-        "| max ms | goal | by armed task / sweep |",
+        "| max ms | goal | by wake-up or loop / sweep |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for run in r["runs"]:

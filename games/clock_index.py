@@ -120,38 +120,54 @@ opened_match = Fork(postgresql=_opened_in_one_statement, portable=_opened_by_orm
 
 
 # ---- the index written in the append's own statement -------------------------
-def index_written(match: Match, last, index) -> None:
+def index_written(match: Match, last, index, state: MatchState) -> None:
     """``match`` as the append's own statement left its row (``match_row_inline``)."""
     match.version, match.updated_at = last.version, last.recorded_at
     match.next_deadline, match.waiting_on, _pending = index
+    match.scores = dict(state.scores)
+    if state.finished and match.status not in OVER:
+        match.status, match.winners = "finished", list(state.winners)
 
 
 # what the match read model writes for a row that only moves a match on
-# (``readmodels._match_writes``), and so what the inline writes cover
+# (``readmodels._match_writes``), for one that scores a bout (its points added
+# to the scores) and for one that ends the series (status and winners); the
+# inline writes cover all three, from the state the move leads to
 VERSION = frozenset({"version"})
+SCORES = frozenset({"scores"})
+RESULT = frozenset({"result"})
+MOVED = VERSION | SCORES | RESULT
 
 
-def inline_row(match: Match, next_deadline, waiting_on: list[str], saying) -> Inline:
+def inline_row(match: Match, next_deadline, waiting_on: list[str], saying, state=None) -> Inline:
     """What a move writes besides its events, in its append's statement
     (``store.Inline``, PostgreSQL): the match's version and time from the last
-    row appended, its clock index and the "waiting for you" notes (``saying``:
-    ``waiting_saying``)."""
+    row appended, its scores and result as ``state`` has them (a timeout that
+    ends a bout or the match: no projector runs), its clock index and the
+    "waiting for you" notes (``saying``: ``waiting_saying``)."""
 
     def ctes(mark) -> str:
+        over = f"m.status IN {OVER_SQL}"
         return (
             "last_row AS (SELECT version, recorded_at FROM appended ORDER BY version DESC LIMIT 1), "
             f"match_row AS (UPDATE {Match._meta.db_table} m SET version = l.version, "
             "updated_at = l.recorded_at, "
-            f"next_deadline = CASE WHEN m.status IN {OVER_SQL} THEN NULL ELSE {mark(1)}::timestamptz END, "
-            f"waiting_on = CASE WHEN m.status IN {OVER_SQL} THEN '[]'::jsonb ELSE {mark(2)}::jsonb END "
+            f"scores = COALESCE({mark(4)}::jsonb, m.scores), "
+            f"status = CASE WHEN {over} OR {mark(5)}::jsonb IS NULL THEN m.status ELSE 'finished' END, "
+            f"winners = CASE WHEN {over} OR {mark(5)}::jsonb IS NULL THEN m.winners ELSE {mark(5)}::jsonb END, "
+            f"next_deadline = CASE WHEN {over} THEN NULL ELSE {mark(1)}::timestamptz END, "
+            f"waiting_on = CASE WHEN {over} THEN '[]'::jsonb ELSE {mark(2)}::jsonb END "
             f"FROM last_row l WHERE m.id = {mark(3)}::bigint RETURNING m.id), "
-            + waiting_ctes(lambda i: mark(3 + i))
+            + waiting_ctes(lambda i: mark(5 + i))
         )
 
-    params = [next_deadline, json.dumps(waiting_on), match.pk, *waiting_params(match, saying)]
+    scores = json.dumps(dict(state.scores)) if state is not None else None
+    winners = json.dumps(list(state.winners)) if state is not None and state.finished else None
+    params = [next_deadline, json.dumps(waiting_on), match.pk, scores, winners]
+    params += waiting_params(match, saying)
     # no row updated: a rebuild replaced it after the statement's snapshot
     landed = "EXISTS (SELECT 1 FROM match_row)"
-    return Inline("match_row", ctes, params, covers=VERSION, landed=landed)
+    return Inline("match_row", ctes, params, covers=MOVED, landed=landed)
 
 
 def _move_inline(match: Match, state: MatchState, index) -> Inline | None:
@@ -161,7 +177,8 @@ def _move_inline(match: Match, state: MatchState, index) -> Inline | None:
     if match.status in OVER:
         return None
     next_deadline, waiting_on, pending = index
-    return inline_row(match, next_deadline, waiting_on, waiting_saying(pending, bout_no(state)))
+    saying = waiting_saying(pending, bout_no(state))
+    return inline_row(match, next_deadline, waiting_on, saying, state)
 
 
 def _no_inline_row(match: Match, state: MatchState, index) -> None:

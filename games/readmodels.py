@@ -8,7 +8,7 @@ from eventlog.readmodels import read_model, stable_id, unlogged
 from eventlog.store import carried_in_append, followed_in_append, read_upto
 
 from . import services
-from .clock_index import VERSION, set_deadline
+from .clock_index import RESULT, SCORES, VERSION, set_deadline
 from .match_row import update_match
 from .models import Match, Notification, SeatHolder
 
@@ -57,12 +57,21 @@ _MATCH_CHANGES = frozenset(
 )
 
 
+# of those, what a move's inline writes cover (``clock_index.inline_row``)
+_INLINE_CHANGES = {
+    "bout_scored": SCORES,
+    "series_ended": RESULT,
+    "series_forfeited": RESULT,
+}
+
+
 def _match_writes(row) -> frozenset[str] | None:
     if not row.stream.startswith("match-"):
         return NOTHING
-    if row.type in _MATCH_CHANGES:
+    writes = _INLINE_CHANGES.get(row.type, NOTHING)
+    if row.type in _MATCH_CHANGES and not writes:
         return None
-    return NOTHING if followed_in_append(row) else VERSION
+    return writes if followed_in_append(row) else writes | VERSION
 
 
 @read_model(_forget, prune=_prune, settle=_settle, writes=_match_writes)

@@ -512,7 +512,7 @@ def _append_move(match: Match, loaded: Loaded, new: list, t: float, **how) -> li
     def record(rows) -> None:
         states.keep(match.stream, states.Entry(states.tag_of(rows[-1]), state, False))
         if rows.inline:
-            index_written(match, rows[-1], index)
+            index_written(match, rows[-1], index, state)
         else:
             set_deadline(match, state)
         _notify(match, new, state, t)

@@ -16,14 +16,9 @@ BOT_TICK_S = 0.5  # how often to look while bots have moves to make
 
 
 def _next_wait() -> float:
-    from games.models import Match
+    from .enforce import next_deadline
 
-    nxt = (
-        Match.objects.filter(status="live", next_deadline__isnull=False)
-        .order_by("next_deadline")
-        .values_list("next_deadline", flat=True)
-        .first()
-    )
+    nxt = next_deadline()
     if nxt is None:
         return SWEEP_S
     return max(0.0, min(SWEEP_S, nxt.timestamp() - time.time()))

@@ -6,9 +6,11 @@ every due match from it in batches (earliest first) and submits each one's
 id made from the deadline (scoped to the match's stream, and never equal to a
 client's id), so enforcing the same deadline twice (two wake-ups, the sweep,
 two workers) writes one set of events, and only the first counts as written.
-Enforcers running at once share a batch: each match is claimed for the length
-of its own transaction (a PostgreSQL advisory lock, tried, never waited for),
-so the others skip it, and a killed enforcer's claims end with its connection."""
+Enforcers running at once share a batch: the
+due matches are read and claimed in one statement (a PostgreSQL advisory
+lock per match, tried, never waited for), so the others skip them, and a
+killed enforcer's claims end with its connection. A timeout is one append:
+its events, the match row and its clock index in one statement."""
 
 from __future__ import annotations
 
@@ -16,9 +18,9 @@ import logging
 import time
 from datetime import UTC, datetime
 
-from django.db import transaction
-from django.db.models.expressions import RawSQL
+from django.db import connection
 
+from eventlog import rows as db_rows
 from eventlog.store import ConcurrencyError, system_command_id
 from eventlog.vendors import Fork
 from games import services
@@ -35,76 +37,112 @@ CLOCK_LOCK = 0x636C6B73  # "clks": the advisory lock class of a claimed match
 def enforce_due(now: float | None = None, limit: int = BATCH) -> int:
     """Fire every passed deadline in the index; returns events written.
 
-    Reads the due matches ``limit`` at a time, earliest deadline first,
-    and goes on after the last one read (a match it could not move on is not
-    read again), until a read finds fewer than ``limit``."""
+    Reads and claims the due matches ``limit`` at a time, earliest deadline
+    first, and goes on after the last one read (a match it could not move on
+    is not read again), until a read finds fewer than ``limit``."""
     written = 0
     after: tuple[datetime, int] | None = None
     while True:
         at = datetime.fromtimestamp(time.time() if now is None else now, tz=UTC)
-        due = Match.objects.filter(status="live", next_deadline__lte=at)
-        if after is not None:
-            due = due.filter(next_deadline__gte=after[0]).exclude(
-                next_deadline=after[0], pk__lte=after[1]
-            )
-        batch = list(due.order_by("next_deadline", "pk")[:limit])
+        batch = _claim_due(at, after, limit)
         if batch:  # read before enforcing: a submit moves the match's deadline on
-            after = (batch[-1].next_deadline, batch[-1].pk)
-        for match in batch:
+            after = (batch[-1][0].next_deadline, batch[-1][0].pk)
+        written += _enforce_claimed(batch, now)
+        if len(batch) < limit:
+            return written
+
+
+def next_deadline() -> datetime | None:
+    """The earliest deadline of any live match in the index."""
+    live = Match.objects.filter(status="live", next_deadline__isnull=False)
+    return live.order_by("next_deadline").values_list("next_deadline", flat=True).first()
+
+
+def enforce_match(match_id: int, now: float | None = None) -> int:
+    """Fire every passed deadline of one match. Returns events written."""
+    at = datetime.fromtimestamp(time.time() if now is None else now, tz=UTC)
+    return _enforce_claimed(_claim_due(at, None, 1, match_id), now)
+
+
+def _enforce_claimed(batch: list[tuple[Match, bool]], now: float | None) -> int:
+    """The timeouts of the matches of ``batch`` this enforcer claimed, each
+    in its own transaction (the append's); the claims given back after."""
+    written = 0
+    claimed = [match for match, ours in batch if ours]
+    try:
+        for match in claimed:
             try:
-                written += _claim_and_enforce(match, now)
+                written += _enforce(match, now)
             except Exception:  # one failing match must not stop every clock behind it
                 log.exception(
                     "timeout of %s failed; the next wake-up tries again",
                     match.stream,
                     extra={"stream": match.stream, "match_id": match.pk},
                 )
-        if len(batch) < limit:
-            return written
+    finally:
+        if claimed:
+            _release([match.pk for match in claimed])
+    return written
 
 
-def enforce_match(match_id: int, now: float | None = None) -> int:
-    """Fire every passed deadline of one match. Returns events written."""
-    match = Match.objects.filter(pk=match_id).first()
-    if match is None or match.status != "live" or match.next_deadline is None:
-        return 0
-    return _claim_and_enforce(match, now)
+# ---- claims: which enforcer fires a due match --------------------------------
+# PostgreSQL: the due matches are read and claimed in one statement, each with
+# its session-level advisory lock, tried (never waited for), so enforcers
+# running at once share a batch and a killed one's claims end with its
+# connection; each timeout is then its append's own transaction (the append's
+# version check and the deadline's command id make a match that moved on, or
+# was fired by another enforcer meanwhile, write nothing), and the batch's
+# claims are given back in one statement. SQLite writes one transaction at a
+# time: every due match read is this enforcer's.
+_TABLE = Match._meta.db_table
+_DUE = (
+    f"SELECT * FROM {_TABLE} WHERE status = 'live' AND next_deadline <= %s "
+    "AND (next_deadline, id) > (%s, %s) AND (%s::bigint IS NULL OR id = %s::bigint) "
+    "ORDER BY next_deadline, id LIMIT %s"
+)
+# the lock tried on each row the inner query returns, and on those alone
+_CLAIM_DUE = (
+    f"SELECT {db_rows.columns(Match)}, pg_try_advisory_lock(%s, (id %% 2147483648)::int4) "
+    f"FROM ({_DUE}) AS due ORDER BY next_deadline, id"
+)
+_RELEASE = "SELECT pg_advisory_unlock(%s, (id %% 2147483648)::int4) FROM unnest(%s::bigint[]) AS id"
+_FIRST = (datetime(1, 1, 1, tzinfo=UTC), 0)
 
 
-def _claim_and_enforce(match: Match, now: float | None) -> int:
-    """Enforce ``match``'s deadline as read, unless another enforcer holds
-    it or it moved on since it was read."""
-    deadline_at = match.next_deadline
-    if deadline_at is None or deadline_at.timestamp() > (time.time() if now is None else now):
-        return 0
-    with transaction.atomic():
-        if not _claim(match.pk, deadline_at):
-            return 0
-        return _enforce(match, now)
+def _claim_due_advisory(at: datetime, after, limit: int, match_id: int | None = None) -> list:
+    after = after or _FIRST
+    params = [CLOCK_LOCK, at, after[0], after[1], match_id, match_id, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(_CLAIM_DUE, params)
+        found = cursor.fetchall()
+    return [(db_rows.instance(Match, row), bool(row[-1])) for row in found]
 
 
-def _still_due(match_id: int, deadline_at: datetime):
-    """The match, if it is still live and due at this deadline."""
-    return Match.objects.filter(pk=match_id, status="live", next_deadline=deadline_at)
+def _release_advisory(match_ids: list[int]) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(_RELEASE, [CLOCK_LOCK, match_ids])
 
 
-# the match's advisory lock, tried, never waited for
-_TRY_LOCK = RawSQL("pg_try_advisory_xact_lock(%s, (id %% 2147483648)::int4)", [CLOCK_LOCK])
+def _claim_due_by_orm(at: datetime, after, limit: int, match_id: int | None = None) -> list:
+    due = Match.objects.filter(status="live", next_deadline__lte=at)
+    if after is not None:
+        due = due.filter(next_deadline__gte=after[0]).exclude(
+            next_deadline=after[0], pk__lte=after[1]
+        )
+    if match_id is not None:
+        due = due.filter(pk=match_id)
+    return [(match, True) for match in due.order_by("next_deadline", "pk")[:limit]]
 
 
-def _claim_by_advisory_lock(match_id: int, deadline_at: datetime) -> bool:
-    claimed = _still_due(match_id, deadline_at).annotate(claimed=_TRY_LOCK)
-    return bool(claimed.values_list("claimed", flat=True).first())
+def _nothing_to_release(match_ids: list[int]) -> None:
+    pass
 
 
-def _claim_still_due(match_id: int, deadline_at: datetime) -> bool:
-    """SQLite writes one transaction at a time: nobody to share the match with."""
-    return _still_due(match_id, deadline_at).exists()
-
-
-# _claim(match_id, deadline_at), inside a transaction: is the match still due
-# at this deadline, and is it now ours until the transaction ends?
-_claim = Fork(postgresql=_claim_by_advisory_lock, portable=_claim_still_due)
+# _claim_due(at, after, limit, match_id=None): [(match, claimed by us)] of the
+# matches due at ``at`` after (deadline, id) ``after``, earliest first;
+# _release(match_ids): the claims given back
+_claim_due = Fork(postgresql=_claim_due_advisory, portable=_claim_due_by_orm)
+_release = Fork(postgresql=_release_advisory, portable=_nothing_to_release)
 
 
 def _enforce(match: Match, now: float | None) -> int:

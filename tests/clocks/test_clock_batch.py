@@ -58,21 +58,22 @@ def test_a_batch_of_due_matches_gets_one_timeout_each():
 
 
 @pytest.mark.django_db
-def test_a_match_that_moved_on_after_the_read_gets_no_timeout(monkeypatch):
+def test_a_match_that_moved_on_after_the_claim_gets_no_timeout(monkeypatch):
     t0 = 2_100_000.0
     moved, left = _matches(2, t0)
     deadline = moved.next_deadline.timestamp()
-    claim = enforce._claim
+    enforce_one = enforce._enforce
 
-    def move_then_claim(match_id, deadline_at):
-        if match_id == moved.pk:  # the player moves between the enforcer's read and its claim
-            state = services.load(moved).state
-            series = series_for(moved.game)
+    def move_then_enforce(match, now):
+        if match.pk == moved.pk:  # the player moves between the enforcer's claim and its timeout
+            fresh = Match.objects.get(pk=moved.pk)
+            state = services.load(fresh).state
+            series = series_for(fresh.game)
             command = bot_command(series, state, "ana", "random", random.Random(2))
-            services.submit(moved, "ana", command, actor="ana", now=deadline - 0.01)
-        return claim(match_id, deadline_at)
+            services.submit(fresh, "ana", command, actor="ana", now=deadline - 0.01)
+        return enforce_one(match, now)
 
-    monkeypatch.setattr(enforce, "_claim", move_then_claim)
+    monkeypatch.setattr(enforce, "_enforce", move_then_enforce)
     enforce_due(now=deadline + 0.5)
     assert _timeouts(moved) == []
     assert len(_timeouts(left)) == 1
@@ -168,3 +169,51 @@ def test_a_killed_enforcers_claims_are_picked_up():
             break
         time.sleep(0.1)
     assert all(len(_timeouts(m)) == 1 for m in matches)
+
+
+def _messages(fn, tmp_path) -> list[str]:
+    """The queries the client sent while ``fn`` ran (libpq's trace)."""
+    import re
+
+    connection.ensure_connection()
+    path = tmp_path / "trace"
+    with open(path, "w") as f:
+        connection.connection.pgconn.trace(f.fileno())
+        try:
+            fn()
+        finally:
+            connection.connection.pgconn.untrace()
+    sent = re.findall(r"\tF\t\d+\t(\w+)\t *(.*)", path.read_text())
+    return [f"{kind} {text[:60]}" for kind, text in sent]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_timeout_is_one_message_with_its_commit_and_writes_what_a_rebuild_does(
+    tmp_path, settings
+):
+    """The batch's read and claim, then for the timeout (it ends the bout and
+    the match) one message: its events, the match row with its scores,
+    result and clock index, and the notes, with its BEGIN; its COMMIT; then
+    the claims given back. What it wrote is what a rebuild writes."""
+    import re
+
+    from eventlog.readmodels import rebuild_stream
+
+    settings.REACTORS_INLINE = False  # production: the reactors follow the log
+    t0 = 2_400_000.0
+    warm = _matches(1, t0)[0]
+    match = _matches(1, t0 + 100)[0]
+    enforce_due(now=t0 + 4)  # the statements are prepared by now
+    assert len(_timeouts(warm)) == 1
+    sent = _messages(lambda: enforce_due(now=t0 + 104), tmp_path)
+    assert len(sent) == 4, sent
+    assert "pg_try_advisory_lock" in sent[0] or sent[0].startswith('Query "SELECT'), sent
+    assert re.match(r'Query "BEGIN; EXECUTE eventlog_append_\d+_match_row', sent[1]), sent
+    assert sent[2] == 'Query "COMMIT"'
+    assert "pg_advisory_unlock" in sent[3], sent
+    row = Match.objects.filter(pk=match.pk).values().get()
+    assert row["status"] == "finished" and row["winners"] and sum(row["scores"].values()) > 0
+    assert row["next_deadline"] is None and row["waiting_on"] == []
+    rebuild_stream(match.stream)
+    assert Match.objects.filter(pk=match.pk).values().get() == row

@@ -1,12 +1,17 @@
-"""The enforcer's claim on a due match (clocks/enforce.py), both ways:
-PostgreSQL's advisory lock, tried, and the ORM's check that it is still due."""
+"""The enforcer's claim on the due matches (clocks/enforce.py), both ways:
+PostgreSQL's read with an advisory lock per match, tried, and the ORM's read
+(SQLite writes one transaction at a time: nobody to share them with)."""
+
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 
-from clocks.enforce import _claim
+from clocks.enforce import _claim_due, _release
 
-HALVES = {"postgresql": _claim.postgresql, "portable": _claim.portable}
+HALVES = {"postgresql": (_claim_due.postgresql, _release.postgresql)}
+HALVES["portable"] = (_claim_due.portable, _release.portable)
 
 
 @pytest.fixture
@@ -15,20 +20,52 @@ def match(seated_match):
     return seated_match(ana, ben, decision_s=30)
 
 
-def _claims(claim, match) -> list[bool]:
-    from datetime import timedelta
-
+def _claims(halves, match) -> list:
+    claim, release = halves
     due = match.next_deadline
-    return [claim(match.pk, due), claim(match.pk, due + timedelta(seconds=1)), claim(-1, due)]
+    found = [
+        claim(due, None, 10),
+        claim(due - timedelta(seconds=1), None, 10),  # not due yet
+        claim(due, (due, match.pk), 10),  # read already
+        claim(due, None, 10, match.pk),
+        claim(due, None, 10, -1),
+    ]
+    for claimed in found:
+        release([m.pk for m, ours in claimed if ours])
+    return [[(m.pk, ours) for m, ours in claimed] for claimed in found]
 
 
 @pytest.mark.django_db
-def test_the_portable_claim_holds_only_while_the_match_is_due_at_that_deadline(match):
-    assert _claims(HALVES["portable"], match) == [True, False, False]
+def test_the_portable_claim_reads_the_due_matches(match):
+    mine = [(match.pk, True)]
+    assert _claims(HALVES["portable"], match) == [mine, [], [], mine, []]
 
 
 @pytest.mark.postgres
 @pytest.mark.django_db
 def test_both_halves_claim_the_same(match):
-    claims = {name: _claims(claim, match) for name, claim in HALVES.items()}
-    assert claims["postgresql"] == claims["portable"] == [True, False, False]
+    claims = {name: _claims(halves, match) for name, halves in HALVES.items()}
+    assert claims["postgresql"] == claims["portable"]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_claimed_match_is_skipped_by_another_enforcer_until_given_back(match):
+    import psycopg
+
+    claim, release = HALVES["postgresql"]
+    due = match.next_deadline
+    with psycopg.connect(**connection.get_connection_params()) as other:
+        other.autocommit = True
+        assert claim(due, None, 10) == [(match, True)]
+        held = other.execute(
+            "SELECT pg_try_advisory_lock(%s, %s)", [0x636C6B73, match.pk]
+        ).fetchone()
+        assert held == (False,)  # ours: the other enforcer skips it
+        release([match.pk])
+        held = other.execute(
+            "SELECT pg_try_advisory_lock(%s, %s)", [0x636C6B73, match.pk]
+        ).fetchone()
+        assert held == (True,)
+        # and the other's claim is seen here as not ours
+        assert [(m.pk, ours) for m, ours in claim(due, None, 10)] == [(match.pk, False)]
