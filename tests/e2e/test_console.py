@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from tournaments import show_services
 from tournaments.models import BracketRecord, ShowRecord
+from tournaments.words import STORED_WORDS
 
 DOC_VIEWPORT = {"width": 1000, "height": 700}  # the README's pictures: small PNGs
 FAST_GAMES = ("higher-lower", "love-letter", "love-me-not")
@@ -44,7 +45,7 @@ def test_the_organizer_runs_a_four_entrant_show_to_a_champion(
     record = ShowRecord.objects.get(name="Friday Night")
     state, _, holders = show_services.load(record.stream)
     assert list(state.entrants) == ["alice", "bot-1", "bot-2", "bot-3"]
-    assert holders["alice"] == alice.pk and holders["bot-3"] == "bot:heuristic"
+    assert holders["alice"] == alice.pk and holders["bot-3"] == "bot:level:1"  # the default level
     assert set(state.options["game_pool"]) == set(FAST_GAMES)
     clicks = []
 
@@ -52,7 +53,7 @@ def test_the_organizer_runs_a_four_entrant_show_to_a_champion(
         """The organizer's step, made on the console page by typing and clicking."""
         page.reload()
         expect(page.locator(".console-pending")).to_contain_text(
-            f"{state.organizer} (you): {decision.kind}"
+            f"{state.organizer} (you): {STORED_WORDS[decision.kind]}"  # in words, not the id
         )
         if decision.kind == "enter_ranking":
             form = step_form(page, "ranking")
