@@ -17,23 +17,36 @@ def _survive_redis_restart() -> None:
     """kombu 5.7: when Redis goes away, the worker closes its channel and
     restores its unacked messages through a connection already released
     (``conninfo.hostname`` of None), and the AttributeError kills the worker
-    instead of letting it reconnect. Those messages stay in Redis's unacked
-    set (restored after the visibility timeout, and the clocks' sweep
-    enforces what is due anyway), so skipping the restore is safe."""
+    instead of letting it reconnect. A task still running then (the clocks'
+    watching loop runs for up to a minute) acks through the same released
+    connection when it ends, with the same AttributeError. Those messages stay
+    in Redis's unacked set (restored after the visibility timeout, and a
+    deadline's command id writes its timeout once, the sweep enforcing what is
+    due anyway), so skipping the restore or the ack is safe."""
     from kombu.transport import redis as kombu_redis
 
-    restore = kombu_redis.QoS.restore_unacked
+    restore, ack = kombu_redis.QoS.restore_unacked, kombu_redis.QoS.ack
     if getattr(restore, "survives_restart", False):
         return
 
+    def released(qos) -> bool:
+        return getattr(qos.channel.connection, "client", None) is None
+
     def restore_unacked(self, client=None):
-        if client is None and getattr(self.channel.connection, "client", None) is None:
+        if client is None and released(self):
             self._delivered.clear()
             return None
         return restore(self, client)
 
+    def ack_unless_released(self, delivery_tag):
+        if released(self):
+            self._delivered.pop(delivery_tag, None)
+            return None
+        return ack(self, delivery_tag)
+
     restore_unacked.survives_restart = True
     kombu_redis.QoS.restore_unacked = restore_unacked
+    kombu_redis.QoS.ack = ack_unless_released
 
 
 _survive_redis_restart()

@@ -239,6 +239,23 @@ def test_a_worker_survives_redis_going_away_with_messages_unacked():
     assert not qos._delivered
 
 
+def test_a_task_ending_after_redis_went_away_does_not_end_its_worker():
+    # a long task (the clocks' watching loop) acks when it ends: through the
+    # channel closed when Redis went away, kombu's ack raised AttributeError and
+    # the worker died (prod-check: "worker2 exited (code 1)" after a Redis restart)
+    from types import SimpleNamespace
+
+    from kombu.transport import redis as kombu_redis
+
+    import config.celery  # noqa: F401  (installs the guard)
+
+    qos = kombu_redis.QoS.__new__(kombu_redis.QoS)
+    qos.channel = SimpleNamespace(connection=None)
+    qos._delivered = {"tag-1": object()}
+    assert qos.ack("tag-1") is None
+    assert not qos._delivered
+
+
 def test_the_entrypoint_leaves_the_reactors_to_their_own_processes(tmp_path):
     proc = subprocess.run(
         [
