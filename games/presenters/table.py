@@ -157,6 +157,7 @@ def table_module(game: str) -> ModuleType:
 
 # what a seat is deciding, in words ("to play, guess")
 DECISIONS = {
+    "ready": gettext_noop("say they are here"),
     "choose_first": gettext_noop("choose who plays first"),
     "deck_rigging": gettext_noop("use Deck Rigging or pass"),
     "play": gettext_noop("play"),
@@ -239,7 +240,7 @@ def table_for(
     controls: list[Control] = []
     if you is not None and at is None and not view.get("finished") and not view.get("replay"):
         controls = series_controls(view, you, names)
-        if game_view:
+        if game_view and not view.get("ready_check"):
             controls += module.controls(game_view, you)
     holders = _holders(match)
     seats = []
@@ -320,6 +321,8 @@ def _waiting(pending: list, you: str | None, names: dict, view: dict) -> str:
         return ""
     if view.get("paused"):
         return _("The clocks are paused by a moderator.")
+    if view.get("ready_check"):
+        return _ready_words(view["ready_check"], you, names)
     if not pending:
         return ""
     seats = sorted({d["seat"] for d in pending}, key=view["seats"].index)
@@ -331,8 +334,31 @@ def _waiting(pending: list, you: str | None, names: dict, view: dict) -> str:
     return _("Waiting for %(who)s.") % {"who": ", ".join(others)}
 
 
+def _ready_words(check: dict, you: str | None, names: dict) -> str:
+    """The ready-check in words: who it waits for, and what its end means."""
+    others = ", ".join(names[s] for s in check["awaiting"] if s != you)
+    if check.get("expired"):
+        return _(
+            "The match waits for %(who)s, who did not come in time; the clocks "
+            "stand still until they come or a moderator declares a no-show."
+        ) % {"who": ", ".join(names[s] for s in check["awaiting"])}
+    if you in check["awaiting"]:
+        if others:
+            return _(
+                "Press “I am here” to start: the clocks stand still until every "
+                "player is there (still waiting for %(who)s too)."
+            ) % {"who": others}
+        return _("Press “I am here” to start: the clocks stand still until then.")
+    return _("The match starts when %(who)s is there; the clocks stand still until then.") % {
+        "who": others
+    }
+
+
 def series_controls(view: dict, you: str, names: dict) -> list[Control]:
-    """What the series layer itself asks: who plays first in bout 1."""
+    """What the series layer itself asks: that you are there (the
+    ready-check), who plays first in bout 1."""
+    if you in ((view.get("ready_check") or {}).get("awaiting") or ()):
+        return [Control("ready", "ready", _("I am here"))]
     if any(d["seat"] == you and d["kind"] == "choose_first" for d in view.get("pending", [])):
         choices = tuple(Choice(s, names[s]) for s in view["seats"])
         return [
@@ -457,6 +483,16 @@ def _clock_words(kind: str, d: dict, names: dict, you: str | None) -> str | None
     """The moderators' hands on the clocks."""
     if kind == "clock_paused":
         return _("A moderator paused the clocks.")
+    if kind == "player_ready":
+        if d.get("seat") == you:
+            return _("You said you are here.")
+        return _("%(who)s is here.") % {"who": _who(names, d.get("seat"))}
+    if kind == "ready_check_passed":
+        return _("Everyone is here: the clocks start.")
+    if kind == "ready_check_expired":
+        return _(
+            "The time to come is up: %(who)s did not come; a moderator may declare a no-show."
+        ) % {"who": ", ".join(_who(names, s) for s in d.get("absent", []))}
     if kind == "clock_resumed":
         return _("A moderator resumed the clocks.")
     if kind == "time_added":

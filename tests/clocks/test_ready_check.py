@@ -1,0 +1,164 @@
+"""A match between people opens with a ready-check (issue 43): its clocks
+stand still until every seat a person holds said they are there; when its
+time runs out with someone absent nobody loses by it, and a moderator may
+then declare the no-show (TOURNAMENTS.md: a forfeit for a no-show is
+declared by a moderator). A bracket's series between people open with it."""
+
+import io
+import random
+
+import pytest
+from django.core.management import call_command
+
+from clocks.enforce import sweep
+from eventlog.store import read
+from games import services
+from games.core.protocol import RuleError
+from games.models import Match
+from tournaments import bracket_services as bs
+from tournaments.models import BracketSeriesRecord
+
+T0 = 2_000_000.0
+FAST = {"decision_s": 5, "reserve_s": 10, "reserve_step_s": 5, "first_to": 1}
+
+
+def types(match):
+    return [r.type for r in read(match.stream)]
+
+
+@pytest.fixture
+def people(django_user_model):
+    return [django_user_model.objects.create_user(n, password="pw-pw-pw-1") for n in ("ana", "ben")]
+
+
+def bracket_of_two(people, now=T0, ready_s=None):
+    ana, ben = people
+    options = {"decision_s": 5, "reserve_s": 10, "reserve_step_s": 5}
+    if ready_s is not None:
+        options["ready_check_s"] = ready_s
+    stream = bs.create_bracket(
+        name="Cup",
+        game="doubting-love-letter",
+        format="single",
+        entrants=["ana", "ben"],
+        first_to=1,
+        holders={"ana": ana.pk, "ben": ben.pk},
+        match_options=options,
+        rng=random.Random(3),
+        now=now,
+    )
+    return stream, Match.objects.get(show_stream=stream)
+
+
+@pytest.mark.django_db
+def test_a_bracket_series_between_people_waits_for_them_and_nobody_loses_on_time(people, settings):
+    settings.MATCH_READY_CHECK_S = 600  # the default for matches between people
+    stream, match = bracket_of_two(people)
+    assert types(match)[-1] != "ready_check_passed"
+    assert match.next_deadline.timestamp() == pytest.approx(T0 + 600)
+    # nobody came for nine minutes: nothing happens
+    assert sweep(now=T0 + 599) == 0
+    # the time is up: recorded once, and nobody loses by it
+    assert sweep(now=T0 + 601) >= 1
+    assert sweep(now=T0 + 5_000) == 0
+    match.refresh_from_db()
+    assert match.status == "live" and match.winners == [] and match.next_deadline is None
+    assert types(match).count("ready_check_expired") == 1
+    assert "timed_out" not in types(match) and "series_forfeited" not in types(match)
+    # a latecomer may still say they are there; then the match waits for the other
+    services.submit(match, "ben", {"type": "ready"}, now=T0 + 6_000)
+    assert services.load(match).state.awaiting == ("ana",)
+
+
+@pytest.mark.django_db
+def test_one_arrives_the_other_never_a_moderator_declares_the_no_show(people):
+    stream, match = bracket_of_two(people, ready_s=300)
+    services.submit(match, "ana", {"type": "ready"}, now=T0 + 10)
+    # ben's clock does not run: waiting long is no timeout
+    assert sweep(now=T0 + 299) == 0
+    no_show = {"type": "declare_no_show", "seat": "ben", "reason": "never came"}
+    with pytest.raises(RuleError, match="not up yet"):
+        services.submit(match, None, no_show, role="moderator", actor="mod", now=T0 + 200)
+    sweep(now=T0 + 301)
+    with pytest.raises(RuleError, match="absent seat"):
+        services.submit(
+            match, None, {**no_show, "seat": "ana"}, role="moderator", actor="mod", now=T0 + 400
+        )
+    with pytest.raises(RuleError, match="only a moderator"):
+        services.submit(match, "ana", no_show, now=T0 + 400)
+    services.submit(match, None, no_show, role="moderator", actor="mod", now=T0 + 400)
+    match.refresh_from_db()
+    assert match.status == "finished" and match.winners == ["ana"]
+    forfeit = [r for r in read(match.stream) if r.type == "series_forfeited"][0]
+    assert forfeit.data["reason"] == "no_show" and forfeit.data["loser"] == "ben"
+    # the bracket moves on with the one who came
+    assert BracketSeriesRecord.objects.get(bracket__stream=stream, b__gt="").winner == "ana"
+
+
+@pytest.mark.django_db
+def test_both_ready_the_clocks_start_from_then(people):
+    stream, match = bracket_of_two(people, ready_s=300)
+    with pytest.raises(RuleError, match="waits for its players"):
+        services.submit(match, "ana", {"type": "choose_first", "seat": "ana"}, now=T0 + 1)
+    services.submit(match, "ben", {"type": "ready"}, now=T0 + 50)
+    with pytest.raises(RuleError, match="nobody waits for you"):
+        services.submit(match, "ben", {"type": "ready"}, now=T0 + 60)
+    services.submit(match, "ana", {"type": "ready"}, now=T0 + 100)
+    assert types(match)[-2:] == ["player_ready", "ready_check_passed"]
+    state = services.load(match).state
+    assert state.awaiting == () and state.paused_since is None
+    # the higher seed chooses who starts, then the first decision's clock
+    # counts from the pass, not from the bracket's creation
+    services.submit(match, "ana", {"type": "choose_first", "seat": "ana"}, now=T0 + 101)
+    match.refresh_from_db()
+    assert match.next_deadline.timestamp() == pytest.approx(T0 + 101 + 15)
+
+
+@pytest.mark.django_db
+def test_a_rebuild_in_the_middle_of_a_ready_check_gives_the_same_state(people):
+    stream, match = bracket_of_two(people, ready_s=300)
+    services.submit(match, "ana", {"type": "ready"}, now=T0 + 10)
+
+    def rows():
+        return list(
+            Match.objects.filter(pk=match.pk).values(
+                "status", "waiting_on", "next_deadline", "version", "winners"
+            )
+        )
+
+    live = rows()
+    state = services.load(match).state
+    call_command("rebuild_read_models", stdout=io.StringIO())
+    assert rows() == live
+    folded = services.fold_rows(match.game, read(match.stream))
+    assert folded == state and folded.awaiting == ("ben",)
+    assert live[0]["waiting_on"] == ["ben"]
+
+
+@pytest.mark.django_db
+def test_who_gets_a_ready_check(people, settings):
+    settings.MATCH_READY_CHECK_S = 600
+    ana, ben = people
+    one_person = services.create_match(
+        "higher-lower", ["ana", "bot"], holders={"ana": ana.pk, "bot": "bot:level:0"}
+    )
+    assert services.load(one_person).state.awaiting == ()  # practice-like: they are there
+    two = services.create_match(
+        "higher-lower", ["ana", "ben"], holders={"ana": ana.pk, "ben": ben.pk}
+    )
+    assert services.load(two).state.awaiting == ("ana", "ben")
+    asked = services.create_match(
+        "higher-lower",
+        ["ana", "bot"],
+        holders={"ana": ana.pk, "bot": "bot:level:0"},
+        options={"ready_check_s": 60},
+    )
+    assert services.load(asked).state.awaiting == ("ana",)
+    for bad in (-1, 1e308, float("nan"), "60", True):
+        with pytest.raises(RuleError, match="ready_check_s"):
+            services.create_match(
+                "higher-lower",
+                ["ana", "ben"],
+                holders={"ana": ana.pk, "ben": ben.pk},
+                options={"ready_check_s": bad},
+            )
