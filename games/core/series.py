@@ -71,7 +71,7 @@ SERIES_EVENTS = frozenset(
     }
 )
 READY_EVENTS = frozenset({"player_ready", "ready_check_passed", "ready_check_expired"})
-NO_SHOW = "no_show"  # the reason of a forfeit a moderator declares after a ready-check
+NO_SHOW = "no-show"  # the reason of a forfeit a moderator declares after a ready-check
 
 MAX_ADD_TIME_S = 24 * 3600  # a moderator adds at most a day at once
 CREDIT_MARGIN_S = 0.001  # a late decision lives on credit: the game sees it this much in time

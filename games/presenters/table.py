@@ -22,6 +22,7 @@ from games import services, visibility
 from games.core.deal import REVEAL
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
 from games.core.registry import rules_for, series_for
+from games.core.series import NO_SHOW
 from games.deal_check import deal_check
 from games.engine_words import in_words, item_name
 from games.models import Match
@@ -457,6 +458,11 @@ def _series_words(kind: str, d: dict, names: dict, you: str | None) -> str | Non
         }
     if kind in ("series_ended", "series_forfeited", "series_overturned"):
         winners = ", ".join(_who(names, w) for w in d.get("winners", []))
+        if kind == "series_forfeited" and d.get("reason") == NO_SHOW:
+            return _("%(who)s did not come: a moderator declared a no-show; %(winners)s won.") % {
+                "who": _who(names, d.get("loser")),
+                "winners": winners,
+            }
         reasons = {
             "series_ended": _("The match is over: %(who)s won."),
             "series_forfeited": _("The match was forfeited: %(who)s won."),

@@ -90,7 +90,13 @@ def test_one_arrives_the_other_never_a_moderator_declares_the_no_show(people):
     match.refresh_from_db()
     assert match.status == "finished" and match.winners == ["ana"]
     forfeit = [r for r in read(match.stream) if r.type == "series_forfeited"][0]
-    assert forfeit.data["reason"] == "no_show" and forfeit.data["loser"] == "ben"
+    assert forfeit.data["reason"] == "no-show" and forfeit.data["loser"] == "ben"
+    from games.core.protocol import Viewer
+    from games.presenters.table import table_for
+
+    said = [line.text for line in table_for(match, Viewer.of_seat("ana")).history]
+    assert "ben did not come: a moderator declared a no-show; you won." in said
+    assert any(t.startswith("The time to come is up: ben did not come") for t in said)
     # the bracket moves on with the one who came
     assert BracketSeriesRecord.objects.get(bracket__stream=stream, b__gt="").winner == "ana"
 
@@ -162,3 +168,70 @@ def test_who_gets_a_ready_check(people, settings):
                 holders={"ana": ana.pk, "ben": ben.pk},
                 options={"ready_check_s": bad},
             )
+
+
+@pytest.mark.django_db
+def test_the_table_asks_each_person_in_words_and_one_click_says_they_are_here(client, people):
+    ana, ben = people
+    stream, match = bracket_of_two(people, ready_s=300, now=None)
+    client.force_login(ana)
+    page = client.get(f"/games/matches/{match.pk}/").content.decode()
+    assert "I am here" in page and "the clocks stand still" in page
+    assert "Choose who plays first" not in page  # nothing else before the check
+    client.cookies["django_language"] = "fr"
+    fr = client.get(f"/games/matches/{match.pk}/").content.decode()
+    assert "Je suis là" in fr
+    client.cookies.pop("django_language")
+    resp = client.post(f"/games/matches/{match.pk}/command", {"control": "ready"})
+    assert resp.status_code == 302
+    assert services.load(match).state.awaiting == ("ben",)
+    page = client.get(f"/games/matches/{match.pk}/").content.decode()
+    assert "I am here" not in page and "You said you are here." in page
+    # the other seat's click from ana's session is refused, nothing written
+    before = len(read(match.stream))
+    client.post(f"/games/matches/{match.pk}/command", {"control": "ready"})
+    assert len(read(match.stream)) == before
+
+
+@pytest.mark.django_db
+def test_each_person_is_told_their_match_is_ready(people, django_capture_on_commit_callbacks):
+    from reminders.models import MATCH_READY, Reminder
+
+    with django_capture_on_commit_callbacks(execute=True):
+        bracket_of_two(people, ready_s=300, now=None)
+    told = Reminder.objects.filter(kind=MATCH_READY).order_by("user__username")
+    assert [r.user.username for r in told] == ["ana", "ben"]
+    assert "I am here" in told[0].text and "300 s" in told[0].text
+
+
+@pytest.mark.django_db
+def test_the_bracket_s_organizer_declares_the_no_show_through_the_api(
+    client, people, django_user_model
+):
+    olga = django_user_model.objects.create_user("olga", password="pw-pw-pw-1")
+    ana, ben = people
+    stream = bs.create_bracket(
+        name="Cup",
+        game="higher-lower",
+        format="single",
+        entrants=["ana", "ben"],
+        holders={"ana": ana.pk, "ben": ben.pk},
+        match_options={"ready_check_s": 60},
+        organizer_id=olga.pk,
+        now=T0,
+    )
+    match = Match.objects.get(show_stream=stream)
+    url = f"/api/matches/{match.pk}/moderate"
+    body = {"type": "declare_no_show", "seat": "ben", "reason": "never came"}
+    client.force_login(ana)  # a player never moderates their own match
+    assert client.post(url, body, content_type="application/json").status_code == 403
+    client.force_login(olga)
+    early = client.post(url, body, content_type="application/json")
+    assert early.status_code == 422 and "not up yet" in early.content.decode()
+    services.submit(match, "ana", {"type": "ready"}, now=T0 + 5)
+    sweep(now=T0 + 61)
+    for bad in ({**body, "seat": "nobody"}, {**body, "seat": 1e308}, {**body, "seat": "ana"}):
+        assert client.post(url, bad, content_type="application/json").status_code in (400, 422)
+    assert client.post(url, body, content_type="application/json").status_code == 201
+    match.refresh_from_db()
+    assert match.winners == ["ana"]
