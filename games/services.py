@@ -996,6 +996,17 @@ def item_window_open(series, state, seat: str) -> bool:
     return any(c.get("type") == "use_item" for c in series.rules.legal_commands(state.bout, seat))
 
 
+def no_show_seats(match: Match, user) -> list[str]:
+    """The seats whose no-show ``user`` may declare now: they moderate the
+    match and its ready-check's time is up with those seats absent."""
+    if not getattr(user, "is_authenticated", False) or not moderates(match, user):
+        return []
+    state = load(match).state
+    if state is None or state.finished or not state.ready_expired:
+        return []
+    return list(state.awaiting)
+
+
 def legal_now(series, state, seat: str) -> bool:
     """Whether ``seat`` could send a move now (its turn or not)."""
     if state.finished or state.paused_since is not None:

@@ -660,13 +660,7 @@ class Series:
             "winners": list(state.winners),
             "end_reason": state.end_reason,
             "paused": state.paused_since is not None and not state.awaiting,
-            "ready_check": {
-                "awaiting": list(state.awaiting),
-                "by": state.ready_by,
-                "expired": state.ready_expired,
-            }
-            if state.awaiting
-            else None,
+            "ready_check": ready_view(state),
             "items": {
                 s: list(v)
                 for s, v in state.items.items()
@@ -703,6 +697,13 @@ def _ready_opened(d: Mapping[str, Any]) -> dict:
         "ready_by": ready["by"],
         "paused_since": d.get("at", 0.0),
     }
+
+
+def ready_view(state: MatchState) -> dict | None:
+    """The ready-check as everyone sees it (None: none open)."""
+    if not state.awaiting:
+        return None
+    return {"awaiting": list(state.awaiting), "by": state.ready_by, "expired": state.ready_expired}
 
 
 def _ready_evolved(state: MatchState, t: str, d: Mapping[str, Any]) -> MatchState:

@@ -350,9 +350,11 @@ def _ready_words(check: dict, you: str | None, names: dict) -> str:
                 "player is there (still waiting for %(who)s too)."
             ) % {"who": others}
         return _("Press “I am here” to start: the clocks stand still until then.")
-    return _("The match starts when %(who)s is there; the clocks stand still until then.") % {
-        "who": others
-    }
+    return ngettext(
+        "The match starts when %(who)s is there; the clocks stand still until then.",
+        "The match starts when %(who)s are there; the clocks stand still until then.",
+        len(check["awaiting"]),
+    ) % {"who": others}
 
 
 def series_controls(view: dict, you: str, names: dict) -> list[Control]:

@@ -235,3 +235,33 @@ def test_the_bracket_s_organizer_declares_the_no_show_through_the_api(
     assert client.post(url, body, content_type="application/json").status_code == 201
     match.refresh_from_db()
     assert match.winners == ["ana"]
+
+
+@pytest.mark.django_db
+def test_the_moderator_declares_the_no_show_on_the_match_page(client, people, django_user_model):
+    olga = django_user_model.objects.create_user("olga", password="pw-pw-pw-1")
+    ana, ben = people
+    match = services.create_match(
+        "higher-lower",
+        ["ana", "ben"],
+        holders={"ana": ana.pk, "ben": ben.pk},
+        options={"ready_check_s": 60},
+        moderators=[olga.pk],
+    )
+    url = f"/games/matches/{match.pk}/"
+    client.force_login(olga)
+    assert "Declare the no-show" not in client.get(url).content.decode()  # not yet
+    early = client.post(url + "no-show", {"seat": "ben", "reason": "late"}, follow=True)
+    assert "not up yet" in early.content.decode() and "series_forfeited" not in types(match)
+    services.submit(match, "ana", {"type": "ready"})
+    sweep(now=services.load(match).state.ready_by + 1)
+    page = client.get(url).content.decode()
+    assert "Declare the no-show" in page and '<option value="ben">' in page
+    client.force_login(ana)  # a player is refused, nothing written
+    assert client.post(url + "no-show", {"seat": "ben", "reason": "x"}).status_code == 403
+    client.force_login(olga)
+    client.post(url + "no-show", {"seat": "ben", "reason": ""})  # a reason is required
+    assert "series_forfeited" not in types(match)
+    client.post(url + "no-show", {"seat": "ben", "reason": "never came"})
+    match.refresh_from_db()
+    assert match.winners == ["ana"]
