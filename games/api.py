@@ -125,6 +125,13 @@ class MatchViewSerializer(serializers.Serializer):
     winners = serializers.ListField(child=serializers.CharField())
     end_reason = serializers.CharField(allow_null=True)
     paused = serializers.BooleanField()
+    ready_check = serializers.DictField(
+        allow_null=True,
+        required=False,
+        help_text="the ready-check the match opened with, while it is open: "
+        "awaiting (the seats not there yet: each sends ready), by (its deadline), "
+        "expired (its time is up: a moderator may declare a no-show); null: none",
+    )
     items = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
         help_text="seat -> items; only the caller's own (all for a moderator)",
