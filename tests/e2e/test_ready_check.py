@@ -5,28 +5,18 @@ the table in that state."""
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from django.conf import settings as django_settings
 from playwright.sync_api import expect
 
-from games.models import Match
-from tournaments import bracket_services as bs
+from tests.clocks.test_ready_check import bracket_of_two as a_bracket_of_two
 
 from .test_accessibility import _grave
 
 
 @pytest.fixture
 def bracket_of_two(make_user):
-    ana, ben = make_user("ana"), make_user("ben")
-    django_settings.MATCH_READY_CHECK_S = 600  # the default (tests/conftest.py sets 0)
-    stream = bs.create_bracket(
-        name="Cup",
-        game="doubting-love-letter",
-        format="single",
-        entrants=["ana", "ben"],
-        first_to=1,
-        holders={"ana": ana.pk, "ben": ben.pk},
-    )
-    return ana, ben, Match.objects.get(show_stream=stream)
+    people = make_user("ana"), make_user("ben")
+    _, match = a_bracket_of_two(people, now=None, ready_s=600)
+    return (*people, match)
 
 
 def test_both_press_i_am_here_and_the_match_starts(contexts, bracket_of_two):
