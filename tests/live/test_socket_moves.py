@@ -10,37 +10,22 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import User
 
 from api.models import ApiToken
 from config.asgi import application
 from eventlog.store import read
-from games import services, visibility
-from games.core.adapt import as_game_event
+from games import services
 from games.core.protocol import Viewer
 from games.presenters.table import table_for
 from live.consumers import NOT_AUTHENTICATED
+from tests.helpers.redaction import assert_no_leak, hidden_facts
+from tests.helpers.sockets import opened, seated, session, socket, users
 
 pytestmark = pytest.mark.usefixtures("live_db")
 
 
-def users(*names):
-    return [User.objects.create_user(n, password="pw-123456") for n in names]
-
-
 def token(user) -> bytes:
     return ApiToken.issue(user, "bot")[1].encode()
-
-
-def seated(ana, ben, **kw):
-    return services.create_match(
-        "love-me-not",
-        ["ana", "ben"],
-        options={"decision_s": 0},
-        holders={"ana": ana.pk, "ben": ben.pk},
-        rng=random.Random(9),
-        **kw,
-    )
 
 
 def bot_socket(match_pk, secret: bytes | None, query: str = "") -> WebsocketCommunicator:
@@ -49,27 +34,6 @@ def bot_socket(match_pk, secret: bytes | None, query: str = "") -> WebsocketComm
         headers.append((b"authorization", b"Token " + secret))
     path = f"/ws/api/matches/{match_pk}/" + (f"?{query}" if query else "")
     return WebsocketCommunicator(application, path, headers=headers)
-
-
-def browser_socket(match_pk, cookie: bytes) -> WebsocketCommunicator:
-    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)]
-    return WebsocketCommunicator(application, f"/ws/matches/{match_pk}/", headers=headers)
-
-
-def session(user, match) -> bytes:
-    from django.test import Client
-
-    c = Client()
-    c.force_login(user)
-    assert c.get(f"/games/matches/{match.pk}/").status_code == 200
-    return "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
-
-
-async def opened(comm, since=0) -> dict:
-    connected, code = await comm.connect()
-    assert connected, code
-    await comm.send_json_to({"since": since})
-    return await comm.receive_json_from(timeout=5)
 
 
 async def answer_to(comm, ident) -> dict:
@@ -94,46 +58,6 @@ def to_move(match) -> str:
         if services.legal_for(match, Viewer.of_seat(seat))[1]:
             return seat
     raise AssertionError("nobody may move")
-
-
-# ---- the redaction check of the API's fuzz (tests/api/test_schemathesis.py) ------
-def hidden_facts(match, user) -> list[tuple[str, dict]]:
-    viewer = visibility.viewer_of(match, user)
-    out = []
-    for row in read(match.stream):
-        event = as_game_event(row)
-        seen = event.for_viewer(viewer) or {}
-        secret = {k: v for k, v in event.data.items() if k != "at" and seen.get(k, object()) != v}
-        if secret:
-            out.append((row.type, {**secret, "_seat": event.data.get("seat")}))
-    return out
-
-
-def _walk(value):
-    yield value
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _walk(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v)
-
-
-def assert_no_leak(body, facts) -> None:
-    nodes = list(_walk(body))
-    for kind, fact in facts:
-        seat = fact.get("_seat")
-        secret = {k: v for k, v in fact.items() if k != "_seat"}
-        for node in nodes:
-            if not isinstance(node, dict):
-                continue
-            data = node.get("data") if isinstance(node.get("data"), dict) else node
-            if node.get("type") == kind and all(data.get(k) == v for k, v in secret.items()):
-                raise AssertionError(f"{kind} shown with {secret}")
-            for key, value in secret.items():
-                if isinstance(value, list) and len(value) >= 2:
-                    if node.get(key) == value or (seat and node.get(seat) == value):
-                        raise AssertionError(f"{kind}'s hidden {key} {value} shown")
 
 
 # ---- a whole match -------------------------------------------------------------------
@@ -466,7 +390,7 @@ def test_a_persons_table_moves_over_its_socket_and_is_answered_as_the_post_would
     before = events(match)
 
     async def body():
-        comm = browser_socket(match.pk, cookie)
+        comm = socket(match.pk, cookie)
         await opened(comm)
         await comm.send_json_to({"form": form, "id": "tbl-1"})
         made = await answer_to(comm, "tbl-1")
