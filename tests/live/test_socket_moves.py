@@ -10,6 +10,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.test import Client
 
 from api.models import ApiToken
 from config.asgi import application
@@ -410,6 +411,43 @@ def test_a_persons_table_moves_over_its_socket_and_is_answered_as_the_post_would
     assert stale["type"] == "refused" and stale["code"] in ("table_changed", "conflict", "rule")
     assert 'role="alert"' in stale["html"]  # shown beside the control, as the POST's 4xx
     assert (wrong["type"], wrong["code"]) == ("refused", "invalid")
+    assert events(match) == after
+
+
+def test_a_move_whose_socket_answer_was_lost_is_answered_as_made_when_posted_again():
+    """table_craft.js posts a move whose socket answer never came with the
+    same command id (static/js/table_craft.js, sendMove): the move was made,
+    so each POST answers the table it made, not "the table changed", and
+    writes nothing more; another command id on the old table is refused."""
+    ana, ben = users("ana_w", "ben_w")
+    match = seated(ana, ben)
+    mover, user = _mover_socket(match, ana, ben)
+    form = {**table_form(match, mover), "command_id": "lost-answer-1"}
+    cookie = session(user, match)
+    before = events(match)
+
+    async def body():
+        comm = socket(match.pk, cookie)
+        await opened(comm)
+        await comm.send_json_to({"form": form, "id": form["command_id"]})
+        made = await answer_to(comm, form["command_id"])  # the answer the page never got
+        await comm.disconnect()
+        return made
+
+    made = async_to_sync(body)()
+    after = events(match)
+    assert made["type"] == "ack" and after > before
+    browser = Client()
+    browser.force_login(user)
+    url, htmx = f"/games/matches/{match.pk}/command", {"HX-Request": "true"}
+    for _ in range(2):
+        page = browser.post(url, form, headers=htmx)
+        assert page.status_code == 200
+        assert f'data-version="{made["version"]}"' in page.content.decode()
+        assert 'role="alert"' not in page.content.decode()
+    assert events(match) == after
+    other = browser.post(url, {**form, "command_id": "lost-answer-2"}, headers=htmx)
+    assert 'role="alert"' in other.content.decode()
     assert events(match) == after
 
 
