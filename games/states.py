@@ -41,13 +41,11 @@ from typing import Any
 from django.db import connection
 
 from eventlog.models import StoredEvent
+from runtime.kept import CACHE_ALIAS as CACHE_ALIAS  # the shared tier, as tests read it
 from runtime.kept import KeptByVersion
 
 log = logging.getLogger(__name__)
 
-CACHE_ALIAS = "states"
-TTL_S = 24 * 3600  # a match nobody reads for a day is folded again
-LOCAL_MAX = 256  # streams whose latest state this process keeps
 
 Tag = tuple[int, int, datetime]  # (version, global id, recorded_at) of a row
 
@@ -193,22 +191,17 @@ def _entry_from_json(data: Any) -> Entry:
 _SEAL_PURPOSE = "games.states.entry"
 
 
-KEPT = KeptByVersion(
-    purpose=_SEAL_PURPOSE,
-    key=_key,
-    encode=lambda entry: json.dumps(_entry_json(entry), separators=(",", ":")),
-    decode=lambda text, stream: _entry_from_json(json.loads(text)),
-    cache_alias=CACHE_ALIAS,
-    ttl_s=TTL_S,
-    local_max=LOCAL_MAX,
-    what="state",
-    log=log,
-)
-local_entry = KEPT.local
-keep = KEPT.keep  # here now, and in the shared tier once its rows commit
+def _encode(entry: Entry) -> str:
+    return json.dumps(_entry_json(entry), separators=(",", ":"))
+
+
+def _decode(text: str, stream: str) -> Entry:
+    return _entry_from_json(json.loads(text))
+
+
+KEPT = KeptByVersion(_SEAL_PURPOSE, _key, _encode, _decode, what="state", log=log)
+local_entry, keep, forget_local, fold_at = KEPT.local, KEPT.keep, KEPT.forget_local, KEPT.fold_at
 _keep_local = KEPT.keep_local
-forget_local = KEPT.forget_local
-fold_at = KEPT.fold_at
 
 
 def lookup(stream: str, tag: Tag) -> tuple[Entry | None, Entry | None]:

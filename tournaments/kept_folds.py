@@ -41,7 +41,7 @@ from django.db import connection
 from eventlog.models import StoredEvent
 from eventlog.store import read
 from games.core.adapt import as_game_event
-from games.states import CACHE_ALIAS, TTL_S, Tag, tag_of, tip
+from games.states import Tag, tag_of, tip
 from runtime.kept import KeptByVersion
 from runtime.seal import seal, unseal
 
@@ -49,7 +49,6 @@ from . import brackets
 
 log = logging.getLogger(__name__)
 
-LOCAL_MAX = 256  # streams whose latest fold this process keeps
 SNAPSHOT_EVERY = 50  # events between two snapshots in a record
 _SHARED_PURPOSE = "tournaments.kept_folds.entry"
 _SNAPSHOT_PURPOSE = "tournaments.kept_folds.snapshot"
@@ -250,21 +249,9 @@ def _key(stream: str) -> str:
     return f"fold:{shape()}:{connection.settings_dict['NAME']}:{stream}"
 
 
-KEPT = KeptByVersion(
-    purpose=_SHARED_PURPOSE,
-    key=_key,
-    encode=_entry_text,
-    decode=_entry_of,
-    cache_alias=CACHE_ALIAS,
-    ttl_s=TTL_S,
-    local_max=LOCAL_MAX,
-    what="fold",
-    log=log,
-)
-local_entry = KEPT.local
-keep = KEPT.keep  # here now, and in the shared tier once its rows commit
+KEPT = KeptByVersion(_SHARED_PURPOSE, _key, _entry_text, _entry_of, what="fold", log=log)
+local_entry, keep, forget_local = KEPT.local, KEPT.keep, KEPT.forget_local
 _keep_local = KEPT.keep_local
-forget_local = KEPT.forget_local
 
 
 def snapshot(stream: str, entry: Entry) -> bytes | None:

@@ -33,6 +33,10 @@ from django.db import transaction
 
 from .seal import seal, unseal
 
+CACHE_ALIAS = "states"  # the cache every process shares (Django's CACHES)
+TTL_S = 24 * 3600  # a stream nobody reads for a day is folded again
+LOCAL_MAX = 256  # streams whose latest entry this process keeps
+
 
 class _Tagged(Protocol):
     tag: Any
@@ -51,20 +55,22 @@ class KeptByVersion(Generic[E]):
     database's or release's entries unusable); ``encode(entry)`` and
     ``decode(text, stream)``: the entry as text and back (either raises on
     what it cannot hold); ``purpose``: the seal's salt; ``what``: the word
-    the warnings use; ``log``: the caller's logger."""
+    the warnings use; ``log``: the caller's logger; the shared tier is the
+    ``cache_alias`` cache, its entries kept ``ttl_s``, this process's tier
+    at most ``local_max`` streams."""
 
     def __init__(
         self,
-        *,
         purpose: str,
         key: Callable[[str], str],
         encode: Callable[[E], str],
         decode: Callable[[str, str], E],
-        cache_alias: str,
-        ttl_s: int,
-        local_max: int,
+        *,
         what: str,
         log: logging.Logger,
+        cache_alias: str = CACHE_ALIAS,
+        ttl_s: int = TTL_S,
+        local_max: int = LOCAL_MAX,
     ):
         self.purpose, self.key, self.encode, self.decode = purpose, key, encode, decode
         self.cache_alias, self.ttl_s, self.local_max = cache_alias, ttl_s, local_max
