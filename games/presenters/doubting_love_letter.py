@@ -9,6 +9,7 @@ from games.deal_check import deal_check
 from games.engine_words import ITEMS, in_words
 from games.love_letter_family.cards import countess_forced
 
+from . import love_letter_family as family
 from .base import (
     Board,
     Card,
@@ -18,18 +19,7 @@ from .base import (
     Pile,
     SeatPart,
 )
-from .love_letter_family import (
-    card_name,
-    dealt_or_discarded,
-    describer,
-    face,
-    hands_shown,
-    looked_at,
-    rank,
-    seen_or_not,
-    traded,
-    who,
-)
+from .love_letter_family import card_name, face, rank, who
 
 
 def _discard_card(d: dict) -> Card:
@@ -254,7 +244,7 @@ def _bout_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
             "h": d.get("commitment", "")[:16],
         }
     if t == "showdown":
-        return _("Showdown: %(hands)s.") % {"hands": hands_shown(d.get("hands", {}), names)}
+        return _("Showdown: %(hands)s.") % {"hands": family.hands_shown(d.get("hands", {}), names)}
     if t == "timed_out":
         return _("%(who)s ran out of time.") % {"who": who(d, names)}
     if t == "mulligan":
@@ -306,7 +296,9 @@ def _card_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
             }
         return _("Turn %(n)s: %(who)s drew a card.") % {"n": d.get("turn"), "who": who(d, names)}
     if t == "card_drawn":
-        return seen_or_not(d, names, _("%(who)s drew %(card)s."), _("%(who)s drew a new card."))
+        return family.seen_or_not(
+            d, names, _("%(who)s drew %(card)s."), _("%(who)s drew a new card.")
+        )
     return None
 
 
@@ -364,9 +356,9 @@ def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
             "hit": hit,
         }
     if t == "card_seen":
-        return looked_at(d, names, you, "of", _("%(who)s looked at %(whose)s: %(card)s."))
+        return family.looked_at(d, names, you, "of", _("%(who)s looked at %(whose)s: %(card)s."))
     if t == "cards_compared":
-        shown = hands_shown(d.get("cards", {}), names)
+        shown = family.hands_shown(d.get("cards", {}), names)
         loser = d.get("loser")
         end = (
             _("%(who)s lost the comparison") % {"who": names.get(loser, loser)}
@@ -377,14 +369,9 @@ def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     if t == "immunity_gained":
         return _("%(who)s gained a Handmaid's protection.") % {"who": who(d, names)}
     if t == "cards_swapped":
-        return traded(
-            d,
-            names,
-            you,
-            _("%(who)s swapped hands with %(of)s: you now hold %(card)s."),
-            _("%(who)s swapped hands with %(of)s."),
-            of=who(d, names, "of"),
-        )
+        mine = _("%(who)s swapped hands with %(of)s: you now hold %(card)s.")
+        theirs = _("%(who)s swapped hands with %(of)s.")
+        return family.traded(d, names, you, mine, theirs, of=who(d, names, "of"))
     if t == "no_effect":
         return _("%(claim)s had no effect: %(why)s.") % {
             "claim": rank(d["claim"]),
@@ -393,6 +380,6 @@ def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     return None
 
 
-describe = describer(
-    _bout_words, _item_words, dealt_or_discarded, _card_words, _claim_words, _effect_words
+describe = family.describer(
+    _bout_words, _item_words, family.dealt_or_discarded, _card_words, _claim_words, _effect_words
 )

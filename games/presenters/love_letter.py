@@ -8,6 +8,7 @@ from django.utils.translation import ngettext
 from games.engine_words import in_words
 from games.love_letter_family.cards import TARGETED, countess_forced
 
+from . import love_letter_family as family
 from .base import (
     Board,
     Card,
@@ -17,17 +18,7 @@ from .base import (
     Pile,
     SeatPart,
 )
-from .love_letter_family import (
-    dealt_or_discarded,
-    describer,
-    face,
-    hands_shown,
-    looked_at,
-    rank,
-    seen_or_not,
-    traded,
-    who,
-)
+from .love_letter_family import face, rank, who
 
 
 def board(view: dict, you: str | None, names: dict) -> Board:
@@ -156,7 +147,7 @@ def _round_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
 def _card_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     """Cards dealt, drawn, played and discarded."""
     if t == "turn_started":
-        return seen_or_not(d, names, _("%(who)s drew %(card)s."), _("%(who)s drew a card."))
+        return family.seen_or_not(d, names, _("%(who)s drew %(card)s."), _("%(who)s drew a card."))
     if t == "card_played":
         text = _("%(who)s played %(card)s") % {"who": who(d, names), "card": rank(d["card"])}
         if d.get("target"):
@@ -183,7 +174,7 @@ def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     if t == "guard_guessed":
         return (_("Right!") if d.get("hit") else _("Wrong guess.")) + ""
     if t == "card_seen":
-        return looked_at(d, names, you, "target", _("%(who)s saw %(whose)s: %(card)s."))
+        return family.looked_at(d, names, you, "target", _("%(who)s saw %(whose)s: %(card)s."))
     if t == "cards_compared":
         loser = d.get("loser")
         end = (
@@ -194,7 +185,7 @@ def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
         cards = d.get("cards")
         if cards:
             return _("Baron: %(shown)s; %(end)s.") % {
-                "shown": hands_shown(cards, names),
+                "shown": family.hands_shown(cards, names),
                 "end": end,
             }
         return _("%(who)s compared hands with %(t)s: %(end)s.") % {
@@ -203,15 +194,10 @@ def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
             "end": end,
         }
     if t == "hands_traded":
-        return traded(
-            d,
-            names,
-            you,
-            _("%(who)s traded hands with %(t)s: you now hold %(card)s."),
-            _("%(who)s traded hands with %(t)s."),
-            t=who(d, names, "target"),
-        )
+        mine = _("%(who)s traded hands with %(t)s: you now hold %(card)s.")
+        theirs = _("%(who)s traded hands with %(t)s.")
+        return family.traded(d, names, you, mine, theirs, t=who(d, names, "target"))
     return None
 
 
-describe = describer(_round_words, dealt_or_discarded, _card_words, _effect_words)
+describe = family.describer(_round_words, family.dealt_or_discarded, _card_words, _effect_words)
