@@ -213,17 +213,12 @@ def _state_of_rows(game: str, rows) -> states.Entry:
     row, else one folded on from an older entry, else a full fold; kept for
     the next reader when it is the newest this process knows."""
     stream, tag = rows[-1].stream, states.tag_of(rows[-1])
-    exact, base = states.lookup(stream, tag)
-    if exact is not None:
-        return exact
-    entry = None
-    if base is not None:
-        entry = _fold_on(game, base, rows[base.version - 1 :])
-    entry = entry or _full(game, rows)
-    newest = states.local_entry(stream)
-    if newest is None or newest.version <= entry.version:
-        states.keep(stream, entry)
-    return entry
+    return states.fold_at(
+        stream,
+        tag,
+        lambda base: _fold_on(game, base, rows[base.version - 1 :]),
+        lambda: _full(game, rows),
+    )
 
 
 def _current(match: Match) -> states.Entry | None:
@@ -232,17 +227,12 @@ def _current(match: Match) -> states.Entry | None:
     tag = states.tip(match.stream)
     if tag is None:
         return None
-    exact, base = states.lookup(match.stream, tag)
-    if exact is not None:
-        return exact
-    entry = None
-    if base is not None:
-        entry = _fold_on(match.game, base, read(match.stream, after=base.version - 1))
-    if entry is None:
-        rows = read(match.stream)
-        entry = _full(match.game, rows)
-    states.keep(match.stream, entry)
-    return entry
+    return states.fold_at(
+        match.stream,
+        tag,
+        lambda base: _fold_on(match.game, base, read(match.stream, after=base.version - 1)),
+        lambda: _full(match.game, read(match.stream)),
+    )
 
 
 def _vouched(match: Match) -> Loaded | None:
