@@ -67,7 +67,7 @@ def test_every_kind_of_page_keeps_the_policy_and_works_under_it(contexts, transa
         if "script-src 'self'" not in policy or "unsafe-inline" in policy:
             failures.append(f"{path}: policy {policy!r}")
         if path == "/api/docs/":
-            expect(page.locator(".swagger-ui .info .title")).to_be_visible()
+            expect(page.locator(".swagger-ui .info .title")).to_be_visible(timeout=20_000)
         else:
             page.wait_for_load_state("networkidle")
             assert page.evaluate("typeof window.htmx") == "object", path
