@@ -2,6 +2,7 @@
 push sent by a worker)."""
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from .models import CHECK_IN_OPEN, DISPUTE_FILED, MATCH_READY, YOUR_TURN
 
@@ -21,7 +22,8 @@ def _match(params: dict) -> str | None:
     stored words (older reminders) stand."""
     seats = params.get("seats")
     if params.get("made") in ("final", "death_match") and isinstance(seats, list):
-        names = " v ".join(str(s) for s in seats)
+        versus = f" {pgettext('between the seats of a match', 'v')} "
+        names = versus.join(str(s) for s in seats)
         if params["made"] == "final":
             return _("the final %(seats)s") % {"seats": names}
         return _("death match %(seats)s") % {"seats": names}

@@ -68,6 +68,14 @@
     document.title = title;
   });
 
+  function parsed(text) {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      return null;
+    }
+  }
+
   function connect() {
     var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
     var socket = new WebSocket(scheme + window.location.host + box.getAttribute("data-dashboard-socket"));
@@ -75,13 +83,8 @@
       retry = 1000;
     };
     socket.onmessage = function (e) {
-      var msg;
-      try {
-        msg = JSON.parse(e.data);
-      } catch (err) {
-        return;
-      }
-      if (msg.type === "dispute_filed") {
+      var msg = parsed(e.data);
+      if (msg && msg.type === "dispute_filed") {
         told(msg.open);
       }
     };
