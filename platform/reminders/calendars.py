@@ -70,7 +70,12 @@ def show_events(records, request, name: str | None = None) -> Calendar:
             event.add_component(_alarm(state.name))
         opens = shows.check_in_opens_at(state)
         if opens is not None:
-            event.add("description", f"Check-in opens at {_at(opens):%Y-%m-%d %H:%M} UTC: {url}")
+            said = (
+                "Check-in is open"
+                if state.check_in_open
+                else f"Check-in opens at {_at(opens):%Y-%m-%d %H:%M} UTC"
+            )
+            event.add("description", f"{said}: {url}")
             check_in = Event()
             check_in.add("uid", f"{record.stream}-check-in@showtable")
             check_in.add("summary", f"Check-in: {state.name}")

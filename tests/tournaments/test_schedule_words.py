@@ -60,9 +60,13 @@ def test_check_in_is_said_open_once_it_opened_not_when_it_opens(client):
     _register(record, ["ana"], now + 1)
     page = client.get(record.get_absolute_url()).content.decode()
     assert "check-in opens" in page and "check-in is open" not in page
+    ics = client.get(f"/shows/{record.pk}/calendar.ics").content.decode()
+    assert "Check-in opens at" in ics
     sweep(now=now + 3600 - 600)  # the check-in opens, on its clock
     page = client.get(record.get_absolute_url()).content.decode()
     assert "check-in is open" in page and "check-in opens" not in page
+    ics = client.get(f"/shows/{record.pk}/calendar.ics").content.decode()
+    assert "Check-in is open" in ics and "Check-in opens at" not in ics
 
 
 def test_the_shows_calendar_has_an_alarm_before_each_start(client):
