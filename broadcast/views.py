@@ -105,6 +105,16 @@ def overlay_links(request, pk):
     )
 
 
+def spoiler_free_asked(spoilers: str | None, step: str | None) -> bool:
+    """Spoiler-free unless asked otherwise: a replay opened as it is (from a
+    result, a list, the match's page) starts at its first step with the
+    result hidden; ``?spoilers=on`` opens it at its end, and a link to a step
+    (``?v=N``) shows that step as it was shared."""
+    if spoilers in ("on", "off"):
+        return spoilers == "off"
+    return step is None
+
+
 def replay(request, pk):
     """A finished match, step by step: ``?v=N`` opens (and links) step N; the
     htmx fetch of a step gets the table alone. The policy decides whether the
@@ -119,7 +129,7 @@ def replay(request, pk):
         table = table_for(match, viewer, at=int(step)) if step is not None else None
     except RuleError as exc:
         raise PermissionDenied(refusal(exc)) from None
-    spoiler_free = request.GET.get("spoilers") == "off"
+    spoiler_free = spoiler_free_asked(request.GET.get("spoilers"), step)
     if table is None:
         table = table_for(match, viewer, at=2) if spoiler_free else full
     context = {

@@ -5,26 +5,36 @@ from django.utils.functional import SimpleLazyObject
 
 
 def _waiting_for(user) -> list[dict]:
-    from .models import SeatHolder
+    from .models import Match, SeatHolder
 
     # one query: the user's own seats in live matches that wait on someone;
     # a seat is the user's own, so its live waiting is theirs to see
     rows = (
         SeatHolder.objects.filter(user=user, match__status="live")
         .exclude(match__waiting_on=[])
-        .values_list("match_id", "seat", "match__waiting_on", "match__title", "match__game")
+        .values_list(
+            "match_id",
+            "seat",
+            "match__waiting_on",
+            "match__title",
+            "match__game",
+            "match__title_words",
+            "match__kind",
+            "match__seats",
+        )
         .order_by("match_id")
     )
     out: dict[int, dict] = {}
-    from games.core.registry import rules_for
-
-    for pk, seat, waiting, title, game in rows:
+    for pk, seat, waiting, title, game, words, kind, seats in rows:
         if seat in waiting:
             entry = out.setdefault(
                 pk,
                 {
                     "pk": pk,
-                    "name": title or rules_for(game).name,
+                    # the title in the reader's words (games.titles), not its row's
+                    "name": str(
+                        Match(title=title, game=game, title_words=words, kind=kind, seats=seats)
+                    ),
                     "seats": [],
                     "url": reverse("games:match", args=[pk]),
                 },

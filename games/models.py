@@ -18,6 +18,8 @@ class Match(models.Model):
     stream = models.CharField(max_length=200, unique=True)
     game = models.CharField(max_length=50)
     title = models.CharField(max_length=200, blank=True)
+    # a title the system made, as its parts (games.titles): shown in words
+    title_words = models.JSONField(default=dict, blank=True)
     seats = models.JSONField(default=list)
     options = models.JSONField(default=dict)
     scores = models.JSONField(default=dict)
@@ -36,7 +38,9 @@ class Match(models.Model):
         verbose_name_plural = "matches"
 
     def __str__(self):
-        return self.title or f"{self.game_name}: {' v '.join(self.seats)}"
+        from .titles import match_title
+
+        return match_title(self)
 
     @property
     def game_name(self) -> str:

@@ -11,6 +11,7 @@ from . import services
 from .clock_index import RESULT, SCORES, VERSION, set_deadline
 from .match_row import update_match
 from .models import Match, Notification, SeatHolder
+from .waiting import stored_title
 
 
 def _forget(stream: str) -> None:
@@ -119,6 +120,7 @@ def _create_match_rows(row, at: datetime) -> None:
         stream=row.stream,
         game=d["game"],
         title=d.get("title", ""),
+        title_words=d.get("title_words") or {},
         seats=d["seats"],
         show_stream=d.get("show_stream", ""),
         kind=d.get("kind", ""),
@@ -143,7 +145,7 @@ def _create_match_rows(row, at: datetime) -> None:
             id=stable_id("opened", match.pk, seat),
             user_id=holder,
             match=match,
-            text=f"Your match has opened: {match} (you play {seat})",
+            text=f"Your match has opened: {stored_title(match)} (you play {seat})",
             created_at=at,
         )
         for seat, holder in holders.items()

@@ -262,6 +262,7 @@ def create_match(
     items: Mapping[str, list[str]] | None = None,
     holders: Mapping[str, Any] | None = None,
     title: str = "",
+    title_words: Mapping[str, Any] | None = None,
     show_stream: str = "",
     kind: str = "",
     actor: str | None = None,
@@ -306,6 +307,7 @@ def create_match(
         {
             "game": game,
             "title": title,
+            **({"title_words": dict(title_words)} if title_words else {}),
             "seats": list(seats),
             "holders": holders,
             "show_stream": show_stream,
@@ -837,7 +839,7 @@ def history_for(
 def _platform_public(row) -> dict:
     # the creation record names users by id: only what a page shows of it
     if row.type == "match_created":
-        keep = ("game", "title", "seats", "kind", "at")
+        keep = ("game", "title", "title_words", "seats", "kind", "at")
         return {k: row.data[k] for k in keep if k in row.data}
     return dict(row.data)
 

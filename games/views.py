@@ -118,6 +118,10 @@ def match_page(request, pk):
         return too_early(request, match)
     if request.htmx and at is None and seen == str(table.version):
         return HttpResponse(status=204)
+    if at is None and request.GET.get("spoilers") == "off" and table.replay_open:
+        # spoiler-free (as the replay it came from): the match at its first
+        # step, so no result, score or last bout is printed
+        table = table_for(match, viewer, at=2)
     return _render_table(request, table)
 
 

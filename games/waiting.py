@@ -9,6 +9,7 @@ are made in one place for both."""
 from __future__ import annotations
 
 from django.db import connection
+from django.utils import translation
 
 from eventlog.readmodels import stable_id, stable_id_sql
 from eventlog.vendors import Fork
@@ -31,8 +32,16 @@ def waiting_saying(pending, bout_no: int = 0) -> dict[str, str]:
     return {seat: f"{bout}{kind.replace('_', ' ')}" for seat, kind in kinds.items()}
 
 
-def _head(match: Match) -> str:
-    return f"{WAITING}{match} waits for you"
+def stored_title(match: Match) -> str:
+    """The match's title as notes store it: in English, whoever's request
+    wrote them (pages put a note in their reader's words: ``note_words``)."""
+    with translation.override("en"):
+        return str(match)
+
+
+def head(match: Match) -> str:
+    """What a "waiting for you" note opens with (pages: presenters.notes)."""
+    return f"{WAITING}{stored_title(match)} waits for you"
 
 
 def _seat_texts(saying: dict[str, str]) -> tuple[list[str], list[str]]:
@@ -59,7 +68,7 @@ def _notes_by_orm(match: Match, saying: dict[str, str]) -> None:
     texts: dict[int, str] = {}
     added = dict(zip(seats, adds, strict=True))
     for user_id, seat in held.order_by("seat").values_list("user_id", "seat"):
-        texts[user_id] = texts.get(user_id, _head(match)) + added[seat]
+        texts[user_id] = texts.get(user_id, head(match)) + added[seat]
     notes.exclude(user_id__in=list(texts)).delete()
     for user_id, text in texts.items():
         n = notes.filter(user_id=user_id).update(text=text, created_at=match.updated_at)
@@ -117,4 +126,4 @@ def waiting_ctes(mark) -> str:
 
 def waiting_params(match: Match, saying: dict[str, str]) -> list:
     seats, adds = _seat_texts(saying)
-    return [seats, adds, _head(match), match.pk, WAITING + "%"]
+    return [seats, adds, head(match), match.pk, WAITING + "%"]

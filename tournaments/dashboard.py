@@ -32,7 +32,7 @@ from games.presenters.table import describe_row, names_for, table_module
 
 from . import shows
 from .bracket_services import bracket_authority
-from .dispute_filing import filer, takes_disputes_about
+from .dispute_filing import filer, move_in_context, takes_disputes_about
 from .items import SCOPE_WORDS, SCOPES, game_knows, known_items
 from .log_words import log_lines
 from .models import ShowRecord
@@ -583,6 +583,7 @@ def file_dispute(request, pk):
             "show": record,
             "match": match,
             "version": version,
+            "seen": move_in_context(match, version, request.user),
             "text": data.get("text", ""),
             "error": error,
         },

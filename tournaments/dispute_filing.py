@@ -13,8 +13,12 @@ from __future__ import annotations
 
 from django.urls import reverse
 
+from games import services as match_services
+from games import visibility
+from games.core.protocol import RuleError
 from games.disputes import DisputePlace
 from games.models import Match
+from games.presenters.table import table_for
 
 from . import shows
 from .bracket_services import bracket_authority
@@ -58,6 +62,25 @@ def filer(record: ShowRecord, user, match: Match) -> Acting | None:
         if match.show_stream != record.stream:  # a hosted bracket's match
             return Acting(seat, shows.PLAYER, user.pk)
     return None
+
+
+AROUND = 2  # the moves shown before and after the one disputed
+
+
+def move_in_context(match: Match, version: int | None, user) -> dict | None:
+    """The disputed move in words with the moves around it, as ``user`` may
+    see the match now (a player: their own seat's view; staff: as the policy
+    lets them; hidden information holds): ``{"move": line or None, "lines":
+    [...]}``; None when they may see none of it yet."""
+    if not version:
+        return None
+    viewer = match_services.viewer_for(match, user)
+    try:
+        history = table_for(match, viewer).history
+    except (RuleError, visibility.NotVisibleYet):
+        return None
+    lines = [x for x in history if abs(x.version - version) <= AROUND]
+    return {"move": next((x for x in lines if x.version == version), None), "lines": lines}
 
 
 class DisputePlaces:

@@ -50,6 +50,8 @@ def schedule_context(record: ShowRecord, user) -> dict:
         "status": status,
         "checked_in": mine in state.checked_in,
         "waiting": list(state.waiting),
+        # those holding a seat (not the waiting list, nor those awaiting approval)
+        "registered": [e for e in state.entrants if state.status.get(e) == shows.ACTIVE],
         "can_register": scheduled
         and state.options.get("registration") == "open"
         and user.is_authenticated

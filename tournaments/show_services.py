@@ -30,6 +30,7 @@ from games import services as match_services
 from games.core.protocol import Ctx, Event, RoleRequired, RuleError
 from games.core.registry import series_for
 from games.models import Match
+from games.titles import made_english, made_words
 
 from . import bracket_services, shows
 from .readmodels import show_folded
@@ -495,7 +496,7 @@ def _reconcile(stream: str, ctx: Ctx) -> None:
                     duel.first_to,
                     "death_match",
                     duel.dmo,
-                    f"{rnd.title}: death match {duel.candidate} v {duel.dmo}",
+                    made_words("death_match", rnd.title, (duel.candidate, duel.dmo)),
                     ctx,
                 )
                 _system(
@@ -518,13 +519,15 @@ def _reconcile(stream: str, ctx: Ctx) -> None:
             f.first_to,
             "final",
             None,
-            f"{state.name}: the final",
+            made_words("final", state.name, f.players),
             ctx,
         )
         _system(stream, {"type": "final_linked", "match_stream": match.stream}, ctx)
 
 
-def _open_match(state, holders, seats, game, first_to, kind, advantage, title, ctx) -> Match:
+def _open_match(state, holders, seats, game, first_to, kind, advantage, words, ctx) -> Match:
+    """A show's death match or final; its title is stored as its parts
+    (``games.titles``), the English sentence kept for the API."""
     rules = series_for(game).rules
     items = {s: [slug for _id, slug in shows.items_for_match(state, s, kind, game)] for s in seats}
     if advantage and "dmo" in rules.items:
@@ -536,7 +539,8 @@ def _open_match(state, holders, seats, game, first_to, kind, advantage, title, c
         options=options,
         items={s: v for s, v in items.items() if v},
         holders={s: holders[s] for s in seats if s in holders},
-        title=title,
+        title=made_english(words),
+        title_words=words,
         show_stream=state.stream,
         kind=kind,
         actor="platform",

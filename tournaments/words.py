@@ -169,6 +169,13 @@ AUDIT_KIND_WORDS = (
     _("item received"),
     _("match voided"),
     _("match abandoned"),
+    _("dispute claimed"),
+    _("dispute transferred"),
+    _("final cancelled"),
+    _("final linked"),
+    _("final reopened"),
+    _("ruling proposed"),
+    _("ruling rejected"),
 )
 _SPECIAL_KIND = {"dmo_nominated": "death-match opponent nominated"}
 AUDIT_KIND_WORDS += (_("death-match opponent nominated"),)

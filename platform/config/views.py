@@ -18,6 +18,7 @@ def home(request):
     from games import services, visibility
     from games.core.registry import available
     from games.models import Match, Notification
+    from games.presenters.notes import note_words
     from tournaments.models import ShowRecord
     from tournaments.views import show_lines
 
@@ -36,7 +37,7 @@ def home(request):
         # only what still waits: a note about a match that has ended is history
         # (the player's home lists those with their replays)
         context["notifications"] = [
-            {"text": n.text, "match": seen[n.match_id]}
+            {"text": note_words(n), "match": seen[n.match_id]}
             for n in notes
             if n.match_id in seen and seen[n.match_id].status == "live"
         ]

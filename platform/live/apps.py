@@ -8,9 +8,14 @@ class LiveConfig(AppConfig):
     def ready(self):
         from reactors.follow import register
 
-        from .publisher import announce_after_append
+        from .dashboard import announce_after_append
 
-        # follows the log (reactors): announced by the reactors, not by the request
+        # follows the log (reactors): announced by the reactors, not by the request;
+        # a show's rows for its dashboards' sockets (a dispute filed: live.dashboard)
         register(
-            "live", announce_after_append, prefixes=("match-",), with_matches=True, writes=False
+            "live",
+            announce_after_append,
+            prefixes=("match-", "show-"),
+            with_matches=True,
+            writes=False,
         )

@@ -11,12 +11,14 @@ import unicodedata
 
 from django.conf import settings
 from django.http import HttpResponse
-from icalendar import Calendar, Event
+from icalendar import Alarm, Calendar, Event
 
 from tournaments.shows.options import NOT_ON_ONE_LINE
 
 SHOW_LENGTH = dt.timedelta(hours=2)  # a show's expected length, for calendars
 MAX_SHOWS = 100
+ALARM_BEFORE = dt.timedelta(minutes=15)  # a calendar reminds this long before a start
+KEEP_ENDED = dt.timedelta(days=30)  # a player's feed keeps a show this long after it ended
 
 
 def _at(ts: float) -> dt.datetime:
@@ -37,6 +39,15 @@ def _calendar(name: str) -> Calendar:
     return cal
 
 
+def _alarm(what: str) -> Alarm:
+    """A calendar's own reminder (VALARM), ALARM_BEFORE the event starts."""
+    alarm = Alarm()
+    alarm.add("action", "DISPLAY")
+    alarm.add("description", _one_line(what))
+    alarm.add("trigger", -ALARM_BEFORE)
+    return alarm
+
+
 def show_events(records, request, name: str | None = None) -> Calendar:
     """A calendar of these shows: each start, and each check-in window."""
     from tournaments import show_services, shows
@@ -55,9 +66,16 @@ def show_events(records, request, name: str | None = None) -> Calendar:
         event.add("dtstamp", _at(state.log[0].data.get("at", state.starts_at)))
         event.add("url", url)
         event.add("status", "CANCELLED" if state.phase == shows.CANCELLED else "CONFIRMED")
+        if state.phase != shows.CANCELLED:
+            event.add_component(_alarm(state.name))
         opens = shows.check_in_opens_at(state)
         if opens is not None:
-            event.add("description", f"Check-in opens at {_at(opens):%Y-%m-%d %H:%M} UTC: {url}")
+            said = (
+                "Check-in is open"
+                if state.check_in_open
+                else f"Check-in opens at {_at(opens):%Y-%m-%d %H:%M} UTC"
+            )
+            event.add("description", f"{said}: {url}")
             check_in = Event()
             check_in.add("uid", f"{record.stream}-check-in@showtable")
             check_in.add("summary", f"Check-in: {state.name}")
@@ -65,6 +83,7 @@ def show_events(records, request, name: str | None = None) -> Calendar:
             check_in.add("dtend", _at(state.starts_at))
             check_in.add("dtstamp", _at(state.log[0].data.get("at", opens)))
             check_in.add("url", url)
+            check_in.add_component(_alarm(f"Check-in: {state.name}"))
             cal.add_component(check_in)
         else:
             event.add("description", url)
@@ -104,19 +123,33 @@ def user_for(token: str):
     return prefs.user
 
 
-def player_shows(user) -> list:
+def player_shows(user, now: float | None = None) -> list:
     """The scheduled and running shows ``user`` holds an entrant of (registered,
-    waiting, invited, playing), soonest first."""
+    waiting, invited, playing), and those that ended in the last KEEP_ENDED
+    (a calendar keeps what happened), soonest first."""
+    from django.db.models import Q
+    from django.utils import timezone
+
     from tournaments import show_services, shows
     from tournaments.models import ShowRecord
 
+    now_at = timezone.now() if now is None else _at(now)
+    since = now_at - KEEP_ENDED
     out = []
-    records = ShowRecord.objects.filter(
-        status__in=("scheduled", "running"), starts_at__isnull=False
+    records = ShowRecord.objects.filter(starts_at__isnull=False).filter(
+        Q(status__in=("scheduled", "running")) | Q(status="finished", starts_at__gte=since)
     )
     for record in records.order_by("starts_at")[:MAX_SHOWS]:
         state, _, _ = show_services.load(record.stream)
+        if record.status == "finished" and _ended_at(state) < since:
+            continue
         mine = [e for e, uid in state.held.items() if uid == user.pk]
         if any(state.status.get(e) not in (shows.WITHDRAWN, shows.DECLINED) for e in mine):
             out.append(record)
     return out
+
+
+def _ended_at(state) -> dt.datetime:
+    """When a finished show ended: its last event's time (its start, if none says)."""
+    at = state.log[-1].data.get("at") if state.log else None
+    return _at(at if isinstance(at, (int, float)) else state.starts_at)

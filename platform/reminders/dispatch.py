@@ -17,6 +17,7 @@ from django.utils import timezone, translation
 from .models import (
     CHECK_IN_OPEN,
     DEFAULT_CHANNELS,
+    DISPUTE_FILED,
     MATCH_READY,
     PUSH,
     SITE,
@@ -42,7 +43,7 @@ def _show_items(rows) -> list[tuple[int, str, str, dict, str]]:
     out = []
     by_stream: dict[str, list] = {}
     for r in rows:
-        if r.type in ("check_in_opened", *READY_EVENTS, *LINK_EVENTS):
+        if r.type in ("check_in_opened", "dispute_filed", *READY_EVENTS, *LINK_EVENTS):
             by_stream.setdefault(r.stream, []).append(r)
     for stream, found in by_stream.items():
         record = ShowRecord.objects.filter(stream=stream).first()
@@ -51,6 +52,9 @@ def _show_items(rows) -> list[tuple[int, str, str, dict, str]]:
         state, _, _ = show_services.load(stream)
         url = reverse("tournaments:show", args=[record.pk])
         for r in found:
+            if r.type == "dispute_filed":
+                out += _dispute_items(record, state, r)
+                continue
             if r.type == "check_in_opened":
                 for e in state.entrants:
                     if state.status.get(e) in (shows.ACTIVE, shows.WAITING) and e in state.held:
@@ -62,7 +66,7 @@ def _show_items(rows) -> list[tuple[int, str, str, dict, str]]:
             if r.type in LINK_EVENTS and _had_ready_check(state, r):
                 continue  # told when its ready-check began
             what = _match_words(r, seats)
-            params = {"show": state.name, "match": what}
+            params = {"show": state.name, "match": what, "made": _made(r), "seats": list(seats)}
             if r.type in READY_EVENTS:
                 if ready_by is None:
                     continue  # no ready-check: told when the match opens (linked)
@@ -72,6 +76,15 @@ def _show_items(rows) -> list[tuple[int, str, str, dict, str]]:
                     key = f"{stream}:{r.version}:ready:{w}"
                     out.append((state.held[w], MATCH_READY, key, params, url))
     return out
+
+
+def _dispute_items(record, state, row) -> list[tuple[int, str, str, dict, str]]:
+    """A new dispute: each of the show's staff accounts (its organizer and
+    moderators, by id) is reminded, but the one who filed it."""
+    staff = {record.organizer_id, *record.moderator_ids} - {None, row.data.get("filed_by_id")}
+    key = f"{record.stream}:dispute:{row.data.get('dispute_id')}"
+    url = reverse("dashboard:show", args=[record.pk])
+    return [(uid, DISPUTE_FILED, key, {"show": state.name}, url) for uid in sorted(staff)]
 
 
 def _linked_seats(state, row) -> list[str]:
@@ -90,6 +103,11 @@ def _had_ready_check(state, row) -> bool:
     return duel is not None and duel.ready_by is not None
 
 
+def _made(row) -> str:
+    """What the match is, for words.text to say in the reader's language."""
+    return "final" if row.type.startswith("final") else "death_match"
+
+
 def _match_words(row, seats) -> str:
     if row.type.startswith("final"):
         return "the final " + " v ".join(seats)
@@ -103,6 +121,7 @@ def _turn_items(rows, matches) -> list[tuple[int, str, str, dict, str]]:
     of the clock, so handling it again makes nothing new."""
     from games.models import SeatHolder
     from games.turns import pending_at
+    from games.waiting import stored_title
 
     last = {}
     for r in rows:
@@ -123,7 +142,15 @@ def _turn_items(rows, matches) -> list[tuple[int, str, str, dict, str]]:
         url = reverse("games:match", args=[match.pk])
         for seat in sorted({d.seat for d in decisions} & set(holders)):
             key = f"{match.stream}:turn:{seat}:{bucket}"
-            out.append((holders[seat], YOUR_TURN, key, {"match": str(match)}, url))
+            out.append(
+                (
+                    holders[seat],
+                    YOUR_TURN,
+                    key,
+                    {"match": stored_title(match), "match_id": match.pk},
+                    url,
+                )
+            )
     return out
 
 

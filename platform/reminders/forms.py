@@ -11,6 +11,7 @@ KIND_LABELS = {
     "check_in_open": gettext_lazy("Check-in is open"),
     "match_ready": gettext_lazy("Your match is ready"),
     "your_turn": gettext_lazy("Your turn"),
+    "dispute_filed": gettext_lazy("A dispute was filed in a show you moderate"),
 }
 CHANNEL_LABELS = {
     "site": gettext_lazy("on the site"),

@@ -7,7 +7,8 @@ from django.conf import settings
 from django.db import models
 
 CHECK_IN_OPEN, MATCH_READY, YOUR_TURN = "check_in_open", "match_ready", "your_turn"
-KINDS = (CHECK_IN_OPEN, MATCH_READY, YOUR_TURN)
+DISPUTE_FILED = "dispute_filed"  # to a show's organizer and moderators
+KINDS = (CHECK_IN_OPEN, MATCH_READY, YOUR_TURN, DISPUTE_FILED)
 SITE, EMAIL, PUSH = "site", "email", "push"
 CHANNELS = (SITE, EMAIL, PUSH)
 # without a choice of their own a player is reminded on the site only

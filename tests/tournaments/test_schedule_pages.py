@@ -141,6 +141,7 @@ def test_reminder_choices_are_saved(client):
         "check_in_open": [],
         "match_ready": ["email", "push"],
         "your_turn": ["email"],
+        "dispute_filed": [],  # a show's staff only are ever reminded of one
     }
     assert prefs.time_zone == "Europe/Paris"
     assert client.post("/account/reminders/", {"time_zone": "Mars/Base"}).status_code == 400

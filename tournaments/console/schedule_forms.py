@@ -36,6 +36,16 @@ WEEKDAYS = [
 ]
 
 
+def follow_the_browser(form) -> None:
+    """A form shown new (nothing sent, no zone of its own) offers the
+    browser's time zone: static/js/browser_zone.js picks it in the select
+    when the list has it. Without JavaScript the server's default (UTC)
+    stands and is valid."""
+    field = form.fields.get("time_zone")
+    if field is not None and not form.is_bound and not form.initial.get("time_zone"):
+        field.widget.attrs["data-browser-zone"] = "1"
+
+
 def zone_field(**kwargs):
     return forms.ChoiceField(
         choices=[(z, z) for z in times.ZONES],
@@ -128,6 +138,10 @@ class StartFields(forms.Form):
     )
     time_zone = zone_field()
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        follow_the_browser(self)
+
     def clean(self):
         d = super().clean()
         if d.get("starts_at") is not None and d.get("time_zone"):
@@ -206,6 +220,10 @@ class RecurrenceForm(forms.Form):
         initial=2,
         label=gettext_lazy("Days before, the show opens for registration"),
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        follow_the_browser(self)
 
     def clean(self):
         d = super().clean()

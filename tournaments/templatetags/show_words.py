@@ -1,20 +1,16 @@
 """``{{ title|made_title }}``: a title the system made ("Round 3") in the
 reader's language; a title a person typed stays as typed."""
 
-import re
-
 from django import template
-from django.utils.translation import gettext as _
+
+from games.titles import round_title
 
 register = template.Library()
-
-_ROUND = re.compile(r"^Round (\d+)$")
 
 
 @register.filter
 def made_title(title) -> str:
-    m = _ROUND.match(str(title))
-    return _("Round %(n)s") % {"n": m.group(1)} if m else str(title)
+    return round_title(title)
 
 
 @register.filter
