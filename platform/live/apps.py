@@ -12,5 +12,9 @@ class LiveConfig(AppConfig):
 
         # follows the log (reactors): announced by the reactors, not by the request
         register(
-            "live", announce_after_append, prefixes=("match-",), with_matches=True, writes=False
+            "live",
+            announce_after_append,
+            prefixes=("match-", "chat-m"),
+            with_matches=True,
+            writes=False,
         )

@@ -45,6 +45,7 @@ from games.models import Match
 from games.visibility import recorded
 
 from . import auth, commands, publisher
+from .chat import ChatSocket
 from .groups import group_for
 from .render import fragment, spectator_tables
 
@@ -65,7 +66,7 @@ class _TokenGone(Exception):
     pass
 
 
-class MatchConsumer(AsyncJsonWebsocketConsumer):
+class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
     """ws/matches/<pk>/: the client sends {"since": v} (on every connect);
     the server answers {"version", "html"} whenever its viewer's table is
     newer than what the client has, and {"version"} alone when it is not.
@@ -188,6 +189,9 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             content = commands.parse(text_data, bytes_data)
         except commands.Unreadable as exc:
             await self.send_json(exc.answer)
+            return
+        if isinstance(content, dict) and "chat" in content:
+            await self.chat_command(content)  # the match's chat rooms (live.chat)
             return
         if isinstance(content, dict) and ("command" in content or "form" in content):
             await self.command(content)
