@@ -6,4 +6,10 @@ class ChatConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from tournaments.dashboard import register_audit_source
+
         from . import readmodels  # noqa: F401  (the projector)
+        from .audit import audit_rows
+
+        # the chat's moderation in each show's audit, in words
+        register_audit_source(audit_rows)

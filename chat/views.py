@@ -7,8 +7,8 @@ fetch, a short page otherwise), nothing written."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from django.http import JsonResponse
-from django.shortcuts import redirect, render
+from django.http import HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -41,9 +41,8 @@ def _refused(request, words: str, status: int):
 def _back(request) -> str:
     """Where the form came from (its ``next``, if on this site), else home."""
     target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
-        return "/"
-    return target
+    safe = url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure())
+    return target if safe and target.startswith("/") else "/"
 
 
 def _room_or_refusal(request, name):
@@ -81,7 +80,7 @@ def messages(request, name):
 def _done(request, answer: dict):
     if _wants_json(request):
         return JsonResponse(answer)
-    return redirect(_back(request))
+    return HttpResponseRedirect(_back(request))
 
 
 def _write(request, name, act):

@@ -33,6 +33,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("ratings.api_urls")),  # before games' (its last route is a 404)
+    path("api/", include("chat.api_urls")),  # so is the chat's
     path("api/", include("games.api_urls")),
     path("account/tokens/", token_views.tokens, name="api-tokens"),
     path("account/reminders/", include("reminders.urls")),
