@@ -35,11 +35,15 @@ def test_post_read_and_hide_over_the_api(people, table):
 
 def test_the_stands_never_reach_a_seat_over_the_api(people, table):
     stands = f"/api/chat/rooms/m{table.pk}-spectators/messages"
-    assert api(people["sam"]).post(stands, {"text": "ana has the 8"}, format="json").status_code == 201
+    assert (
+        api(people["sam"]).post(stands, {"text": "ana has the 8"}, format="json").status_code == 201
+    )
     refused = api(people["ana"]).get(stands)
     assert refused.status_code == 403 and "8" not in refused.content.decode()
     assert api(people["ana"]).post(stands, {"text": "hi"}, format="json").status_code == 403
-    assert [m["text"] for m in api(people["sam"]).get(stands).json()["messages"]] == ["ana has the 8"]
+    assert [m["text"] for m in api(people["sam"]).get(stands).json()["messages"]] == [
+        "ana has the 8"
+    ]
 
 
 def test_hostile_bodies_are_refused_and_nothing_written(people, table):

@@ -11,6 +11,8 @@ from chat import services
 from chat.rooms import PLAYERS, SHOW, SPECTATORS, STAFF, access, match_room, show_room
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
+from tournaments import show_services as ss
+from tournaments import shows
 
 
 def test_a_timed_out_person_is_refused_in_words_until_it_ends(people, table, monkeypatch):
@@ -60,9 +62,6 @@ def test_the_show_rooms_and_the_audit(olgas_show):
     olga, show = olgas_show
     mia = User.objects.create_user("mia")
     pat = User.objects.create_user("pat")
-    from tournaments import shows
-    from tournaments import show_services as ss
-
     ss.command(
         show.stream,
         {"type": "appoint_moderator", "username": "mia"},
