@@ -163,27 +163,19 @@ def readable(room: Room, user, *, now: float | None = None) -> Access:
     return found
 
 
+def _readable(rooms: list[Room], user) -> list[tuple[Room, Access]]:
+    now = visibility.clock()
+    found = [(room, access(room, user, now=now)) for room in rooms]
+    return [(room, may) for room, may in found if may.read]
+
+
 def rooms_of_match(match: Match, user) -> list[tuple[Room, Access]]:
     """The rooms of ``match`` that ``user`` may read, with their access."""
-    now = visibility.clock()
-    out = []
-    for kind in MATCH_ROOMS:
-        room = match_room(match, kind)
-        found = access(room, user, now=now)
-        if found.read:
-            out.append((room, found))
-    return out
+    return _readable([match_room(match, kind) for kind in MATCH_ROOMS], user)
 
 
 def rooms_of_show(show: ShowRecord, user) -> list[tuple[Room, Access]]:
-    now = visibility.clock()
-    out = []
-    for kind in SHOW_ROOMS:
-        room = show_room(show, kind)
-        found = access(room, user, now=now)
-        if found.read:
-            out.append((room, found))
-    return out
+    return _readable([show_room(show, kind) for kind in SHOW_ROOMS], user)
 
 
 def show_of_room(room: Room) -> ShowRecord | None:

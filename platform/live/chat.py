@@ -17,8 +17,6 @@ import asyncio
 import logging
 import re
 
-from channels.db import DatabaseSyncToAsync
-from django import db
 from django.utils import translation
 from django.utils.translation import gettext_noop
 
@@ -31,20 +29,11 @@ from games.core.protocol import RoleRequired
 from games.models import Match
 
 from . import auth
+from .pool import off_loop as _off_loop
 
 log = logging.getLogger(__name__)
 _STREAM = re.compile(r"chat-m([0-9]+)-(players|spectators)")
 _MARGIN_S = 0.05
-
-
-def _off_loop(fn):
-    def run(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            db.connections.close_all()
-
-    return DatabaseSyncToAsync(run, thread_sensitive=False)
 
 
 def match_of_stream(stream: str) -> tuple[int, str] | None:
