@@ -8,7 +8,7 @@ hold in English and French (games.engine_words.refusal reads them)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import transaction
@@ -304,13 +304,6 @@ def history(room: Room, user, *, before: int | None = None, after: int = 0, limi
     return list(reversed(newest))
 
 
-def timed_out_until(room: Room, uid: int) -> float | None:
-    held = ChatTimeout.objects.filter(stream=room.stream, user_id=uid).first()
-    if held is None or held.until is None:
-        return None
-    return held.until.timestamp()
-
-
 def hidden_since(room: Room, after_id: int) -> list[int]:
     """The ids of messages of ``room`` hidden (for the sockets to drop)."""
     return list(
@@ -318,6 +311,3 @@ def hidden_since(room: Room, after_id: int) -> list[int]:
             "id", flat=True
         )
     )
-
-
-HOUR = timedelta(hours=1)
