@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE_DIRS = ["games", "tournaments", "ratings", "broadcast", "platform"]
+PACKAGE_DIRS = ["games", "tournaments", "ratings", "broadcast", "chat", "platform"]
 ENGINES = {"core", "bleven", "doubting_love_letter", "higher_lower", "love_letter", "love_me_not"}
 ENGINES |= {"love_letter_family"}
 LONGEST_FUNCTION = 80

@@ -115,6 +115,20 @@ def _disputes(state: shows.ShowState) -> list[dict]:
     return out
 
 
+# other sources of a show's audit rows, from higher layers (the chat's
+# moderation: chat.apps fills it), each ``source(record) -> rows``
+_audit_sources: list = []
+
+
+def register_audit_source(source) -> None:
+    if source not in _audit_sources:
+        _audit_sources.append(source)
+
+
+def _other_audit(record: ShowRecord) -> list[dict]:
+    return [row for source in _audit_sources for row in source(record)]
+
+
 def _match_audit(record: ShowRecord) -> list[dict]:
     """Moderators' actions written on the show's matches (pauses, added time, rulings)."""
     out = []
@@ -145,6 +159,7 @@ def audit_rows(record: ShowRecord, state, kind: str = "", actor: str = "") -> li
     """Every organizer and moderator action of the show (its own log and its
     matches'), newest first, filtered by kind and actor when given."""
     rows = log_lines(shows.audit_log(state), record.stream) + _match_audit(record)
+    rows += _other_audit(record)
     rows = [
         r for r in rows if (not kind or r["kind"] == kind) and (not actor or r["actor"] == actor)
     ]
@@ -158,7 +173,7 @@ def _context(request, record: ShowRecord, acting: Acting, **extra) -> dict:
     state, _version, _holders = load(record.stream)
     now = visibility.clock()
     kind, actor = request.GET.get("kind", ""), request.GET.get("actor", "")
-    all_audit = shows.audit_log(state) + _match_audit(record)
+    all_audit = shows.audit_log(state) + _match_audit(record) + _other_audit(record)
     return {
         "show": record,
         "state": state,

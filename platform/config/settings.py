@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "tournaments",
     "ratings",
     "broadcast",
+    "chat",
     "api",
     "hooks",
     "reminders",
@@ -241,6 +242,13 @@ CELERY_BEAT_SCHEDULE = {
 # live sockets join their group again this often (seconds), catching up on what a
 # Redis restart (which empties the channel layer's groups) kept from them
 LIVE_REJOIN_S = float(os.environ.get("LIVE_REJOIN_S") or 5)
+
+# the chat (chat/): a message's length limit, a new account's wait before it may
+# write (it may read), and each account's burst of messages within a window
+CHAT_MAX_CHARS = int(os.environ.get("CHAT_MAX_CHARS") or 500)
+CHAT_NEW_ACCOUNT_WAIT_S = float(os.environ.get("CHAT_NEW_ACCOUNT_WAIT_S") or 600)
+CHAT_BURST = int(os.environ.get("CHAT_BURST") or 5)
+CHAT_BURST_WINDOW_S = float(os.environ.get("CHAT_BURST_WINDOW_S") or 10)
 # tests give each worker its own queue, so parallel runs never share tasks
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_RESULT_BACKEND = None

@@ -29,3 +29,7 @@ STORAGES = {
     **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# the tests' accounts are made a moment before they chat: no new account's wait
+# (tests/chat/test_limits.py sets it back and plays it)
+CHAT_NEW_ACCOUNT_WAIT_S = 0

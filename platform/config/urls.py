@@ -29,9 +29,11 @@ urlpatterns = [
     path("shows/", include((show_urls.urlpatterns + show_calendar_urlpatterns, "tournaments"))),
     path("shows/", include("tournaments.dashboard_urls")),
     path("players/", include("ratings.urls")),
+    path("chat/", include("chat.urls")),  # the chat rooms of matches and shows
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("ratings.api_urls")),  # before games' (its last route is a 404)
+    path("api/", include("chat.api_urls")),  # so is the chat's
     path("api/", include("games.api_urls")),
     path("account/tokens/", token_views.tokens, name="api-tokens"),
     path("account/reminders/", include("reminders.urls")),

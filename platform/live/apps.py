@@ -15,7 +15,7 @@ class LiveConfig(AppConfig):
         register(
             "live",
             announce_after_append,
-            prefixes=("match-", "show-"),
+            prefixes=("match-", "show-", "chat-m"),
             with_matches=True,
             writes=False,
         )

@@ -29,9 +29,8 @@ import json
 import logging
 import random
 
-from channels.db import DatabaseSyncToAsync, database_sync_to_async
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django import db
 from django.conf import settings
 from django.http import HttpRequest
 from django.middleware.csrf import CsrfViewMiddleware, get_token
@@ -45,7 +44,9 @@ from games.models import Match
 from games.visibility import recorded
 
 from . import auth, commands, publisher
+from .chat import ChatSocket
 from .groups import group_for
+from .pool import off_loop as _off_loop
 from .render import fragment, spectator_tables
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ class _TokenGone(Exception):
     pass
 
 
-class MatchConsumer(AsyncJsonWebsocketConsumer):
+class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
     """ws/matches/<pk>/: the client sends {"since": v} (on every connect);
     the server answers {"version", "html"} whenever its viewer's table is
     newer than what the client has, and {"version"} alone when it is not.
@@ -188,6 +189,9 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             content = commands.parse(text_data, bytes_data)
         except commands.Unreadable as exc:
             await self.send_json(exc.answer)
+            return
+        if isinstance(content, dict) and "chat" in content:
+            await self.chat_command(content)  # the match's chat rooms (live.chat)
             return
         if isinstance(content, dict) and ("command" in content or "form" in content):
             await self.command(content)
@@ -397,21 +401,6 @@ class ApiMatchConsumer(MatchConsumer):
         return await database_sync_to_async(commands.json_spectator_table)(
             self.pk, due + _CUT_AFTER_S
         )
-
-
-def _off_loop(fn):
-    """``fn`` on a thread of the pool, not the one thread every other socket's
-    (and the ASGI server's HTTP views') database work shares. Its connection
-    is given back after each call (to the web role's pool: DB_POOL_SIZE), so
-    idle threads of the pool hold none."""
-
-    def run(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            db.connections.close_all()
-
-    return DatabaseSyncToAsync(run, thread_sensitive=False)
 
 
 class SharedTable(str):

@@ -19,6 +19,7 @@ import weakref
 
 from channels.layers import get_channel_layer
 
+from .chat import chat_sends
 from .groups import groups_of
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,9 @@ async def _send_all(layer, sends: list[tuple[str, dict]]) -> None:
         )
     for (group, message), result in zip(sends, results, strict=True):
         if isinstance(result, BaseException):  # a lost message costs nothing: clients catch up
-            log.warning("could not tell %s about version %s: %r", group, message["version"], result)
+            log.warning(
+                "could not tell %s about version %s: %r", group, message.get("version"), result
+            )
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -114,10 +117,15 @@ def announce_after_append(rows, matches=None) -> None:
     for r in rows:
         if r.stream.startswith("match-"):
             last[r.stream] = r  # rows come in version order: the stream's newest wins
-    if not last:
+    chatting = any(r.stream.startswith("chat-m") for r in rows)
+    if not last and not chatting:
         return
     layer = get_channel_layer()
     if layer is None:
+        return
+    if chatting:
+        _announce_chat(layer, rows)
+    if not last:
         return
     from games.visibility import match_facts
     from reactors.follow import MatchRows
@@ -139,3 +147,11 @@ def announce_after_append(rows, matches=None) -> None:
         send(layer, sends)
     except Exception:  # a lost message costs nothing: clients catch up on reconnect
         log.exception("could not announce versions of %s", ", ".join(sorted(last)))
+
+
+def _announce_chat(layer, rows) -> None:
+    """A match room's news to its match's groups (live.chat.chat_sends)."""
+    try:
+        send(layer, chat_sends(rows, groups_of))
+    except Exception:  # a lost message costs little: the next connect catches up
+        log.exception("could not announce the chat of %s", sorted({r.stream for r in rows}))

@@ -5,7 +5,9 @@
 // the poll is held back. A spectator's push says where its clocks stand
 // ("clock": the cut, on the server's clock), so a delayed table runs its
 // countdowns from the delayed moment. The socket carries the table's moves
-// too (window.gsLive.send, used by table_craft.js).
+// too (window.gsLive.send, used by table_craft.js), and the match's chat
+// (window.gsLive.chat, used by chat.js: its news come as a "gs:chat" event,
+// and each connect says so with "gs:live-open").
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -72,6 +74,7 @@
       open = true;
       retry = 1000;
       socket.send(JSON.stringify({ since: shownVersion() }));
+      document.dispatchEvent(new CustomEvent("gs:live-open"));
     };
     socket.onmessage = function (e) {
       var msg;
@@ -80,8 +83,12 @@
       } catch (err) {
         return;
       }
-      if (msg.type === "ack" || msg.type === "refused") {
+      if (msg.type === "ack" || msg.type === "refused" || msg.type === "chat_ack") {
         answered(msg.id, msg);
+        return;
+      }
+      if (msg.type === "chat") {
+        document.dispatchEvent(new CustomEvent("gs:chat", { detail: msg }));
         return;
       }
       if (typeof msg.version === "number" && typeof msg.html === "string") {
@@ -123,25 +130,39 @@
     pending.then(msg);
   }
 
+  // a message that waits for its answer (a move, a chat message): false when
+  // the socket cannot carry it now (the caller posts instead); else then(answer)
+  // is called once: the answer, or null (post it then)
+  function carry(body, id, then) {
+    if (!open || !socket || socket.readyState !== 1 || !id || waiting[id]) {
+      return false;
+    }
+    try {
+      socket.send(JSON.stringify(body));
+    } catch (err) {
+      return false;
+    }
+    waiting[id] = {
+      then: then,
+      timer: setTimeout(function () {
+        answered(id, null);
+      }, ANSWER_MS),
+    };
+    return true;
+  }
+
   window.gsLive = {
-    // false when the socket cannot carry it now (the caller posts instead);
-    // else then(answer) is called once: the answer, or null (post it then)
     send: function (form, id, then) {
-      if (!open || !socket || socket.readyState !== 1 || !id || waiting[id]) {
-        return false;
+      return carry({ form: form, id: id }, id, then);
+    },
+    chat: function (chat, id, then) {
+      return carry({ chat: chat, id: id }, id, then);
+    },
+    // a message that waits for no answer (the chat's catching up)
+    tell: function (body) {
+      if (open && socket && socket.readyState === 1) {
+        socket.send(JSON.stringify(body));
       }
-      try {
-        socket.send(JSON.stringify({ form: form, id: id }));
-      } catch (err) {
-        return false;
-      }
-      waiting[id] = {
-        then: then,
-        timer: setTimeout(function () {
-          answered(id, null);
-        }, ANSWER_MS),
-      };
-      return true;
     },
     replace: replace,
   };

@@ -57,7 +57,7 @@ FIELDS = [
     "moderators", "command_id", "type", "candidates", "language", "next", "email",
     "old_password", "new_password1", "new_password2", "starts", "ends", "season", "a", "b",
     "v", "at_version", "table_version", "kind", "actor", "endpoint", "keys", "check_in_open",
-    "choice",
+    "choice", "message", "user", "length", "from", "before", "after", "unblock",
 ]  # fmt: skip
 # one of each kind, swept through every field of every form
 HOSTILE = [
@@ -271,6 +271,24 @@ FORMS = {
     "games/matches/<int:pk>/no-show": [
         Form("/games/matches/{final}/no-show", "moderator", {"seat": "ana", "reason": "late"})
     ],
+    # the chat (chat/): a room's messages, a message, a moderator's acts, a block
+    "chat/rooms/<str:name>/messages": [
+        Form("/chat/rooms/m{lone}-players/messages", "player", {"after": "0", "before": "9", "from": "1"}, method="get")
+    ],
+    "chat/rooms/<str:name>/post": [
+        Form("/chat/rooms/m{lone}-players/post", "player", {"text": "hello", "next": "/"}),
+        Form("/chat/rooms/s{show}-staff/post", "moderator", {"text": "hello", "next": "/"}),
+    ],
+    "chat/rooms/<str:name>/hide": [
+        Form("/chat/rooms/s{show}-show/hide", "moderator", {"message": "1", "reason": "fuzz"})
+    ],
+    "chat/rooms/<str:name>/timeout": [
+        Form("/chat/rooms/s{show}-show/timeout", "moderator", {"user": "{pat}", "length": "5m"})
+    ],
+    "chat/rooms/<str:name>/slow": [
+        Form("/chat/rooms/s{show}-show/slow", "organizer", {"seconds": "5"})
+    ],
+    "chat/block": [Form("/chat/block", "player", {"user": "{pat}", "unblock": "1"})],
 }  # fmt: skip
 
 # every other route, and what it is (no form writes or reads through it)

@@ -70,7 +70,16 @@ def _env_read_by_the_code() -> set[str]:
         r"""(?:environ(?:\.get|\.setdefault)?\s*[(\[]\s*|getenv\(\s*|\benv\w*\(\s*)["']([A-Z][A-Z0-9_]+)["']"""
     )
     found = set()
-    for folder in ("platform", "games", "tournaments", "ratings", "broadcast", "bench", "docker"):
+    for folder in (
+        "platform",
+        "games",
+        "tournaments",
+        "ratings",
+        "broadcast",
+        "chat",
+        "bench",
+        "docker",
+    ):
         for path in (ROOT / folder).rglob("*"):
             if path.suffix in {".py", ".sh", ".yaml", ".yml", ".js"} or path.name == "Dockerfile":
                 text = path.read_text(errors="replace")

@@ -4,60 +4,19 @@ move through the socket alone, and falls back to its poll when the socket
 is refused."""
 
 import random
-import socket
-import threading
-import time
 
 import pytest
-import uvicorn
-from channels.routing import ProtocolTypeRouter
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.core.asgi import get_asgi_application
-from django.db import connections
 from playwright.sync_api import expect
 
 from games import services
 
 DEAL = {"removed": ["3", "5", "7"], "deck": ["1", "4", "2", "6"], "first": "ana"}
-SERVER_START_S = 10
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
-def site(settings, committed_db, monkeypatch):
-    """The whole ASGI application (static files, pages and websockets) on a
-    loopback port, served by uvicorn in a thread of this process (so it sees
-    this test's database)."""
-    from config.asgi import application
-
-    # the server's threads close their connections after each request, as
-    # production's ASGI web processes do (DB_CONN_MAX_AGE=0)
-    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
-    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
-    app = ProtocolTypeRouter(
-        {
-            "http": ASGIStaticFilesHandler(get_asgi_application()),
-            "websocket": application.application_mapping["websocket"],
-        }
-    )
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + SERVER_START_S
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(SERVER_START_S)
+def site(asgi_site):
+    """The whole ASGI application, websockets too (tests/e2e/conftest.py)."""
+    return asgi_site
 
 
 @pytest.fixture

@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+
+
+class ChatConfig(AppConfig):
+    name = "chat"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from tournaments.dashboard import register_audit_source
+
+        from . import readmodels  # noqa: F401  (the projector)
+        from .audit import audit_rows
+
+        # the chat's moderation in each show's audit, in words
+        register_audit_source(audit_rows)

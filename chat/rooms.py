@@ -1,0 +1,185 @@
+"""The chat's rooms and who may do what in them, by account id.
+
+Each match has a players' room (its seats; its moderators and staff may read
+and write) and a spectators' room (anyone who may watch it); each show has a
+show room (anyone who may see the show) and a staff room (its organizer and
+moderators, and staff). A room is named ``m<match id>-players``,
+``m<id>-spectators``, ``s<show id>-show`` or ``s<id>-staff``; its messages
+are the events of its own stream ``chat-<name>``.
+
+Hidden information holds in chat: nothing of a spectators' room reaches a
+seat of its match while it is live, and whoever sees a match (or a show)
+behind the spectators' delay reads its rooms behind the same delay
+(``Access.cut``), so no message tells them the future."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from django.utils.translation import gettext_noop
+
+from games import visibility
+from games.core.protocol import SEAT, RoleRequired, RuleError
+from games.models import Match
+from tournaments.models import ShowRecord
+
+PLAYERS, SPECTATORS, SHOW, STAFF = "players", "spectators", "show", "staff"
+MATCH_ROOMS, SHOW_ROOMS = (PLAYERS, SPECTATORS), (SHOW, STAFF)
+_NAME = re.compile(r"(m|s)([1-9][0-9]{0,17})-(players|spectators|show|staff)")
+PREFIX = "chat-"
+
+
+class NoSuchRoom(RuleError):
+    """A room name that names no room (or a room of nothing that exists)."""
+
+
+@dataclass(frozen=True)
+class Room:
+    name: str  # e.g. m12-players
+    kind: str  # players | spectators | show | staff
+    match: Match | None = None
+    show: ShowRecord | None = None
+
+    @property
+    def stream(self) -> str:
+        return PREFIX + self.name
+
+    @property
+    def show_stream(self) -> str:
+        if self.show is not None:
+            return self.show.stream
+        return self.match.show_stream if self.match is not None else ""
+
+
+def match_room(match: Match, kind: str) -> Room:
+    return Room(f"m{match.pk}-{kind}", kind, match=match)
+
+
+def show_room(show: ShowRecord, kind: str) -> Room:
+    return Room(f"s{show.pk}-{kind}", kind, show=show)
+
+
+def room_named(name) -> Room:
+    """The room ``name`` names, with its match or show read (NoSuchRoom else)."""
+    found = _NAME.fullmatch(name) if isinstance(name, str) else None
+    if found is None:
+        raise NoSuchRoom(gettext_noop("there is no such chat room"))
+    of, pk, kind = found.group(1), int(found.group(2)), found.group(3)
+    if of == "m" and kind in MATCH_ROOMS:
+        match = Match.objects.filter(pk=pk).first()
+        if match is not None:
+            return match_room(match, kind)
+    if of == "s" and kind in SHOW_ROOMS:
+        show = ShowRecord.objects.filter(pk=pk).first()
+        if show is not None:
+            return show_room(show, kind)
+    raise NoSuchRoom(gettext_noop("there is no such chat room"))
+
+
+def room_of_stream(stream: str) -> Room | None:
+    try:
+        return room_named(stream.removeprefix(PREFIX))
+    except NoSuchRoom:
+        return None
+
+
+@dataclass(frozen=True)
+class Access:
+    """What a person may do in a room: read (as of ``cut``: None is live),
+    write, moderate."""
+
+    read: bool
+    write: bool = False
+    moderate: bool = False
+    cut: float | None = None
+
+
+NONE = Access(False)
+
+
+def _uid(user) -> int | None:
+    return user.pk if user is not None and getattr(user, "is_authenticated", False) else None
+
+
+def _show_staff(show: ShowRecord | None, uid: int) -> bool:
+    """The organizer or a moderator of ``show`` who holds no entrant in it."""
+    if show is None or uid in (show.seat_holder_ids or ()):
+        return False
+    return uid == show.organizer_id or uid in (show.moderator_ids or ())
+
+
+def _show_of(match: Match) -> ShowRecord | None:
+    if not match.show_stream:
+        return None
+    return ShowRecord.objects.filter(stream=match.show_stream).first()
+
+
+def access(room: Room, user, *, now: float | None = None) -> Access:
+    """What ``user`` may do in ``room`` now."""
+    now = visibility.clock() if now is None else now
+    if room.match is not None:
+        return _match_access(room, user, now)
+    return _show_access(room, user, now)
+
+
+def _match_access(room: Room, user, now: float) -> Access:
+    match, uid = room.match, _uid(user)
+    seated = uid is not None and visibility.role_of(match, user).kind == SEAT
+    if seated:
+        if room.kind == PLAYERS:
+            return Access(True, write=True)
+        # the stands never reach a seat while its match is live (not even a count)
+        return NONE if match.status == "live" else Access(True)
+    if uid is not None and (user.is_staff or visibility.is_moderator(match, user)):
+        return Access(True, write=True, moderate=True)
+    cut = now - visibility.match_facts(match).spectator_delay_s
+    return Access(True, write=room.kind == SPECTATORS and uid is not None, cut=cut)
+
+
+def _show_access(room: Room, user, now: float) -> Access:
+    show, uid = room.show, _uid(user)
+    staff = uid is not None and (user.is_staff or _show_staff(show, uid))
+    if staff:
+        return Access(True, write=True, moderate=True)
+    if room.kind == STAFF:
+        return NONE
+    active = frozenset(show.seat_holder_ids or ())
+    cut = visibility.show_cut(show.stream, user, live_for=active, now=now)
+    return Access(True, write=uid is not None, cut=cut)
+
+
+def readable(room: Room, user, *, now: float | None = None) -> Access:
+    """``access``, refused in words when ``user`` may not read the room."""
+    found = access(room, user, now=now)
+    if not found.read:
+        if room.kind == SPECTATORS:
+            raise RoleRequired(
+                gettext_noop("a player does not read the spectators' room while the match is live")
+            )
+        raise RoleRequired(
+            gettext_noop("only the organizer, the moderators and staff read the staff room")
+        )
+    return found
+
+
+def _readable(rooms: list[Room], user) -> list[tuple[Room, Access]]:
+    now = visibility.clock()
+    found = [(room, access(room, user, now=now)) for room in rooms]
+    return [(room, may) for room, may in found if may.read]
+
+
+def rooms_of_match(match: Match, user) -> list[tuple[Room, Access]]:
+    """The rooms of ``match`` that ``user`` may read, with their access."""
+    return _readable([match_room(match, kind) for kind in MATCH_ROOMS], user)
+
+
+def rooms_of_show(show: ShowRecord, user) -> list[tuple[Room, Access]]:
+    return _readable([show_room(show, kind) for kind in SHOW_ROOMS], user)
+
+
+def show_of_room(room: Room) -> ShowRecord | None:
+    """The show a room belongs to (a match's: its show's), if any."""
+    if room.show is not None:
+        return room.show
+    return _show_of(room.match) if room.match is not None else None

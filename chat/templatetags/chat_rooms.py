@@ -1,0 +1,56 @@
+"""The chat panel a page shows: ``{% chat_for_match match %}`` (the table and
+the spectators' page), ``{% chat_for_show show %}`` (the show page). Each
+room its visitor may read, with its last messages; loaded by the template
+engine, so the pages of lower layers show it without importing the chat."""
+
+from __future__ import annotations
+
+from django import template
+from django.conf import settings
+from django.utils.translation import gettext_lazy
+
+from chat import services
+from chat.rooms import PLAYERS, SHOW, SPECTATORS, STAFF, rooms_of_match, rooms_of_show
+
+register = template.Library()
+
+TITLES = {
+    PLAYERS: gettext_lazy("Players' room"),
+    SPECTATORS: gettext_lazy("Spectators' room"),
+    SHOW: gettext_lazy("Show room"),
+    STAFF: gettext_lazy("Staff room"),
+}
+
+
+def _panel(context, found, live: bool) -> dict:
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    rooms = [
+        {
+            "name": room.name,
+            "title": TITLES[room.kind],
+            "access": may,
+            "messages": services.history(room, user, limit=100),
+        }
+        for room, may in found
+    ]
+    return {
+        "rooms": rooms,
+        "live": live,
+        "me": user.pk if user is not None and user.is_authenticated else "",
+        "max_chars": settings.CHAT_MAX_CHARS,
+        "request": request,
+        "csrf_token": context.get("csrf_token"),
+    }
+
+
+@register.inclusion_tag("chat/_panel.html", takes_context=True)
+def chat_for_match(context, match):
+    request = context.get("request")
+    return _panel(context, rooms_of_match(match, getattr(request, "user", None)), live=True)
+
+
+@register.inclusion_tag("chat/_panel.html", takes_context=True)
+def chat_for_show(context, show):
+    request = context.get("request")
+    return _panel(context, rooms_of_show(show, getattr(request, "user", None)), live=False)

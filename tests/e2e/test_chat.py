@@ -1,0 +1,46 @@
+"""The chat in a real browser, over the table's own socket: two people chat
+at a table, the text stays text (markup shown as typed), a phone's width
+holds the panel, and a refusal is told in words beside the input."""
+
+import pytest
+from playwright.sync_api import expect
+
+from games import services
+
+
+@pytest.fixture
+def site(asgi_site):
+    return asgi_site
+
+
+def test_two_people_chat_at_a_table(contexts, make_user, shot):
+    ana_user, ben_user = make_user("ana"), make_user("ben")
+    match = services.create_match(
+        "love-me-not",
+        ["ana", "ben"],
+        options={"decision_s": 0},
+        holders={"ana": ana_user.pk, "ben": ben_user.pk},
+    )
+    ana = contexts(ana_user)
+    ben = contexts(ben_user, viewport={"width": 390, "height": 844})
+    for page in (ana, ben):
+        with page.expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url) as ws:
+            page.goto(f"/games/matches/{match.pk}/")
+        ws.value.wait_for_event("framereceived")  # the socket is up
+    box = ana.get_by_label("Your message in the Players' room")
+    box.fill("<b>good luck</b>")
+    box.press("Enter")
+    ben_list = ben.locator(f"#chat-m{match.pk}-players .chat-list")
+    expect(ben_list).to_contain_text("<b>good luck</b>")  # as typed: never markup
+    assert ben_list.locator("b", has_text="good luck").count() == 0
+    expect(ben.locator(".chat-list")).to_have_attribute("aria-live", "polite")
+    reply = ben.get_by_label("Your message in the Players' room")
+    reply.fill("merci, toi aussi")
+    ben.get_by_role("button", name="Send").click()
+    expect(ana.locator(".chat-list")).to_contain_text("merci, toi aussi")
+    assert ben.evaluate("document.documentElement.scrollWidth") <= 390
+    reply.evaluate("el => el.removeAttribute('maxlength')")
+    reply.fill("x" * 501)
+    reply.press("Enter")
+    expect(ben.locator(".chat-refusal")).to_contain_text("at most 500 characters")
+    shot(ben, "chat-at-the-table")
