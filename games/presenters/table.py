@@ -24,8 +24,9 @@ from games.core.deal import REVEAL
 from games.core.playout import BOT
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
 from games.core.registry import rules_for, series_for
+from games.core.series import RESIGNED, resign_refusal
 from games.deal_check import deal_check
-from games.engine_words import in_words, item_name
+from games.engine_words import in_words, item_name, refusal
 from games.models import Match
 from games.player_ratings import ShownRating, ratings_of
 
@@ -88,6 +89,19 @@ class CardPick:
 
 
 @dataclass(frozen=True)
+class Resign:
+    """The table's resign button for its seat: ``refused``, why it is not
+    open in this match (in words), else "" and the button is shown."""
+
+    refused: str = ""
+
+
+# the resign form's control name (games.table_moves): not a game's control,
+# so never offered among the moves nor played by a bot
+RESIGN_CONTROL = "resign"
+
+
+@dataclass(frozen=True)
 class Line:
     version: int
     text: str
@@ -121,6 +135,11 @@ class Table:
     # cut for a delayed spectator, the step's time in a replay
     server_now: float = field(default_factory=time.time)
     delayed_s: float | None = None  # how late a spectator sees it
+    resign: Resign | None = None  # for a seat of a match in play
+
+    @property
+    def resign_error(self) -> str:
+        return self.errors.get(RESIGN_CONTROL, "")
 
     @property
     def actions(self) -> list[dict]:
@@ -274,10 +293,13 @@ def table_for(
     board = module.board(game_view, you, names) if game_view else Board()
     pending = view.get("pending") or []
     controls: list[Control] = []
+    resign = None
     if you is not None and at is None and not view.get("finished") and not view.get("replay"):
         controls = series_controls(view, you, names)
         if game_view:
             controls += module.controls(game_view, you)
+        refused = resign_refusal(view["seats"], you, False)
+        resign = Resign(refusal(refused) if refused is not None else "")
     seats = _seat_rows(match, view, board, you, names, controls)
     history = [
         Line(r["version"], describe_row(module, r, you, names), bool(r.get("void")), r["type"])
@@ -304,6 +326,7 @@ def table_for(
         at=at,
         server_now=clock_at,
         delayed_s=delayed_s,
+        resign=resign,
     )
 
 
@@ -475,6 +498,14 @@ def _series_words(kind: str, d: dict, names: dict, you: str | None) -> str | Non
             "n": d.get("bout"),
             "who": winners,
             "why": in_words(d.get("reason", ""), names),
+        }
+    if kind == "series_forfeited" and d.get("reason") == RESIGNED:
+        winners = ", ".join(_who(names, w) for w in d.get("winners", []))
+        if d.get("loser") == you:
+            return _("You resigned: %(who)s won the match.") % {"who": winners}
+        return _("%(loser)s resigned: %(who)s won the match.") % {
+            "loser": _who(names, d.get("loser")),
+            "who": winners,
         }
     if kind in ("series_ended", "series_forfeited", "series_overturned"):
         winners = ", ".join(_who(names, w) for w in d.get("winners", []))
