@@ -125,6 +125,13 @@ class MatchViewSerializer(serializers.Serializer):
     winners = serializers.ListField(child=serializers.CharField())
     end_reason = serializers.CharField(allow_null=True)
     paused = serializers.BooleanField()
+    ready_check = serializers.DictField(
+        allow_null=True,
+        required=False,
+        help_text="the ready-check the match opened with, while it is open: "
+        "awaiting (the seats not there yet: each sends ready), by (its deadline), "
+        "expired (its time is up: a moderator may declare a no-show); null: none",
+    )
     items = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
         help_text="seat -> items; only the caller's own (all for a moderator)",
@@ -295,7 +302,11 @@ class CreateMatchSerializer(serializers.Serializer):
 
 
 class ModerateSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(choices=["pause", "resume", "add_time"])
+    type = serializers.ChoiceField(
+        choices=["pause", "resume", "add_time", "declare_no_show"],
+        help_text="declare_no_show: once a ready-check's time is up, the absent "
+        "``seat`` forfeits the match",
+    )
     reason = serializers.CharField(max_length=500)
     seconds = serializers.FloatField(
         required=False, min_value=0.001, max_value=MAX_ADD_TIME_S, help_text="for add_time"
@@ -304,7 +315,8 @@ class ModerateSerializer(serializers.Serializer):
         required=False,
         max_length=100,
         trim_whitespace=False,  # a seat's name exactly as the match has it
-        help_text="for add_time: the seat whose clock gets the time (none: every clock)",
+        help_text="for add_time: the seat whose clock gets the time (none: every clock); "
+        "for declare_no_show: the absent seat",
     )
     command_id = command_id_field()
 
@@ -577,7 +589,9 @@ class MatchModerate(APIView):
     )
     def post(self, request, pk):
         """Moderators pause or resume a match's clocks, or add time (to one seat's
-        clock with ``seat``, else to every clock), with a reason."""
+        clock with ``seat``, else to every clock), with a reason; once a
+        ready-check's time is up, declare the absent ``seat``'s no-show (it
+        forfeits the match)."""
         match = get_match(pk)
         require_login(request, "moderate")
         if not services.moderates(match, request.user):

@@ -133,6 +133,7 @@ REASONS = (
     gettext_noop("score"),
     gettext_noop("forfeit"),
     gettext_noop("resigned"),
+    gettext_noop("no-show"),
     gettext_noop("overturned"),
     gettext_noop("awarded by a ruling"),
     gettext_noop("round annulled"),

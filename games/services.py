@@ -59,6 +59,7 @@ from .clock_index import (
 )
 from .limits import MAX_PK
 from .models import Match, SeatHolder
+from .ready_check import split_ready
 
 PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
 MAX_RETRIES = 5
@@ -212,17 +213,12 @@ def _state_of_rows(game: str, rows) -> states.Entry:
     row, else one folded on from an older entry, else a full fold; kept for
     the next reader when it is the newest this process knows."""
     stream, tag = rows[-1].stream, states.tag_of(rows[-1])
-    exact, base = states.lookup(stream, tag)
-    if exact is not None:
-        return exact
-    entry = None
-    if base is not None:
-        entry = _fold_on(game, base, rows[base.version - 1 :])
-    entry = entry or _full(game, rows)
-    newest = states.local_entry(stream)
-    if newest is None or newest.version <= entry.version:
-        states.keep(stream, entry)
-    return entry
+    return states.fold_at(
+        stream,
+        tag,
+        lambda base: _fold_on(game, base, rows[base.version - 1 :]),
+        lambda: _full(game, rows),
+    )
 
 
 def _current(match: Match) -> states.Entry | None:
@@ -231,17 +227,12 @@ def _current(match: Match) -> states.Entry | None:
     tag = states.tip(match.stream)
     if tag is None:
         return None
-    exact, base = states.lookup(match.stream, tag)
-    if exact is not None:
-        return exact
-    entry = None
-    if base is not None:
-        entry = _fold_on(match.game, base, read(match.stream, after=base.version - 1))
-    if entry is None:
-        rows = read(match.stream)
-        entry = _full(match.game, rows)
-    states.keep(match.stream, entry)
-    return entry
+    return states.fold_at(
+        match.stream,
+        tag,
+        lambda base: _fold_on(match.game, base, read(match.stream, after=base.version - 1)),
+        lambda: _full(match.game, read(match.stream)),
+    )
 
 
 def _vouched(match: Match) -> Loaded | None:
@@ -298,13 +289,17 @@ def create_match(
     now = time.time() if now is None else now
     holders = dict(holders or {})
     _check_match_asked(series, seats, holders, spectator_delay_s, rated)
+    game_options, ready = split_ready(
+        options, list(seats), holders, show_stream=show_stream, now=now
+    )
     game_events_ = series.start(
         Ctx(now=now, rng=rng or secure_rng(), role="system"),
         seats,
-        options,
+        game_options,
         items,
         setup,
         chooser=chooser,
+        ready=ready,
     )
     created = NewEvent(
         "match_created",
@@ -959,7 +954,10 @@ def bot_pause(match: Match, state, bots: set[str]) -> float:
     at least ``BOT_PAUSE_MIN_S`` and at most ``BOT_PAUSE_MAX_S``. While a
     person may act (an item's window, a bid, a simultaneous choice), the bot
     waits at least ``BOT_PERSON_WINDOW_S``, so its move never closes that
-    window before a person could use it."""
+    window before a person could use it; while a person holds an item
+    whose window is open (Insurance before the bout's first play), it waits
+    ``BOT_ITEM_WINDOW_S`` for them to declare it, within its own decision's
+    time: the bot's speed never decides whether a person's item is used."""
     series = series_for(match.game)
     since = match.updated_at.timestamp()
     clocks = [d.deadline - since for d in series.pending(state) if d.seat in bots and d.deadline]
@@ -971,9 +969,32 @@ def bot_pause(match: Match, state, bots: set[str]) -> float:
     people = [s for s in state.seats if s not in bots]
     if any(legal_now(series, state, s) for s in people):
         pause = max(pause, settings.BOT_PERSON_WINDOW_S)
+    if any(item_window_open(series, state, s) for s in people):
+        pause = max(pause, settings.BOT_ITEM_WINDOW_S)
     if clock is not None:  # never into its own timeout
         pause = min(pause, max(0.0, clock - 1.0))
     return pause
+
+
+def item_window_open(series, state, seat: str) -> bool:
+    """Whether ``seat`` may now declare an item while another seat decides
+    (a window the other's move closes), as Insurance before the first play."""
+    if not legal_now(series, state, seat) or state.bout is None:
+        return False
+    if any(d.seat == seat for d in series.pending(state)):
+        return False  # its own decision: its clock, not a bot's speed
+    return any(c.get("type") == "use_item" for c in series.rules.legal_commands(state.bout, seat))
+
+
+def no_show_seats(match: Match, user) -> list[str]:
+    """The seats whose no-show ``user`` may declare now: they moderate the
+    match and its ready-check's time is up with those seats absent."""
+    if not getattr(user, "is_authenticated", False) or not moderates(match, user):
+        return []
+    state = load(match).state
+    if state is None or state.finished or not state.ready_expired:
+        return []
+    return list(state.awaiting)
 
 
 def legal_now(series, state, seat: str) -> bool:
@@ -1024,6 +1045,8 @@ def legal_for(match: Match, viewer: Viewer) -> tuple[int | None, list[dict]]:
         return loaded.version, []
     series = series_for(match.game)
     mine = [d for d in series.pending(state) if d.seat == viewer.seat]
+    if mine and mine[0].kind == "ready":
+        return loaded.version, [{"type": "ready"}]
     if mine and mine[0].kind == "choose_first":
         return loaded.version, [{"type": "choose_first", "seat": s} for s in state.seats]
     if state.bout is None:

@@ -24,7 +24,8 @@ the state is folded again from the log. Each entry is sealed with an HMAC
 (``runtime.seal``: the site's secret key, over its key and its JSON): an
 entry whose state is not the one this site folded for the version it claims
 (written by anyone else with the cache's credential) is refused, and the
-state folded again."""
+state folded again. The tiers, the seal and the reading at a tag are
+``runtime.kept``'s (``KEPT``), as the show and bracket folds' are."""
 
 from __future__ import annotations
 
@@ -32,24 +33,19 @@ import hashlib
 import json
 import logging
 import sys
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, fields, is_dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from django.core.cache import caches
-from django.db import connection, transaction
+from django.db import connection
 
 from eventlog.models import StoredEvent
-from runtime.seal import seal, unseal
+from runtime.kept import CACHE_ALIAS as CACHE_ALIAS  # the shared tier, as tests read it
+from runtime.kept import KeptByVersion
 
 log = logging.getLogger(__name__)
 
-CACHE_ALIAS = "states"
-TTL_S = 24 * 3600  # a match nobody reads for a day is folded again
-LOCAL_MAX = 256  # streams whose latest state this process keeps
 
 Tag = tuple[int, int, datetime]  # (version, global id, recorded_at) of a row
 
@@ -65,8 +61,6 @@ class Entry:
         return self.tag[0]
 
 
-_local: OrderedDict[str, Entry] = OrderedDict()
-_lock = threading.Lock()
 _fingerprint = ""
 
 
@@ -197,40 +191,24 @@ def _entry_from_json(data: Any) -> Entry:
 _SEAL_PURPOSE = "games.states.entry"
 
 
-def _sealed(key: str, entry: Entry) -> dict:
-    """What the shared tier keeps under ``key``: the entry's JSON and its seal."""
-    return seal(_SEAL_PURPOSE, key, json.dumps(_entry_json(entry), separators=(",", ":")))
+def _encode(entry: Entry) -> str:
+    return json.dumps(_entry_json(entry), separators=(",", ":"))
 
 
-def _unsealed(key: str, data: Any) -> Entry:
-    """The entry ``data`` holds, if this site sealed it under ``key``; else ValueError."""
-    return _entry_from_json(json.loads(unseal(_SEAL_PURPOSE, key, data)))
+def _decode(text: str, stream: str) -> Entry:
+    return _entry_from_json(json.loads(text))
 
 
-def _shared(stream: str) -> Entry | None:
-    """The shared tier's entry, or None when there is none or it cannot be used."""
-    try:
-        key = _key(stream)
-        data = caches[CACHE_ALIAS].get(key)
-        return None if data is None else _unsealed(key, data)
-    except Exception:  # not JSON, not sealed here, not a state's, or the cache is away
-        log.warning("state cache entry of %s unreadable; folding", stream, exc_info=True)
-        return None
+KEPT = KeptByVersion(_SEAL_PURPOSE, _key, _encode, _decode, what="state", log=log)
+local_entry, keep, forget_local, fold_at = KEPT.local, KEPT.keep, KEPT.forget_local, KEPT.fold_at
+_keep_local = KEPT.keep_local
 
 
 def lookup(stream: str, tag: Tag) -> tuple[Entry | None, Entry | None]:
     """(the entry at exactly ``tag``, else None; the newest entry older than
     ``tag`` to fold on from, else None)."""
-    with _lock:
-        local = _local.get(stream)
-    if local is not None and local.tag == tag:
-        return local, None
-    shared = _shared(stream)
-    if shared is not None and shared.tag == tag:
-        _keep_local(stream, shared)
-        return shared, None
-    older = [e for e in (local, shared) if e is not None and e.version < tag[0]]
-    return None, max(older, key=lambda e: e.version, default=None)
+    exact, older = KEPT.lookup(stream, tag)
+    return exact, (older[0] if older else None)
 
 
 def kept_at(stream: str, version: int, recorded_at: datetime | None) -> Entry | None:
@@ -238,43 +216,10 @@ def kept_at(stream: str, version: int, recorded_at: datetime | None) -> Entry | 
     one is kept (here, else in the shared tier)."""
     if recorded_at is None:
         return None
-    for tier in (local_entry, _shared):
+    for tier in (KEPT.local, KEPT.shared):
         entry = tier(stream)
         if entry is not None and (entry.tag[0], entry.tag[2]) == (version, recorded_at):
-            if tier is _shared:
-                _keep_local(stream, entry)
+            if tier == KEPT.shared:
+                KEPT.keep_local(stream, entry)
             return entry
     return None
-
-
-def local_entry(stream: str) -> Entry | None:
-    with _lock:
-        return _local.get(stream)
-
-
-def keep(stream: str, entry: Entry) -> None:
-    """Keep ``entry`` here now, and in the shared tier once its rows commit."""
-    _keep_local(stream, entry)
-    key = _key(stream)
-
-    def publish():
-        try:
-            caches[CACHE_ALIAS].set(key, _sealed(key, entry), TTL_S)
-        except Exception:  # the cache is away: the next reader folds
-            log.warning("state of %s not cached", stream, exc_info=True)
-
-    transaction.on_commit(publish)
-
-
-def _keep_local(stream: str, entry: Entry) -> None:
-    with _lock:
-        _local[stream] = entry
-        _local.move_to_end(stream)
-        while len(_local) > LOCAL_MAX:
-            _local.popitem(last=False)
-
-
-def forget_local() -> None:
-    """Empty this process's tier (what another process starts with)."""
-    with _lock:
-        _local.clear()

@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from eventlog.store import CommandIdReused, ConcurrencyError
+from eventlog.store import CommandIdReused, ConcurrencyError, replayed
 from games.core.fields import whole
 from games.core.protocol import SEAT, RuleError
 from games.presenters.base import BadForm
@@ -64,6 +64,8 @@ def move_from_table(
     stale = _made_for_an_older_table(form, table)
     control = find_control(table, key)
     if control is None:
+        if _made_already(match, viewer.seat, user, command_id):
+            return None  # the move's answer was lost on the way: this retry is answered as made
         if stale:
             return Refused(_(TABLE_CHANGED), 200, "table_changed")
         return Refused(_("that action is not open to you now; look again"), 409, "conflict")
@@ -104,6 +106,23 @@ def _make(match: Match, user, viewer, command, key: str, command_id, stale: bool
         msg = _("this form was already used for another move; look again")
         return Refused(msg, 409, "command_id_reused", key)
     return None
+
+
+def _made_already(match: Match, seat: str, user, command_id: str | None) -> bool:
+    """This seat's move under ``command_id`` was made by ``user`` already (a
+    socket's answer lost, then the same form posted): its control is gone
+    from the table it changed, and the same id answers as the move made, as
+    ``services.submit`` answers a retry, not as a refusal."""
+    try:
+        key = services.command_key(command_id)
+    except RuleError:  # a bad id: refused as ever
+        return False
+    rows = replayed(match.stream, key) if key else []
+    return bool(rows) and all(
+        r.metadata.get("actor") == user.username
+        and (r.metadata.get("command") or {}).get("seat") == seat
+        for r in rows
+    )
 
 
 def _made_for_an_older_table(form: Mapping[str, Any], table) -> bool:

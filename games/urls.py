@@ -11,4 +11,5 @@ urlpatterns = [
     path("matches/<int:pk>/", views.match_page, name="match"),
     path("matches/<int:pk>/command", views.match_command, name="command"),
     path("matches/<int:pk>/open", views.match_open, name="open"),
+    path("matches/<int:pk>/no-show", views.match_no_show, name="no_show"),
 ]

@@ -173,8 +173,45 @@ def _render_table(request, table, status=200):
         context = {"table": table, "match": table.match}
         return render(request, "games/tables/_table.html", context, status=status)
     may_open = services.may_open_every_card(table.match, request.user, table.viewer)
-    context = {"table": table, "match": table.match, "may_open": may_open}
+    context = {
+        "table": table,
+        "match": table.match,
+        "may_open": may_open,
+        "no_show": services.no_show_seats(table.match, request.user),
+    }
     return render(request, "games/match.html", context, status=status)
+
+
+@require_POST
+def match_no_show(request, pk):
+    """A moderator of the match declares a no-show once its ready-check's
+    time is up: the absent seat forfeits (TOURNAMENTS.md); the engine refuses
+    it in words before then or for a seat that is there."""
+    match = _match_or_404(request, pk)
+    if not request.user.is_authenticated or not services.moderates(match, request.user):
+        raise PermissionDenied(_("only a moderator of this match may declare a no-show"))
+    reason = str(request.POST.get("reason", "")).strip()[:500]
+    if not reason:
+        messages.error(request, _("give a reason: the players and the match's history see it"))
+        return redirect("games:match", pk=pk)
+    command = {"type": "declare_no_show", "seat": request.POST.get("seat"), "reason": reason}
+    try:
+        services.submit(
+            match,
+            None,
+            command,
+            actor=request.user.username,
+            role="moderator",
+            **command_args(request),
+        )
+    except RuleError as exc:
+        messages.error(request, refusal(exc))
+        return redirect("games:match", pk=pk)
+    except CommandIdReused:
+        messages.error(request, _("this form was already used for something else; try again"))
+        return redirect("games:match", pk=pk)
+    messages.success(request, _("The no-show is declared: the absent player forfeits the match."))
+    return redirect("games:match", pk=pk)
 
 
 @require_POST

@@ -91,6 +91,19 @@ def _own_rate_limit_counts(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _no_ready_check_unless_asked():
+    """Matches between people open with a ready-check (games/ready_check.py);
+    the tests that play such matches at once start them without one, and the
+    ready-check's own tests (tests/games/test_ready_check.py) set it."""
+    from django.conf import settings
+
+    before = settings.MATCH_READY_CHECK_S
+    settings.MATCH_READY_CHECK_S = 0
+    yield
+    settings.MATCH_READY_CHECK_S = before
+
+
+@pytest.fixture(autouse=True)
 def _the_sites_language_after_each_test():
     """A test that reads a page in French (tests/i18n, the form fuzz) leaves its
     thread's language as it found it: the tests after it read English words."""

@@ -179,6 +179,9 @@ def _open_pending(
             actor="bracket",
             role="system",
             chooser=s.a,  # the higher seed chooses who starts
+            # its organizer moderates it, as a one-off match's creator does
+            # (a no-show after the ready-check, the clocks)
+            moderators=[created["organizer_id"]] if created.get("organizer_id") else None,
             rng=rng,
             now=now,
         )

@@ -23,34 +23,32 @@ the show's length.
 What is kept outside the process is JSON read back into the folds' own
 classes alone (never a pickle: a stolen credential must not run code here),
 sealed with the site's secret key (``runtime.seal``) over its key and text:
-a fold this site did not keep under that key is not used."""
+a fold this site did not keep under that key is not used. The two tiers and
+the reading at a tag are ``runtime.kept``'s, as the match states' are."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from datetime import datetime
 from typing import Any
 
-from django.core.cache import caches
-from django.db import connection, transaction
+from django.db import connection
 
 from eventlog.models import StoredEvent
 from eventlog.store import read
 from games.core.adapt import as_game_event
-from games.states import CACHE_ALIAS, TTL_S, Tag, tag_of, tip
+from games.states import Tag, tag_of, tip
+from runtime.kept import KeptByVersion
 from runtime.seal import seal, unseal
 
 from . import brackets
 
 log = logging.getLogger(__name__)
 
-LOCAL_MAX = 256  # streams whose latest fold this process keeps
 SNAPSHOT_EVERY = 50  # events between two snapshots in a record
 _SHARED_PURPOSE = "tournaments.kept_folds.entry"
 _SNAPSHOT_PURPOSE = "tournaments.kept_folds.snapshot"
@@ -247,56 +245,13 @@ def _entry_of(text: str, stream: str) -> Entry:
     return Entry((version, row_id, datetime.fromisoformat(at)), from_json(data["fold"], stream))
 
 
-_local: OrderedDict[str, Entry] = OrderedDict()
-_lock = threading.Lock()
-
-
 def _key(stream: str) -> str:
     return f"fold:{shape()}:{connection.settings_dict['NAME']}:{stream}"
 
 
-def local_entry(stream: str) -> Entry | None:
-    with _lock:
-        return _local.get(stream)
-
-
-def _keep_local(stream: str, entry: Entry) -> None:
-    with _lock:
-        _local[stream] = entry
-        _local.move_to_end(stream)
-        while len(_local) > LOCAL_MAX:
-            _local.popitem(last=False)
-
-
-def forget_local() -> None:
-    """Empty this process's tier (what another process starts with)."""
-    with _lock:
-        _local.clear()
-
-
-def _shared(stream: str) -> Entry | None:
-    """The shared tier's entry, or None when there is none or it cannot be used."""
-    try:
-        key = _key(stream)
-        data = caches[CACHE_ALIAS].get(key)
-        return None if data is None else _entry_of(unseal(_SHARED_PURPOSE, key, data), stream)
-    except Exception:  # not JSON, not sealed here, not a fold's, or the cache is away
-        log.warning("kept fold of %s unreadable; folding", stream, exc_info=True)
-        return None
-
-
-def keep(stream: str, entry: Entry) -> None:
-    """Keep ``entry`` here now, and in the shared tier once its rows commit."""
-    _keep_local(stream, entry)
-    key = _key(stream)
-
-    def publish():
-        try:
-            caches[CACHE_ALIAS].set(key, seal(_SHARED_PURPOSE, key, _entry_text(entry)), TTL_S)
-        except Exception:  # the cache is away (or the fold holds another class): refolded
-            log.warning("fold of %s not cached", stream, exc_info=True)
-
-    transaction.on_commit(publish)
+KEPT = KeptByVersion(_SHARED_PURPOSE, _key, _entry_text, _entry_of, what="fold", log=log)
+local_entry, keep, forget_local = KEPT.local, KEPT.keep, KEPT.forget_local
+_keep_local = KEPT.keep_local
 
 
 def snapshot(stream: str, entry: Entry) -> bytes | None:
@@ -349,25 +304,13 @@ def fold_at(stream: str, tag: Tag, fold_rows: FoldRows, record_blob: Callable[[]
     folded on from the newest older one (here, shared, or the record's
     snapshot that ``record_blob()`` reads), else a full fold; kept for the
     next reader when it is the newest this process knows."""
-    local = local_entry(stream)
-    if local is not None and local.tag == tag:
-        return local
-    shared = _shared(stream)
-    if shared is not None and shared.tag == tag:
-        _keep_local(stream, shared)
-        return shared
-    older = [e for e in (local, shared) if e is not None and e.version < tag[0]]
-    if not older:
-        older = [e for e in (from_snapshot(stream, record_blob()),) if e and e.version < tag[0]]
-    entry = None
-    for base in sorted(older, key=lambda e: -e.version):
-        entry = _fold_on(base, stream, tag, fold_rows)
-        if entry is not None:
-            break
-    entry = entry or _full(stream, tag, fold_rows)
-    if local is None or local.version <= entry.version:
-        keep(stream, entry)
-    return entry
+    return KEPT.fold_at(
+        stream,
+        tag,
+        lambda base: _fold_on(base, stream, tag, fold_rows),
+        lambda: _full(stream, tag, fold_rows),
+        lambda: (from_snapshot(stream, record_blob()),),
+    )
 
 
 def latest(stream: str, fold_rows: FoldRows, record_blob: Callable[[], Any]) -> Entry | None:

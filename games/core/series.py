@@ -69,8 +69,13 @@ SERIES_EVENTS = frozenset(
         "clock_reanchored",
         "item_declared",
         "item_received",
+        "player_ready",
+        "ready_check_passed",
+        "ready_check_expired",
     }
 )
+READY_EVENTS = frozenset({"player_ready", "ready_check_passed", "ready_check_expired"})
+NO_SHOW = "no-show"  # the reason of a forfeit a moderator declares after a ready-check
 
 MAX_ADD_TIME_S = 24 * 3600  # a moderator adds at most a day at once
 CREDIT_MARGIN_S = 0.001  # a late decision lives on credit: the game sees it this much in time
@@ -101,7 +106,16 @@ def resign_refusal(seats, seat: str | None, finished: bool) -> RuleError | None:
 
 # what a moderator (or a ruling carried out by one) may do to a match
 MODERATOR_COMMANDS = frozenset(
-    {"pause", "resume", "add_time", "award_bout", "replay_bout", "overturn", "forfeit"}
+    {
+        "pause",
+        "resume",
+        "add_time",
+        "award_bout",
+        "replay_bout",
+        "overturn",
+        "forfeit",
+        "declare_no_show",
+    }
 )
 
 
@@ -132,6 +146,12 @@ class MatchState:
     # who may choose the first player of bout 1, as the match opened (an item
     # received later does not change it)
     first_choosers: tuple[str, ...] = ()
+    # the ready-check a match between people opens with: the seats still
+    # awaited, its deadline, and whether the deadline passed with someone absent;
+    # the clocks stand still (paused_since) until every awaited seat is ready
+    awaiting: tuple[str, ...] = ()
+    ready_by: float | None = None
+    ready_expired: bool = False
 
 
 class Series:
@@ -147,10 +167,13 @@ class Series:
         items: Mapping[str, list[str]] | None = None,
         setup: Mapping[str, Any] | None = None,
         chooser: str | None = None,
+        ready: Mapping[str, Any] | None = None,
     ) -> list[Event]:
         """Events that create a match; then the first bout's deal, or a wait
         for an advantage holder (or ``chooser``, e.g. the higher seed of a
-        bracket series) to choose who starts."""
+        bracket series) to choose who starts. ``ready`` (``{"seats": [...],
+        "by": t}``): a ready-check, whose clocks stand still until those seats
+        said they are there (``ready``) or ``by`` passed."""
         seats = tuple(seats)
         rules = self.rules
         if len(set(seats)) != len(seats):
@@ -185,6 +208,8 @@ class Series:
             "chooser": chooser,
             "at": ctx.now,
         }
+        if ready and ready.get("seats"):
+            data["ready"] = {"seats": list(ready["seats"]), "by": float(ready["by"])}
         # items and a stacked deal are not for everyone's eyes: seats learn
         # their own items from view(), moderators see the whole event
         public = {k: v for k, v in data.items() if k != "items"}
@@ -267,25 +292,31 @@ class Series:
         return game_t + state.paused_total
 
     # ---- the protocol ----------------------------------------------------
+    def _started(self, d: Mapping[str, Any]) -> MatchState:
+        seats = tuple(d["seats"])
+        items = {s: tuple(v) for s, v in d["items"].items()}
+        return MatchState(
+            seats=seats,
+            options=d["options"],
+            target=self.rules.default_first_to(d["options"], len(seats))
+            if "first_to" not in d["options"]
+            else d["options"]["first_to"],
+            scores={s: 0 for s in seats},
+            items=items,
+            setup=d.get("setup"),
+            chooser=d.get("chooser"),
+            started_at=d.get("at", 0.0),
+            first_choosers=self._first_choosers(seats, items, d.get("chooser")),
+            **_ready_opened(d),
+        )
+
     def evolve(self, state: MatchState | None, event: Event) -> MatchState:
         t, d = event.type, event.data
         if t == "series_started":
-            seats = tuple(d["seats"])
-            items = {s: tuple(v) for s, v in d["items"].items()}
-            return MatchState(
-                seats=seats,
-                options=d["options"],
-                target=self.rules.default_first_to(d["options"], len(seats))
-                if "first_to" not in d["options"]
-                else d["options"]["first_to"],
-                scores={s: 0 for s in seats},
-                items=items,
-                setup=d.get("setup"),
-                chooser=d.get("chooser"),
-                started_at=d.get("at", 0.0),
-                first_choosers=self._first_choosers(seats, items, d.get("chooser")),
-            )
+            return self._started(d)
         assert state is not None, f"{t} before series_started"
+        if t in READY_EVENTS:
+            return _ready_evolved(state, t, d)
         if t == "first_player_chosen":
             return replace(state, first=d["seat"])
         if t == "item_declared":
@@ -355,7 +386,8 @@ class Series:
         kind = command["type"]
         if kind in MODERATOR_COMMANDS:
             return self._moderate(state, command, ctx)
-        check_fields(command, {"choose_first": ("seat",), RESIGN: (), **self.rules.command_fields})
+        fields = {"choose_first": ("seat",), "ready": (), RESIGN: ()}
+        check_fields(command, {**fields, **self.rules.command_fields})
         events = self.fire_due(state, ctx)
         for e in events:
             state = self.evolve(state, e)
@@ -369,6 +401,8 @@ class Series:
             return events + self._resign(state, ctx)
         if state.finished:
             raise RuleError("the match is over")
+        if kind == "ready" or (state.awaiting and not ctx.is_system):
+            return events + ready_command(state, kind, ctx)
         if state.paused_since is not None and not ctx.is_system:
             raise RuleError("the match's clocks are paused by a moderator; wait until they resume")
         if kind == "receive_item":
@@ -502,9 +536,13 @@ class Series:
             events = self.fire_due(state, ctx)
             return events + [Event("clock_paused", {"at": ctx.now, "reason": reason})]
         if kind == "resume":
+            if state.awaiting:
+                raise RuleError("the match waits for its players to say they are there")
             if state.paused_since is None:
                 raise RuleError("the clocks are not paused")
             return [Event("clock_resumed", {"at": ctx.now, "reason": reason})]
+        if kind == "declare_no_show":
+            return declare_no_show(state, command.get("seat"), reason)
         if kind == "forfeit":
             loser = command.get("loser")
             if loser not in state.seats:
@@ -556,6 +594,9 @@ class Series:
         """Who must decide what, with deadlines on the wall clock."""
         if state.finished:
             return []
+        if state.awaiting:
+            by = None if state.ready_expired else state.ready_by
+            return [Decision(s, "ready", by) for s in state.awaiting]
         if state.bout is None:
             if state.first is not None or self.rules.first_player == FIRST_NONE:
                 return []
@@ -604,7 +645,9 @@ class Series:
     def fire_due(self, state: MatchState, ctx: Ctx) -> list[Event]:
         """Every deadline passed by ``ctx.now`` fires, earliest first, each at
         its own moment (so the next decision's clock starts then)."""
-        events: list[Event] = []
+        events: list[Event] = ready_due(state, ctx.now)
+        for e in events:
+            state = self.evolve(state, e)
         for _ in range(10_000):
             if state.finished or state.bout is None or state.paused_since is not None:
                 break
@@ -656,7 +699,8 @@ class Series:
             "finished": state.finished,
             "winners": list(state.winners),
             "end_reason": state.end_reason,
-            "paused": state.paused_since is not None,
+            "paused": state.paused_since is not None and not state.awaiting,
+            "ready_check": ready_view(state),
             "items": {
                 s: list(v)
                 for s, v in state.items.items()
@@ -679,3 +723,78 @@ class Series:
         for e in events:
             state = self.evolve(state, e)
         return state
+
+
+# ---- the ready-check ------------------------------------------------------
+def _ready_opened(d: Mapping[str, Any]) -> dict:
+    """The state a match opened with a ready-check starts in: its clocks stand
+    still from the opening until the check passes."""
+    ready = d.get("ready")
+    if not ready:
+        return {}
+    return {
+        "awaiting": tuple(ready["seats"]),
+        "ready_by": ready["by"],
+        "paused_since": d.get("at", 0.0),
+    }
+
+
+def ready_view(state: MatchState) -> dict | None:
+    """The ready-check as everyone sees it (None: none open)."""
+    if not state.awaiting:
+        return None
+    return {"awaiting": list(state.awaiting), "by": state.ready_by, "expired": state.ready_expired}
+
+
+def _ready_evolved(state: MatchState, t: str, d: Mapping[str, Any]) -> MatchState:
+    if t == "player_ready":
+        return replace(state, awaiting=tuple(s for s in state.awaiting if s != d["seat"]))
+    if t == "ready_check_expired":
+        return replace(state, ready_expired=True)
+    # ready_check_passed: the clocks start now, as from a pause
+    since = state.paused_since if state.paused_since is not None else d["at"]
+    return replace(
+        state,
+        awaiting=(),
+        paused_total=state.paused_total + (d["at"] - since),
+        paused_since=None,
+    )
+
+
+def ready_due(state: MatchState, now: float) -> list[Event]:
+    """The ready-check's deadline passed with someone absent: recorded once;
+    nobody loses by it (a moderator declares a no-show, TOURNAMENTS.md), and
+    a latecomer may still say they are there until then."""
+    if not state.awaiting or state.ready_expired or state.finished:
+        return []
+    if state.ready_by is None or state.ready_by > now:
+        return []
+    return [Event("ready_check_expired", {"absent": list(state.awaiting), "at": state.ready_by})]
+
+
+def ready_command(state: MatchState, kind: str, ctx: Ctx) -> list[Event]:
+    """``ready`` from an awaited seat; anything else waits for the check."""
+    if kind != "ready":
+        raise RuleError("the match waits for its players to say they are there")
+    if ctx.seat not in state.awaiting:
+        raise RuleError("nobody waits for you to say you are there")
+    out = [Event("player_ready", {"seat": ctx.seat, "at": ctx.now})]
+    if set(state.awaiting) == {ctx.seat}:
+        out.append(Event("ready_check_passed", {"at": ctx.now}))
+    return out
+
+
+def declare_no_show(state: MatchState, loser: Any, reason: str) -> list[Event]:
+    """A moderator declares a no-show once the ready-check's time is up:
+    the absent seat forfeits the series (TOURNAMENTS.md)."""
+    if not state.awaiting:
+        raise RuleError(
+            "no ready-check is open: a no-show is declared only before the match starts"
+        )
+    if not state.ready_expired:
+        raise RuleError("the ready-check's time is not up yet: a no-show waits for it")
+    if loser not in state.awaiting:
+        raise RuleError("name the absent seat among {seats}", seats=", ".join(state.awaiting))
+    winners = [s for s in state.seats if s != loser]
+    data = {"winners": winners, "loser": loser, "reason": NO_SHOW, "note": reason}
+    return [Event("series_forfeited", data)]

@@ -14,7 +14,17 @@ from __future__ import annotations
 from games.core.search import SearchSpec, level_bots
 
 from .bots import heuristic
-from .rules import AUCTION, CARDS, DIRECTIONS, RULES, SHOW, TURNS_PHASE, HLState, TurnResult
+from .rules import (
+    AUCTION,
+    CARDS,
+    DIRECTIONS,
+    RULES,
+    SHOW,
+    TURNS_PHASE,
+    HLState,
+    TurnResult,
+    sampled_stakes,
+)
 
 
 def sample_state(view, seat, rng) -> HLState:
@@ -29,8 +39,7 @@ def sample_state(view, seat, rng) -> HLState:
     if view["committed"]["dealer"] and pick is None:
         pick = rng.choice(view["remaining"])
     if view["committed"]["guesser"] and guess is None:
-        stakes = sorted({0, min(1, chips), chips // 4, chips // 2, chips})
-        guess = (rng.choice(DIRECTIONS), rng.choice(stakes))
+        guess = (rng.choice(DIRECTIONS), rng.choice(sampled_stakes(chips)))
     started = None
     if view["phase"] == TURNS_PHASE:
         deadline = view["deadline"]

@@ -79,6 +79,11 @@ def min_raise(standing: int | None) -> int:
     return FIRST_BID_STEP if standing is None else standing + bid_step(standing)
 
 
+def sampled_stakes(chips: int) -> list[int]:
+    """The stakes bots try of a huge space: 0, 1, a quarter, half, all the chips."""
+    return sorted({0, min(1, chips), chips // 4, chips // 2, chips})
+
+
 @dataclass(frozen=True)
 class TurnResult:
     turn: int
@@ -674,8 +679,7 @@ class HigherLowerRules(BoutRules):
         if seat == state.guesser:
             if state.guess is not None:
                 return []
-            c = state.chips
-            stakes = sorted({0, min(1, c), c // 4, c // 2, c})
+            stakes = sampled_stakes(state.chips)
             return [
                 {"type": "guess", "direction": d, "stake": s} for d in DIRECTIONS for s in stakes
             ]

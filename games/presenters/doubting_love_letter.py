@@ -9,6 +9,7 @@ from games.deal_check import deal_check
 from games.engine_words import ITEMS, in_words
 from games.love_letter_family.cards import countess_forced
 
+from . import love_letter_family as family
 from .base import (
     Board,
     Card,
@@ -17,10 +18,8 @@ from .base import (
     Field,
     Pile,
     SeatPart,
-    card_of,
-    seat_name,
 )
-from .love_letter_family import card_name, face, rank
+from .love_letter_family import card_name, face, rank, who
 
 
 def _discard_card(d: dict) -> Card:
@@ -224,20 +223,6 @@ def _play_controls(view: dict, seat: str) -> list[Control]:
 ITEM_NAMES = {**ITEMS, "dmo": gettext_noop("the DMO mulligan")}
 
 
-def _who(d: dict, names: dict, key: str = "seat") -> str:
-    """The name of the seat ``d[key]``."""
-    return seat_name(names, d.get(key))
-
-
-def describe(event: dict, you: str | None, names: dict) -> str | None:
-    t, d = event["type"], event["data"]
-    for words in (_bout_words, _item_words, _card_words, _claim_words, _effect_words):
-        text = words(t, d, you, names)
-        if text is not None:
-            return text
-    return None
-
-
 def _bout_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     """A bout's deal, showdown and end, and what ends it early."""
     if t == "bout_started":
@@ -259,12 +244,11 @@ def _bout_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
             "h": d.get("commitment", "")[:16],
         }
     if t == "showdown":
-        hands = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in d.get("hands", {}).items())
-        return _("Showdown: %(hands)s.") % {"hands": hands}
+        return _("Showdown: %(hands)s.") % {"hands": family.hands_shown(d.get("hands", {}), names)}
     if t == "timed_out":
-        return _("%(who)s ran out of time.") % {"who": _who(d, names)}
+        return _("%(who)s ran out of time.") % {"who": who(d, names)}
     if t == "mulligan":
-        return _("%(who)s called a mulligan.") % {"who": _who(d, names)}
+        return _("%(who)s called a mulligan.") % {"who": who(d, names)}
     if t == "bout_ended":
         winners = ", ".join(names.get(w, w) for w in d.get("winners", []))
         return _("The bout ended: %(why)s%(w)s.") % {
@@ -278,17 +262,17 @@ def _item_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     """The items: offered, declined, used."""
     if t == "item_window":
         return _("%(who)s may use %(item)s.") % {
-            "who": _who(d, names),
+            "who": who(d, names),
             "item": _(ITEM_NAMES[d["item"]]),
         }
     if t == "item_declined":
         return _("%(who)s did not use %(item)s.") % {
-            "who": _who(d, names),
+            "who": who(d, names),
             "item": _(ITEM_NAMES[d["item"]]),
         }
     if t == "item_used":
         text = _("%(who)s used %(item)s") % {
-            "who": _who(d, names),
+            "who": who(d, names),
             "item": _(ITEM_NAMES.get(d["item"], d["item"])),
         }
         if "take" in d:
@@ -297,30 +281,24 @@ def _item_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
                 text += _(" and denied %(deny)s") % {"deny": rank(d["deny"])}
         return text + "."
     if t == "insurance_spent":
-        return _("Insurance: %(who)s kept the bout.") % {"who": _who(d, names)}
+        return _("Insurance: %(who)s kept the bout.") % {"who": who(d, names)}
     return None
 
 
 def _card_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     """Cards dealt, drawn and discarded."""
-    if t == "card_dealt":
-        if "card" in d:
-            return _("%(who)s got %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
-        return _("%(who)s got a card.") % {"who": _who(d, names)}
     if t == "turn_started":
         if "card" in d:
             return _("Turn %(n)s: %(who)s drew %(card)s.") % {
                 "n": d.get("turn"),
-                "who": _who(d, names),
+                "who": who(d, names),
                 "card": rank(d["card"]),
             }
-        return _("Turn %(n)s: %(who)s drew a card.") % {"n": d.get("turn"), "who": _who(d, names)}
-    if t == "card_discarded":
-        return _("%(who)s discarded %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
+        return _("Turn %(n)s: %(who)s drew a card.") % {"n": d.get("turn"), "who": who(d, names)}
     if t == "card_drawn":
-        if "card" in d:
-            return _("%(who)s drew %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
-        return _("%(who)s drew a new card.") % {"who": _who(d, names)}
+        return family.seen_or_not(
+            d, names, _("%(who)s drew %(card)s."), _("%(who)s drew a new card.")
+        )
     return None
 
 
@@ -332,25 +310,25 @@ def _claim_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
             target = " " + (_("on themself") if d["target"] == "self" else _("on the opponent"))
         if "card" in d:
             return _("%(who)s put down %(card)s claiming %(claim)s%(target)s.") % {
-                "who": _who(d, names),
+                "who": who(d, names),
                 "card": rank(d["card"]),
                 "claim": rank(d["claim"]),
                 "target": target,
             }
         return _("%(who)s played a card claiming %(claim)s%(target)s.") % {
-            "who": _who(d, names),
+            "who": who(d, names),
             "claim": rank(d["claim"]),
             "target": target,
         }
     if t == "challenged":
         verdict = _("a bluff") if d.get("bluff") else _("the truth")
         return _("%(who)s challenged: it was %(card)s, %(verdict)s.") % {
-            "who": _who(d, names),
+            "who": who(d, names),
             "card": rank(d["card"]),
             "verdict": verdict,
         }
     if t == "passed":
-        return _("%(who)s let the claim pass.") % {"who": _who(d, names)}
+        return _("%(who)s let the claim pass.") % {"who": who(d, names)}
     if t == "life_lost":
         words = ngettext(
             "%(who)s lost %(n)s life (%(why)s): %(left)s left.",
@@ -358,7 +336,7 @@ def _claim_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
             d.get("lost") or 0,
         )
         return words % {
-            "who": _who(d, names),
+            "who": who(d, names),
             "n": d.get("lost"),
             "why": in_words(d.get("reason", ""), names),
             "left": max(0, d.get("lives", 0)),
@@ -369,28 +347,18 @@ def _claim_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
 def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     """The claimed cards' effects."""
     if t == "guess_asked":
-        return _("%(who)s must name a card for the Guard.") % {"who": _who(d, names)}
+        return _("%(who)s must name a card for the Guard.") % {"who": who(d, names)}
     if t == "guessed":
         hit = _("right") if d.get("hit") else _("wrong")
         return _("%(who)s named %(card)s: %(hit)s.") % {
-            "who": _who(d, names),
+            "who": who(d, names),
             "card": rank(d["card"]),
             "hit": hit,
         }
     if t == "card_seen":
-        if "card" in d:
-            return _("%(who)s looked at %(whose)s: %(card)s.") % {
-                "who": _who(d, names),
-                "whose": card_of(names, d.get("of"), you),
-                "card": rank(d["card"]),
-            }
-        return _("%(who)s looked at %(whose)s.") % {
-            "who": _who(d, names),
-            "whose": card_of(names, d.get("of"), you),
-        }
+        return family.looked_at(d, names, you, "of", _("%(who)s looked at %(whose)s: %(card)s."))
     if t == "cards_compared":
-        cards = d.get("cards", {})
-        shown = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in cards.items())
+        shown = family.hands_shown(d.get("cards", {}), names)
         loser = d.get("loser")
         end = (
             _("%(who)s lost the comparison") % {"who": names.get(loser, loser)}
@@ -399,22 +367,19 @@ def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
         )
         return _("Baron: %(shown)s; %(end)s.") % {"shown": shown, "end": end}
     if t == "immunity_gained":
-        return _("%(who)s gained a Handmaid's protection.") % {"who": _who(d, names)}
+        return _("%(who)s gained a Handmaid's protection.") % {"who": who(d, names)}
     if t == "cards_swapped":
-        cards = d.get("cards")
-        if cards and you in cards:
-            return _("%(who)s swapped hands with %(of)s: you now hold %(card)s.") % {
-                "who": _who(d, names),
-                "of": _who(d, names, "of"),
-                "card": rank(cards[you]),
-            }
-        return _("%(who)s swapped hands with %(of)s.") % {
-            "who": _who(d, names),
-            "of": _who(d, names, "of"),
-        }
+        mine = _("%(who)s swapped hands with %(of)s: you now hold %(card)s.")
+        theirs = _("%(who)s swapped hands with %(of)s.")
+        return family.traded(d, names, you, mine, theirs, of=who(d, names, "of"))
     if t == "no_effect":
         return _("%(claim)s had no effect: %(why)s.") % {
             "claim": rank(d["claim"]),
             "why": in_words(d.get("reason", ""), names),
         }
     return None
+
+
+describe = family.describer(
+    _bout_words, _item_words, family.dealt_or_discarded, _card_words, _claim_words, _effect_words
+)

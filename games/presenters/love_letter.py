@@ -8,6 +8,7 @@ from django.utils.translation import ngettext
 from games.engine_words import in_words
 from games.love_letter_family.cards import TARGETED, countess_forced
 
+from . import love_letter_family as family
 from .base import (
     Board,
     Card,
@@ -16,10 +17,8 @@ from .base import (
     Field,
     Pile,
     SeatPart,
-    card_of,
-    seat_name,
 )
-from .love_letter_family import face, rank
+from .love_letter_family import face, rank, who
 
 
 def board(view: dict, you: str | None, names: dict) -> Board:
@@ -110,20 +109,6 @@ def controls(view: dict, seat: str) -> list[Control]:
     return out
 
 
-def _who(d: dict, names: dict, key: str = "seat") -> str:
-    """The name of the seat ``d[key]``."""
-    return seat_name(names, d.get(key))
-
-
-def describe(event: dict, you: str | None, names: dict) -> str | None:
-    t, d = event["type"], event["data"]
-    for words in (_round_words, _card_words, _effect_words):
-        text = words(t, d, you, names)
-        if text is not None:
-            return text
-    return None
-
-
 def _round_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     """A round begun and ended, and the players dropping out of it."""
     if t == "round_started":
@@ -141,7 +126,7 @@ def _round_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     if t == "player_out":
         cards = ", ".join(rank(c) for c in d.get("cards", []))
         text = _("%(who)s dropped out of the round (%(why)s)") % {
-            "who": _who(d, names),
+            "who": who(d, names),
             "why": in_words(d.get("reason", ""), names),
         }
         if cards:
@@ -161,34 +146,26 @@ def _round_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
 
 def _card_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     """Cards dealt, drawn, played and discarded."""
-    if t == "card_dealt":
-        if "card" in d:
-            return _("%(who)s got %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
-        return _("%(who)s got a card.") % {"who": _who(d, names)}
     if t == "turn_started":
-        if "card" in d:
-            return _("%(who)s drew %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
-        return _("%(who)s drew a card.") % {"who": _who(d, names)}
+        return family.seen_or_not(d, names, _("%(who)s drew %(card)s."), _("%(who)s drew a card."))
     if t == "card_played":
-        text = _("%(who)s played %(card)s") % {"who": _who(d, names), "card": rank(d["card"])}
+        text = _("%(who)s played %(card)s") % {"who": who(d, names), "card": rank(d["card"])}
         if d.get("target"):
-            text += " " + _("on %(t)s") % {"t": _who(d, names, "target")}
+            text += " " + _("on %(t)s") % {"t": who(d, names, "target")}
         if d.get("guess"):
             text += " " + _("naming %(g)s") % {"g": rank(d["guess"])}
         if d.get("timeout"):
             text += " " + _("(played for them: time ran out)")
         return text + "."
-    if t == "card_discarded":
-        return _("%(who)s discarded %(card)s.") % {"who": _who(d, names), "card": rank(d["card"])}
     if t == "card_replaced":
         src = _("the face-down card") if d.get("from") == "hidden" else _("the deck")
         if "card" in d:
             return _("%(who)s drew %(card)s from %(src)s.") % {
-                "who": _who(d, names),
+                "who": who(d, names),
                 "card": rank(d["card"]),
                 "src": src,
             }
-        return _("%(who)s drew a new card from %(src)s.") % {"who": _who(d, names), "src": src}
+        return _("%(who)s drew a new card from %(src)s.") % {"who": who(d, names), "src": src}
     return None
 
 
@@ -197,16 +174,7 @@ def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
     if t == "guard_guessed":
         return (_("Right!") if d.get("hit") else _("Wrong guess.")) + ""
     if t == "card_seen":
-        if "card" in d:
-            return _("%(who)s saw %(whose)s: %(card)s.") % {
-                "who": _who(d, names),
-                "whose": card_of(names, d.get("target"), you),
-                "card": rank(d["card"]),
-            }
-        return _("%(who)s looked at %(whose)s.") % {
-            "who": _who(d, names),
-            "whose": card_of(names, d.get("target"), you),
-        }
+        return family.looked_at(d, names, you, "target", _("%(who)s saw %(whose)s: %(card)s."))
     if t == "cards_compared":
         loser = d.get("loser")
         end = (
@@ -216,23 +184,20 @@ def _effect_words(t: str, d: dict, you: str | None, names: dict) -> str | None:
         )
         cards = d.get("cards")
         if cards:
-            shown = ", ".join(f"{names.get(s, s)} {rank(c)}" for s, c in cards.items())
-            return _("Baron: %(shown)s; %(end)s.") % {"shown": shown, "end": end}
+            return _("Baron: %(shown)s; %(end)s.") % {
+                "shown": family.hands_shown(cards, names),
+                "end": end,
+            }
         return _("%(who)s compared hands with %(t)s: %(end)s.") % {
-            "who": _who(d, names),
-            "t": _who(d, names, "target"),
+            "who": who(d, names),
+            "t": who(d, names, "target"),
             "end": end,
         }
     if t == "hands_traded":
-        cards = d.get("cards")
-        if cards and you in cards:
-            return _("%(who)s traded hands with %(t)s: you now hold %(card)s.") % {
-                "who": _who(d, names),
-                "t": _who(d, names, "target"),
-                "card": rank(cards[you]),
-            }
-        return _("%(who)s traded hands with %(t)s.") % {
-            "who": _who(d, names),
-            "t": _who(d, names, "target"),
-        }
+        mine = _("%(who)s traded hands with %(t)s: you now hold %(card)s.")
+        theirs = _("%(who)s traded hands with %(t)s.")
+        return family.traded(d, names, you, mine, theirs, t=who(d, names, "target"))
     return None
+
+
+describe = family.describer(_round_words, family.dealt_or_discarded, _card_words, _effect_words)

@@ -24,7 +24,7 @@ from games.core.deal import REVEAL
 from games.core.playout import BOT
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
 from games.core.registry import rules_for, series_for
-from games.core.series import RESIGNED, resign_refusal
+from games.core.series import NO_SHOW, RESIGNED, resign_refusal
 from games.deal_check import deal_check
 from games.engine_words import in_words, item_name, refusal
 from games.models import Match
@@ -201,6 +201,7 @@ def table_module(game: str) -> ModuleType:
 
 # what a seat is deciding, in words ("to play, guess")
 DECISIONS = {
+    "ready": gettext_noop("say they are here"),
     "choose_first": gettext_noop("choose who plays first"),
     "deck_rigging": gettext_noop("use Deck Rigging or pass"),
     "play": gettext_noop("play"),
@@ -296,7 +297,7 @@ def table_for(
     resign = None
     if you is not None and at is None and not view.get("finished") and not view.get("replay"):
         controls = series_controls(view, you, names)
-        if game_view:
+        if game_view and not view.get("ready_check"):
             controls += module.controls(game_view, you)
         refused = resign_refusal(view["seats"], you, False)
         resign = Resign(refusal(refused) if refused is not None else "")
@@ -390,6 +391,8 @@ def _waiting(pending: list, you: str | None, names: dict, view: dict) -> str:
         return ""
     if view.get("paused"):
         return _("The clocks are paused by a moderator.")
+    if view.get("ready_check"):
+        return _ready_words(view["ready_check"], you, names)
     if not pending:
         return ""
     seats = sorted({d["seat"] for d in pending}, key=view["seats"].index)
@@ -401,8 +404,33 @@ def _waiting(pending: list, you: str | None, names: dict, view: dict) -> str:
     return _("Waiting for %(who)s.") % {"who": ", ".join(others)}
 
 
+def _ready_words(check: dict, you: str | None, names: dict) -> str:
+    """The ready-check in words: who it waits for, and what its end means."""
+    others = ", ".join(names[s] for s in check["awaiting"] if s != you)
+    if check.get("expired"):
+        return _(
+            "The match waits for %(who)s, who did not come in time; the clocks "
+            "stand still until they come or a moderator declares a no-show."
+        ) % {"who": ", ".join(names[s] for s in check["awaiting"])}
+    if you in check["awaiting"]:
+        if others:
+            return _(
+                "Press “I am here” to start: the clocks stand still until every "
+                "player is there (still waiting for %(who)s too)."
+            ) % {"who": others}
+        return _("Press “I am here” to start: the clocks stand still until then.")
+    return ngettext(
+        "The match starts when %(who)s is there; the clocks stand still until then.",
+        "The match starts when %(who)s are there; the clocks stand still until then.",
+        len(check["awaiting"]),
+    ) % {"who": others}
+
+
 def series_controls(view: dict, you: str, names: dict) -> list[Control]:
-    """What the series layer itself asks: who plays first in bout 1."""
+    """What the series layer itself asks: that you are there (the
+    ready-check), who plays first in bout 1."""
+    if you in ((view.get("ready_check") or {}).get("awaiting") or ()):
+        return [Control("ready", "ready", _("I am here"))]
     if any(d["seat"] == you and d["kind"] == "choose_first" for d in view.get("pending", [])):
         choices = tuple(Choice(s, names[s]) for s in view["seats"])
         return [
@@ -509,6 +537,11 @@ def _series_words(kind: str, d: dict, names: dict, you: str | None) -> str | Non
         }
     if kind in ("series_ended", "series_forfeited", "series_overturned"):
         winners = ", ".join(_who(names, w) for w in d.get("winners", []))
+        if kind == "series_forfeited" and d.get("reason") == NO_SHOW:
+            return _("%(who)s did not come: a moderator declared a no-show; %(winners)s won.") % {
+                "who": _who(names, d.get("loser")),
+                "winners": winners,
+            }
         reasons = {
             "series_ended": _("The match is over: %(who)s won."),
             "series_forfeited": _("The match was forfeited: %(who)s won."),
@@ -535,6 +568,16 @@ def _clock_words(kind: str, d: dict, names: dict, you: str | None) -> str | None
     """The moderators' hands on the clocks."""
     if kind == "clock_paused":
         return _("A moderator paused the clocks.")
+    if kind == "player_ready":
+        if d.get("seat") == you:
+            return _("You said you are here.")
+        return _("%(who)s is here.") % {"who": _who(names, d.get("seat"))}
+    if kind == "ready_check_passed":
+        return _("Everyone is here: the clocks start.")
+    if kind == "ready_check_expired":
+        return _(
+            "The time to come is up: %(who)s did not come; a moderator may declare a no-show."
+        ) % {"who": ", ".join(_who(names, s) for s in d.get("absent", []))}
     if kind == "clock_resumed":
         return _("A moderator resumed the clocks.")
     if kind == "time_added":

@@ -223,6 +223,13 @@ BOT_PAUSE_SHARE = float(os.environ.get("BOT_PAUSE_SHARE") or 0.05)
 BOT_PAUSE_MIN_S = float(os.environ.get("BOT_PAUSE_MIN_S") or 1)
 BOT_PAUSE_MAX_S = float(os.environ.get("BOT_PAUSE_MAX_S") or 6)
 BOT_PERSON_WINDOW_S = float(os.environ.get("BOT_PERSON_WINDOW_S") or 15)
+# a bot whose move would close an item's window a person holds (Insurance
+# before the bout's first play) waits this long for them, within its own
+# decision's time (games.services.bot_pause)
+BOT_ITEM_WINDOW_S = float(os.environ.get("BOT_ITEM_WINDOW_S") or 50)
+# a match between people outside a show opens with a ready-check this long
+# (option ready_check_s; games/ready_check.py)
+MATCH_READY_CHECK_S = float(os.environ.get("MATCH_READY_CHECK_S") or 600)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-deadlines": {"task": "clocks.sweep", "schedule": 2.0},
     "move-bots": {"task": "clocks.move_bots", "schedule": 1.0},

@@ -127,6 +127,30 @@ def _turn_items(rows, matches) -> list[tuple[int, str, str, dict, str]]:
     return out
 
 
+def _opens_ready_check(row) -> bool:
+    """A match opened with a ready-check (games/ready_check.py)."""
+    return row.type == "series_started" and bool((row.data or {}).get("ready"))
+
+
+def _match_ready_items(rows, matches) -> list[tuple[int, str, str, dict, str]]:
+    """The people a match opened with a ready-check waits for (a bracket's
+    series between people, a one-off match): "Your match is ready", once."""
+    from games.models import SeatHolder
+
+    opened = {r.stream: r for r in rows if _opens_ready_check(r)}
+    out = []
+    for match in matches.of(opened):
+        ready = opened[match.stream].data["ready"]
+        seconds = round(ready["by"] - opened[match.stream].data.get("at", ready["by"]))
+        url = reverse("games:match", args=[match.pk])
+        held = SeatHolder.objects.filter(match=match, user__isnull=False, seat__in=ready["seats"])
+        for seat, user_id in held.order_by("seat").values_list("seat", "user_id"):
+            key = f"{match.stream}:ready:{seat}"
+            params = {"match": str(match), "seconds": seconds, "waits": 1}
+            out.append((user_id, MATCH_READY, key, params, url))
+    return out
+
+
 def remind_after_append(rows, matches=None) -> None:
     """The reminders reactor (reactors.follow): the rows of one append, at
     least once; a reminder is made once per key and channel (unique), so
@@ -136,6 +160,8 @@ def remind_after_append(rows, matches=None) -> None:
     show_rows = [r for r in rows if r.stream.startswith("show-")]
     items = _show_items(show_rows) if show_rows else []
     matches = matches or MatchRows(rows)
+    if any(_opens_ready_check(r) for r in rows):
+        items += _match_ready_items(rows, matches)
     if any(r.stream.startswith("match-") for r in rows) and matches.once(
         "reminders.turns", _anyone_wants_turns
     ):
@@ -148,7 +174,7 @@ def wanted(rows, matches) -> bool:
     """Whether one append's rows may remind anyone (the reminders reactor's
     ``needs``): a show's rows may; a match's only when some player chose
     "your turn" reminders, asked once per pass."""
-    if any(r.stream.startswith("show-") for r in rows):
+    if any(r.stream.startswith("show-") or _opens_ready_check(r) for r in rows):
         return True
     return matches.once("reminders.turns", _anyone_wants_turns)
 

@@ -18,6 +18,14 @@ def text(kind: str, params: dict) -> str:
     p = {k: v for k, v in params.items() if isinstance(v, (str, int, float))}
     if kind == CHECK_IN_OPEN:
         return _("Check-in is open for %(show)s: check in before it starts.") % p
+    if kind == MATCH_READY and p.get("waits"):
+        return (
+            _(
+                "Your match is ready: %(match)s. Press “I am here” on its page "
+                "within %(seconds)s s; its clocks wait for you until then."
+            )
+            % p
+        )
     if kind == MATCH_READY and p.get("seconds"):
         return (
             _(

@@ -204,19 +204,28 @@
         now.removeAttribute("data-moving");
       }
     };
+    // over the table's socket when it is open (live.js), else (or without an
+    // answer) the POST: the same fields and command id, the same answer shown
+    var fields = formFields(form, chosen);
     var post = function () {
+      // the command id the socket carried, whatever the form holds by now: a
+      // move made whose answer was lost is answered as made, not refused
+      var values = {};
+      for (var name in chosen || {}) {
+        values[name] = chosen[name];
+      }
+      if (fields.command_id) {
+        values.command_id = fields.command_id;
+      }
       htmx
         .ajax("POST", form.getAttribute("hx-post"), {
           source: form,
           target: "#table",
           swap: "outerHTML",
-          values: chosen || {},
+          values: values,
         })
         .then(done, done);
     };
-    // over the table's socket when it is open (live.js), else (or without an
-    // answer) the POST: the same fields and command id, the same answer shown
-    var fields = formFields(form, chosen);
     var sent =
       window.gsLive &&
       window.gsLive.send(fields, fields.command_id, function (answer) {

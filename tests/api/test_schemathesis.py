@@ -23,9 +23,9 @@ from schemathesis.specs.openapi.checks import (
 from api.models import ApiToken
 from eventlog.store import read, stream_version
 from games import services, visibility
-from games.core.adapt import as_game_event
 from games.models import Match
 from hooks.models import WebhookEndpoint
+from tests.helpers.redaction import assert_no_leak, hidden_facts
 from tournaments import bracket_services, invitations
 from tournaments import show_services as ss
 from tournaments.models import BracketRecord, ShowRecord
@@ -38,52 +38,6 @@ CHECKS = [
 ]
 EXAMPLES = 3  # per operation; × 2 callers × (generated ids, real ids)
 ENTRANTS = ["ana", "ben", "cal", "dee"]
-
-
-# ---- the no-leak checker ------------------------------------------------------------
-def hidden_facts(match: Match, user) -> list[tuple[str, dict]]:
-    """(event type, the fields this user may not see) of every event of the
-    match redacted for them, as the policy decides."""
-    viewer = visibility.viewer_of(match, user)
-    out = []
-    for row in read(match.stream):
-        event = as_game_event(row)
-        seen = event.for_viewer(viewer) or {}
-        secret = {k: v for k, v in event.data.items() if k != "at" and seen.get(k, object()) != v}
-        if secret:
-            out.append((row.type, {**secret, "_seat": event.data.get("seat")}))
-    return out
-
-
-def _walk(value):
-    yield value
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _walk(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v)
-
-
-def assert_no_leak(body, facts: list[tuple[str, dict]]) -> None:
-    """No hidden event shown whole, no hidden hand, deck or salt anywhere."""
-    nodes = list(_walk(body))
-    for kind, fact in facts:
-        seat = fact.get("_seat")
-        secret = {k: v for k, v in fact.items() if k != "_seat"}
-        for node in nodes:
-            if not isinstance(node, dict):
-                continue
-            data = node.get("data") if isinstance(node.get("data"), dict) else node
-            if node.get("type") == kind and all(data.get(k) == v for k, v in secret.items()):
-                raise AssertionError(f"{kind} shown with {secret}")
-            for key, value in secret.items():
-                if isinstance(value, list) and len(value) >= 2:
-                    if node.get(key) == value or (seat and node.get(seat) == value):
-                        raise AssertionError(f"{kind}'s hidden {key} {value} shown")
-        salt = secret.get("salt")
-        if isinstance(salt, str) and any(n == salt for n in nodes):
-            raise AssertionError(f"{kind}'s hidden salt shown")
 
 
 class World:

@@ -18,6 +18,7 @@ from games import services
 from games.core.playout import bot_command
 from games.core.registry import series_for
 from games.models import Match
+from tests.helpers.wire import messages
 
 FAST_DLL = {"decision_s": 1, "reserve_s": 2, "reserve_step_s": 1, "first_to": 1}
 
@@ -171,22 +172,6 @@ def test_a_killed_enforcers_claims_are_picked_up():
     assert all(len(_timeouts(m)) == 1 for m in matches)
 
 
-def _messages(fn, tmp_path) -> list[str]:
-    """The queries the client sent while ``fn`` ran (libpq's trace)."""
-    import re
-
-    connection.ensure_connection()
-    path = tmp_path / "trace"
-    with open(path, "w") as f:
-        connection.connection.pgconn.trace(f.fileno())
-        try:
-            fn()
-        finally:
-            connection.connection.pgconn.untrace()
-    sent = re.findall(r"\tF\t\d+\t(\w+)\t *(.*)", path.read_text())
-    return [f"{kind} {text[:60]}" for kind, text in sent]
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_timeout_is_one_message_with_its_commit_and_writes_what_a_rebuild_does(
@@ -206,7 +191,7 @@ def test_a_timeout_is_one_message_with_its_commit_and_writes_what_a_rebuild_does
     match = _matches(1, t0 + 100)[0]
     enforce_due(now=t0 + 4)  # the statements are prepared by now
     assert len(_timeouts(warm)) == 1
-    sent = _messages(lambda: enforce_due(now=t0 + 104), tmp_path)
+    sent = messages(lambda: enforce_due(now=t0 + 104), tmp_path)
     assert len(sent) == 4, sent
     assert "pg_try_advisory_lock" in sent[0] or sent[0].startswith('Query "SELECT'), sent
     assert re.match(r'Query "BEGIN; EXECUTE eventlog_append_\d+_match_row', sent[1]), sent

@@ -270,6 +270,9 @@ FORMS = {
         Form("/games/practice/", "player", {"choice": "love-letter level:2", "rated": "on"})
     ],
     "games/matches/<int:pk>/open": [Form("/games/matches/{final}/open", "moderator", {})],
+    "games/matches/<int:pk>/no-show": [
+        Form("/games/matches/{final}/no-show", "moderator", {"seat": "ana", "reason": "late"})
+    ],
 }  # fmt: skip
 
 # every other route, and what it is (no form writes or reads through it)

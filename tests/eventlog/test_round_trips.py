@@ -11,22 +11,9 @@ import pytest
 from django.db import connection
 
 from eventlog.store import ConcurrencyError, NewEvent, append, read, stream_version
+from tests.helpers.wire import messages
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def messages(fn, tmp_path) -> list[str]:
-    """The queries the client sent while ``fn`` ran (libpq's trace)."""
-    connection.ensure_connection()
-    path = tmp_path / "trace"
-    with open(path, "w") as f:
-        connection.connection.pgconn.trace(f.fileno())
-        try:
-            fn()
-        finally:
-            connection.connection.pgconn.untrace()
-    sent = re.findall(r"\tF\t\d+\t(\w+)\t *(.*)", path.read_text())
-    return [f"{kind} {text[:60]}" for kind, text in sent]
 
 
 def test_an_append_alone_is_one_message_and_commits_by_itself(tmp_path):

@@ -198,7 +198,36 @@ def test_a_bot_does_not_close_a_person_s_window_faster_than_a_person_could(ana, 
 
 def test_an_undeclared_window_closes_once_a_person_had_the_time(ana, settings):
     settings.BOT_PAUSE_MIN_S, settings.BOT_PAUSE_MAX_S = 1, 1
-    settings.BOT_PERSON_WINDOW_S = 15
+    settings.BOT_PERSON_WINDOW_S, settings.BOT_ITEM_WINDOW_S = 15, 50
     match = _insured_person_vs_bot_first(ana)
     match.refresh_from_db()
-    assert services.move_bots_due(now=match.updated_at.timestamp() + 16) == 1
+    # an item's window waits longer than any other move a person may make
+    assert services.move_bots_due(now=match.updated_at.timestamp() + 16) == 0
+    assert services.move_bots_due(now=match.updated_at.timestamp() + 51) == 1
+
+
+def test_a_person_holding_insurance_who_comes_late_still_declares_it(client, ana, settings):
+    """Issue 43: the window closed before the person reached the table
+    because the bot had already played. Now the bot waits its turn: the
+    person comes after several of the bot's usual pauses, finds the window
+    open on the table, declares, and the bot plays after its usual pause."""
+    settings.BOT_PAUSE_MIN_S, settings.BOT_PAUSE_MAX_S = 1, 1
+    settings.BOT_PERSON_WINDOW_S, settings.BOT_ITEM_WINDOW_S = 15, 50
+    match = _insured_person_vs_bot_first(ana)
+    match.refresh_from_db()
+    opened = match.updated_at.timestamp()
+    for late in (2, 16, 30, 45):  # the clock worker looks every second
+        assert services.move_bots_due(now=opened + late) == 0
+    page = client.get(reverse("games:match", args=[match.pk])).content.decode()
+    assert "Declare Insurance" in page
+    _, legal = services.legal_for(match, services.viewer_for(match, ana))
+    assert {"type": "use_item", "item": "insurance"} in legal
+    resp = client.post(
+        f"/api/matches/{match.pk}/commands",
+        {"command": {"type": "use_item", "item": "insurance"}},
+        content_type="application/json",
+    )
+    assert resp.status_code == 201, resp.content
+    match.refresh_from_db()
+    assert services.load(match).state.bout.insurance == frozenset({"ana"})
+    assert services.move_bots_due(now=match.updated_at.timestamp() + 1.5) == 1

@@ -13,12 +13,10 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.db import OperationalError
 from django.test import Client
 
-from config.asgi import application
 from eventlog.store import read
 from games import services, visibility
 from games.core.playout import bot_command
@@ -29,24 +27,9 @@ from live import consumers as live_consumers
 from live import publisher
 from live.consumers import NO_SUCH_MATCH, NOT_VISIBLE_YET, VIEWER_CHANGED
 from live.groups import groups_of
+from tests.helpers.sockets import opened, seated, session, socket, users
 
 pytestmark = pytest.mark.usefixtures("live_db")
-
-
-def session(user, match, browser=None) -> bytes:
-    """The cookies of ``user``'s browser once it has loaded the match page
-    (a session and a CSRF cookie), made outside the event loop."""
-    c = browser or Client()
-    c.force_login(user)
-    assert c.get(f"/games/matches/{match.pk}/").status_code == 200
-    return "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
-
-
-def socket(match_pk, cookie=None, origin=b"http://localhost") -> WebsocketCommunicator:
-    headers = [(b"origin", origin), (b"host", b"localhost")]
-    if cookie is not None:
-        headers.append((b"cookie", cookie))
-    return WebsocketCommunicator(application, f"/ws/matches/{match_pk}/", headers=headers)
 
 
 def spelled(card) -> str:
@@ -84,28 +67,6 @@ def without_clock(html: str) -> str:
     html = re.sub(r'data-server-now="[^"]*"', "", html)
     html = re.sub(r'name="command_id" value="[^"]*"', "", html)
     return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html)
-
-
-def users(*names):
-    return [User.objects.create_user(n, password="pw-123456") for n in names]
-
-
-def seated(ana, ben, **kw):
-    return services.create_match(
-        "love-me-not",
-        ["ana", "ben"],
-        options={"decision_s": 0},
-        holders={"ana": ana.pk, "ben": ben.pk},
-        rng=random.Random(9),
-        **kw,
-    )
-
-
-async def opened(comm, since=0):
-    connected, code = await comm.connect()
-    assert connected, code
-    await comm.send_json_to({"since": since})
-    return await comm.receive_json_from(timeout=5)
 
 
 async def closed_with(comm) -> int:

@@ -10,37 +10,23 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import User
+from django.test import Client
 
 from api.models import ApiToken
 from config.asgi import application
 from eventlog.store import read
-from games import services, visibility
-from games.core.adapt import as_game_event
+from games import services
 from games.core.protocol import Viewer
 from games.presenters.table import table_for
 from live.consumers import NOT_AUTHENTICATED
+from tests.helpers.redaction import assert_no_leak, hidden_facts
+from tests.helpers.sockets import opened, seated, session, socket, users
 
 pytestmark = pytest.mark.usefixtures("live_db")
 
 
-def users(*names):
-    return [User.objects.create_user(n, password="pw-123456") for n in names]
-
-
 def token(user) -> bytes:
     return ApiToken.issue(user, "bot")[1].encode()
-
-
-def seated(ana, ben, **kw):
-    return services.create_match(
-        "love-me-not",
-        ["ana", "ben"],
-        options={"decision_s": 0},
-        holders={"ana": ana.pk, "ben": ben.pk},
-        rng=random.Random(9),
-        **kw,
-    )
 
 
 def bot_socket(match_pk, secret: bytes | None, query: str = "") -> WebsocketCommunicator:
@@ -49,27 +35,6 @@ def bot_socket(match_pk, secret: bytes | None, query: str = "") -> WebsocketComm
         headers.append((b"authorization", b"Token " + secret))
     path = f"/ws/api/matches/{match_pk}/" + (f"?{query}" if query else "")
     return WebsocketCommunicator(application, path, headers=headers)
-
-
-def browser_socket(match_pk, cookie: bytes) -> WebsocketCommunicator:
-    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)]
-    return WebsocketCommunicator(application, f"/ws/matches/{match_pk}/", headers=headers)
-
-
-def session(user, match) -> bytes:
-    from django.test import Client
-
-    c = Client()
-    c.force_login(user)
-    assert c.get(f"/games/matches/{match.pk}/").status_code == 200
-    return "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
-
-
-async def opened(comm, since=0) -> dict:
-    connected, code = await comm.connect()
-    assert connected, code
-    await comm.send_json_to({"since": since})
-    return await comm.receive_json_from(timeout=5)
 
 
 async def answer_to(comm, ident) -> dict:
@@ -94,46 +59,6 @@ def to_move(match) -> str:
         if services.legal_for(match, Viewer.of_seat(seat))[1]:
             return seat
     raise AssertionError("nobody may move")
-
-
-# ---- the redaction check of the API's fuzz (tests/api/test_schemathesis.py) ------
-def hidden_facts(match, user) -> list[tuple[str, dict]]:
-    viewer = visibility.viewer_of(match, user)
-    out = []
-    for row in read(match.stream):
-        event = as_game_event(row)
-        seen = event.for_viewer(viewer) or {}
-        secret = {k: v for k, v in event.data.items() if k != "at" and seen.get(k, object()) != v}
-        if secret:
-            out.append((row.type, {**secret, "_seat": event.data.get("seat")}))
-    return out
-
-
-def _walk(value):
-    yield value
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _walk(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v)
-
-
-def assert_no_leak(body, facts) -> None:
-    nodes = list(_walk(body))
-    for kind, fact in facts:
-        seat = fact.get("_seat")
-        secret = {k: v for k, v in fact.items() if k != "_seat"}
-        for node in nodes:
-            if not isinstance(node, dict):
-                continue
-            data = node.get("data") if isinstance(node.get("data"), dict) else node
-            if node.get("type") == kind and all(data.get(k) == v for k, v in secret.items()):
-                raise AssertionError(f"{kind} shown with {secret}")
-            for key, value in secret.items():
-                if isinstance(value, list) and len(value) >= 2:
-                    if node.get(key) == value or (seat and node.get(seat) == value):
-                        raise AssertionError(f"{kind}'s hidden {key} {value} shown")
 
 
 # ---- a whole match -------------------------------------------------------------------
@@ -466,7 +391,7 @@ def test_a_persons_table_moves_over_its_socket_and_is_answered_as_the_post_would
     before = events(match)
 
     async def body():
-        comm = browser_socket(match.pk, cookie)
+        comm = socket(match.pk, cookie)
         await opened(comm)
         await comm.send_json_to({"form": form, "id": "tbl-1"})
         made = await answer_to(comm, "tbl-1")
@@ -486,6 +411,43 @@ def test_a_persons_table_moves_over_its_socket_and_is_answered_as_the_post_would
     assert stale["type"] == "refused" and stale["code"] in ("table_changed", "conflict", "rule")
     assert 'role="alert"' in stale["html"]  # shown beside the control, as the POST's 4xx
     assert (wrong["type"], wrong["code"]) == ("refused", "invalid")
+    assert events(match) == after
+
+
+def test_a_move_whose_socket_answer_was_lost_is_answered_as_made_when_posted_again():
+    """table_craft.js posts a move whose socket answer never came with the
+    same command id (static/js/table_craft.js, sendMove): the move was made,
+    so each POST answers the table it made, not "the table changed", and
+    writes nothing more; another command id on the old table is refused."""
+    ana, ben = users("ana_w", "ben_w")
+    match = seated(ana, ben)
+    mover, user = _mover_socket(match, ana, ben)
+    form = {**table_form(match, mover), "command_id": "lost-answer-1"}
+    cookie = session(user, match)
+    before = events(match)
+
+    async def body():
+        comm = socket(match.pk, cookie)
+        await opened(comm)
+        await comm.send_json_to({"form": form, "id": form["command_id"]})
+        made = await answer_to(comm, form["command_id"])  # the answer the page never got
+        await comm.disconnect()
+        return made
+
+    made = async_to_sync(body)()
+    after = events(match)
+    assert made["type"] == "ack" and after > before
+    browser = Client()
+    browser.force_login(user)
+    url, htmx = f"/games/matches/{match.pk}/command", {"HX-Request": "true"}
+    for _ in range(2):
+        page = browser.post(url, form, headers=htmx)
+        assert page.status_code == 200
+        assert f'data-version="{made["version"]}"' in page.content.decode()
+        assert 'role="alert"' not in page.content.decode()
+    assert events(match) == after
+    other = browser.post(url, {**form, "command_id": "lost-answer-2"}, headers=htmx)
+    assert 'role="alert"' in other.content.decode()
     assert events(match) == after
 
 
@@ -568,7 +530,7 @@ def test_a_seat_resigns_over_its_socket_as_the_post_would():
     cookie = session(ana, match)
 
     async def body():
-        comm = browser_socket(match.pk, cookie)
+        comm = socket(match.pk, cookie)
         await opened(comm)
         await comm.send_json_to({"form": {"control": "resign"}, "id": "rs-1"})
         unconfirmed = await answer_to(comm, "rs-1")

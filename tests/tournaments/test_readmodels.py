@@ -137,7 +137,7 @@ def test_every_fold_is_stored_as_json_invitations_and_undecided_slots_included()
 def test_the_fold_cache_is_safe_under_concurrent_eviction(monkeypatch):
     """The server's threads share this process's tier: a hit whose stream
     another thread evicts meanwhile must not fail."""
-    monkeypatch.setattr(kept_folds, "LOCAL_MAX", 2)
+    monkeypatch.setattr(kept_folds.KEPT, "local_max", 2)
     kept_folds.forget_local()
     errors, stop = [], threading.Event()
     at = datetime(2030, 1, 1, tzinfo=UTC)
@@ -168,7 +168,7 @@ def test_the_fold_cache_is_safe_under_concurrent_eviction(monkeypatch):
     for t in readers:
         t.join(timeout=60)
     assert errors == []
-    assert len(kept_folds._local) <= 2
+    assert len(kept_folds.KEPT.local_tier) <= 2
 
 
 @pytest.mark.django_db

@@ -312,6 +312,16 @@ class BracketForm(forms.Form):
         label=gettext_lazy("Rated"),
         help_text=gettext_lazy("its series count for the players' ratings"),
     )
+    check_in_min = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=7 * 24 * 60,
+        label=gettext_lazy("Check-in (minutes)"),
+        help_text=gettext_lazy(
+            "a series between two people waits this long for both to say they are "
+            "there, its clocks standing still; empty: 10; 0: none"
+        ),
+    )
 
     show = forms.ModelChoiceField(
         queryset=ShowRecord.objects.none(),
@@ -353,6 +363,9 @@ class BracketForm(forms.Form):
             "options": options,
             "first_to": d.get("first_to"),
             "rated": d["rated"],
+            "match_options": {"ready_check_s": d["check_in_min"] * 60}
+            if d.get("check_in_min") is not None
+            else None,
             "host_show": d["show"].stream if d.get("show") else "",
             "organizer_id": self.organizer.pk if self.organizer is not None else None,
         }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.protocol import SPECTATOR_VIEW, Event, Viewer
@@ -179,106 +180,214 @@ def view(
     }
 
 
-# ---- one English line per kind of show event, from its data's getter ----
-EventText = Callable[[Callable[[str], Any]], str]
+# ---- one English line per kind of show event: a format over its data ----
+# The formats are msgids (marked for the catalogs; most are the pages' own
+# words, ``tournaments/log_words``), applied here untranslated: the API's
+# ``text`` is English. A format's slot reads the data field of its name,
+# unless the line's ``slots`` say which field (or what of the data) fills it.
+def gettext_noop(text: str) -> str:
+    """Marks ``text`` for the catalogs (makemessages looks for this name),
+    without Django: the show engine is pure."""
+    return text
+
+
+Getter = Callable[[str], Any]
+Slots = Mapping[str, "str | Callable[[Getter], Any]"]
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str
+    slots: Slots = field(default_factory=dict)
+
+    def __call__(self, get: Getter) -> str:
+        return self.text % _Filled(self.slots, get)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The line for ``by`` of the data's ``key`` (``default`` for any other)."""
+
+    key: str
+    lines: Mapping[Any, Line]
+    default: Line
+    by: Callable[[Any], Any] = lambda value: value
+
+    def __call__(self, get: Getter) -> str:
+        return self.lines.get(self.by(get(self.key)), self.default)(get)
+
+
+class _Filled(dict):
+    """A format's slots, filled from the data when read."""
+
+    def __init__(self, slots: Slots, get: Getter):
+        super().__init__()
+        self.slots, self.get = slots, get
+
+    def __missing__(self, slot: str) -> Any:
+        source = self.slots.get(slot, slot)
+        return self.get(source) if isinstance(source, str) else source(self.get)
+
+
+def _joined(key: str, between: str = ", ") -> Callable[[Getter], str]:
+    return lambda get: between.join(get(key) or [])
+
+
+def _count(key: str) -> Callable[[Getter], int]:
+    return lambda get: len(get(key) or [])
+
+
+def _item(get: Getter) -> Any:
+    return get("item") or "an item"
+
+
+EventText = Callable[[Getter], str]
 
 # the show, its staff, its seats and its autopilot
 _SHOW_AND_STAFF: dict[str, EventText] = {
-    "show_created": lambda g: f"{g('name')} opens with {len(g('entrants') or [])} entrants",
-    "round_added": lambda g: f"round {g('round')} ({g('title')}) planned",
-    "rounds_reordered": lambda g: f"rounds reordered: {', '.join(g('order') or [])}",
-    "moderator_appointed": lambda g: f"{g('username')} moderates the show",
-    "moderator_removed": lambda g: f"{g('username')} no longer moderates the show",
-    "match_viewed_omnisciently": lambda g: (
-        f"{g('username')} looks at {g('match_stream')} with every card shown"
+    "show_created": Line(
+        gettext_noop("%(name)s opens with %(n)s entrants"), {"n": _count("entrants")}
     ),
-    "entrant_substituted": lambda g: f"{g('in')} replaces {g('out')}",
-    "autopilot_released": lambda g: f"{g('actor')} takes over the organizer's steps",
-    "autopilot_resumed": lambda g: f"{g('actor')} hands the organizer's steps to the autopilot",
-    "invitation_created": lambda g: f"a person is invited to hold {g('entrant')}",
-    "invitation_accepted": lambda g: (
-        f"{g('username')} now holds {g('entrant')}"
-        if g("username")
-        else f"a person now holds {g('entrant')}"
+    "round_added": Line(gettext_noop("round %(n)s (%(title)s) planned"), {"n": "round"}),
+    "rounds_reordered": Line(
+        gettext_noop("rounds reordered: %(order)s"), {"order": _joined("order")}
     ),
-    "invitation_revoked": lambda g: f"the invitation to hold {g('entrant')} is revoked",
-    "deadline_extended": lambda g: f"{g('step')} deadline extended by {g('seconds')} s",
+    "moderator_appointed": Line(gettext_noop("%(who)s moderates the show"), {"who": "username"}),
+    "moderator_removed": Line(
+        gettext_noop("%(who)s no longer moderates the show"), {"who": "username"}
+    ),
+    "match_viewed_omnisciently": Line(
+        gettext_noop("%(who)s looks at %(match)s with every card shown"),
+        {"who": "username", "match": "match_stream"},
+    ),
+    "entrant_substituted": Line(
+        gettext_noop("%(new)s replaces %(old)s"), {"new": "in", "old": "out"}
+    ),
+    "autopilot_released": Line(
+        gettext_noop("%(who)s takes over the organizer's steps"), {"who": "actor"}
+    ),
+    "autopilot_resumed": Line(
+        gettext_noop("%(who)s hands the organizer's steps to the autopilot"), {"who": "actor"}
+    ),
+    "invitation_created": Line(
+        gettext_noop("a person is invited to hold %(seat)s"), {"seat": "entrant"}
+    ),
+    "invitation_accepted": Choice(
+        "username",
+        {False: Line(gettext_noop("a person now holds %(seat)s"), {"seat": "entrant"})},
+        Line(gettext_noop("%(who)s now holds %(seat)s"), {"who": "username", "seat": "entrant"}),
+        by=bool,
+    ),
+    "invitation_revoked": Line(
+        gettext_noop("the invitation to hold %(seat)s is revoked"), {"seat": "entrant"}
+    ),
+    "deadline_extended": Line(gettext_noop("%(step)s deadline extended by %(seconds)s s")),
 }
 
 # a round's steps, its death matches and the final
 _ROUNDS: dict[str, EventText] = {
-    "ranking_entered": lambda g: (
-        f"round {g('round')}: main match won by {', '.join(g('winners') or [])}"
+    "ranking_entered": Line(
+        gettext_noop("round %(n)s: main match won by %(who)s"),
+        {"n": "round", "who": _joined("winners")},
     ),
-    "token_given": lambda g: f"{g('giver')} gives a token of life to {g('to')}",
-    "candidates_named": lambda g: f"elimination candidate(s): {', '.join(g('candidates') or [])}",
-    "dmo_nominated": lambda g: f"{g('candidate')} nominates {g('dmo')} for the death match",
-    "game_banned": lambda g: f"{g('by')} bans {g('game')}",
-    "game_picked": lambda g: f"death match of {g('candidate')}: {g('game')}",
-    "death_match_opened": lambda g: (
-        f"death match {g('candidate')} vs {g('dmo')} opens ({g('game')})"
+    "token_given": Line(gettext_noop("%(giver)s gives a token of life to %(to)s")),
+    "candidates_named": Line(
+        gettext_noop("elimination candidate(s): %(who)s"), {"who": _joined("candidates")}
     ),
-    "death_match_result": lambda g: f"{g('winner')} wins the death match against {g('loser')}",
-    "entrant_eliminated": lambda g: f"{g('entrant')} is eliminated",
-    "round_finished": lambda g: f"round {g('round')} ends",
-    "final_opened": lambda g: f"final: {' vs '.join(g('players') or [])} ({g('game')})",
-    "final_result": lambda g: f"{g('winner')} wins the final",
-    "champion_crowned": lambda g: f"{g('champion')} is the champion",
+    "dmo_nominated": Line(gettext_noop("%(candidate)s nominates %(dmo)s for the death match")),
+    "game_banned": Line(gettext_noop("%(who)s bans %(game)s"), {"who": "by"}),
+    "game_picked": Line(gettext_noop("death match of %(who)s: %(game)s"), {"who": "candidate"}),
+    "death_match_opened": Line(
+        gettext_noop("death match %(a)s vs %(b)s opens (%(game)s)"),
+        {"a": "candidate", "b": "dmo"},
+    ),
+    "death_match_result": Line(gettext_noop("%(winner)s wins the death match against %(loser)s")),
+    "entrant_eliminated": Line(gettext_noop("%(who)s is eliminated"), {"who": "entrant"}),
+    "round_finished": Line(gettext_noop("round %(n)s ends"), {"n": "round"}),
+    "final_opened": Line(
+        gettext_noop("final: %(players)s (%(game)s)"), {"players": _joined("players", " vs ")}
+    ),
+    "final_result": Line(gettext_noop("%(who)s wins the final"), {"who": "winner"}),
+    "champion_crowned": Line(gettext_noop("%(who)s is the champion"), {"who": "champion"}),
 }
 
 # items
 _ITEMS: dict[str, EventText] = {
-    "item_granted": lambda g: (
-        f"{g('entrant')} receives {g('item') or 'an item'} ({g('item_id')}), "
-        f"given by {g('given_by')}"
+    "item_granted": Line(
+        gettext_noop("%(who)s receives %(item)s (%(item_id)s), given by %(by)s"),
+        {"who": "entrant", "item": _item, "by": "given_by"},
     ),
-    "item_transferred": lambda g: (
-        f"{g('item') or 'an item'} ({g('item_id')}) passes from {g('from')} to {g('to')}"
+    "item_transferred": Line(
+        gettext_noop("%(item)s (%(item_id)s) passes from %(a)s to %(b)s"),
+        {"item": _item, "a": "from", "b": "to"},
     ),
-    "item_revoked": lambda g: (
-        f"{g('item') or 'an item'} ({g('item_id')}) is taken from {g('entrant')}"
+    "item_revoked": Line(
+        gettext_noop("%(item)s (%(item_id)s) is taken from %(who)s"),
+        {"item": _item, "who": "entrant"},
     ),
-    "item_used": lambda g: f"{g('entrant')} uses {g('item') or 'an item'} ({g('item_id')})",
+    "item_used": Line(
+        gettext_noop("%(who)s uses %(item)s (%(item_id)s)"), {"who": "entrant", "item": _item}
+    ),
 }
 
 # disputes and the rulings that mend the show
 _DISPUTES: dict[str, EventText] = {
-    "dispute_filed": lambda g: (
-        f"dispute {g('dispute_id')} filed against {g('target_stream')} v{g('target_version')}"
+    "dispute_filed": Line(
+        gettext_noop("dispute %(dispute_id)s filed against %(target_stream)s v%(target_version)s")
     ),
-    "ruling_applied": lambda g: (
-        f"ruling on {g('dispute_id')}: {g('ruling')} by {', '.join(g('moderators') or [])}"
+    "ruling_applied": Line(
+        gettext_noop("ruling on %(dispute_id)s: %(ruling)s by %(who)s"),
+        {"who": _joined("moderators")},
     ),
-    "death_match_corrected": lambda g: (
-        f"ruling: {g('winner')} wins the death match, {g('loser')} is eliminated"
+    "death_match_corrected": Line(
+        gettext_noop("ruling: %(winner)s wins the death match, %(loser)s is eliminated")
     ),
-    "death_match_reopened": lambda g: (
-        f"ruling: the death match of {g('candidate')} is back in play"
+    "death_match_reopened": Line(
+        gettext_noop("ruling: the death match of %(who)s is back in play"), {"who": "candidate"}
     ),
-    "champion_corrected": lambda g: f"ruling: {g('champion')} is the champion",
-    "entrant_disqualified": lambda g: f"{g('entrant')} is disqualified",
+    "champion_corrected": Line(
+        gettext_noop("ruling: %(who)s is the champion"), {"who": "champion"}
+    ),
+    "entrant_disqualified": Line(gettext_noop("%(who)s is disqualified"), {"who": "entrant"}),
 }
+
+_ENTRANT = {"who": "entrant"}
 
 # a scheduled show: registration, check-in, the start and the ready-checks
 _SCHEDULE: dict[str, EventText] = {
-    "entrant_registered": lambda g: (
-        f"{g('entrant')} registers"
-        + {"waiting": " (waiting list)", "applied": " (awaiting approval)"}.get(g("status"), "")
+    "entrant_registered": Choice(
+        "status",
+        {
+            "waiting": Line(gettext_noop("%(who)s registers (waiting list)"), _ENTRANT),
+            "applied": Line(gettext_noop("%(who)s registers (awaiting approval)"), _ENTRANT),
+        },
+        Line(gettext_noop("%(who)s registers"), _ENTRANT),
     ),
-    "entrant_withdrew": lambda g: f"{g('entrant')} withdraws",
-    "registration_approved": lambda g: f"the registration of {g('entrant')} is approved",
-    "registration_declined": lambda g: f"the registration of {g('entrant')} is declined",
-    "entrant_promoted": lambda g: f"{g('entrant')} takes a seat from the waiting list",
-    "check_in_opened": lambda g: "check-in is open",
-    "entrant_checked_in": lambda g: f"{g('entrant')} checks in",
-    "entrant_dropped": lambda g: f"{g('entrant')} is dropped: {g('reason')}",
-    "entrant_replaced": lambda g: f"{g('in')} takes the seat of {g('out')}",
-    "show_started": lambda g: f"the show starts with {len(g('entrants') or [])} entrants",
-    "show_cancelled": lambda g: f"the show is cancelled: {g('reason')}",
-    "player_ready": lambda g: f"{g('entrant')} is ready",
-    "ready_check_passed": lambda g: "ready-check passed: the match opens",
-    "no_show_forfeited": lambda g: (
-        f"{', '.join(g('entrants') or [])} did not show: {g('loser')} forfeits to {g('winner')}"
+    "entrant_withdrew": Line(gettext_noop("%(who)s withdraws"), _ENTRANT),
+    "registration_approved": Line(
+        gettext_noop("the registration of %(who)s is approved"), _ENTRANT
+    ),
+    "registration_declined": Line(
+        gettext_noop("the registration of %(who)s is declined"), _ENTRANT
+    ),
+    "entrant_promoted": Line(gettext_noop("%(who)s takes a seat from the waiting list"), _ENTRANT),
+    "check_in_opened": Line(gettext_noop("check-in is open")),
+    "entrant_checked_in": Line(gettext_noop("%(who)s checks in"), _ENTRANT),
+    "entrant_dropped": Line(
+        gettext_noop("%(who)s is dropped: %(why)s"), {"who": "entrant", "why": "reason"}
+    ),
+    "entrant_replaced": Line(
+        gettext_noop("%(new)s takes the seat of %(old)s"), {"new": "in", "old": "out"}
+    ),
+    "show_started": Line(
+        gettext_noop("the show starts with %(n)s entrants"), {"n": _count("entrants")}
+    ),
+    "show_cancelled": Line(gettext_noop("the show is cancelled: %(why)s"), {"why": "reason"}),
+    "player_ready": Line(gettext_noop("%(who)s is ready"), _ENTRANT),
+    "ready_check_passed": Line(gettext_noop("ready-check passed: the match opens")),
+    "no_show_forfeited": Line(
+        gettext_noop("%(who)s did not show: %(loser)s forfeits to %(winner)s"),
+        {"who": _joined("entrants")},
     ),
 }
 

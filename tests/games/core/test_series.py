@@ -375,3 +375,68 @@ def test_time_for_a_seat_not_in_the_match_is_refused_in_words():
             mod_do(s, state, {"type": "add_time", "seat": bad, "seconds": 5})
     with pytest.raises(RuleError, match="at most 86400"):
         mod_do(s, state, {"type": "add_time", "seat": "ana", "seconds": 86_401})
+
+
+def test_a_ready_check_holds_the_clocks_until_every_awaited_seat_is_there():
+    """The engine's ready-check (issue 43), no database: nothing but ``ready``
+    before it passes, the clocks counting from the pass, its expiry recorded
+    once with nobody losing, the no-show a moderator's after it, and the log
+    folding to the same state at every step."""
+    s = make()
+    events = s.start(
+        Ctx(0.0, random.Random(0), role="system"),
+        ["ana", "ben"],
+        {"decision_s": 10},
+        None,
+        {"first": "ana"},
+        ready={"seats": ["ana", "ben"], "by": 100.0},
+    )
+    state = s.fold(events)
+    log = list(events)
+    assert [(d.seat, d.kind, d.deadline) for d in s.pending(state)] == [
+        ("ana", "ready", 100.0),
+        ("ben", "ready", 100.0),
+    ]
+    with pytest.raises(RuleError, match="waits for its players"):
+        play(s, state, "ana", {"type": "name", "n": 1}, now=5)
+    with pytest.raises(RuleError, match="has no field"):
+        play(s, state, "ana", {"type": "ready", "seat": "ben"}, now=5)
+    with pytest.raises(RuleError, match="not up yet"):
+        mod_do(s, state, {"type": "declare_no_show", "seat": "ben"}, now=50)
+    with pytest.raises(RuleError, match="waits for its players"):
+        mod_do(s, state, {"type": "resume"}, now=50)
+    state, ev = play(s, state, "ana", {"type": "ready"}, now=20)
+    log += ev
+    assert s.fold(log) == state and state.awaiting == ("ben",)
+    # the deadline passes: recorded, nobody loses, no deadline left to fire
+    state, ev = play(s, state, None, {"type": "timeout"}, now=150)
+    log += ev
+    assert [e.type for e in ev] == ["ready_check_expired"] and not state.finished
+    assert s.next_deadline(state) is None and s.fold(log) == state
+    with pytest.raises(RuleError, match="absent seat"):
+        mod_do(s, state, {"type": "declare_no_show", "seat": "ana"}, now=160)
+    # the latecomer comes: the clocks start then (ana names first, 10 s)
+    state, ev = play(s, state, "ben", {"type": "ready"}, now=200)
+    log += ev
+    assert [e.type for e in ev] == ["player_ready", "ready_check_passed"]
+    assert s.next_deadline(state) == 210.0 and s.fold(log) == state
+
+
+def test_a_no_show_declared_after_the_ready_check_forfeits_the_absent_seat():
+    s = make()
+    events = s.start(
+        Ctx(0.0, random.Random(0), role="system"),
+        ["ana", "ben"],
+        None,
+        None,
+        {"first": "ana"},
+        ready={"seats": ["ana", "ben"], "by": 60.0},
+    )
+    state = s.fold(events)
+    state, _ = play(s, state, "ana", {"type": "ready"}, now=1)
+    state, _ = play(s, state, None, {"type": "timeout"}, now=61)
+    with pytest.raises(RuleError, match="only a moderator"):
+        play(s, state, "ana", {"type": "declare_no_show", "seat": "ben"}, now=62)
+    state, ev = mod_do(s, state, {"type": "declare_no_show", "seat": "ben"}, now=62)
+    assert ev[0].type == "series_forfeited" and ev[0].data["reason"] == "no-show"
+    assert state.finished and state.winners == ("ana",)
