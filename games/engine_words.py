@@ -132,6 +132,7 @@ REASONS = (
     gettext_noop("tied: every tied player wins"),
     gettext_noop("score"),
     gettext_noop("forfeit"),
+    gettext_noop("resigned"),
     gettext_noop("no-show"),
     gettext_noop("overturned"),
     gettext_noop("awarded by a ruling"),

@@ -20,7 +20,7 @@ from games.presenters.base import BadForm
 from . import services
 from .engine_words import refusal
 from .models import Match
-from .presenters.table import find_control, table_for
+from .presenters.table import RESIGN_CONTROL, find_control, table_for
 
 TABLE_CHANGED = gettext_noop(
     "the table changed before your move arrived, so it was not made: here is the table as it is now"
@@ -58,6 +58,8 @@ def move_from_table(
         msg = _("too many moves at once: wait %(s)s seconds") % {"s": max(1, round(seconds))}
         return Refused(msg, 429, "throttled")
     key = str(form.get("control", ""))
+    if key == RESIGN_CONTROL:
+        return _resign(match, user, viewer, form, command_id)
     table = table_for(match, viewer)
     stale = _made_for_an_older_table(form, table)
     control = find_control(table, key)
@@ -67,10 +69,30 @@ def move_from_table(
         if stale:
             return Refused(_(TABLE_CHANGED), 200, "table_changed")
         return Refused(_("that action is not open to you now; look again"), 409, "conflict")
+    return _make(match, user, viewer, lambda: control.command(form), key, command_id, stale)
+
+
+def _resign(match: Match, user, viewer, form: Mapping[str, Any], command_id) -> Refused | None:
+    """The resign form: made only with its confirmation (``confirm=yes``, the
+    second step of the button), whatever table it was chosen on."""
+    if str(form.get("confirm", "")) != "yes":
+        msg = _("resigning needs its confirmation: open Resign and confirm there")
+        return Refused(msg, 422, "rule", RESIGN_CONTROL)
+    return _make(
+        match, user, viewer, lambda: {"type": "resign"}, RESIGN_CONTROL, command_id, stale=False
+    )
+
+
+def _make(match: Match, user, viewer, command, key: str, command_id, stale: bool):
+    """Submit ``command()`` as the viewer's seat: None once made, else why not."""
     try:
-        command = control.command(form)
         services.submit(
-            match, viewer.seat, command, actor=user.username, command_id=command_id, account=user.pk
+            match,
+            viewer.seat,
+            command(),
+            actor=user.username,
+            command_id=command_id,
+            account=user.pk,
         )
     except (RuleError, BadForm) as exc:
         if stale:  # chosen on a table that has changed since: the fresh one, not a bare 422

@@ -164,16 +164,15 @@ def leaderboard(
     return _ranked(_lines(list(ratings), now))
 
 
-def level_ratings(game: str, *, now: float | None = None) -> dict:
-    """The bots' levels' ratings in ``game`` as everyone may see them now,
-    by holder ("bot:level:N"), for the practice picker (games.bot_levels)."""
-    from games.bot_levels import LevelRating
-    from games.core.playout import LEVELS, level_holder
+def player_ratings(game: str, keys, *, now: float | None = None) -> dict:
+    """The ratings in ``game`` of ``keys`` ("u:<id>", "bot:level:N") as
+    everyone may see them now, by key, for the games' pages: the practice
+    picker's levels and a table's seats (games.player_ratings)."""
+    from games.player_ratings import ShownRating
 
-    keys = [level_holder(n) for n in LEVELS]
-    ratings = list(Rating.objects.filter(game=game, player__in=keys))
+    ratings = list(Rating.objects.filter(game=game, player__in=list(keys)))
     return {
-        x.player: LevelRating(x.ordinal, x.games, x.provisional) for x in _lines(ratings, _now(now))
+        x.player: ShownRating(x.ordinal, x.games, x.provisional) for x in _lines(ratings, _now(now))
     }
 
 

@@ -21,6 +21,10 @@ decision's clock starts when it really was taken. Seats deciding at the same
 moment pay the same seconds from their credit, so their deadlines stay put.
 Bout events of type ``item_used`` (data ``seat``, ``item``) consume that item.
 
+A seat's ``resign`` (no fields) gives up the whole match: ``series_forfeited``
+with ``loser`` that seat and reason ``resigned``, a loss for it as any forfeit
+is; open only between two players (``resign_refusal``).
+
 An item granted during the match (by a show's moderator) reaches it as
 ``item_received`` (data ``seat``, ``item``, ``from_bout``), a system command:
 the bout in progress keeps the items it was dealt with, so the item applies
@@ -75,6 +79,29 @@ NO_SHOW = "no-show"  # the reason of a forfeit a moderator declares after a read
 
 MAX_ADD_TIME_S = 24 * 3600  # a moderator adds at most a day at once
 CREDIT_MARGIN_S = 0.001  # a late decision lives on credit: the game sees it this much in time
+
+
+# a seat gives up the whole match: it ends at once as a forfeit, a loss for
+# that seat (TOURNAMENTS.md, "A series"), the reason recorded as RESIGNED
+RESIGN = "resign"
+RESIGNED = "resigned"
+
+
+def resign_refusal(seats, seat: str | None, finished: bool) -> RuleError | None:
+    """Why ``seat`` may not resign now (None: it may). A resignation gives
+    the match to the other side, so it is open to a seat of a match between
+    two players only (not Love Letter's three or four, not Bleven's teams)."""
+    if seat is None or seat not in seats:
+        return RuleError("only a seated player may resign")
+    if finished:
+        return RuleError("the match is over")
+    if len(seats) != 2:
+        return RuleError(
+            "resigning gives the match to the other side, so it is open only in a match "
+            "of two players: this one has {n}",
+            n=len(seats),
+        )
+    return None
 
 
 # what a moderator (or a ruling carried out by one) may do to a match
@@ -359,7 +386,8 @@ class Series:
         kind = command["type"]
         if kind in MODERATOR_COMMANDS:
             return self._moderate(state, command, ctx)
-        check_fields(command, {"choose_first": ("seat",), "ready": (), **self.rules.command_fields})
+        fields = {"choose_first": ("seat",), "ready": (), RESIGN: ()}
+        check_fields(command, {**fields, **self.rules.command_fields})
         events = self.fire_due(state, ctx)
         for e in events:
             state = self.evolve(state, e)
@@ -369,6 +397,8 @@ class Series:
             return events
         if ctx.seat is not None and ctx.seat not in state.seats:
             raise RuleError("{seat} is not seated in this match", seat=ctx.seat)
+        if kind == RESIGN:  # paused clocks do not hold a resignation back
+            return events + self._resign(state, ctx)
         if state.finished:
             raise RuleError("the match is over")
         if kind == "ready" or (state.awaiting and not ctx.is_system):
@@ -392,6 +422,13 @@ class Series:
                 paid.bout, command, replace(ctx, now=self.game_time(paid, ctx.now))
             )
         return events + self._after(state, new, ctx)
+
+    def _resign(self, state: MatchState, ctx: Ctx) -> list[Event]:
+        """The acting seat gives up the match: a loss for it, at once."""
+        refused = resign_refusal(state.seats, ctx.seat, state.finished)
+        if refused is not None:
+            raise refused
+        return self.forfeit(state, ctx.seat, RESIGNED, at=ctx.now)
 
     def _choose_first(self, state: MatchState, command: Mapping[str, Any], ctx: Ctx) -> list[Event]:
         if state.first is not None or state.bout is not None or state.bout_no > 0:
@@ -636,11 +673,14 @@ class Series:
             events += new
         return events
 
-    def forfeit(self, state: MatchState, loser: str, reason: str) -> list[Event]:
+    def forfeit(
+        self, state: MatchState, loser: str, reason: str, at: float | None = None
+    ) -> list[Event]:
         if state.finished:
             raise RuleError("the match is over")
         winners = [s for s in state.seats if s != loser]
-        return [Event("series_forfeited", {"winners": winners, "loser": loser, "reason": reason})]
+        data = {"winners": winners, "loser": loser, "reason": reason}
+        return [Event("series_forfeited", data if at is None else {**data, "at": at})]
 
     # ---- reading ---------------------------------------------------------
     def outcome(self, state: MatchState) -> Outcome | None:

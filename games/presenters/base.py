@@ -16,8 +16,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from games.core.fields import whole
+
+# the standard deck's suits and face ranks, as people read them
+SUIT_NAMES = {
+    "C": gettext_noop("clubs"),
+    "D": gettext_noop("diamonds"),
+    "H": gettext_noop("hearts"),
+    "S": gettext_noop("spades"),
+}
+RANK_NAMES = {
+    "A": gettext_noop("Ace"),
+    "J": gettext_noop("Jack"),
+    "Q": gettext_noop("Queen"),
+    "K": gettext_noop("King"),
+}
 
 
 @dataclass(frozen=True)
@@ -27,6 +42,42 @@ class Card:
     look: str = ""  # a CSS class: the game's look, a suit
     note: str = ""  # small print: "bluff", "claimed 5"
     value: str = ""  # how a command names it ("3", "7H"); "" for none
+
+    @property
+    def art(self) -> str:
+        """The face drawn for it in static/cards/cards.svg: a suit, a Love
+        Letter character, Higher or Lower's face; a hidden card's back
+        (which depends on nothing of the card)."""
+        looks = self.look.split()
+        if "back" in looks:
+            return "back"
+        suit = next((k[5:] for k in looks if k.startswith("suit-")), "")
+        if suit in SUIT_NAMES:
+            return f"suit-{suit}"
+        if "ll" in looks and self.text.isdigit() and 1 <= int(self.text) <= 8:
+            return f"ll-{self.text}"
+        return "hl" if "hl" in looks else "plain"
+
+    @property
+    def label(self) -> str:
+        """The card in words, in the reader's language, for a screen reader
+        ("Baron (3)", "Jack of spades", "card 14", "hidden card")."""
+        art = self.art
+        if art == "back":
+            words = self.name or _("hidden card")
+        elif art.startswith("suit-") and self.value[:-1]:
+            rank = self.value[:-1]
+            words = _("%(rank)s of %(suit)s") % {
+                "rank": _(RANK_NAMES[rank]) if rank in RANK_NAMES else rank,
+                "suit": _(SUIT_NAMES[art[5:]]),
+            }
+        elif art.startswith("ll-") and self.name:
+            words = f"{self.name} ({self.text})"
+        elif art == "hl":
+            words = _("card %(n)s") % {"n": self.text}
+        else:
+            words = " ".join(w for w in (self.text, self.name) if w)
+        return f"{words}, {self.note}" if self.note else words
 
 
 HIDDEN = Card("?", "", "back")

@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop, ngettext
+from django.utils.translation import ngettext
 
 from games.love_me_not.rules import SUITS
 
-from .base import Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
+from .base import SUIT_NAMES, Board, Card, Choice, Control, Field, Pile, SeatPart, seat_name
 
 SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-SUIT_NAMES = {
-    "C": gettext_noop("clubs"),
-    "D": gettext_noop("diamonds"),
-    "H": gettext_noop("hearts"),
-    "S": gettext_noop("spades"),
-}
 
 
 def face(c: str | None) -> Card:

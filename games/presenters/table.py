@@ -19,16 +19,30 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext, pgettext
 
 from games import services, visibility
+from games.bot_levels import bot_in_words
 from games.core.deal import REVEAL
+from games.core.playout import BOT
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
 from games.core.registry import rules_for, series_for
-from games.core.series import NO_SHOW
+from games.core.series import NO_SHOW, RESIGNED, resign_refusal
 from games.deal_check import deal_check
-from games.engine_words import in_words, item_name
+from games.engine_words import in_words, item_name, refusal
 from games.models import Match
+from games.player_ratings import ShownRating, ratings_of
 
 from . import bleven, doubting_love_letter, higher_lower, love_letter, love_me_not
 from .base import Board, Choice, Control, Field, SeatPart
+
+
+@dataclass(frozen=True)
+class Sitter:
+    """Who sits in a seat, as people read it: a person's name, "Bot, level
+    2" (never a bot's stored name), or the seat's own name while it is open."""
+
+    name: str
+    bot: bool = False
+    open: bool = False
+    key: str = ""  # whose rating it is ("u:<id>", "bot:level:2"); "" for none
 
 
 @dataclass(frozen=True)
@@ -36,7 +50,7 @@ class SeatRow:
     seat: str
     name: str
     you: bool
-    holder: str  # "bot (heuristic)", "open seat", or ""
+    holder: str  # "open seat", or ""
     score: int
     status: str
     deciding: tuple[str, ...]  # what this seat must decide now
@@ -45,6 +59,17 @@ class SeatRow:
     items: tuple[str, ...]
     part: SeatPart
     picks: tuple[CardPick | None, ...] = ()  # per card of the hand: what clicking it does
+    sitter: Sitter | None = None  # who sits there (None: the seat's name is all)
+    rating: ShownRating | None = None  # the sitter's rating in this game, if rated
+
+    @property
+    def who(self) -> str:
+        """Who sits there in words: a person's name, "Bot, level 2"."""
+        return self.sitter.name if self.sitter is not None else self.seat
+
+    @property
+    def bot(self) -> bool:
+        return self.sitter is not None and self.sitter.bot
 
     @property
     def hand(self) -> list[dict]:
@@ -61,6 +86,19 @@ class CardPick:
     control: str
     field: str = ""
     value: str = ""
+
+
+@dataclass(frozen=True)
+class Resign:
+    """The table's resign button for its seat: ``refused``, why it is not
+    open in this match (in words), else "" and the button is shown."""
+
+    refused: str = ""
+
+
+# the resign form's control name (games.table_moves): not a game's control,
+# so never offered among the moves nor played by a bot
+RESIGN_CONTROL = "resign"
 
 
 @dataclass(frozen=True)
@@ -97,6 +135,11 @@ class Table:
     # cut for a delayed spectator, the step's time in a replay
     server_now: float = field(default_factory=time.time)
     delayed_s: float | None = None  # how late a spectator sees it
+    resign: Resign | None = None  # for a seat of a match in play
+
+    @property
+    def resign_error(self) -> str:
+        return self.errors.get(RESIGN_CONTROL, "")
 
     @property
     def actions(self) -> list[dict]:
@@ -207,11 +250,23 @@ def as_sentence(text: str, names: dict) -> str:
     return text
 
 
-def _holders(match: Match) -> dict[str, str]:
+def sitters(match: Match) -> dict[str, Sitter]:
+    """Who sits in each seat the match row names (a seat without a row is open)."""
     out = {}
-    for h in match.holders.all():
-        out[h.seat] = _("bot (%(kind)s)") % {"kind": h.bot} if h.bot else ""
+    for h in match.holders.all().select_related("user"):
+        if h.bot:
+            out[h.seat] = Sitter(bot_in_words(h.bot), bot=True, key=f"{BOT}{h.bot}")
+        elif h.user is not None:
+            out[h.seat] = Sitter(h.user.username, key=f"u:{h.user_id}")
+        else:  # nobody named, or an account deleted since: the seat's own name
+            out[h.seat] = Sitter(h.seat)
     return out
+
+
+def _seat_ratings(match: Match, held: dict[str, Sitter]) -> dict[str, ShownRating]:
+    """Each seat's rating in this match's game, as everyone may see it."""
+    rated = ratings_of(match.game, {s.key for s in held.values()})
+    return {seat: rated[s.key] for seat, s in held.items() if s.key in rated}
 
 
 def table_for(
@@ -239,32 +294,14 @@ def table_for(
     board = module.board(game_view, you, names) if game_view else Board()
     pending = view.get("pending") or []
     controls: list[Control] = []
+    resign = None
     if you is not None and at is None and not view.get("finished") and not view.get("replay"):
         controls = series_controls(view, you, names)
         if game_view and not view.get("ready_check"):
             controls += module.controls(game_view, you)
-    holders = _holders(match)
-    seats = []
-    for s in view["seats"]:
-        mine = [d for d in pending if d["seat"] == s]
-        deadlines = [d["deadline"] for d in mine if d.get("deadline")]
-        part = board.seats.get(s, SeatPart())
-        seats.append(
-            SeatRow(
-                seat=s,
-                name=names[s],
-                you=s == you,
-                holder=holders.get(s, _("open seat")),
-                score=view["scores"].get(s, 0),
-                status=part.status,
-                deciding=tuple(decision_words(d["kind"]) for d in mine),
-                deadline=min(deadlines) if deadlines else None,
-                reserve=part.reserve,
-                items=tuple(item_name(i) for i in view.get("items", {}).get(s, ())),
-                part=part,
-                picks=card_picks(part.hand, controls) if s == you else (),
-            )
-        )
+        refused = resign_refusal(view["seats"], you, False)
+        resign = Resign(refusal(refused) if refused is not None else "")
+    seats = _seat_rows(match, view, board, you, names, controls)
     history = [
         Line(r["version"], describe_row(module, r, you, names), bool(r.get("void")), r["type"])
         for r in rows
@@ -290,7 +327,39 @@ def table_for(
         at=at,
         server_now=clock_at,
         delayed_s=delayed_s,
+        resign=resign,
     )
+
+
+def _seat_rows(match: Match, view: dict, board: Board, you, names, controls) -> list[SeatRow]:
+    """Each seat: who sits there, their rating, score, clock and cards."""
+    pending = view.get("pending") or []
+    held = sitters(match)
+    ratings = _seat_ratings(match, held)
+    seats = []
+    for s in view["seats"]:
+        mine = [d for d in pending if d["seat"] == s]
+        deadlines = [d["deadline"] for d in mine if d.get("deadline")]
+        part = board.seats.get(s, SeatPart())
+        seats.append(
+            SeatRow(
+                seat=s,
+                name=names[s],
+                you=s == you,
+                holder="" if s in held else _("open seat"),
+                score=view["scores"].get(s, 0),
+                status=part.status,
+                deciding=tuple(decision_words(d["kind"]) for d in mine),
+                deadline=min(deadlines) if deadlines else None,
+                reserve=part.reserve,
+                items=tuple(item_name(i) for i in view.get("items", {}).get(s, ())),
+                part=part,
+                picks=card_picks(part.hand, controls) if s == you else (),
+                sitter=held.get(s),
+                rating=ratings.get(s),
+            )
+        )
+    return seats
 
 
 def _view_at(match: Match, at: int) -> dict:
@@ -457,6 +526,14 @@ def _series_words(kind: str, d: dict, names: dict, you: str | None) -> str | Non
             "n": d.get("bout"),
             "who": winners,
             "why": in_words(d.get("reason", ""), names),
+        }
+    if kind == "series_forfeited" and d.get("reason") == RESIGNED:
+        winners = ", ".join(_who(names, w) for w in d.get("winners", []))
+        if d.get("loser") == you:
+            return _("You resigned: %(who)s won the match.") % {"who": winners}
+        return _("%(loser)s resigned: %(who)s won the match.") % {
+            "loser": _who(names, d.get("loser")),
+            "who": winners,
         }
     if kind in ("series_ended", "series_forfeited", "series_overturned"):
         winners = ", ".join(_who(names, w) for w in d.get("winners", []))

@@ -14,3 +14,28 @@ document.addEventListener("input", function (e) {
     slider.nextElementSibling.value = slider.value;
   }
 });
+
+// The resign button's confirmation stays open while the table is redrawn
+// (a poll, a push, a move's answer) until the player closes it.
+(function () {
+  var open = false;
+  document.addEventListener(
+    "toggle",
+    function (e) {
+      if (e.target.matches && e.target.matches("#table details.resign")) {
+        open = e.target.open;
+      }
+    },
+    true
+  );
+  var table = document.getElementById("table");
+  if (!table || !table.parentNode || !window.MutationObserver) {
+    return;
+  }
+  new MutationObserver(function () {
+    var details = document.querySelector("#table details.resign");
+    if (details && open && !details.open) {
+      details.open = true;
+    }
+  }).observe(table.parentNode, { childList: true });
+})();

@@ -17,7 +17,8 @@ from games.core.protocol import SPECTATOR_VIEW
 
 pytestmark = pytest.mark.django_db
 
-CARD = re.compile(r'<span class="card([^"]*)"><b>([^<]*)</b>(?:<small>([^<]*)</small>)?')
+# a card as drawn (games/tables/_card.html): its look and its name in words
+CARD = re.compile(r'<span class="card([^"]*)" role="img" aria-label="([^"]*)">')
 
 
 def text(resp) -> str:

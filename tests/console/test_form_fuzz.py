@@ -217,6 +217,8 @@ FORMS = {
     "games/matches/<int:pk>/command": [
         Form("/games/matches/{final}/command", "player", {"control": "play", "card": "1"}),
         Form("/games/matches/{lone}/command", "player", {"control": "play", "card": "1"}),
+        # the resign button's confirmed step (a two-player match: it ends it)
+        Form("/games/matches/{lone}/command", "player", {"control": "resign", "confirm": "yes"}),
     ],
     "shows/<int:pk>/dashboard/act": [
         Form("/shows/{show}/dashboard/act", "moderator", body)

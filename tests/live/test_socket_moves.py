@@ -520,3 +520,31 @@ def test_runbots_plays_a_whole_match_over_the_sockets(asgi_site):
     by_socket = read(match.stream)
     bots = {r.command_id for r in by_socket if r.command_id and "bot-" in r.command_id}
     assert sum(made) == len(bots) > 0  # every acknowledged move is one command in the log
+
+
+def test_a_seat_resigns_over_its_socket_as_the_post_would():
+    """The table's resign form goes over the socket as any table move: its
+    confirmation needed, then the match ends as a loss for that seat."""
+    ana, ben = users("ana_z", "ben_z")
+    match = seated(ana, ben)
+    cookie = session(ana, match)
+
+    async def body():
+        comm = socket(match.pk, cookie)
+        await opened(comm)
+        await comm.send_json_to({"form": {"control": "resign"}, "id": "rs-1"})
+        unconfirmed = await answer_to(comm, "rs-1")
+        before = await count(match)
+        form = {"control": "resign", "confirm": "yes", "table_version": "1"}
+        await comm.send_json_to({"form": form, "id": "rs-2"})
+        made = await answer_to(comm, "rs-2")
+        await comm.disconnect()
+        return unconfirmed, before, made
+
+    unconfirmed, before, made = async_to_sync(body)()
+    assert (unconfirmed["type"], unconfirmed["code"]) == ("refused", "rule")
+    assert "confirmation" in unconfirmed["message"]
+    assert made["type"] == "ack" and made["version"] == before + 1  # an old table is no matter
+    assert "You resigned" in made["html"]
+    last = read(match.stream)[-1]
+    assert last.type == "series_forfeited" and last.data["loser"] == "ana"
