@@ -256,6 +256,26 @@ def test_a_task_ending_after_redis_went_away_does_not_end_its_worker():
     assert not qos._delivered
 
 
+def test_the_image_holds_every_package_the_project_installs():
+    # ratings/ and broadcast/ were left out of the image once: its web role could not start
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    found = project["tool"]["setuptools"]["packages"]["find"]
+    folders = {
+        pattern.rstrip("*")
+        for pattern in found["include"]
+        if (ROOT / pattern.rstrip("*")).is_dir()  # the top-level ones (the rest are in platform/)
+    }
+    copied = {
+        line.split()[1].rstrip("/")
+        for line in (DOCKER / "Dockerfile").read_text().splitlines()
+        if line.startswith("COPY ")
+    }
+    assert folders and folders <= copied, sorted(folders - copied)
+    assert "platform" in copied
+
+
 def test_the_entrypoint_leaves_the_reactors_to_their_own_processes(tmp_path):
     proc = subprocess.run(
         [
