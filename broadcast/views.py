@@ -22,10 +22,11 @@ from games.core.protocol import RuleError
 from games.engine_words import refusal
 from games.models import Match
 from games.presenters.table import table_for
+from games.seat_ratings import ratings_for
 from tournaments.models import ShowRecord
 from tournaments.words import FORM_REUSED
 
-from . import overlays, viewers
+from . import channels, overlays, viewers
 from .board import board_for, featured, on_screen
 
 
@@ -41,13 +42,67 @@ def board(request, pk):
     return _board(request, pk, template)
 
 
+def _tv(request, context: dict, channel: str, poll_url: str):
+    """TV's page (full screen, without the site's header) or, for its poll
+    and a switch of channel (htmx), its fragment; ``switched`` when the
+    match on screen is not the one the screen asking showed (it fades in)."""
+    shown = context["featured"]
+    if shown is not None and not shown.ratings:
+        shown.ratings = ratings_for(shown.summary.match)
+    on = on_screen(request.GET)
+    record = context.get("show")
+    items = [(channels.TOP, _("Top rated"), reverse("broadcast:tv_site"))]
+    items += [
+        (slug, name, reverse("broadcast:tv_game", args=[slug])) for slug, name in channels.games()
+    ]
+    if record is not None:
+        items.append(("show", record.name, reverse("broadcast:tv", args=[record.pk])))
+    context.update(
+        channel=channel,
+        channels=[{"key": k, "label": w, "url": u, "current": k == channel} for k, w, u in items],
+        poll_url=poll_url,
+        switched=shown is not None and on != shown.summary.pk,
+    )
+    template = "broadcast/_tv.html" if request.htmx else "broadcast/tv.html"
+    return render(request, template, context)
+
+
 def tv(request, pk):
-    """TV: the show's featured match, full page or (htmx) fragment."""
+    """TV of a show: its match with the most at stake."""
     record = get_object_or_404(ShowRecord, pk=pk)
     context = board_for(record)
     context["featured"] = featured(context["live"], on_screen(request.GET))
-    template = "broadcast/_tv.html" if request.htmx else "broadcast/tv.html"
-    return render(request, template, context)
+    context["title"] = _("%(name)s: TV") % {"name": record.name}
+    return _tv(request, context, "show", reverse("broadcast:tv", args=[pk]))
+
+
+def _site_tv(live, shown) -> dict:
+    return {
+        "live": live,
+        "featured": shown,
+        "delay_s": (shown.table.delayed_s or 0) if shown else 0,
+        "viewers": viewers.match_count(shown.summary.pk) if shown else 0,
+    }
+
+
+def tv_site(request):
+    """TV's top-rated channel: the live match of the site whose players are
+    rated highest (as everyone sees the ratings), at its spectators' delay."""
+    live = channels.site_live()
+    context = _site_tv(live, channels.top_rated(live, on_screen(request.GET)))
+    context["title"] = _("TV: the top-rated match")
+    return _tv(request, context, channels.TOP, reverse("broadcast:tv_site"))
+
+
+def tv_game(request, game):
+    """TV's channel of one game: its live match with the most at stake."""
+    names = dict(channels.games())
+    if game not in names:
+        raise Http404(_("There is no such game."))
+    live = channels.site_live(game)
+    context = _site_tv(live, featured(live, on_screen(request.GET)))
+    context["title"] = _("TV: %(game)s") % {"game": names[game]}
+    return _tv(request, context, game, reverse("broadcast:tv_game", args=[game]))
 
 
 @xframe_options_exempt  # a streaming tool may frame it; it holds nothing private

@@ -217,6 +217,15 @@ def rating_of(player: str, game: str, now: float | None = None) -> Line | None:
     return lines[0] if lines else None
 
 
+def seat_ratings(game: str, holders: dict, now: float | None = None) -> dict[str, float]:
+    """Each seat's rating (the ordinal) in ``game`` as everyone may see it now;
+    ``holders``: seat -> a user id or "bot:<kind>". Unrated seats are left out."""
+    keys = {seat: identity.holder_key(h) for seat, h in holders.items()}
+    found = Rating.objects.filter(game=game, player__in={k for k in keys.values() if k})
+    shown = {x.player: round(x.ordinal, 1) for x in _lines(list(found), _now(now))}
+    return {seat: shown[k] for seat, k in keys.items() if k in shown}
+
+
 def seed_order(game: str, entrants: list[str], players: dict[str, str | None], now=None):
     """``entrants`` best rated first in ``game`` (``players``: entrant ->
     player key); the unrated keep their order after the rated."""

@@ -281,6 +281,8 @@ PAGES = {
     "accounts/reset/done/": "a page saying so",
     "shows/<int:pk>/board/": "the show board",
     "shows/<int:pk>/tv/": "the TV page",
+    "tv/": "TV's top-rated channel",
+    "tv/games/<slug:game>/": "TV's channel of a game",
     "overlay/<str:token>/<slug:kind>/": "a stream overlay",
     "games/matches/<int:pk>/viewers/": "the viewer count",
     "console/": "the console's lists",
