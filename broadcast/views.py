@@ -4,6 +4,7 @@ everyone (a broadcast has one cut); the replay is the match's own policy's."""
 
 from __future__ import annotations
 
+from csp.constants import SELF
 from csp.decorators import csp_replace
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -12,7 +13,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.clickjacking import xframe_options_exempt, xframe_options_sameorigin
 from django.views.decorators.http import require_http_methods
 
 from eventlog.commands import BadCommandId, command_args
@@ -26,7 +27,7 @@ from games.seat_ratings import ratings_for
 from tournaments.models import ShowRecord
 from tournaments.words import FORM_REUSED
 
-from . import channels, overlays, viewers
+from . import channels, overlay_settings, overlays, viewers
 from .board import board_for, featured, on_screen
 
 
@@ -105,6 +106,30 @@ def tv_game(request, game):
     return _tv(request, context, game, reverse("broadcast:tv_game", args=[game]))
 
 
+def _overlay_page(request, record, kind: str, poll_url: str):
+    """An overlay of ``record`` drawn with the settings of the query (a bad
+    one: 400 in words); the page, or (htmx, its poll) the fragment."""
+    try:
+        settings = overlay_settings.parse(request.GET)
+    except overlay_settings.BadSetting as exc:
+        return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
+    context = board_for(record)
+    if kind in ("featured", "hands"):
+        context["featured"] = featured(context["live"], on_screen(request.GET))
+    shown = context.get("featured")
+    query = settings.query()
+    if shown is not None:
+        query = "&".join(q for q in (query, f"on={shown.summary.pk}") if q)
+    context.update(
+        kind=kind,
+        settings=settings,
+        shown_seats=settings.pick(shown.table.seats) if shown is not None else [],
+        poll_url=f"{poll_url}?{query}" if query else poll_url,
+    )
+    template = f"broadcast/overlay/_{kind}.html" if request.htmx else "broadcast/overlay.html"
+    return render(request, template, context)
+
+
 @xframe_options_exempt  # a streaming tool may frame it; it holds nothing private
 @csp_replace({"frame-ancestors": None})  # the CSP's word for the same
 def overlay(request, token, kind):
@@ -115,12 +140,23 @@ def overlay(request, token, kind):
     record = overlays.show_for(token)
     if record is None:
         raise Http404(_("This overlay link is not (or no longer) valid."))
-    context = board_for(record)
-    if kind in ("featured", "hands"):
-        context["featured"] = featured(context["live"], on_screen(request.GET))
-    context.update(kind=kind, token=token)
-    template = f"broadcast/overlay/_{kind}.html" if request.htmx else "broadcast/overlay.html"
-    return render(request, template, context)
+    return _overlay_page(request, record, kind, reverse("broadcast:overlay", args=[token, kind]))
+
+
+@xframe_options_sameorigin  # the organizer's page of links frames it
+@csp_replace({"frame-ancestors": [SELF]})
+@login_required
+def overlay_preview(request, pk, kind):
+    """An overlay as its link draws it, for the show's organizer only: the
+    preview on the page of links (no link needed, none shown)."""
+    record = get_object_or_404(ShowRecord, pk=pk)
+    if not overlays.is_organizer(record.stream, request.user):
+        raise PermissionDenied(_("Only the show's organizer may see its overlay links."))
+    if kind not in overlays.KINDS:
+        raise Http404(_("no such overlay"))
+    return _overlay_page(
+        request, record, kind, reverse("broadcast:overlay_preview", args=[pk, kind])
+    )
 
 
 @never_cache  # the new link is shown once: no copy kept on the way
@@ -142,6 +178,13 @@ def overlay_links(request, pk):
             return HttpResponseBadRequest(str(exc))
         except CommandIdReused:
             return HttpResponseBadRequest(FORM_REUSED)
+    try:
+        settings = overlay_settings.parse(request.GET)
+        kind = overlay_settings.kind_of(request.GET, overlays.KINDS)
+    except overlay_settings.BadSetting as exc:
+        return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
+    query = settings.query()
+    preview = reverse("broadcast:overlay_preview", args=[record.pk, kind])
     links = []
     if token is not None:
         links = [
@@ -156,6 +199,12 @@ def overlay_links(request, pk):
             "links": links,
             "made_at": overlays.made_at(record),
             "repeated": request.method == "POST" and token is None,
+            "settings": settings,
+            "query": query,
+            "kind": kind,
+            "preview_url": f"{preview}?{query}" if query else preview,
+            "choices": overlay_settings.choices_in_words(),
+            "kinds": [(k, _(w)) for k, w in zip(overlays.KINDS, overlays.KIND_WORDS, strict=True)],
         },
     )
 
