@@ -101,7 +101,7 @@ def tv_game(request, game):
     if game not in names:
         raise Http404(_("There is no such game."))
     live = channels.site_live(game)
-    context = _site_tv(live, featured(live, on_screen(request.GET)))
+    context = _site_tv(live, channels.most_at_stake(live, on_screen(request.GET)))
     context["title"] = _("TV: %(game)s") % {"game": names[game]}
     return _tv(request, context, game, reverse("broadcast:tv_game", args=[game]))
 
