@@ -8,13 +8,13 @@ visibility policy decides the cut, the delay and which cards show). Nothing here
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AnonymousUser
 
 from games import services as match_services
 from games import visibility
-from games.core.protocol import SPECTATOR_VIEW
+from games.core.protocol import SPECTATOR_VIEW, RuleError
 from games.models import Match
 from games.presenters.table import Table, table_for
 from tournaments import shows
@@ -32,6 +32,12 @@ class LiveMatch:
     table: Table
     stake: float
     viewers: int
+    ratings: dict[str, float] = field(default_factory=dict)  # seat -> rating (TV asks)
+
+    @property
+    def seats(self) -> list[dict]:
+        """Each seat of the table with its rating (None: unrated)."""
+        return [{"row": s, "rating": self.ratings.get(s.seat)} for s in self.table.seats]
 
 
 def _candidate(m: LiveMatch) -> tv.Candidate:
@@ -76,6 +82,23 @@ def _next_steps(seen) -> list[dict]:
     return out
 
 
+def live_entries(summaries, per_match: dict[int, int], now: float) -> list[LiveMatch]:
+    """The live ones of ``summaries`` with their spectators' tables at ``now``
+    (their cut) and what is at stake in each; those not open yet are left out."""
+    live = []
+    for s in summaries:
+        if s.status != "live":
+            continue
+        try:
+            table = table_for(s.match, SPECTATOR_VIEW, now=now)
+        except (visibility.NotVisibleYet, RuleError):
+            continue
+        entry = LiveMatch(s, table, 0.0, per_match.get(s.pk, 0))
+        entry.stake = tv.stake(_candidate(entry))
+        live.append(entry)
+    return live
+
+
 def board_for(record: ShowRecord, now: float | None = None) -> dict:
     """The show's board as spectators see it at ``now`` (their cut)."""
     now = visibility.clock() if now is None else now
@@ -84,18 +107,8 @@ def board_for(record: ShowRecord, now: float | None = None) -> dict:
     rows = Match.objects.filter(show_stream=record.stream).order_by("id")
     summaries = match_services.summaries_for(rows, SPECTATOR, now=now)
     total, per_match = viewers.show_counts(record.stream)
-    live, done = [], []
-    for s in summaries:
-        if s.status != "live":
-            done.append(s)
-            continue
-        try:
-            table = table_for(s.match, SPECTATOR_VIEW)
-        except visibility.NotVisibleYet:
-            continue
-        entry = LiveMatch(s, table, 0.0, per_match.get(s.pk, 0))
-        entry.stake = tv.stake(_candidate(entry))
-        live.append(entry)
+    live = live_entries(summaries, per_match, now)
+    done = [s for s in summaries if s.status != "live"]
     facts = visibility.show_facts(record.stream)
     return {
         "show": record,

@@ -57,3 +57,14 @@ def pick(current: int | None, stakes: Mapping[int, float], by: float = SWITCH_BY
     if current in stakes and stakes[best] < stakes[current] + by:
         return current
     return best
+
+
+RATED_SWITCH_BY = 2.0  # the top-rated channel: how much higher another match must be rated
+
+
+def rated(ratings: tuple[float | None, ...]) -> float:
+    """How highly rated a match is: its seats' mean rating (an unrated seat
+    counts as 0, so a match of rated players beats one with a newcomer)."""
+    if not ratings:
+        return 0.0
+    return round(sum(r or 0.0 for r in ratings) / len(ratings), 3)

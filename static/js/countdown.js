@@ -29,6 +29,9 @@
   function tick() {
     var now = Date.now() / 1000 + skew;
     document.querySelectorAll("[data-deadline]").forEach(function (el) {
+      if (el.closest(".clock-bar")) {
+        return; // a clock bar runs its own words (clock_bar.js)
+      }
       var stepAt = still(el);
       var left = parseFloat(el.getAttribute("data-deadline")) - (stepAt === null ? now : stepAt);
       if (left <= 0) {

@@ -41,7 +41,7 @@ def test_the_board_states_its_delay_and_shows_nothing_newer_than_the_cut(
     assert f'data-match="{match.pk}"' not in page
     assert "elimination candidate" not in page  # the show's steps are behind the cut too
     assert f"Match {match.pk}</a> · opens to spectators at" in page  # by its number only
-    assert "fay" not in page.split("Who is still in")[1].split("</table>")[1]
+    assert "fay" not in page.split("Who is still in")[1].split("</section>")[1]
 
     at(now + 61)
     page = text(client.get(f"/shows/{record.pk}/board/"))

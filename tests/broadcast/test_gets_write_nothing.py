@@ -34,6 +34,10 @@ def test_the_pages_a_show_polls_write_nothing(make_live_show):
     pages = [
         (Client(), f"/shows/{record.pk}/board/"),
         (Client(), f"/shows/{record.pk}/tv/"),
+        (Client(), "/tv/"),
+        (Client(), "/tv/games/love-me-not/"),
+        (as_(olga), f"/shows/{record.pk}/overlays/?kind=hands&size=l"),
+        (as_(olga), f"/shows/{record.pk}/overlays/preview/featured/?seats=1"),
         *((Client(), f"/overlay/{token}/{kind}/") for kind in overlays.KINDS),
         (as_(mia), f"/shows/{record.pk}/dashboard/"),
         (as_(mia), f"/shows/{record.pk}/dashboard/live"),

@@ -246,7 +246,23 @@ FORMS = {
     "shows/<int:pk>/dashboard/": [
         Form("/shows/{show}/dashboard/", "moderator", {"kind": "", "actor": ""}, method="get")
     ],
-    "shows/<int:pk>/overlays/": [Form("/shows/{show}/overlays/", "organizer")],
+    "shows/<int:pk>/overlays/": [
+        Form("/shows/{show}/overlays/", "organizer"),
+        Form(
+            "/shows/{show}/overlays/",
+            "organizer",
+            {"kind": "hands", "position": "top-right", "panel": "light", "accent": "red", "size": "l", "seats": "1,2"},
+            method="get",
+        ),
+    ],
+    "shows/<int:pk>/overlays/preview/<slug:kind>/": [
+        Form(
+            "/shows/{show}/overlays/preview/featured/",
+            "organizer",
+            {"position": "bottom", "panel": "gold", "accent": "blue", "size": "s", "seats": "2"},
+            method="get",
+        )
+    ],
     # ratings and replays: forms that read
     "players/seasons/": [
         Form("/players/seasons/", "organizer", {"name": "S1", "starts": "2027-01-01", "ends": "2027-02-01"})
@@ -304,6 +320,8 @@ PAGES = {
     "accounts/reset/done/": "a page saying so",
     "shows/<int:pk>/board/": "the show board",
     "shows/<int:pk>/tv/": "the TV page",
+    "tv/": "TV's top-rated channel",
+    "tv/games/<slug:game>/": "TV's channel of a game",
     "overlay/<str:token>/<slug:kind>/": "a stream overlay",
     "games/matches/<int:pk>/viewers/": "the viewer count",
     "console/": "the console's lists",

@@ -40,6 +40,10 @@ def _pages():
         "/players/leaderboards/love-letter/",
         "/players/seasons/",
         f"/games/matches/{anyone.pk}/",
+        f"/shows/{show.pk}/board/",
+        f"/shows/{show.pk}/tv/",
+        "/tv/",
+        "/tv/games/love-letter/",
         "/api/docs/",
     ]
     pages = [(None, p) for p in public + ["/accounts/login/", "/accounts/password_reset/"]]
@@ -57,6 +61,7 @@ def _pages():
         ("organizer", f"/console/shows/{show.pk}/"),
         ("organizer", "/shows/dashboards/"),
         ("organizer", f"/shows/{show.pk}/dashboard/"),
+        ("organizer", f"/shows/{show.pk}/overlays/?kind=featured&panel=light&position=bottom"),
         ("moderator1", f"/shows/{show.pk}/dashboard/"),
         ("moderator1", f"/shows/{show.pk}/disputes/file?match={theirs.pk}"),
         ("moderator1", f"/shows/{show.pk}/disputes/1/rule?ruling=adjust_clock"),

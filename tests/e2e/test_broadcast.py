@@ -55,7 +55,17 @@ def test_the_board_and_tv_update_themselves(contexts, show_on_air, doc_shot):
     page.goto(f"/shows/{record.pk}/tv/")
     expect(page.locator("#tv")).to_have_attribute("data-featured", str(match.pk))
     expect(page.locator(".featured .seat")).to_have_count(2)
+    expect(page.locator("header.top")).to_have_count(0)  # full screen: no site header
+    # the clock bar is run by its script (the CSP allows it to set the bar's width)
+    fill = page.locator(".featured .clock-bar .clock-fill").first
+    expect(fill).to_have_attribute("style", re.compile(r"transform: scaleX\("))
+    expect(page.locator(".featured .clock-bar [role=timer]").first).to_contain_text("left")
     doc_shot(page, "8-tv")
+    page.evaluate("window.stayed = true")  # gone if the page reloads
+    page.get_by_role("link", name="Top rated").click()
+    expect(page.locator("#tv")).to_have_attribute("data-channel", "top")
+    expect(page.get_by_role("link", name="Top rated")).to_have_attribute("aria-current", "page")
+    assert page.url.endswith("/tv/") and page.evaluate("window.stayed") is True
 
 
 def test_an_overlay_is_transparent_and_its_link_can_be_replaced(contexts, show_on_air, doc_shot):

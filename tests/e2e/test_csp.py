@@ -35,8 +35,8 @@ def _seeded():
         user.save()
     show = ShowRecord.objects.get(name=LIVE_DEMO)
     token = overlays.rotate(show, User.objects.get(username="organizer"))
-    more = [(None, f"/shows/{show.pk}/board/"), (None, f"/shows/{show.pk}/tv/")]
-    more += [(None, f"/overlay/{token}/{kind}/") for kind in overlays.KINDS]
+    more = [(None, f"/shows/{show.pk}/board/"), (None, f"/shows/{show.pk}/tv/"), (None, "/tv/")]
+    more += [(None, f"/overlay/{token}/{kind}/?panel=light&size=l") for kind in overlays.KINDS]
     return _pages() + more, token
 
 
