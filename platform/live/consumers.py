@@ -1,5 +1,6 @@
 """One socket per viewer of a match: it joins its viewer's group only and
-forwards its own viewer's rendered table; a seat's socket carries its moves
+forwards its own viewer's table, rendered once for every socket of that
+viewer in this process (render.viewer_tables); a seat's socket carries its moves
 too (``{"command": {...}, "id": ...}`` as the API's, ``{"form": {...}, "id":
 ...}`` as the table's controls), decided by the same code as the HTTP ones
 (games.api.send_move, games.table_moves) and answered on the socket once
@@ -28,6 +29,8 @@ import functools
 import json
 import logging
 import random
+import re
+import uuid
 
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -40,13 +43,20 @@ from django.utils import translation
 from broadcast import viewers
 from eventlog.store import read
 from games import services, visibility
-from games.core.protocol import SPECTATOR_VIEW
+from games.core.protocol import SEAT, SPECTATOR_VIEW
 from games.models import Match
 from games.visibility import recorded
 
 from . import auth, commands, publisher
 from .groups import group_for
-from .render import fragment, spectator_tables
+from .render import (
+    CSRF_SLOT,
+    ViewerTable,
+    fragment,
+    seats_by_account,
+    spectator_tables,
+    viewer_tables,
+)
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +180,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
                 if self.viewer.kind == SPECTATOR_VIEW.kind:
                     self._hold_all(await database_sync_to_async(self._pending)())
                 elif await database_sync_to_async(self._newer)():
-                    await self.push()
+                    await self.push()  # rendered for this socket alone
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the layer or the database away: next time
@@ -213,7 +223,9 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             self.shown = max(self.shown, answer["version"])
         await self.send_json(answer)
         if answer.get("type") == "ack" and answer["version"] > self.shown:
-            await self.push()  # the mover's table now, not once the move is announced
+            # the mover's table now, not once the move is announced: shared with
+            # the seat's other sockets woken by the announcement of that version
+            await self.push(announced=answer["version"])
         if answer.get("code") in ("bad_token", "not_authenticated") and self.scope["user"].pk:
             # who this socket spoke for is gone: nothing more of the match on it
             await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
@@ -224,8 +236,9 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
 
     async def table_update(self, event):
         if self.viewer.kind != SPECTATOR_VIEW.kind:
-            if int(event.get("version", 0)) > self.shown:  # else shown already (a move's answer)
-                await self.push()
+            announced = int(event.get("version", 0))
+            if announced > self.shown:  # else shown already (a move's answer)
+                await self.push(announced=announced)
             return
         # a spectator gets version v once its recorded time is older than the delay
         if "delay" in event:
@@ -309,18 +322,25 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         self._schedule()  # the next version held, if any
 
     async def push(
-        self, *, answer: bool = False, releasing: tuple[int, float] | None = None
+        self,
+        *,
+        answer: bool = False,
+        releasing: tuple[int, float] | None = None,
+        announced: int | None = None,
     ) -> int | None:
         """Send this viewer's table if newer than what the client shows; the
         version rendered (None when nothing is visible yet). A spectator's is
         the table as of ``releasing`` (a version and when it is due; by
-        default the version last released)."""
+        default the version last released). A seat's or moderator's is
+        rendered once for every socket of its kind in this process that was
+        told of version ``announced`` (None: for this socket alone)."""
         try:
             if self.viewer.kind == SPECTATOR_VIEW.kind:
                 version, due = releasing or (self.released, self.released_due)
                 version, html = await self._spectators_table(version, due)
             else:
-                version, html = await _off_loop(self._render)()  # never behind another socket's
+                table = await self._viewer_table(announced)
+                version, html = table.version, table
         except visibility.NotVisibleYet:
             return None
         except _ViewerChanged:
@@ -340,10 +360,10 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             clock_at = round(visibility.clock() - self.delay, 3)
             text = f'{{"version": {version}, "html": {html.json}, "clock": {clock_at}}}'
             await self.send(text_data=text)
-        elif isinstance(html, dict):  # the JSON socket's (ApiMatchConsumer)
+        elif isinstance(html, dict):  # the JSON socket's spectators (ApiMatchConsumer)
             await self.send_json({"type": "update", "version": version, **html})
-        else:
-            await self.send_json({"version": version, "html": html})
+        else:  # the same text for every socket of this viewer
+            await self.send(text_data=self._own(html.text))
         return version
 
     async def _spectators_table(self, released: int, due: float) -> tuple[int, SharedTable]:
@@ -359,19 +379,75 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             spectator_tables.discard(key)
         return version, html
 
-    def _render(self):
-        match = Match.objects.get(pk=self.pk)
-        # re-checked at every push: a moderator removed or a player substituted out
-        # gets nothing more of this match live
-        if visibility.viewer_of(match, self.scope.get("user")) != self.viewer:
-            raise _ViewerChanged
-        if self.scope.get("authorization") and auth.token_user(self.scope["authorization"])[1]:
-            raise _TokenGone  # revoked, or its account disabled
-        with translation.override(self.language):
-            return self._table(match)
+    async def _viewer_table(self, announced: int | None) -> ViewerTable:
+        """This viewer's table, rendered on a thread of the pool (never behind
+        another socket's) once for every socket of the same kind, viewer and
+        language told of version ``announced``; then this socket's rights
+        are checked against the same read of the match."""
+        render = _off_loop(self._shared_render)
+        if announced is None:
+            table = await render()
+        else:
+            key = (self.pk, type(self).__name__, self.viewer, announced, self.language)
+            table = await viewer_tables.get(key, render)
+        await self._check_rights(table)
+        return table
 
-    def _table(self, match) -> tuple[int, str | dict]:
-        return fragment(match, self.viewer, csrf_token=self._csrf_token())
+    async def _check_rights(self, table: ViewerTable) -> None:
+        """Re-checked at every push: a moderator removed or a player substituted
+        out gets nothing more of this match live, and leaves its group at once;
+        a revoked token (or its account disabled) likewise."""
+        user = self.scope.get("user")
+        if self.viewer.kind == SEAT:  # in memory: who holds the seat was read with the table
+            uid = user.pk if user is not None and user.is_authenticated else None
+            same = table.seat_of.get(uid) == self.viewer.seat
+        else:  # a moderator's opening is read from the show's fold
+            viewer_of = _off_loop(visibility.viewer_of)
+            same = await viewer_of(table.match, user, table.facts) == self.viewer
+        gone = None
+        if same and self.scope.get("authorization"):
+            gone = (await _off_loop(auth.token_user)(self.scope["authorization"]))[1]
+        if not same or gone:
+            try:
+                await self.channel_layer.group_discard(self.group, self.channel_name)
+            except Exception as exc:  # the socket closes anyway
+                log.warning("socket of match %s could not leave its group: %s", self.pk, exc)
+            raise _ViewerChanged if not same else _TokenGone
+
+    def _shared_render(self) -> ViewerTable:
+        """The message of this socket's viewer at the match's version, with a
+        slot for the CSRF token: the same for every socket of the viewer."""
+        match = Match.objects.get(pk=self.pk)
+        with translation.override(self.language):
+            version, payload = self._table(match, CSRF_SLOT)
+        return ViewerTable(
+            version,
+            self._message(version, payload),
+            match,
+            visibility.match_facts(match),
+            seats_by_account(match),
+        )
+
+    def _table(self, match, csrf_token: str) -> tuple[int, str | dict]:
+        return fragment(match, self.viewer, csrf_token=csrf_token)
+
+    def _message(self, version: int, payload) -> str:
+        return json.dumps({"version": version, "html": payload})
+
+    def _own(self, text: str) -> str:
+        """A shared table made this browser's: its CSRF token in the slot,
+        and a fresh command id per form (two tabs of one seat never share
+        one): string work, not a render."""
+        text = text.replace(_CSRF_INPUT_JSON, self._csrf_input)
+        return _COMMAND_ID.sub(lambda m: m[1] + uuid.uuid4().hex, text)
+
+    @functools.cached_property
+    def _csrf_input(self) -> str:
+        """What the CSRF slot of a shared table becomes on this socket: the
+        hidden input with this browser's masked token, or nothing without one
+        (as it stands in a message's JSON text)."""
+        token = self._csrf_token()
+        return _CSRF_INPUT_JSON.replace(CSRF_SLOT, token) if token else ""
 
     def _csrf_token(self) -> str:
         """A masked token for this browser's CSRF cookie (as a page would
@@ -390,13 +466,27 @@ class ApiMatchConsumer(MatchConsumer):
     and the legal commands the API's GET /view and /legal give the same
     viewer (a spectator's view as of the delay, and no legal commands)."""
 
-    def _table(self, match) -> tuple[int, dict]:
+    def _table(self, match, csrf_token: str) -> tuple[int, dict]:
         return commands.json_table(match, self.viewer)
 
+    def _message(self, version: int, payload) -> str:
+        return json.dumps({"type": "update", "version": version, **payload})
+
+    def _own(self, text: str) -> str:
+        return text  # the very same bytes for every socket of the viewer
+
     async def _spectators_table(self, released: int, due: float) -> tuple[int, dict]:
-        return await database_sync_to_async(commands.json_spectator_table)(
-            self.pk, due + _CUT_AFTER_S
+        """Shared by the JSON spectators of this process, as the HTML ones'."""
+        key = ("api", self.pk, self.policy, released, translation.get_language())
+        version, table = await spectator_tables.get(
+            key,
+            lambda: database_sync_to_async(commands.json_spectator_table)(
+                self.pk, due + _CUT_AFTER_S
+            ),
         )
+        if version < released:
+            spectator_tables.discard(key)
+        return version, table
 
 
 def _off_loop(fn):
@@ -430,6 +520,12 @@ def _spectator_fragment(pk: int, language: str | None, now: float) -> tuple[int,
     return version, SharedTable(html)
 
 
+# a table's CSRF input as rendered with the slot (django's {% csrf_token %})
+# (the JSON text of a message holds it with its quotes escaped)
+_CSRF_INPUT = f'<input type="hidden" name="csrfmiddlewaretoken" value="{CSRF_SLOT}">'
+_CSRF_INPUT_JSON = json.dumps(_CSRF_INPUT)[1:-1]
+# a form's command id ({% command_id_field %}), in a table's JSON text
+_COMMAND_ID = re.compile(r'(name=\\"command_id\\" value=\\")[0-9a-f]{32}')
 # the cut is taken a little after the release time, so the version is surely behind it
 _MARGIN_S = 0.02
 # the next release's table is rendered this long before it is due
