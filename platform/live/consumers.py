@@ -211,9 +211,11 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
 
     async def command(self, content: dict):
         """One move, decided off the event loop on a thread of the pool (no
-        other socket waits for it), answered once its event is committed."""
+        other socket waits for it), answered once its event is committed;
+        an ack's table is rendered on the same thread right after it."""
+        table = None
         try:
-            answer = await _off_loop(self._decide)(content)
+            answer, table = await _off_loop(self._decide)(content)
         except Exception:
             log.exception("a move over the socket of match %s failed", self.pk)
             answer = commands.refused(
@@ -225,14 +227,21 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         if answer.get("type") == "ack" and answer["version"] > self.shown:
             # the mover's table now, not once the move is announced: shared with
             # the seat's other sockets woken by the announcement of that version
-            await self.push(announced=answer["version"])
+            await self.push(announced=answer["version"], rendered=table)
         if answer.get("code") in ("bad_token", "not_authenticated") and self.scope["user"].pk:
             # who this socket spoke for is gone: nothing more of the match on it
             await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
 
-    def _decide(self, content: dict) -> dict:
+    def _decide(self, content: dict) -> tuple[dict, ViewerTable | None]:
+        """The answer, and for an ack without a table of its own (the JSON
+        socket's) the viewer's table after it: no second trip to the pool."""
         with translation.override(self.language):
-            return commands.decide(self.pk, self.scope, content, csrf_token=self._csrf_token)
+            answer = commands.decide(self.pk, self.scope, content, csrf_token=self._csrf_token)
+        if answer.get("type") != "ack" or "html" in answer:
+            return answer, None
+        if self.viewer.kind == SPECTATOR_VIEW.kind:
+            return answer, None
+        return answer, self._shared_render()
 
     async def table_update(self, event):
         if self.viewer.kind != SPECTATOR_VIEW.kind:
@@ -327,19 +336,21 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         answer: bool = False,
         releasing: tuple[int, float] | None = None,
         announced: int | None = None,
+        rendered: ViewerTable | None = None,
     ) -> int | None:
         """Send this viewer's table if newer than what the client shows; the
         version rendered (None when nothing is visible yet). A spectator's is
         the table as of ``releasing`` (a version and when it is due; by
         default the version last released). A seat's or moderator's is
         rendered once for every socket of its kind in this process that was
-        told of version ``announced`` (None: for this socket alone)."""
+        told of version ``announced`` (None: for this socket alone); one
+        ``rendered`` by a move's answer is shared as it is."""
         try:
             if self.viewer.kind == SPECTATOR_VIEW.kind:
                 version, due = releasing or (self.released, self.released_due)
                 version, html = await self._spectators_table(version, due)
             else:
-                table = await self._viewer_table(announced)
+                table = await self._viewer_table(announced, rendered)
                 version, html = table.version, table
         except visibility.NotVisibleYet:
             return None
@@ -379,21 +390,27 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             spectator_tables.discard(key)
         return version, html
 
-    async def _viewer_table(self, announced: int | None) -> ViewerTable:
+    async def _viewer_table(
+        self, announced: int | None, rendered: ViewerTable | None = None
+    ) -> ViewerTable:
         """This viewer's table, rendered on a thread of the pool (never behind
         another socket's) once for every socket of the same kind, viewer and
-        language told of version ``announced``; then this socket's rights
-        are checked against the same read of the match."""
+        language told of version ``announced`` (or the one a move's answer
+        ``rendered``); then this socket's rights are checked against the
+        same read of the match."""
         render = _off_loop(self._shared_render)
+        if rendered is not None:
+            render = functools.partial(_ready, rendered)
         if announced is None:
             table = await render()
         else:
             key = (self.pk, type(self).__name__, self.viewer, announced, self.language)
             table = await viewer_tables.get(key, render)
-        await self._check_rights(table)
+        # a move's answer read the token a moment ago (live.commands)
+        await self._check_rights(table, token=rendered is None)
         return table
 
-    async def _check_rights(self, table: ViewerTable) -> None:
+    async def _check_rights(self, table: ViewerTable, token: bool = True) -> None:
         """Re-checked at every push: a moderator removed or a player substituted
         out gets nothing more of this match live, and leaves its group at once;
         a revoked token (or its account disabled) likewise."""
@@ -405,7 +422,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             viewer_of = _off_loop(visibility.viewer_of)
             same = await viewer_of(table.match, user, table.facts) == self.viewer
         gone = None
-        if same and self.scope.get("authorization"):
+        if same and token and self.scope.get("authorization"):
             gone = (await _off_loop(auth.token_user)(self.scope["authorization"]))[1]
         if not same or gone:
             try:
@@ -502,6 +519,10 @@ def _off_loop(fn):
             db.connections.close_all()
 
     return DatabaseSyncToAsync(run, thread_sensitive=False)
+
+
+async def _ready(table: ViewerTable) -> ViewerTable:
+    return table
 
 
 class SharedTable(str):
