@@ -983,7 +983,7 @@ def _md_per_move(r: dict) -> list[str]:
         "",
         "Per move, as measured (statements by kind):",
         "",
-        f"- ours, {co.get('moves')} moves through Django's test client: the POST "
+        f"- ours, {co.get('moves')} moves over HTTP through Django's test client: the POST "
         f"{_kinds({k: round(x / n_o, 1) for k, x in co.get('post', {}).items()})}; the "
         f"view's GET {_kinds({k: round(x / n_o, 1) for k, x in co.get('get', {}).items()})}. "
         f"Written: {po['event_rows'] / max(po['card_played_rows'], 1):.1f} event rows a move "
@@ -1012,9 +1012,13 @@ def _md_profile(r: dict) -> list[str]:
         "",
         f"Where our time goes (py-spy on both web workers, {prof['rate_hz']} Hz, idle "
         f"included, {prof['moves']:,} moves in {prof['seconds']} s under the same load): "
-        f"a request thread spends **{_v(prof['request_ms_per_move'], '{:.1f}')} ms** a move "
-        "inside Django's handler (the POST and its GET), of which (inclusive, so rows "
-        "overlap):",
+        f"a worker thread spends **{_v(prof['request_ms_per_move'], '{:.1f}')} ms** a move "
+        + (
+            "inside Django's handler (the POST and its GET)"
+            if r["params"].get("ours_over") == "http"
+            else "on the pool's threads (the socket's commands and pushes)"
+        )
+        + ", of which (inclusive, so rows overlap):",
         "",
         "| where | ms / move | share |",
         "|---|---:|---:|",
