@@ -380,11 +380,8 @@ def _peer_missing(peer: PeerServer, acked: list[list]) -> int:
             """SELECT id, (state->>'_stateID')::int FROM "Games" WHERE id = ANY(%s)""", [matches]
         )
     )
-    return sum(
-        1
-        for m, state_id in acked
-        if (stored.get(m) if stored.get(m) is not None else -1) < state_id
-    )
+    # a match its store never saw (or a row without a state) holds nothing acknowledged
+    return sum(1 for m, state_id in acked if (stored.get(m) or 0) < state_id)
 
 
 def _durability(sides: dict, st: stack.Stack, peer: PeerServer, s: dict) -> dict:
