@@ -40,7 +40,8 @@ BENCH_PEER_SECONDS (30: a phase's time limit), BENCH_PEER_TARGET (5 tokens),
 BENCH_PEER_PORT (8193: the boardgame.io server), BENCH_PEER_PG_POOL (10: its
 Sequelize pool), BENCH_PEER_PROFILE_S (8; 0: no profile),
 BENCH_PEER_WEB_WORKERS (2), BENCH_PEER_OURS_OVER (socket; or http),
-BENCH_PEER_KILL_AFTER_S (3; 0: no kill check), and bench/stack.py's.
+BENCH_PEER_KILL_AFTER_S (1: seconds after the kill phase's 100th
+acknowledged move; 0: no kill check), and bench/stack.py's.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ DECISION_S = 600  # no deadline falls due while the pool waits its turn
 SHORTEST_MATCH = 12  # moves: the pools hold enough matches even if every one is this short
 KILL_RATE = 600  # moves/s: the pools hold enough matches for the kill phase at this rate
 KILL_WAIT_MS = 3000  # in the kill phase, a wait's bound (a dead server answers nothing)
-KILL_TAIL_S = 4  # the kill phase goes on this long after the kill
+KILL_AT_MOVES = 100  # the kill phase is under way once this many moves are acknowledged
+KILL_PHASE_S = 90  # the kill phase's bound
 
 
 def say(msg: str) -> None:
@@ -97,7 +99,7 @@ def _settings() -> dict:
         "profile_s": stack.env_float("BENCH_PEER_PROFILE_S", 8, 0, 120),
         "web_workers": stack.env_int("BENCH_PEER_WEB_WORKERS", 2, 1, 16),
         "ours_over": "http" if os.environ.get("BENCH_PEER_OURS_OVER") == "http" else "socket",
-        "kill_after_s": stack.env_float("BENCH_PEER_KILL_AFTER_S", 3, 0, 60),
+        "kill_after_s": stack.env_float("BENCH_PEER_KILL_AFTER_S", 1, 0, 60),
     }
 
 
@@ -226,6 +228,24 @@ class Driver:
         self.proc.stdin.write(json.dumps(spec) + "\n")
         self.proc.stdin.flush()
 
+    def progress(self, timeout: float) -> dict | None:
+        """Wait for the phase's PROGRESS line; None if it did not come in
+        time, or the phase's result if the phase ended first (kept as last)."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                return None
+            if line is None:
+                raise RuntimeError(f"{self.side} driver exited: see {self.err.name}")
+            if line.startswith("PROGRESS "):
+                return {}
+            if line.startswith("RESULT "):
+                self.last = json.loads(line[len("RESULT ") :])
+                return self.last
+        return None
+
     def result(self, spec: dict) -> dict:
         self.last = self.expect("RESULT", spec["seconds"] + 60)
         return self.last
@@ -340,18 +360,24 @@ class PeerServer:
 
 def _kill_phase(driver: Driver, s: dict, kill) -> dict:
     """One more load phase (every match at once), the side's server SIGKILLed
-    ``kill_after_s`` into it: the driver's result, with every move it had
-    acknowledged in that phase."""
+    in the middle of it: once KILL_AT_MOVES moves are acknowledged (every
+    match under way), then ``kill_after_s`` later. The driver's result, with
+    every move it had acknowledged in that phase."""
     spec = {
         "name": "kill",
         "matches": s["matches"],
-        "moves": 1_000_000,  # bounded by the time
+        "moves": 1_000_000,  # bounded by the time and the errors
         "warmup": 0,
-        "seconds": s["kill_after_s"] + KILL_TAIL_S,
+        "seconds": KILL_PHASE_S,
         "request_ms": KILL_WAIT_MS,
         "report_acked": True,
+        "progress_at": KILL_AT_MOVES,
+        "max_errors": s["matches"],  # every slot failed once: the server is gone
     }
     driver.start_phase(spec)
+    ended = driver.progress(KILL_PHASE_S)
+    if ended:  # the phase ended before the kill (a dead server, a dry pool)
+        return ended
     time.sleep(s["kill_after_s"])
     kill()
     return driver.result(spec)
@@ -683,7 +709,7 @@ def _sizes(s: dict) -> dict:
     warm = {"latency": 5, "load": m}
     played = s["latency_moves"] + s["moves"] + s["rounds"] * (warm["latency"] + warm["load"])
     # the kill phase: a load phase again, at up to KILL_RATE moves/s until the kill
-    played += math.ceil(s["kill_after_s"] * KILL_RATE)
+    played += KILL_AT_MOVES + math.ceil(s["kill_after_s"] * KILL_RATE)
     pool_peer = 2 * m + math.ceil(played / SHORTEST_MATCH) + 2
     pool_ours = pool_peer + math.ceil(s["profile_s"] * 80 / SHORTEST_MATCH)
     return {"per": per, "warm": warm, "pool": {"ours": pool_ours, "peer": pool_peer}}
@@ -1035,7 +1061,8 @@ def _md_durability(r: dict) -> list[str]:
     o, p = d["ours"], d["peer"]
     return [
         "",
-        f"Durability: each server SIGKILLed {o['killed_after_s']:g} s into a load phase of "
+        f"Durability: each server SIGKILLed {o['killed_after_s']:g} s after the "
+        f"{KILL_AT_MOVES}th acknowledged move of a load phase of "
         f"{r['params']['matches']} matches: ours **{o['missing']}** of {o['acknowledged']:,} "
         f"acknowledged moves missing from its log afterwards (goal 0: "
         + ("met" if o["missing"] == 0 else "**missed**")

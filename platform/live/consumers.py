@@ -32,7 +32,7 @@ import random
 import re
 import uuid
 
-from channels.db import DatabaseSyncToAsync, database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django import db
 from django.conf import settings
@@ -101,7 +101,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         self.held: list[tuple[int, float]] = []
         self.released, self.released_due = 0, 0.0
         self.failures = 0  # releases in a row that could not render
-        found = await database_sync_to_async(self._resolve)()
+        found = await _off_loop(self._resolve)()
         # accepted, then closed with the reason: a code sent before accepting
         # never reaches the browser (it sees 1006 and retries forever)
         await self.accept()
@@ -122,7 +122,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
         await viewers.joined(self)  # the viewer counts (broadcast.viewers)
         if self.viewer.kind == SPECTATOR_VIEW.kind:
             # read once joined: what was appended before is held, what comes after announced
-            self._hold_all(await database_sync_to_async(self._pending)())
+            self._hold_all(await _off_loop(self._pending)())
         self.keeping = asyncio.ensure_future(self._keep_joined())
 
     def _resolve(self):
@@ -178,9 +178,9 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             try:
                 await self.channel_layer.group_add(self.group, self.channel_name)
                 if self.viewer.kind == SPECTATOR_VIEW.kind:
-                    self._hold_all(await database_sync_to_async(self._pending)())
-                elif await database_sync_to_async(self._newer)():
-                    await self.push()  # rendered for this socket alone
+                    self._hold_all(await _off_loop(self._pending)())
+                elif newer := await _off_loop(self._newer)():
+                    await self.push(announced=newer)  # shared, as an announcement's
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the layer or the database away: next time
@@ -188,10 +188,10 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
                 log.warning("socket of match %s could not rejoin (%s)", self.pk, type(exc).__name__)
             await asyncio.sleep(period)
 
-    def _newer(self) -> bool:
-        """Whether the stream is newer than what this socket has shown."""
+    def _newer(self) -> int | None:
+        """The stream's version if newer than what this socket has shown."""
         version = Match.objects.filter(pk=self.pk).values_list("version", flat=True).first()
-        return version is not None and version > self.shown
+        return version if version is not None and version > self.shown else None
 
     async def receive(self, text_data=None, bytes_data=None):
         try:
@@ -255,7 +255,7 @@ class MatchConsumer(AsyncJsonWebsocketConsumer):
             if float(event["delay"]) != self.delay:
                 # the show changed its delay: what is held is due at other times
                 self.delay, self.held = float(event["delay"]), []
-                self._hold_all(await database_sync_to_async(self._pending)())
+                self._hold_all(await _off_loop(self._pending)())
                 return
         self._hold_all([(int(event["version"]), float(event.get("at", 0)) + self.delay)])
 
@@ -497,9 +497,7 @@ class ApiMatchConsumer(MatchConsumer):
         key = ("api", self.pk, self.policy, released, translation.get_language())
         version, table = await spectator_tables.get(
             key,
-            lambda: database_sync_to_async(commands.json_spectator_table)(
-                self.pk, due + _CUT_AFTER_S
-            ),
+            lambda: _off_loop(commands.json_spectator_table)(self.pk, due + _CUT_AFTER_S),
         )
         if version < released:
             spectator_tables.discard(key)
@@ -508,7 +506,9 @@ class ApiMatchConsumer(MatchConsumer):
 
 def _off_loop(fn):
     """``fn`` on a thread of the pool, not the one thread every other socket's
-    (and the ASGI server's HTTP views') database work shares. Its connection
+    (and the ASGI server's HTTP views') database work shares: a socket's
+    connect, rejoin, renders and moves never wait behind a web request, nor
+    one behind them. Its connection
     is given back after each call (to the web role's pool: DB_POOL_SIZE), so
     idle threads of the pool hold none."""
 
@@ -533,7 +533,7 @@ class SharedTable(str):
         return json.dumps(str(self))
 
 
-@database_sync_to_async
+@_off_loop
 def _spectator_fragment(pk: int, language: str | None, now: float) -> tuple[int, SharedTable]:
     # shared by many sockets: no one's CSRF token (spectators have no forms)
     with translation.override(language):

@@ -98,7 +98,7 @@ spectator_tables = SharedRenders()
 
 # the seats' and moderators' tables of this process: keyed by match, socket kind
 # (HTML or JSON), viewer, the version announced and language (live.consumers)
-viewer_tables = SharedRenders(size=512)
+viewer_tables = SharedRenders(size=512, keep_s=10.0)
 
 # a table shared by the sockets of one seat is rendered with this in place of
 # the CSRF token; each socket puts its own browser's masked token there (a

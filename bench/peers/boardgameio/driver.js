@@ -17,7 +17,9 @@
 // A phase: {"name": "load", "matches": 50, "moves": 500, "warmup": 50, "seconds": 30}
 // and, for the durability check, "request_ms" (each wait's bound in that
 // phase) and "report_acked" (the result lists every move acknowledged: ours
-// by command id, boardgame.io by [match, state id]).
+// by command id, boardgame.io by [match, state id]), "progress_at" (a line
+// PROGRESS once that many moves are acknowledged) and "max_errors" (the phase
+// ends after that many failed matches).
 //
 // A phase plays `matches` matches at once (each a slot taking the next fresh
 // match of the pool when its own ends) until `moves` moves are acknowledged or
@@ -455,7 +457,10 @@ async function runPhase(phase, pool, totals) {
   const stopAt = began + phase.seconds * 1000;
   let poolEmpty = 0;
   let finished = 0;
-  const done = () => stats.moves >= phase.warmup + phase.moves || now() >= stopAt;
+  const done = () =>
+    stats.moves >= phase.warmup + phase.moves ||
+    now() >= stopAt ||
+    (phase.max_errors !== undefined && stats.errors.length >= phase.max_errors);
 
   async function slot() {
     while (!done()) {
@@ -470,6 +475,7 @@ async function runPhase(phase, pool, totals) {
           if (took === null) break;
           stats.moves += 1;
           totals.moves += 1;
+          if (stats.moves === phase.progress_at) send('PROGRESS', { moves: stats.moves });
           if (stats.moves === phase.warmup) t0 = now();
           if (stats.moves > phase.warmup) {
             stats.latency.push(took);
