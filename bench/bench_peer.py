@@ -728,6 +728,20 @@ def _start_peer_driver(s: dict, pool_size: int, workdir: Path) -> Driver:
     )
 
 
+def _start_our_driver(s: dict, port: int, pool: list, workdir: Path) -> Driver:
+    return Driver(
+        "ours",
+        {
+            "server": f"http://127.0.0.1:{port}",
+            "seed": 2,
+            "pool": pool,
+            "sockets": s["matches"],
+            "transport": s["ours_over"],
+        },
+        workdir,
+    )
+
+
 def _prepare_ours(st: stack.Stack, s: dict, pool_size: int, options: dict) -> tuple[str, list]:
     """Our token users (two a match at once) and our pool of matches:
     (the users as JSON, the matches)."""
@@ -847,17 +861,7 @@ def main(results_dir) -> dict:
         took = st.web([port], s["web_workers"])
         say(f"{len(pool)} Love Letter matches; gunicorn healthy in {took:.1f} s")
         env = stack.environment(st)
-        ours = Driver(
-            "ours",
-            {
-                "server": f"http://127.0.0.1:{port}",
-                "seed": 2,
-                "pool": pool,
-                "sockets": s["matches"],
-                "transport": s["ours_over"],
-            },
-            workdir,
-        )
+        ours = _start_our_driver(s, port, pool, workdir)
         drivers.append(ours)
         ready = {"ours": ours.expect("READY", 300), "peer": bgio.expect("READY", 600)}
         say(f"drivers ready: {ready}")
