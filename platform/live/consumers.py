@@ -32,7 +32,7 @@ import random
 import re
 import uuid
 
-from channels.db import DatabaseSyncToAsync
+from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django import db
 from django.conf import settings
@@ -497,7 +497,9 @@ class ApiMatchConsumer(MatchConsumer):
         key = ("api", self.pk, self.policy, released, translation.get_language())
         version, table = await spectator_tables.get(
             key,
-            lambda: _off_loop(commands.json_spectator_table)(self.pk, due + _CUT_AFTER_S),
+            lambda: database_sync_to_async(commands.json_spectator_table)(
+                self.pk, due + _CUT_AFTER_S
+            ),
         )
         if version < released:
             spectator_tables.discard(key)
@@ -533,7 +535,7 @@ class SharedTable(str):
         return json.dumps(str(self))
 
 
-@_off_loop
+@database_sync_to_async
 def _spectator_fragment(pk: int, language: str | None, now: float) -> tuple[int, SharedTable]:
     # shared by many sockets: no one's CSRF token (spectators have no forms)
     with translation.override(language):
