@@ -11,16 +11,27 @@ matches at once, the same number of moves, loopback only.
   database of its own (bench/peers/boardgameio: game.js, server.js). Each seat
   is boardgame.io's own Client on its socket.io transport.
 - ours: the production web process as bench/stack.py starts it (gunicorn +
-  uvicorn workers, DEBUG off, PostgreSQL, Redis), Love Letter matches held by
-  token users; a seat GETs its view when the turn comes to it and POSTs its
-  command (``/api/matches/<id>/commands``); the answer holds its new view.
+  uvicorn workers, DEBUG off, PostgreSQL, Redis, the reactors' process that
+  announces each version), Love Letter matches held by token users. Over the
+  match socket (the default): each seat holds ``ws/api/matches/<id>/`` (its
+  API token in the handshake), each push carries its view and legal moves,
+  the seat to move sends ``{"command", "id"}`` and a move's latency is its
+  send to its ack (sent once its event committed). Over HTTP
+  (BENCH_PEER_OURS_OVER=http): a seat GETs its view when the turn comes to it
+  and POSTs its command (``/api/matches/<id>/commands``).
 
 Phases, interleaved (ours, peer, then peer, ours, ... so a drift of the
 machine's load falls on both): ``latency`` (one match at a time) and ``load``
 (BENCH_PEER_MATCHES at once). Then, not counted: a census of what each side
 does per move (statements; for ours through the Django test client) and, for
 ours, a py-spy profile of the web workers during one more load phase. Every
-move acknowledged is checked to be in each side's database.
+move acknowledged is checked to be in each side's database. Last, the
+durability check: one more load phase a side, whose server is SIGKILLed
+(ours: the web process group, master and workers; boardgame.io: its Node
+process) BENCH_PEER_KILL_AFTER_S into it; then the moves its driver had
+acknowledged are looked up in its database (ours: each command id among the
+events; boardgame.io: each acknowledged state id against its match row's
+stored state), and those missing are counted.
 
 Environment: BENCH_PEER_MATCHES (50 at once), BENCH_PEER_MOVES (1000 measured
 moves a side under load), BENCH_PEER_LATENCY_MOVES (100), BENCH_PEER_ROUNDS (2:
@@ -28,7 +39,9 @@ each side's moves are split into this many interleaved phases),
 BENCH_PEER_SECONDS (30: a phase's time limit), BENCH_PEER_TARGET (5 tokens),
 BENCH_PEER_PORT (8193: the boardgame.io server), BENCH_PEER_PG_POOL (10: its
 Sequelize pool), BENCH_PEER_PROFILE_S (8; 0: no profile),
-BENCH_PEER_WEB_WORKERS (2), and bench/stack.py's.
+BENCH_PEER_WEB_WORKERS (2), BENCH_PEER_OURS_OVER (socket; or http),
+BENCH_PEER_KILL_AFTER_S (1: seconds after the kill phase's 100th
+acknowledged move; 0: no kill check), and bench/stack.py's.
 """
 
 from __future__ import annotations
@@ -60,8 +73,13 @@ NODE_PROJECTS = [PEER]  # bench/run.py installs their package-lock.json when mis
 GAME = "love-letter"
 SEATS = ["ana", "ben"]
 GOAL_RATIO = 1.5
+GOAL_MOVES_PER_S = 300  # over the load phase's live matches, over sockets
 DECISION_S = 600  # no deadline falls due while the pool waits its turn
 SHORTEST_MATCH = 12  # moves: the pools hold enough matches even if every one is this short
+KILL_RATE = 600  # moves/s: the pools hold enough matches for the kill phase at this rate
+KILL_WAIT_MS = 3000  # in the kill phase, a wait's bound (a dead server answers nothing)
+KILL_AT_MOVES = 100  # the kill phase is under way once this many moves are acknowledged
+KILL_PHASE_S = 90  # the kill phase's bound
 
 
 def say(msg: str) -> None:
@@ -80,6 +98,8 @@ def _settings() -> dict:
         "pg_pool": stack.env_int("BENCH_PEER_PG_POOL", 10, 1, 100),
         "profile_s": stack.env_float("BENCH_PEER_PROFILE_S", 8, 0, 120),
         "web_workers": stack.env_int("BENCH_PEER_WEB_WORKERS", 2, 1, 16),
+        "ours_over": "http" if os.environ.get("BENCH_PEER_OURS_OVER") == "http" else "socket",
+        "kill_after_s": stack.env_float("BENCH_PEER_KILL_AFTER_S", 1, 0, 60),
     }
 
 
@@ -133,6 +153,8 @@ def judge(load: dict, latency: dict) -> dict:
     return {
         "moves_per_s_ratio_at_least": GOAL_RATIO,
         "moves_per_s_met": r is not None and r >= GOAL_RATIO,
+        "moves_per_s_at_least": GOAL_MOVES_PER_S,
+        "moves_per_s_absolute_met": (load["ours"]["moves_per_s"] or 0) >= GOAL_MOVES_PER_S,
         "p50_lower_under_load": load["ours"]["latency_ms"]["p50"]
         < load["peer"]["latency_ms"]["p50"],
         "p50_lower_one_match": latency["ours"]["latency_ms"]["p50"]
@@ -173,6 +195,7 @@ class Driver:
             start_new_session=True,
         )
         self.lines: queue.Queue = queue.Queue()
+        self.last: dict | None = None  # the last phase's result
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -198,9 +221,34 @@ class Driver:
                 return json.loads(line[len(kind) + 1 :])
 
     def phase(self, spec: dict) -> dict:
+        self.start_phase(spec)
+        return self.result(spec)
+
+    def start_phase(self, spec: dict) -> None:
         self.proc.stdin.write(json.dumps(spec) + "\n")
         self.proc.stdin.flush()
-        return self.expect("RESULT", spec["seconds"] + 60)
+
+    def progress(self, timeout: float) -> dict | None:
+        """Wait for the phase's PROGRESS line; None if it did not come in
+        time, or the phase's result if the phase ended first (kept as last)."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                return None
+            if line is None:
+                raise RuntimeError(f"{self.side} driver exited: see {self.err.name}")
+            if line.startswith("PROGRESS "):
+                return {}
+            if line.startswith("RESULT "):
+                self.last = json.loads(line[len("RESULT ") :])
+                return self.last
+        return None
+
+    def result(self, spec: dict) -> dict:
+        self.last = self.expect("RESULT", spec["seconds"] + 60)
+        return self.last
 
     def quit(self) -> dict | None:
         try:
@@ -280,11 +328,16 @@ class PeerServer:
                 time.sleep(0.05)
         raise RuntimeError("the boardgame.io server wrote no query counts")
 
-    def sql(self, query: str) -> list[tuple]:
+    def sql(self, query: str, params=None) -> list[tuple]:
         import psycopg
 
         with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
-            return conn.execute(query).fetchall()
+            return conn.execute(query, params).fetchall()
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown of its own, no flush of its store."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
 
     def stop(self, keep: bool) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -300,6 +353,86 @@ class PeerServer:
 
         with psycopg.connect(self.admin, autocommit=True, connect_timeout=10) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{self.db}" WITH (FORCE)')
+
+
+# --------------------------------------------------------- the durability check
+
+
+def _kill_phase(driver: Driver, s: dict, kill) -> dict:
+    """One more load phase (every match at once), the side's server SIGKILLed
+    in the middle of it: once KILL_AT_MOVES moves are acknowledged (every
+    match under way), then ``kill_after_s`` later. The driver's result, with
+    every move it had acknowledged in that phase."""
+    spec = {
+        "name": "kill",
+        "matches": s["matches"],
+        "moves": 1_000_000,  # bounded by the time and the errors
+        "warmup": 0,
+        "seconds": KILL_PHASE_S,
+        "request_ms": KILL_WAIT_MS,
+        "report_acked": True,
+        "progress_at": KILL_AT_MOVES,
+        "max_errors": s["matches"],  # every slot failed once: the server is gone
+    }
+    driver.start_phase(spec)
+    ended = driver.progress(KILL_PHASE_S)
+    if ended:  # the phase ended before the kill (a dead server, a dry pool)
+        return ended
+    time.sleep(s["kill_after_s"])
+    kill()
+    return driver.result(spec)
+
+
+def _ours_missing(st: stack.Stack, acked: list[str]) -> int:
+    """Our acknowledged moves (command ids) with no event in the log."""
+    ids = sorted({f"c:{a}" for a in acked})
+    if not ids:
+        return 0
+    (found,) = st.sql(
+        "SELECT count(DISTINCT command_id) FROM eventlog_storedevent WHERE command_id = ANY(%s)",
+        [ids],
+    )[0]
+    return len(ids) - found
+
+
+def _peer_missing(peer: PeerServer, acked: list[list]) -> int:
+    """boardgame.io's acknowledged moves ((match, state id) its client was
+    pushed) past what its match row stores."""
+    matches = sorted({m for m, _ in acked})
+    if not matches:
+        return 0
+    stored = dict(
+        peer.sql(
+            """SELECT id, (state->>'_stateID')::int FROM "Games" WHERE id = ANY(%s)""", [matches]
+        )
+    )
+    # a match its store never saw (or a row without a state) holds nothing acknowledged
+    return sum(1 for m, state_id in acked if (stored.get(m) or 0) < state_id)
+
+
+def _durability(sides: dict, st: stack.Stack, peer: PeerServer, s: dict) -> dict:
+    """Each side's server SIGKILLed in the middle of a load phase, ours first;
+    the acknowledged moves its store lacks afterwards."""
+    if s["kill_after_s"] <= 0:
+        return {"skipped": "off"}
+    web = st.procs.procs["web1"]
+    kills = {
+        "ours": lambda: os.killpg(web.pid, signal.SIGKILL),  # gunicorn's master and workers
+        "peer": peer.kill,
+    }
+    out = {}
+    for side in ("ours", "peer"):
+        res = _kill_phase(sides[side], s, kills[side])
+        acked = res.get("acked") or []
+        missing = _ours_missing(st, acked) if side == "ours" else _peer_missing(peer, acked)
+        out[side] = {
+            "acknowledged": len(acked),
+            "missing": missing,
+            "errors_after_kill": res["error_count"],
+            "killed_after_s": s["kill_after_s"],
+        }
+        say(f"kill {side}: {len(acked)} moves acknowledged, {missing} missing from its store")
+    return out
 
 
 # ----------------------------------------------------------- our side's setup
@@ -575,7 +708,9 @@ def _sizes(s: dict) -> dict:
     }
     warm = {"latency": 5, "load": m}
     played = s["latency_moves"] + s["moves"] + s["rounds"] * (warm["latency"] + warm["load"])
-    pool_peer = m + math.ceil(played / SHORTEST_MATCH) + 2
+    # the kill phase: a load phase again, at up to KILL_RATE moves/s until the kill
+    played += KILL_AT_MOVES + math.ceil(s["kill_after_s"] * KILL_RATE)
+    pool_peer = 2 * m + math.ceil(played / SHORTEST_MATCH) + 2
     pool_ours = pool_peer + math.ceil(s["profile_s"] * 80 / SHORTEST_MATCH)
     return {"per": per, "warm": warm, "pool": {"ours": pool_ours, "peer": pool_peer}}
 
@@ -588,6 +723,20 @@ def _start_peer_driver(s: dict, pool_size: int, workdir: Path) -> Driver:
             "seed": 2,
             "target": s["target"],
             "pool_size": pool_size,
+        },
+        workdir,
+    )
+
+
+def _start_our_driver(s: dict, port: int, pool: list, workdir: Path) -> Driver:
+    return Driver(
+        "ours",
+        {
+            "server": f"http://127.0.0.1:{port}",
+            "seed": 2,
+            "pool": pool,
+            "sockets": s["matches"],
+            "transport": s["ours_over"],
         },
         workdir,
     )
@@ -712,16 +861,7 @@ def main(results_dir) -> dict:
         took = st.web([port], s["web_workers"])
         say(f"{len(pool)} Love Letter matches; gunicorn healthy in {took:.1f} s")
         env = stack.environment(st)
-        ours = Driver(
-            "ours",
-            {
-                "server": f"http://127.0.0.1:{port}",
-                "seed": 2,
-                "pool": pool,
-                "sockets": s["matches"],
-            },
-            workdir,
-        )
+        ours = _start_our_driver(s, port, pool, workdir)
         drivers.append(ours)
         ready = {"ours": ours.expect("READY", 300), "peer": bgio.expect("READY", 600)}
         say(f"drivers ready: {ready}")
@@ -732,12 +872,16 @@ def main(results_dir) -> dict:
             ours_m, peer_m = merge(runs[kind]["ours"]), merge(runs[kind]["peer"])
             results[kind] = {"ours": ours_m, "peer": peer_m, "ratio": ratios(ours_m, peer_m)}
         profile = _profile(st, ours, s, workdir) if s["profile_s"] > 0 else {"skipped": "off"}
-        totals = {"ours": ours.quit(), "peer": bgio.quit()}
+        # what each driver had acknowledged so far (its last phase's running total)
+        totals = {"ours": ours.last, "peer": bgio.last}
         db_ours, db_peer = _pg_checks(st, peer)
         census_ours = st.django(
             CENSUS
             % {"users": users_json, "game": GAME, "seats": SEATS, "options": options, "moves": 40}
         )
+        durability = _durability({"ours": ours, "peer": bgio}, st, peer, s)
+        for d in drivers:
+            d.quit()
         ok = True
     finally:
         for d in drivers:
@@ -761,6 +905,7 @@ def main(results_dir) -> dict:
         "goal": judge(results["load"], results["latency"]),
         "census": {"ours": census_ours, "peer": _census_of_peer(census_peer)},
         "persisted": _persisted(totals, db_ours, db_peer),
+        "durability": durability,
         "profile": profile,
     }
 
@@ -800,7 +945,14 @@ def _md_table(r: dict) -> list[str]:
         f"bot (bench/peers/boardgameio/bot.js) from the same Node driver on both sides; "
         f"phases interleaved, {p['rounds']} a side and kind. Ours: gunicorn + "
         f"{p['web_workers']} uvicorn workers (`docker/entrypoint.sh web`, DEBUG off), Django "
-        f"{v['Django']}, Python {v['python']}, API tokens. Peer: boardgame.io {pv['boardgame.io']} (socket.io {pv['socket.io']}), "
+        f"{v['Django']}, Python {v['python']}, API tokens, "
+        + (
+            "moves over HTTP (GET the view, POST the command)"
+            if p.get("ours_over") == "http"
+            else "moves over the match socket (`ws/api/matches/<id>/`: pushes carry the view "
+            "and legal moves; latency = a command's send to its ack, after its commit)"
+        )
+        + f". Peer: boardgame.io {pv['boardgame.io']} (socket.io {pv['socket.io']}), "
         f"bgio-postgres {pv['bgio-postgres']} (Sequelize {pv['sequelize']}, pool "
         f"{p['pg_pool']}), Node {env['node']}, one process. Same PostgreSQL "
         f"({env['postgres']}). {r['finished_at']}, {env['cpus']} CPUs (load "
@@ -829,6 +981,9 @@ def _md_goal(r: dict) -> list[str]:
         f"Ours / boardgame.io, moves/s under load: **{_v(lr['moves_per_s'], '{:.2f}')} ×** "
         f"(goal ≥ {g['moves_per_s_ratio_at_least']:g} ×: "
         + ("met" if g["moves_per_s_met"] else "**missed**")
+        + f"); ours {_v(ol['moves_per_s'])} moves/s over {r['params']['matches']} live matches "
+        f"(goal ≥ {g.get('moves_per_s_at_least', GOAL_MOVES_PER_S):g}: "
+        + ("met" if g.get("moves_per_s_absolute_met") else "**missed**")
         + f"); p50 move latency under load {_v(ol['latency_ms']['p50'])} ms against "
         f"{_v(pl['latency_ms']['p50'])} ms ({_v(lr['p50'], '{:.2f}')} ×, goal lower: "
         + ("met" if g["p50_lower_under_load"] else "**missed**")
@@ -855,7 +1010,7 @@ def _md_per_move(r: dict) -> list[str]:
         "",
         "Per move, as measured (statements by kind):",
         "",
-        f"- ours, {co.get('moves')} moves through Django's test client: the POST "
+        f"- ours, {co.get('moves')} moves over HTTP through Django's test client: the POST "
         f"{_kinds({k: round(x / n_o, 1) for k, x in co.get('post', {}).items()})}; the "
         f"view's GET {_kinds({k: round(x / n_o, 1) for k, x in co.get('get', {}).items()})}. "
         f"Written: {po['event_rows'] / max(po['card_played_rows'], 1):.1f} event rows a move "
@@ -884,9 +1039,13 @@ def _md_profile(r: dict) -> list[str]:
         "",
         f"Where our time goes (py-spy on both web workers, {prof['rate_hz']} Hz, idle "
         f"included, {prof['moves']:,} moves in {prof['seconds']} s under the same load): "
-        f"a request thread spends **{_v(prof['request_ms_per_move'], '{:.1f}')} ms** a move "
-        "inside Django's handler (the POST and its GET), of which (inclusive, so rows "
-        "overlap):",
+        f"a worker thread spends **{_v(prof['request_ms_per_move'], '{:.1f}')} ms** a move "
+        + (
+            "inside Django's handler (the POST and its GET)"
+            if r["params"].get("ours_over") == "http"
+            else "on the pool's threads (the socket's commands and pushes)"
+        )
+        + ", of which (inclusive, so rows overlap):",
         "",
         "| where | ms / move | share |",
         "|---|---:|---:|",
@@ -899,5 +1058,24 @@ def _md_profile(r: dict) -> list[str]:
     return lines
 
 
+def _md_durability(r: dict) -> list[str]:
+    d = r.get("durability") or {}
+    if "ours" not in d:
+        return ["", f"Durability check: {d.get('skipped', 'not run')}."] if d else []
+    o, p = d["ours"], d["peer"]
+    return [
+        "",
+        f"Durability: each server SIGKILLed {o['killed_after_s']:g} s after the "
+        f"{KILL_AT_MOVES}th acknowledged move of a load phase of "
+        f"{r['params']['matches']} matches: ours **{o['missing']}** of {o['acknowledged']:,} "
+        f"acknowledged moves missing from its log afterwards (goal 0: "
+        + ("met" if o["missing"] == 0 else "**missed**")
+        + f"); boardgame.io {p['missing']} of {p['acknowledged']:,} missing from its store "
+        "(its client's acknowledgement is the server's push, sent before it writes).",
+    ]
+
+
 def markdown(r: dict) -> str:
-    return "\n".join(_md_table(r) + _md_goal(r) + _md_per_move(r) + _md_profile(r))
+    return "\n".join(
+        _md_table(r) + _md_goal(r) + _md_durability(r) + _md_per_move(r) + _md_profile(r)
+    )

@@ -1,5 +1,6 @@
 """One socket per viewer of a match: it joins its viewer's group only and
-forwards its own viewer's rendered table; a seat's socket carries its moves
+forwards its own viewer's table, rendered once for every socket of that
+viewer in this process (render.viewer_tables); a seat's socket carries its moves
 too (``{"command": {...}, "id": ...}`` as the API's, ``{"form": {...}, "id":
 ...}`` as the table's controls), decided by the same code as the HTTP ones
 (games.api.send_move, games.table_moves) and answered on the socket once
@@ -28,6 +29,8 @@ import functools
 import json
 import logging
 import random
+import re
+import uuid
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -39,7 +42,7 @@ from django.utils import translation
 from broadcast import viewers
 from eventlog.store import read
 from games import services, visibility
-from games.core.protocol import SPECTATOR_VIEW
+from games.core.protocol import SEAT, SPECTATOR_VIEW
 from games.models import Match
 from games.visibility import recorded
 
@@ -47,7 +50,14 @@ from . import auth, commands, publisher
 from .chat import ChatSocket
 from .groups import group_for
 from .pool import off_loop as _off_loop
-from .render import fragment, spectator_tables
+from .render import (
+    CSRF_SLOT,
+    ViewerTable,
+    fragment,
+    seats_by_account,
+    spectator_tables,
+    viewer_tables,
+)
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +102,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         self.held: list[tuple[int, float]] = []
         self.released, self.released_due = 0, 0.0
         self.failures = 0  # releases in a row that could not render
-        found = await database_sync_to_async(self._resolve)()
+        found = await _off_loop(self._resolve)()
         # accepted, then closed with the reason: a code sent before accepting
         # never reaches the browser (it sees 1006 and retries forever)
         await self.accept()
@@ -113,7 +123,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         await viewers.joined(self)  # the viewer counts (broadcast.viewers)
         if self.viewer.kind == SPECTATOR_VIEW.kind:
             # read once joined: what was appended before is held, what comes after announced
-            self._hold_all(await database_sync_to_async(self._pending)())
+            self._hold_all(await _off_loop(self._pending)())
         self.keeping = asyncio.ensure_future(self._keep_joined())
 
     def _resolve(self):
@@ -169,9 +179,9 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             try:
                 await self.channel_layer.group_add(self.group, self.channel_name)
                 if self.viewer.kind == SPECTATOR_VIEW.kind:
-                    self._hold_all(await database_sync_to_async(self._pending)())
-                elif await database_sync_to_async(self._newer)():
-                    await self.push()
+                    self._hold_all(await _off_loop(self._pending)())
+                elif newer := await _off_loop(self._newer)():
+                    await self.push(announced=newer)  # shared, as an announcement's
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the layer or the database away: next time
@@ -179,10 +189,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
                 log.warning("socket of match %s could not rejoin (%s)", self.pk, type(exc).__name__)
             await asyncio.sleep(period)
 
-    def _newer(self) -> bool:
-        """Whether the stream is newer than what this socket has shown."""
+    def _newer(self) -> int | None:
+        """The stream's version if newer than what this socket has shown."""
         version = Match.objects.filter(pk=self.pk).values_list("version", flat=True).first()
-        return version is not None and version > self.shown
+        return version if version is not None and version > self.shown else None
 
     async def receive(self, text_data=None, bytes_data=None):
         try:
@@ -205,9 +215,11 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
 
     async def command(self, content: dict):
         """One move, decided off the event loop on a thread of the pool (no
-        other socket waits for it), answered once its event is committed."""
+        other socket waits for it), answered once its event is committed;
+        an ack's table is rendered on the same thread right after it."""
+        table = None
         try:
-            answer = await _off_loop(self._decide)(content)
+            answer, table = await _off_loop(self._decide)(content)
         except Exception:
             log.exception("a move over the socket of match %s failed", self.pk)
             answer = commands.refused(
@@ -217,19 +229,29 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             self.shown = max(self.shown, answer["version"])
         await self.send_json(answer)
         if answer.get("type") == "ack" and answer["version"] > self.shown:
-            await self.push()  # the mover's table now, not once the move is announced
+            # the mover's table now, not once the move is announced: shared with
+            # the seat's other sockets woken by the announcement of that version
+            await self.push(announced=answer["version"], rendered=table)
         if answer.get("code") in ("bad_token", "not_authenticated") and self.scope["user"].pk:
             # who this socket spoke for is gone: nothing more of the match on it
             await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
 
-    def _decide(self, content: dict) -> dict:
+    def _decide(self, content: dict) -> tuple[dict, ViewerTable | None]:
+        """The answer, and for an ack without a table of its own (the JSON
+        socket's) the viewer's table after it: no second trip to the pool."""
         with translation.override(self.language):
-            return commands.decide(self.pk, self.scope, content, csrf_token=self._csrf_token)
+            answer = commands.decide(self.pk, self.scope, content, csrf_token=self._csrf_token)
+        if answer.get("type") != "ack" or "html" in answer:
+            return answer, None
+        if self.viewer.kind == SPECTATOR_VIEW.kind:
+            return answer, None
+        return answer, self._shared_render()
 
     async def table_update(self, event):
         if self.viewer.kind != SPECTATOR_VIEW.kind:
-            if int(event.get("version", 0)) > self.shown:  # else shown already (a move's answer)
-                await self.push()
+            announced = int(event.get("version", 0))
+            if announced > self.shown:  # else shown already (a move's answer)
+                await self.push(announced=announced)
             return
         # a spectator gets version v once its recorded time is older than the delay
         if "delay" in event:
@@ -237,7 +259,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             if float(event["delay"]) != self.delay:
                 # the show changed its delay: what is held is due at other times
                 self.delay, self.held = float(event["delay"]), []
-                self._hold_all(await database_sync_to_async(self._pending)())
+                self._hold_all(await _off_loop(self._pending)())
                 return
         self._hold_all([(int(event["version"]), float(event.get("at", 0)) + self.delay)])
 
@@ -313,18 +335,27 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         self._schedule()  # the next version held, if any
 
     async def push(
-        self, *, answer: bool = False, releasing: tuple[int, float] | None = None
+        self,
+        *,
+        answer: bool = False,
+        releasing: tuple[int, float] | None = None,
+        announced: int | None = None,
+        rendered: ViewerTable | None = None,
     ) -> int | None:
         """Send this viewer's table if newer than what the client shows; the
         version rendered (None when nothing is visible yet). A spectator's is
         the table as of ``releasing`` (a version and when it is due; by
-        default the version last released)."""
+        default the version last released). A seat's or moderator's is
+        rendered once for every socket of its kind in this process that was
+        told of version ``announced`` (None: for this socket alone); one
+        ``rendered`` by a move's answer is shared as it is."""
         try:
             if self.viewer.kind == SPECTATOR_VIEW.kind:
                 version, due = releasing or (self.released, self.released_due)
                 version, html = await self._spectators_table(version, due)
             else:
-                version, html = await _off_loop(self._render)()  # never behind another socket's
+                table = await self._viewer_table(announced, rendered)
+                version, html = table.version, table
         except visibility.NotVisibleYet:
             return None
         except _ViewerChanged:
@@ -344,10 +375,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             clock_at = round(visibility.clock() - self.delay, 3)
             text = f'{{"version": {version}, "html": {html.json}, "clock": {clock_at}}}'
             await self.send(text_data=text)
-        elif isinstance(html, dict):  # the JSON socket's (ApiMatchConsumer)
+        elif isinstance(html, dict):  # the JSON socket's spectators (ApiMatchConsumer)
             await self.send_json({"type": "update", "version": version, **html})
-        else:
-            await self.send_json({"version": version, "html": html})
+        else:  # the same text for every socket of this viewer
+            await self.send(text_data=self._own(html.text))
         return version
 
     async def _spectators_table(self, released: int, due: float) -> tuple[int, SharedTable]:
@@ -363,19 +394,81 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             spectator_tables.discard(key)
         return version, html
 
-    def _render(self):
-        match = Match.objects.get(pk=self.pk)
-        # re-checked at every push: a moderator removed or a player substituted out
-        # gets nothing more of this match live
-        if visibility.viewer_of(match, self.scope.get("user")) != self.viewer:
-            raise _ViewerChanged
-        if self.scope.get("authorization") and auth.token_user(self.scope["authorization"])[1]:
-            raise _TokenGone  # revoked, or its account disabled
-        with translation.override(self.language):
-            return self._table(match)
+    async def _viewer_table(
+        self, announced: int | None, rendered: ViewerTable | None = None
+    ) -> ViewerTable:
+        """This viewer's table, rendered on a thread of the pool (never behind
+        another socket's) once for every socket of the same kind, viewer and
+        language told of version ``announced`` (or the one a move's answer
+        ``rendered``); then this socket's rights are checked against the
+        same read of the match."""
+        render = _off_loop(self._shared_render)
+        if rendered is not None:
+            render = functools.partial(_ready, rendered)
+        if announced is None:
+            table = await render()
+        else:
+            key = (self.pk, type(self).__name__, self.viewer, announced, self.language)
+            table = await viewer_tables.get(key, render)
+        # a move's answer read the token a moment ago (live.commands)
+        await self._check_rights(table, token=rendered is None)
+        return table
 
-    def _table(self, match) -> tuple[int, str | dict]:
-        return fragment(match, self.viewer, csrf_token=self._csrf_token())
+    async def _check_rights(self, table: ViewerTable, token: bool = True) -> None:
+        """Re-checked at every push: a moderator removed or a player substituted
+        out gets nothing more of this match live, and leaves its group at once;
+        a revoked token (or its account disabled) likewise."""
+        user = self.scope.get("user")
+        if self.viewer.kind == SEAT:  # in memory: who holds the seat was read with the table
+            uid = user.pk if user is not None and user.is_authenticated else None
+            same = table.seat_of.get(uid) == self.viewer.seat
+        else:  # a moderator's opening is read from the show's fold
+            viewer_of = _off_loop(visibility.viewer_of)
+            same = await viewer_of(table.match, user, table.facts) == self.viewer
+        gone = None
+        if same and token and self.scope.get("authorization"):
+            gone = (await _off_loop(auth.token_user)(self.scope["authorization"]))[1]
+        if not same or gone:
+            try:
+                await self.channel_layer.group_discard(self.group, self.channel_name)
+            except Exception as exc:  # the socket closes anyway
+                log.warning("socket of match %s could not leave its group: %s", self.pk, exc)
+            raise _ViewerChanged if not same else _TokenGone
+
+    def _shared_render(self) -> ViewerTable:
+        """The message of this socket's viewer at the match's version, with a
+        slot for the CSRF token: the same for every socket of the viewer."""
+        match = Match.objects.get(pk=self.pk)
+        with translation.override(self.language):
+            version, payload = self._table(match, CSRF_SLOT)
+        return ViewerTable(
+            version,
+            self._message(version, payload),
+            match,
+            visibility.match_facts(match),
+            seats_by_account(match),
+        )
+
+    def _table(self, match, csrf_token: str) -> tuple[int, str | dict]:
+        return fragment(match, self.viewer, csrf_token=csrf_token)
+
+    def _message(self, version: int, payload) -> str:
+        return json.dumps({"version": version, "html": payload})
+
+    def _own(self, text: str) -> str:
+        """A shared table made this browser's: its CSRF token in the slot,
+        and a fresh command id per form (two tabs of one seat never share
+        one): string work, not a render."""
+        text = text.replace(_CSRF_INPUT_JSON, self._csrf_input)
+        return _COMMAND_ID.sub(lambda m: m[1] + uuid.uuid4().hex, text)
+
+    @functools.cached_property
+    def _csrf_input(self) -> str:
+        """What the CSRF slot of a shared table becomes on this socket: the
+        hidden input with this browser's masked token, or nothing without one
+        (as it stands in a message's JSON text)."""
+        token = self._csrf_token()
+        return _CSRF_INPUT_JSON.replace(CSRF_SLOT, token) if token else ""
 
     def _csrf_token(self) -> str:
         """A masked token for this browser's CSRF cookie (as a page would
@@ -394,13 +487,31 @@ class ApiMatchConsumer(MatchConsumer):
     and the legal commands the API's GET /view and /legal give the same
     viewer (a spectator's view as of the delay, and no legal commands)."""
 
-    def _table(self, match) -> tuple[int, dict]:
+    def _table(self, match, csrf_token: str) -> tuple[int, dict]:
         return commands.json_table(match, self.viewer)
 
+    def _message(self, version: int, payload) -> str:
+        return json.dumps({"type": "update", "version": version, **payload})
+
+    def _own(self, text: str) -> str:
+        return text  # the very same bytes for every socket of the viewer
+
     async def _spectators_table(self, released: int, due: float) -> tuple[int, dict]:
-        return await database_sync_to_async(commands.json_spectator_table)(
-            self.pk, due + _CUT_AFTER_S
+        """Shared by the JSON spectators of this process, as the HTML ones'."""
+        key = ("api", self.pk, self.policy, released, translation.get_language())
+        version, table = await spectator_tables.get(
+            key,
+            lambda: database_sync_to_async(commands.json_spectator_table)(
+                self.pk, due + _CUT_AFTER_S
+            ),
         )
+        if version < released:
+            spectator_tables.discard(key)
+        return version, table
+
+
+async def _ready(table: ViewerTable) -> ViewerTable:
+    return table
 
 
 class SharedTable(str):
@@ -419,6 +530,12 @@ def _spectator_fragment(pk: int, language: str | None, now: float) -> tuple[int,
     return version, SharedTable(html)
 
 
+# a table's CSRF input as rendered with the slot (django's {% csrf_token %})
+# (the JSON text of a message holds it with its quotes escaped)
+_CSRF_INPUT = f'<input type="hidden" name="csrfmiddlewaretoken" value="{CSRF_SLOT}">'
+_CSRF_INPUT_JSON = json.dumps(_CSRF_INPUT)[1:-1]
+# a form's command id ({% command_id_field %}), in a table's JSON text
+_COMMAND_ID = re.compile(r'(name=\\"command_id\\" value=\\")[0-9a-f]{32}')
 # the cut is taken a little after the release time, so the version is surely behind it
 _MARGIN_S = 0.02
 # the next release's table is rendered this long before it is due

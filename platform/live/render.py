@@ -1,12 +1,17 @@
 """One viewer's table fragment: the page's own template and table code; and
-the spectators' shared one, rendered once per process and release."""
+the renders shared by every socket of one kind of viewer in this process:
+the spectators' (once per release) and each seat's and the moderators' (once
+per version), so a version costs one render per kind of viewer, not per
+socket."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
 
 from django.template.loader import render_to_string
 
@@ -90,3 +95,34 @@ class SharedRenders:
 
 # the spectators' tables of this process: keyed by match, policy, released version, language
 spectator_tables = SharedRenders()
+
+# the seats' and moderators' tables of this process: keyed by match, socket kind
+# (HTML or JSON), viewer, the version announced and language (live.consumers)
+viewer_tables = SharedRenders(size=512, keep_s=10.0)
+
+# a table shared by the sockets of one seat is rendered with this in place of
+# the CSRF token; each socket puts its own browser's masked token there (a
+# string replace, not a render). Letters and digits only: HTML and JSON
+# escaping leave it as it is.
+CSRF_SLOT = "csrfslot" + secrets.token_hex(24)
+
+
+@dataclass(frozen=True)
+class ViewerTable:
+    """One viewer kind's message at one version, made once for every socket
+    of that kind: its JSON text, and what each socket checks its rights
+    against in memory (the match row, its facts, who holds which seat)."""
+
+    version: int
+    text: str
+    match: object
+    facts: object
+    seat_of: dict  # account id -> the first seat it holds, by name (visibility.seat_of)
+
+
+def seats_by_account(match) -> dict[int, str]:
+    """Who holds which seat, read once for every socket of a version."""
+    held: dict[int, str] = {}
+    for user_id, seat in match.holders.order_by("seat").values_list("user_id", "seat"):
+        held.setdefault(user_id, seat)
+    return held

@@ -134,13 +134,13 @@ class MatchRows:
     def of(self, streams) -> list:
         """The match rows of ``streams`` (those of the batch), by stream."""
         if self._found is None:
-            streams = sorted(self.streams)
+            # every match stream of the batch, read once (not only the asker's:
+            # ``streams`` stays what this call asked for)
+            batch = sorted(self.streams)
             match = _match_model
             found = (
-                db_rows.fetch(
-                    match, db_rows.select(match, f'"stream" IN ({_in(streams)})'), streams
-                )
-                if streams and match is not None
+                db_rows.fetch(match, db_rows.select(match, f'"stream" IN ({_in(batch)})'), batch)
+                if batch and match is not None
                 else []
             )
             self._found = {m.stream: m for m in found}

@@ -211,3 +211,35 @@ def test_the_peers_own_pins_are_exact_and_locked():
     for name, version in pins.items():
         assert version[0].isdigit(), f"{name} is pinned to a range: {version}"
         assert lock[f"node_modules/{name}"]["version"] == version
+
+
+def test_the_kill_check_counts_acknowledged_moves_past_what_each_store_holds(peer):
+    class Store:  # boardgame.io's match rows: the state id each stores
+        def sql(self, query, params):
+            assert params == [["a", "b", "c"]]
+            return [("a", 3), ("b", 7)]  # "c" never reached its store
+
+    acked = [["a", 2], ["a", 3], ["a", 4], ["b", 7], ["c", 1]]
+    assert peer._peer_missing(Store(), acked) == 2  # a@4 and c@1
+
+    class Ours:  # our log: the command ids found among the events
+        def sql(self, query, params):
+            assert params == [["c:peer-1-1", "c:peer-1-2", "c:peer-2-3"]]
+            return [(2,)]
+
+    assert peer._ours_missing(Ours(), ["peer-1-1", "peer-1-2", "peer-2-3", "peer-1-1"]) == 1
+    result = _result(peer)
+    result["durability"] = {
+        "ours": {"acknowledged": 21, "missing": 0, "killed_after_s": 3.0},
+        "peer": {"acknowledged": 99, "missing": 37, "killed_after_s": 3.0},
+    }
+    md = peer.markdown(result)
+    assert "ours **0** of 21 acknowledged moves missing from its log afterwards (goal 0: met)" in md
+    assert "boardgame.io 37 of 99 missing" in md
+    result["durability"]["ours"]["missing"] = 1
+    assert "(goal 0: **missed**)" in peer.markdown(result)
+
+
+def test_the_moves_per_s_over_fifty_matches_is_judged_apart_from_the_ratio(peer):
+    md = peer.markdown(_result(peer))  # ours 10 moves/s, twice the peer's
+    assert "ours 10.0 moves/s over 50 live matches (goal ≥ 300: **missed**)" in md

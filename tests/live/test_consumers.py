@@ -326,6 +326,79 @@ def test_spectators_at_the_same_cut_get_one_table_rendered_once(monkeypatch):
     assert "csrfmiddlewaretoken" not in pushed[0]["html"]
 
 
+def counting_renders(monkeypatch) -> list:
+    """The viewer of every table the consumers render (list.append: thread-safe)."""
+    counted = []
+    real = live_consumers.fragment
+
+    def fragment(match, viewer, **kw):
+        counted.append(viewer)
+        return real(match, viewer, **kw)
+
+    monkeypatch.setattr(live_consumers, "fragment", fragment)
+    return counted
+
+
+def test_a_version_is_rendered_once_per_kind_of_viewer_and_each_seat_gets_its_own(monkeypatch):
+    """Three tabs of ana, two of ben and three spectators: one move costs one
+    render per kind of viewer (ana's, ben's, the spectators'), not one per
+    socket; each seat's sockets get its table, with no card of the other's,
+    each with its own browser's CSRF token and command ids."""
+    ana, ben = users("ana_f", "ben_f")
+    match = seated(ana, ben, spectator_delay_s=0)
+    cookies = {
+        "ana": [session(ana, match) for _ in range(3)],
+        "ben": [session(ben, match) for _ in range(2)],
+    }
+    renders = counting_renders(monkeypatch)
+
+    async def body():
+        seats = {seat: [socket(match.pk, c) for c in cs] for seat, cs in cookies.items()}
+        watching = [socket(match.pk) for _ in range(3)]
+        every = [*seats["ana"], *seats["ben"], *watching]
+        for comm in every:
+            await opened(comm)
+        renders.clear()
+        version = await move(match)
+        pushed = {
+            seat: [await c.receive_json_from(timeout=5) for c in cs] for seat, cs in seats.items()
+        }
+        seen = [await c.receive_json_from(timeout=5) for c in watching]
+        for comm in every:
+            assert await comm.receive_nothing(timeout=0.2)  # one push per move
+            await comm.disconnect()
+        return version, pushed, seen
+
+    version, pushed, seen = async_to_sync(body)()
+    forms = 0
+    assert sorted(map(repr, renders)) == sorted(
+        map(repr, [Viewer.of_seat("ana"), Viewer.of_seat("ben"), SPECTATOR_VIEW])
+    )
+    assert {p["version"] for ps in pushed.values() for p in ps} | {p["version"] for p in seen} == {
+        version
+    }
+    for seat, other in (("ana", "ben"), ("ben", "ana")):
+        tables = [p["html"] for p in pushed[seat]]
+        assert len({without_clock(t) for t in tables}) == 1  # the same table for every tab
+        assert all(spelled(c) in tables[0] for c in hand_of(match, seat))
+        assert not any(spelled(c) in t for t in tables for c in hand_of(match, other))
+        assert without_clock(tables[0]) == without_clock(
+            page_fragment(match, {"ana": ana, "ben": ben}[seat])
+        )
+        assert not any(live_consumers.CSRF_SLOT in t for t in tables)
+        for found in (
+            r'name="csrfmiddlewaretoken" value="([^"]+)"',
+            r'name="command_id" value="([^"]+)"',
+        ):
+            mine = [tuple(re.findall(found, t)) for t in tables]
+            forms += sum(map(len, mine))
+            assert len(set(mine)) == len(tables) or not any(mine)  # each tab its own
+    assert forms  # the seat to move has a form in each of its tabs
+    hands = hand_of(match, "ana") + hand_of(match, "ben")
+    assert len({p["html"] for p in seen}) == 1
+    assert not any(spelled(c) in seen[0]["html"] for c in hands)
+
+
 def test_the_next_release_is_rendered_before_it_is_due_and_sent_when_due(monkeypatch):
     """The table of a held version is rendered ahead (its cut is fixed), so
     the release only sends it; still never before the version is due."""

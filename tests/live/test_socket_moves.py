@@ -153,6 +153,58 @@ def test_the_push_carries_the_apis_view_and_legal_commands():
     assert first["legal"]["commands"]
 
 
+def test_every_bot_socket_of_a_seat_gets_the_same_bytes_from_one_render(monkeypatch):
+    """Two tokens (two bot processes) on each seat: a move is rendered once
+    per seat and the very same text sent to each of the seat's sockets; the
+    other seat's text is another, with its own hand only; a token revoked
+    meanwhile gets nothing of that version."""
+    from live import commands as live_commands
+
+    ana, ben = users("ana_b", "ben_b")
+    match = seated(ana, ben)
+    tokens = {"ana": [token(ana), token(ana)], "ben": [token(ben), token(ben), token(ben)]}
+    renders = []
+    real = live_commands.json_table
+
+    def json_table(m, viewer):
+        renders.append(viewer)
+        return real(m, viewer)
+
+    monkeypatch.setattr(live_commands, "json_table", json_table)
+    revoked = ApiToken.objects.filter(user=ben).order_by("-pk").first()
+
+    async def body():
+        comms = {s: [bot_socket(match.pk, t) for t in ts] for s, ts in tokens.items()}
+        for comm in [*comms["ana"], *comms["ben"]]:
+            await opened(comm)
+        renders.clear()
+        await database_sync_to_async(revoked.revoke)()
+        seat = await database_sync_to_async(to_move)(match)
+        legal = await database_sync_to_async(services.legal_for)(match, Viewer.of_seat(seat))
+        await database_sync_to_async(services.submit)(match, seat, legal[1][0])
+        comms["gone"] = [comms["ben"].pop()]  # its token revoked
+        texts = {
+            s: [await c.receive_from(timeout=5) for c in cs]
+            for s, cs in comms.items()
+            if s != "gone"
+        }
+        last = await comms["gone"][0].receive_output(timeout=5)
+        for comm in [*comms["ana"], *comms["ben"]]:
+            assert await comm.receive_nothing(timeout=0.2)
+            await comm.disconnect()
+        return texts, last
+
+    texts, last = async_to_sync(body)()
+    assert sorted(v.seat for v in renders) == ["ana", "ben"]  # once per seat, not per socket
+    for seat in ("ana", "ben"):
+        assert len(set(texts[seat])) == 1  # the very same bytes
+        pushed = json.loads(texts[seat][0])
+        assert pushed["view"]["viewer"] == {"kind": "seat", "seat": seat}
+        assert_no_leak(pushed, hidden_facts(match, {"ana": ana, "ben": ben}[seat]))
+    assert texts["ana"][0] != texts["ben"][0]
+    assert (last["type"], last.get("code")) == ("websocket.close", NOT_AUTHENTICATED)
+
+
 # ---- refusals: each clear, each writing nothing ---------------------------------------
 def test_every_hostile_or_misplaced_message_is_refused_and_writes_nothing():
     ana, ben, sam = users("ana_r", "ben_r", "sam_r")

@@ -34,3 +34,35 @@ def test_without_a_registered_model_a_batch_has_no_match_rows():
         assert MatchRows([_Row("match-abc")]).of(["match-abc"]) == []
     finally:
         follow.register_match_model(previous)
+
+
+@pytest.mark.django_db
+def test_the_first_reactor_to_ask_gets_the_matches_it_asked_for_not_the_whole_batch():
+    """A batch holds appends of two matches; the live reactor, handed one
+    append, asks first: it gets that match only (it used to get the batch's
+    every match and fail on the other's stream: "could not announce versions",
+    a KeyError, and that append went unannounced)."""
+    one, two = (
+        services.create_match("love-me-not", ["ana", "ben"], rng=random.Random(i)) for i in (4, 5)
+    )
+    rows = MatchRows([_Row(one.stream), _Row(two.stream)])
+    assert [m.pk for m in rows.of([two.stream])] == [two.pk]
+    assert [m.pk for m in rows.of([one.stream])] == [one.pk]  # the batch read once, kept
+    assert sorted(m.pk for m in rows.of([one.stream, two.stream])) == sorted([one.pk, two.pk])
+
+
+@pytest.mark.django_db
+def test_one_append_of_a_batch_of_two_matches_is_announced_without_an_error(monkeypatch, caplog):
+    from eventlog.store import read
+    from live import publisher
+
+    one, two = (
+        services.create_match("love-me-not", ["ana", "ben"], rng=random.Random(i)) for i in (6, 7)
+    )
+    sent = []
+    monkeypatch.setattr(publisher, "get_channel_layer", lambda: object())
+    monkeypatch.setattr(publisher, "send", lambda layer, sends: sent.extend(sends))
+    batch = read(one.stream) + read(two.stream)
+    publisher.announce_after_append(read(one.stream), MatchRows(batch))
+    assert "could not announce" not in caplog.text
+    assert sent and {group.split(".")[0] for group, _ in sent} == {f"match-{one.pk}"}

@@ -11,16 +11,27 @@
 //   "target": 5,             // bgio: tokens to win a match (its setupData)
 //   "pool_size": 80,         // bgio: matches the driver creates in the lobby, clients synced
 //   "pool": [{"id": 12, "tokens": {"ana": "...", "ben": "..."}}, ...],  // ours: live matches
-//   "sockets": 50            // ours: keep-alive connections at most
+//   "sockets": 50,           // ours over HTTP: keep-alive connections at most
+//   "transport": "socket"    // ours: "socket" (the match socket) or "http"
 // }
 // A phase: {"name": "load", "matches": 50, "moves": 500, "warmup": 50, "seconds": 30}
+// and, for the durability check, "request_ms" (each wait's bound in that
+// phase) and "report_acked" (the result lists every move acknowledged: ours
+// by command id, boardgame.io by [match, state id]), "progress_at" (a line
+// PROGRESS once that many moves are acknowledged) and "max_errors" (the phase
+// ends after that many failed matches).
 //
 // A phase plays `matches` matches at once (each a slot taking the next fresh
 // match of the pool when its own ends) until `moves` moves are acknowledged or
 // `seconds` pass; the first `warmup` moves are not measured. Every wait is
 // bounded (REQUEST_TIMEOUT_MS a request or an acknowledgement).
 //
-// Per move, ours: when the turn passed to the other seat, that seat fetches
+// Per move, ours over the socket (ws/api/matches/<id>/, each seat's API token
+// in the handshake; a match's two sockets open when a slot takes it, so 50
+// matches at once hold 100 sockets): the seat the newest push names picks a
+// play from the view its own push carried and sends {"command", "id"};
+// latency = from the send to its ack (sent once the move's event committed);
+// the next move waits for the next seat's push. Over HTTP: when the turn passed to the other seat, that seat fetches
 // its view (GET /api/matches/<id>/); the seat to move picks a play from its
 // view and sends it (POST /api/matches/<id>/commands); the answer holds its
 // new view. Latency = the POST's round trip. boardgame.io: each seat is a
@@ -37,6 +48,8 @@ const http = require('http');
 const { legalPlays, pick, rng } = require('./bot');
 
 const REQUEST_TIMEOUT_MS = 15000;
+// the phase's bound on one wait (a phase may set a shorter one: request_ms)
+const limits = { requestMs: REQUEST_TIMEOUT_MS };
 const SYNC_TIMEOUT_MS = 90000; // preparing, not timed: the machine may be busy migrating
 const SEATS = ['ana', 'ben'];
 
@@ -116,7 +129,7 @@ class OursHttp {
       if (data) r.write(data);
       r.end();
     });
-    return withTimeout(req, REQUEST_TIMEOUT_MS, `${method} ${path}`);
+    return withTimeout(req, limits.requestMs, `${method} ${path}`);
   }
 }
 
@@ -190,6 +203,7 @@ class OursMatch {
     if (res.status !== 201) {
       throw new Error(`POST command: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     }
+    stats.acked.push(`peer-${this.id}-${n}`);
     const view = res.body.view;
     const next = OursMatch.turnOf(view);
     if (view.finished || next === null) {
@@ -204,6 +218,137 @@ class OursMatch {
   }
 
   close() {}
+}
+
+// ------------------------------------------------------- ours, socket ----
+
+// One seat's socket (ws/api/matches/<id>/, API token in the handshake): it
+// keeps the newest push ({"type": "update", "version", "view", "legal"}) and
+// the answers to its moves ({"type": "ack" | "refused", "id"}); every wait is
+// bounded, and a closed socket fails its waiters at once.
+class OursSeatSocket {
+  constructor(url, token, WebSocket) {
+    this.update = null;
+    this.waiters = []; // {test, resolve, reject}
+    this.closed = null;
+    this.ws = new WebSocket(url, { headers: { Authorization: `Token ${token}` } });
+    this.opened = new Promise((resolve, reject) => {
+      this.ws.once('open', resolve);
+      this.ws.once('error', reject);
+    });
+    this.ws.on('error', () => {});
+    this.ws.on('message', (data) => this.received(JSON.parse(data.toString())));
+    this.ws.on('close', (code) => {
+      this.closed = new Error(`socket closed (${code})`);
+      for (const w of this.waiters.splice(0)) w.reject(this.closed);
+    });
+  }
+
+  received(msg) {
+    if (msg.type === 'update' && (!this.update || msg.version > this.update.version)) {
+      this.update = msg;
+    }
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.test(msg)) return true;
+      w.resolve(msg);
+      return false;
+    });
+  }
+
+  // the first message (from now, or the update already held) passing `test`
+  wait(test, what, ms, held = null) {
+    if (held && test(held)) return Promise.resolve(held);
+    if (this.closed) return Promise.reject(this.closed);
+    const p = new Promise((resolve, reject) => this.waiters.push({ test, resolve, reject }));
+    return withTimeout(p, ms, what);
+  }
+
+  untilVersion(version, what, ms) {
+    const test = (m) => m.type === 'update' && m.version >= version;
+    return this.wait(test, what, ms, this.update);
+  }
+
+  send(obj) {
+    this.ws.send(JSON.stringify(obj));
+  }
+
+  close() {
+    try {
+      this.ws.terminate();
+    } catch (e) {
+      /* already closed */
+    }
+  }
+}
+
+class OursSocketMatch {
+  constructor(server, entry, random) {
+    const u = new URL(server);
+    this.url = `ws://${u.host}/ws/api/matches/${entry.id}/`;
+    this.id = entry.id;
+    this.tokens = entry.tokens;
+    this.random = random;
+    this.seats = null; // opened when a slot takes the match (50 live matches: 100 sockets)
+    this.version = 0; // the newest version acknowledged or pushed
+    this.finished = false;
+  }
+
+  async open() {
+    const WebSocket = require('ws');
+    this.seats = {};
+    for (const seat of SEATS) this.seats[seat] = new OursSeatSocket(this.url, this.tokens[seat], WebSocket);
+    await withTimeout(
+      Promise.all(Object.values(this.seats).map((s) => s.opened)),
+      limits.requestMs,
+      `open ${this.id}`,
+    );
+    for (const s of Object.values(this.seats)) s.send({ since: 0 });
+    const first = await Promise.all(
+      Object.values(this.seats).map((s) => s.untilVersion(1, `first push ${this.id}`, limits.requestMs)),
+    );
+    this.version = Math.max(...first.map((m) => m.version));
+  }
+
+  // one move: the seat the newest push names sends it; returns its latency (send to ack)
+  async move(stats, n) {
+    if (!this.seats) await this.open();
+    const any = await this.firstPush();
+    const seat = OursMatch.turnOf(any.view);
+    if (any.view.finished || seat === null) {
+      this.finished = true;
+      return null;
+    }
+    // the seat to move holds its view at the newest version (its push)
+    const mine = await this.seats[seat].untilVersion(this.version, `push to ${seat} in ${this.id}`, limits.requestMs);
+    const command = OursMatch.prototype.choose.call({ view: mine.view, seat, random: this.random, id: this.id });
+    const id = `peer-${this.id}-${n}`;
+    const t0 = now();
+    this.seats[seat].send({ command, id });
+    const answer = await this.seats[seat].wait(
+      (m) => (m.type === 'ack' || m.type === 'refused') && m.id === id,
+      `answer to ${seat} in ${this.id}`,
+      limits.requestMs,
+    );
+    const took = now() - t0;
+    if (answer.type !== 'ack') throw new Error(`refused: ${JSON.stringify(answer).slice(0, 300)}`);
+    stats.acked.push(id);
+    this.version = answer.version;
+    return took;
+  }
+
+  // the first push of either seat at the newest version (whose turn is public)
+  firstPush() {
+    const waits = Object.entries(this.seats).map(([seat, s]) =>
+      s.untilVersion(this.version, `push to ${seat} in ${this.id}`, limits.requestMs),
+    );
+    waits.forEach((p) => p.catch(() => {})); // the other one may fail later: not unhandled
+    return Promise.any(waits).catch((e) => Promise.reject(e.errors ? e.errors[0] : e));
+  }
+
+  close() {
+    for (const s of Object.values(this.seats || {})) s.close();
+    this.seats = null;
+  }
 }
 
 // ---------------------------------------------------------------- bgio ----
@@ -225,7 +370,7 @@ class BgioSeat {
   }
 
   // resolves with the first state at or past stateID (bounded in time)
-  until(stateID, what, ms = REQUEST_TIMEOUT_MS) {
+  until(stateID, what, ms = limits.requestMs) {
     const s = this.client.getState();
     if (s && (s._stateID >= stateID || s.ctx.gameover)) return Promise.resolve(s);
     const p = new Promise((resolve) => this.waiters.push({ stateID, resolve }));
@@ -272,7 +417,7 @@ class BgioMatch {
     return m;
   }
 
-  async move() {
+  async move(stats) {
     const turn = this.last.ctx.currentPlayer;
     const seat = this.seats[turn];
     // the seat to move holds the state the last move left (the server pushed it)
@@ -290,6 +435,7 @@ class BgioMatch {
     seat.client.moves.play(play);
     const after = await seat.until(state._stateID + 1, `answer to ${turn} in ${this.id}`);
     const took = now() - t0;
+    stats.acked.push([this.id, after._stateID]); // its server's push: its acknowledgement
     this.last = after;
     if (after.ctx.gameover) this.finished = true;
     return took;
@@ -303,14 +449,18 @@ class BgioMatch {
 // --------------------------------------------------------------- phases ----
 
 async function runPhase(phase, pool, totals) {
-  const stats = { latency: [], fetch: [], errors: [], moves: 0, measured: 0 };
+  const stats = { latency: [], fetch: [], errors: [], moves: 0, measured: 0, acked: [] };
+  limits.requestMs = phase.request_ms || REQUEST_TIMEOUT_MS;
   let t0 = null; // when the warm-up ended
   let t1 = null;
   const began = now();
   const stopAt = began + phase.seconds * 1000;
   let poolEmpty = 0;
   let finished = 0;
-  const done = () => stats.moves >= phase.warmup + phase.moves || now() >= stopAt;
+  const done = () =>
+    stats.moves >= phase.warmup + phase.moves ||
+    now() >= stopAt ||
+    (phase.max_errors !== undefined && stats.errors.length >= phase.max_errors);
 
   async function slot() {
     while (!done()) {
@@ -325,6 +475,7 @@ async function runPhase(phase, pool, totals) {
           if (took === null) break;
           stats.moves += 1;
           totals.moves += 1;
+          if (stats.moves === phase.progress_at) send('PROGRESS', { moves: stats.moves });
           if (stats.moves === phase.warmup) t0 = now();
           if (stats.moves > phase.warmup) {
             stats.latency.push(took);
@@ -361,6 +512,7 @@ async function runPhase(phase, pool, totals) {
     pool_ran_dry: poolEmpty > 0,
     pool_left: pool.length,
     errors: stats.errors.slice(0, 20),
+    acked: phase.report_acked ? stats.acked : undefined, // the durability check's
     error_count: stats.errors.length,
     wall_seconds: Math.round(now() - began) / 1000,
   };
@@ -381,7 +533,10 @@ async function main() {
   let pool = [];
   const t = now();
 
-  if (config.side === 'ours') {
+  if (config.side === 'ours' && config.transport === 'socket') {
+    // each match's two sockets open when a slot takes it (untimed: the warm-up)
+    pool = config.pool.map((e) => new OursSocketMatch(config.server, e, random));
+  } else if (config.side === 'ours') {
     api = new OursHttp(config.server, config.sockets);
     pool = config.pool.map((e) => new OursMatch(api, e, random));
     // learn whose turn each match starts with (not timed), a few at a time
