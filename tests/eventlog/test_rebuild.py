@@ -20,6 +20,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from chat import rooms as chat_rooms
+from chat import services as chat_services
+from chat.models import ChatBlock, ChatMessage, ChatRoomState, ChatTimeout
 from eventlog import readmodels as eventlog_readmodels
 from eventlog import store
 from eventlog.models import StoredEvent
@@ -62,6 +65,10 @@ READ_MODELS = {
     RatingPoint: (),
     Entry: (),
     Season: (),
+    ChatMessage: (),
+    ChatRoomState: (),
+    ChatTimeout: ("id",),  # rows nothing refers to by id (a message's id stays)
+    ChatBlock: ("id",),
 }
 
 
@@ -144,6 +151,15 @@ def test_rebuild_equals_live_in_every_table_with_the_same_ids_and_urls(client):
     ss.command(night, {**grant, "given_by": "mia", "reason": "for the test"}, mia)
     filed = {"type": "file_dispute", "target_stream": night, "target_version": 2}
     ss.command(night, {**filed, "text": "was that card legal?"}, mia)
+    # the chat: a message, one hidden, a timeout, slow mode, a block
+    night_room = chat_rooms.show_room(ShowRecord.objects.get(stream=night), "show")
+    moderator = User.objects.get(username="mia")
+    said = chat_services.post(night_room, olga, "welcome")
+    chat_services.post(night_room, ana, "hi all")
+    chat_services.hide(night_room, moderator, said.id, "a test")
+    chat_services.time_out(night_room, moderator, ana.pk, "5m")
+    chat_services.slow_mode(night_room, moderator, 5)
+    chat_services.block(olga, moderator.pk)
     live = everything()
     for model in READ_MODELS:
         assert live[model._meta.db_table], model.__name__  # every table has rows to compare

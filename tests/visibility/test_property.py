@@ -40,7 +40,9 @@ def _viewer(client, kind, fake_shows):
         is_superuser=kind == "superuser",
     )
     if kind == "player_elsewhere":
-        services.create_match("love-me-not", ["ana", "ben"], holders={"ana": user.pk})
+        # seats named apart from the watched match's: the header lists this
+        # viewer's own match by its seats ("Your turn: Love Me Not: cleo v dan")
+        services.create_match("love-me-not", ["cleo", "dan"], holders={"cleo": user.pk})
     if kind == "moderator_elsewhere":
         fake_shows.add(f"fake-show-{user.pk}", moderators=[user.pk])
     client.force_login(user)
