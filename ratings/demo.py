@@ -72,7 +72,8 @@ def league(
         options=options,
         holders=holders,
         first_to=1,
-        match_options={"decision_s": 0},  # series days apart never time out
+        # series days apart never time out; played at once (no ready-check: history)
+        match_options={"decision_s": 0, "ready_check_s": 0},
         actor="organizer",
         rng=rng,
         now=start,

@@ -133,11 +133,12 @@ def test_the_newcomers_own_demo_matches_wait_for_their_person(seeded_demo):
     assert theirs, "the demo seats its people"
     for match in theirs:
         view = match_services.view_for(match, match_services.Viewer.of_seat(match.seats[0]))
-        # (Higher or Lower's auction closes after a silence: a rule of the game, no timeout)
+        # (Higher or Lower's auction closes after a silence: a rule of the game, no
+        # timeout; the ready-check of the two people's match ends with nobody losing)
         deadlines = [
             d.get("deadline")
             for d in view.get("pending") or []
-            if d.get("deadline") and d.get("kind") != "auction"
+            if d.get("deadline") and d.get("kind") not in ("auction", "ready")
         ]
         assert not deadlines, f"{match}: a person's demo match has a decision clock"
 
