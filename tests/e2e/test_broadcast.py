@@ -12,7 +12,6 @@ from playwright.sync_api import expect
 
 from games import services
 from tests.broadcast.helpers import ENTRANTS, finished_match, live_show
-from tests.visibility.helpers import play_out
 
 
 @pytest.fixture
@@ -159,14 +158,7 @@ def test_a_replay_opened_from_a_result_hides_the_result(contexts, make_user, sit
     opens at its first step without the result; a step forward shows the next
     line only; ``?spoilers=on`` opens the end with the result."""
     ana = make_user("ana")
-    match = services.create_match(
-        "love-letter",
-        ["ana", "ben"],
-        options={"decision_s": 0, "first_to": 1},
-        holders={"ana": ana.pk, "ben": "bot:random"},
-    )
-    play_out(match, seed=4)
-    last = services.load(match).version
+    match, last = finished_match(person=ana)
     for language, w in SPOILERS.items():
         page = contexts(ana)
         page.context.add_cookies([{"name": "django_language", "value": language, "url": site}])

@@ -12,6 +12,8 @@ from playwright.sync_api import expect
 
 from clocks.enforce import sweep
 from games.models import Match
+from tests.tournaments.test_schedule_words import _register as register
+from tests.tournaments.test_schedule_words import _scheduled as scheduled
 from tournaments import show_services, shows
 from tournaments.models import ShowRecord
 
@@ -113,26 +115,16 @@ SCHEDULING = {
 
 
 def test_the_form_takes_the_browsers_zone_and_the_show_counts_its_entrants(
-    contexts, make_organizer, make_user, site
+    contexts, make_organizer, site
 ):
     """Issue 43, point 9: the scheduling form offers the browser's own time
     zone (static/js/browser_zone.js), and the show page says how many of its
     seats are taken, by whom, and that check-in is open once it opened."""
     olga = make_organizer("olga")
     now = time.time()
-    stream = show_services.create_show(
-        name="Friday night",
-        organizer="olga",
-        organizer_id=olga.pk,
-        entrants=[],
-        options={"registration": "open", "check_in_s": 600, "step_deadline_s": 0, "cap": 8},
-        now=now,
-        starts_at=now + 3600,
-    )
-    for name in ("ana", "ben", "cal", "dee", "eve"):
-        show_services.register(stream, make_user(name), now=now + 1)
+    record = scheduled(now, cap=8)  # starts in an hour, check-in 10 minutes before
+    register(record, ["ana", "ben", "cal", "dee", "eve"], now + 1)
     sweep(now=now + 3600 - 600)  # the check-in opens, on its clock
-    record = ShowRecord.objects.get(stream=stream)
     for (language, w), zone in zip(SCHEDULING.items(), ("Europe/Paris", "Asia/Tokyo"), strict=True):
         page = contexts(olga, timezone_id=zone)
         page.context.add_cookies([{"name": "django_language", "value": language, "url": site}])
