@@ -17,6 +17,8 @@ from eventlog.vendors import Fork
 from .models import OVER_SQL, Match, Notification, SeatHolder
 
 WAITING = "Your turn: "
+# decisions a note says in words rather than by their kind ("ready": a ready-check)
+STORED_DECISIONS = {"ready": "say you are here"}
 
 _MATCHES = Match._meta.db_table
 _NOTES = Notification._meta.db_table
@@ -29,7 +31,10 @@ def waiting_saying(pending, bout_no: int = 0) -> dict[str, str]:
     for d in pending:
         kinds.setdefault(d.seat, d.kind)
     bout = f"bout {bout_no}: " if bout_no else ""
-    return {seat: f"{bout}{kind.replace('_', ' ')}" for seat, kind in kinds.items()}
+    return {
+        seat: f"{bout}{STORED_DECISIONS.get(kind, kind.replace('_', ' '))}"
+        for seat, kind in kinds.items()
+    }
 
 
 def stored_title(match: Match) -> str:

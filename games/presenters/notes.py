@@ -7,10 +7,22 @@ parts back and says them in its own words."""
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from ..models import Match
-from ..waiting import head, stored_title
+from ..waiting import STORED_DECISIONS, head, stored_title
 from .table import decision_words
+
+# what a note asks of its reader's seat, where the table's words (about a
+# seat: "say they are here") would not read as asked of them
+NOTE_DECISIONS = {"ready": gettext_noop("say you are here")}
+# a note's stored words back to the decision's kind (older notes stored "ready")
+_KINDS = {words: kind for kind, words in STORED_DECISIONS.items()}
+
+
+def _decision(stored: str) -> str:
+    kind = _KINDS.get(stored, stored.replace(" ", "_"))
+    return _(NOTE_DECISIONS[kind]) if kind in NOTE_DECISIONS else decision_words(kind)
 
 
 def _sayings(match: Match, tail: str) -> list[str] | None:
@@ -23,7 +35,7 @@ def _sayings(match: Match, tail: str) -> list[str] | None:
             continue
         said, tail = tail[len(start) :].split(")", 1)
         bout, _sep, kind = said.rpartition(": ")
-        what = decision_words(kind.replace(" ", "_"))
+        what = _decision(kind)
         if bout.startswith("bout ") and bout[5:].isdigit():
             what = _("bout %(n)s: %(decision)s") % {"n": bout[5:], "decision": what}
         out.append(_("%(seat)s: %(decision)s") % {"seat": seat, "decision": what})

@@ -22,7 +22,8 @@ def _match(params: dict) -> str | None:
     stored words (older reminders) stand."""
     seats = params.get("seats")
     if params.get("made") in ("final", "death_match") and isinstance(seats, list):
-        versus = f" {pgettext('between the seats of a match', 'v')} "
+        # not inside an f-string: xgettext would not find it
+        versus = " " + pgettext("between the seats of a match", "v") + " "
         names = versus.join(str(s) for s in seats)
         if params["made"] == "final":
             return _("the final %(seats)s") % {"seats": names}

@@ -43,14 +43,20 @@ def live_show(organizer, *, delay=60, policy="public", moves=6, name="Broadcast 
     return ShowRecord.objects.get(stream=stream), match, rng
 
 
-def finished_match(seed=4):
-    """A Love Letter match of two bots played to its end: (match, last version)."""
+def finished_match(seed=4, person=None):
+    """A Love Letter match of two bots played to its end: (match, last version).
+    With ``person`` (a user), she holds the seat ana (her moves made for her)."""
     match = services.create_match(
         "love-letter",
         ["ana", "ben"],
         options={"decision_s": 0, "first_to": 1},
-        holders={"ana": "bot:random", "ben": "bot:random"},
+        holders={"ana": person.pk if person else "bot:random", "ben": "bot:random"},
         rng=random.Random(seed),
     )
-    services.play_bots(match, rng=random.Random(seed))
+    if person is None:
+        services.play_bots(match, rng=random.Random(seed))
+    else:
+        from tests.visibility.helpers import play_out
+
+        play_out(match, seed=seed)
     return match, services.load(match).version

@@ -1,7 +1,8 @@
 """The broadcast in Chromium: the show board and TV update themselves, an
 overlay link made on the organizer's page renders on a transparent
-background (and stops working once replaced), and a replay is watched with
-the keyboard, a click on the history, autoplay and a spoiler-free mode."""
+background (and stops working once replaced), a replay is watched with
+the keyboard, a click on the history, autoplay and a spoiler-free mode, and
+a replay opened from a player's results starts spoiler-free (EN and FR)."""
 
 import base64
 import re
@@ -139,3 +140,41 @@ def test_a_replay_is_watched_without_reloading(contexts, doc_shot):
     shared = page.locator(".step-link").get_attribute("href")
     page.goto(f"/games/matches/{match.pk}/replay/{shared}")
     expect(status).to_contain_text(f"step {last} of {last}")
+
+
+SPOILERS = {
+    "en": {"replay": "replay", "step": "step {} of {}", "next": "next step", "won": "won by"},
+    "fr": {
+        "replay": "revoir",
+        "step": "étape {} sur {}",
+        "next": "étape suivante",
+        "won": "gagné par",
+    },
+}
+
+
+def test_a_replay_opened_from_a_result_hides_the_result(contexts, make_user, site):
+    """Issue 43, point 6: from the finished list of a player's home, the replay
+    opens at its first step without the result; a step forward shows the next
+    line only; ``?spoilers=on`` opens the end with the result."""
+    ana = make_user("ana")
+    match, last = finished_match(person=ana)
+    for language, w in SPOILERS.items():
+        page = contexts(ana)
+        page.context.add_cookies([{"name": "django_language", "value": language, "url": site}])
+        page.goto("/home/")
+        page.locator("ul.home-finished li").first.get_by_role(
+            "link", name=w["replay"], exact=True
+        ).click()
+        page.wait_for_url(f"{site}/games/matches/{match.pk}/replay/")
+        status = page.locator("#replay-step .status")
+        expect(status).to_contain_text(w["step"].format(2, last))
+        assert w["won"] not in page.locator("main").inner_text()
+        expect(page.locator("#replay-step .result")).to_have_count(0)
+        page.get_by_role("button", name=w["next"]).click()
+        expect(status).to_contain_text(w["step"].format(3, last))
+        expect(page.locator(".replay-lines li:visible")).to_have_count(3)
+        assert w["won"] not in page.locator("main").inner_text()
+        page.goto(f"/games/matches/{match.pk}/replay/?spoilers=on")
+        expect(status).to_contain_text(w["step"].format(last, last))
+        expect(page.locator("#replay-step .result")).to_contain_text(w["won"])

@@ -2,7 +2,9 @@
 the show starts on its time (the clocks' sweep, its time passed in), and when
 her death match's ready-check opens she gets "your match is ready" in the
 header and on the show page, confirms with a click, and the match opens.
-Then the same pages in French on a 390 px phone, never scrolling sideways."""
+Then the same pages in French on a 390 px phone, never scrolling sideways.
+And the scheduling form takes the browser's time zone while the show page
+counts its entrants and says check-in is open (English and French)."""
 
 import time
 
@@ -10,6 +12,8 @@ from playwright.sync_api import expect
 
 from clocks.enforce import sweep
 from games.models import Match
+from tests.tournaments.test_schedule_words import _register as register
+from tests.tournaments.test_schedule_words import _scheduled as scheduled
 from tournaments import show_services, shows
 from tournaments.models import ShowRecord
 
@@ -94,3 +98,40 @@ def test_register_check_in_and_get_your_match_is_ready(contexts, make_user, shot
         expect(phone.locator("main")).to_contain_text(words)
         shot(phone, name)
         assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
+
+
+SCHEDULING = {
+    "en": {
+        "zone": "Time zone",
+        "count": "5 of 8 registered: ana, ben, cal, dee, eve",
+        "open": "check-in is open",
+    },
+    "fr": {
+        "zone": "Fuseau horaire",
+        "count": "5 inscrits sur 8\u00a0: ana, ben, cal, dee, eve",
+        "open": "la confirmation de présence est ouverte",
+    },
+}
+
+
+def test_the_form_takes_the_browsers_zone_and_the_show_counts_its_entrants(
+    contexts, make_organizer, site
+):
+    """Issue 43, point 9: the scheduling form offers the browser's own time
+    zone (static/js/browser_zone.js), and the show page says how many of its
+    seats are taken, by whom, and that check-in is open once it opened."""
+    olga = make_organizer("olga")
+    now = time.time()
+    record = scheduled(now, cap=8)  # starts in an hour, check-in 10 minutes before
+    register(record, ["ana", "ben", "cal", "dee", "eve"], now + 1)
+    sweep(now=now + 3600 - 600)  # the check-in opens, on its clock
+    for (language, w), zone in zip(SCHEDULING.items(), ("Europe/Paris", "Asia/Tokyo"), strict=True):
+        page = contexts(olga, timezone_id=zone)
+        page.context.add_cookies([{"name": "django_language", "value": language, "url": site}])
+        page.goto("/console/shows/scheduled/new/")
+        expect(page.get_by_label(w["zone"])).to_have_value(zone)
+        page.goto(record.get_absolute_url())
+        count = page.locator("#registered-count")
+        expect(count).to_have_text(w["count"])  # Playwright takes any space for a space:
+        assert count.text_content() == w["count"]  # French wants a non-breaking one
+        expect(page.locator("#schedule")).to_contain_text(w["open"])

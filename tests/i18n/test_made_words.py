@@ -142,3 +142,23 @@ def test_every_kind_of_the_shows_audit_is_in_french():
             if audit_kind_words(kind) == kind.replace("_", " "):
                 missing.append(kind)
     assert not missing
+
+
+@pytest.mark.django_db
+def test_a_ready_check_note_says_what_to_do_in_words(client):
+    from tests.clocks.test_ready_check import bracket_of_two
+
+    ana = User.objects.create_user("ana", password="pw-123456")
+    ben = User.objects.create_user("ben", password="pw-123456")
+    _stream, match = bracket_of_two((ana, ben), now=None, ready_s=600)
+    note = Notification.objects.get(match=match, user=ana, text__startswith="Your turn")
+    assert note.text.endswith("(ana: say you are here)")  # stored in words, not its kind
+    with translation.override("en"):
+        assert note_words(note) == note.text
+    with translation.override("fr"):
+        assert note_words(note).endswith("(ana : dites que vous êtes là)")
+    old = Notification(match=match, text=note.text.replace("say you are here", "ready"))
+    with translation.override("fr"):  # a note stored before: its kind read back in words
+        assert note_words(old) == note_words(note)
+    page = _french(client, ana).get("/").content.decode()
+    assert "(ana : dites que vous êtes là)" in page and ": ready)" not in page

@@ -102,3 +102,39 @@ def _every_event_reads_without_raw_ids():
         == "ana uses Plus One"
     )
     assert describe("show_started", {"entrants": ["a"]}, {}) == "the show starts with 1 entrant"
+
+
+@pytest.mark.parametrize(
+    "language, said",
+    [
+        ("en", ["round 1: main match won by dan", "round 1 (Heat) planned", "round 2 ends"]),
+        ("fr", ["manche 1 : match principal gagné par dan", "la manche 2 se termine"]),
+    ],
+)
+def test_a_round_is_said_by_its_number_never_its_id(language, said):
+    events = [
+        ("ranking_entered", {"round": "r1", "winners": ["dan"]}),
+        ("round_added", {"round": "r1", "title": "Heat"}),
+        ("rounds_reordered", {"order": ["r2", "r1"]}),
+        ("round_finished", {"round": "r2"}),
+    ]
+    with translation.override(language):
+        lines = [describe(kind, d, {}) for kind, d in events]
+    for words in said:
+        assert words in lines, (words, lines)
+    assert not any(re.search(r"\br\d+\b", line) for line in lines), lines
+    assert lines[2].endswith("2, 1")
+
+
+@pytest.mark.django_db
+def test_the_french_show_page_says_the_round_of_a_main_match_by_its_number(client):
+    from tests.i18n.test_made_words import _show_to_a_death_match
+
+    ada = User.objects.create_user("ada_p", password="pw-123456")
+    stream, _dm = _show_to_a_death_match(ada)
+    record = ShowRecord.objects.get(stream=stream)
+    page = client.get(record.get_absolute_url()).content.decode()
+    assert "round 1: main match won by" in page
+    client.cookies["django_language"] = "fr"
+    page = client.get(record.get_absolute_url()).content.decode()
+    assert "manche 1 : match principal gagné par" in page and "manche r1" not in page

@@ -117,3 +117,15 @@ def test_the_console_page_loads_the_zone_script(client):
     page = client.get("/console/shows/scheduled/new/").content.decode()
     assert "js/browser_zone.js" in page and 'data-browser-zone="1"' in page
     assert dt.timedelta(0) < calendars.ALARM_BEFORE
+
+
+def test_the_french_registered_line_puts_a_non_breaking_space_before_its_colon(client):
+    now = time.time()
+    record = _scheduled(now)
+    _register(record, ["ana", "ben"], now + 1)
+    client.cookies["django_language"] = "fr"
+    page = client.get(record.get_absolute_url()).content.decode()
+    assert "2 inscrits sur 8\u00a0: ana, ben" in page
+    empty = _scheduled(now, cap=None)
+    page = client.get(empty.get_absolute_url()).content.decode()
+    assert "0 inscrit" in page and "\u00a0: </p>" not in page
