@@ -286,28 +286,49 @@ def _cut_q(cut: float | None, uid: int | None):
     return q | Q(author_id=uid) if uid is not None else q
 
 
+def _staff_only_q(may, uid: int | None):
+    """A seat of a live match of the show reads in the show room, since that
+    match began, only the show's staff and themselves (chat.rooms)."""
+    from django.db.models import Q
+
+    if may.staff_only_after is None:
+        return Q()
+    authors = {*may.staff_ids, uid} - {None}
+    return Q(id__lte=may.staff_only_after) | Q(author_id__in=authors)
+
+
+def _readable_rows(room: Room, user, may, *, hidden: bool):
+    """The messages of ``room`` ``user`` reads with ``may`` (hidden or not)."""
+    uid = user.pk if getattr(user, "is_authenticated", False) else None
+    rows = ChatMessage.objects.filter(stream=room.stream, hidden=hidden)
+    rows = rows.filter(_cut_q(may.cut, uid)).filter(_staff_only_q(may, uid))
+    return rows.exclude(author_id__in=blocked_by(user))
+
+
 def history(room: Room, user, *, before: int | None = None, after: int = 0, limit: int = 100):
     """The messages of ``room`` ``user`` may read now (the newest ``limit``,
     before message ``before`` if given, after ``after``), oldest first:
     behind the delay for whoever sees it delayed (their own at once), never
-    a hidden one nor one of a person they block. Refused in words when they
-    may not read the room."""
+    a hidden one nor one of a person they block, nor (for a seat of a live
+    match of the show, in the show room) anyone's but the show's staff's and
+    their own since that match began. Refused in words when they may not
+    read the room."""
     from .rooms import readable
 
     may = readable(room, user)
-    uid = user.pk if getattr(user, "is_authenticated", False) else None
-    rows = ChatMessage.objects.filter(stream=room.stream, hidden=False, id__gt=after)
-    rows = rows.filter(_cut_q(may.cut, uid)).exclude(author_id__in=blocked_by(user))
+    rows = _readable_rows(room, user, may, hidden=False).filter(id__gt=after)
     if before is not None:
         rows = rows.filter(id__lt=before)
     newest = list(rows.order_by("-id")[:limit])
     return list(reversed(newest))
 
 
-def hidden_since(room: Room, after_id: int) -> list[int]:
-    """The ids of messages of ``room`` hidden (for the sockets to drop)."""
-    return list(
-        ChatMessage.objects.filter(stream=room.stream, hidden=True, id__gt=after_id).values_list(
-            "id", flat=True
-        )
-    )
+def hidden_since(room: Room, user, after_id: int) -> list[int]:
+    """The ids of messages of ``room`` hidden since ``after_id`` that ``user``
+    could have read (for the pages to drop): no more, so not even a count
+    of what they may not read."""
+    from .rooms import readable
+
+    may = readable(room, user)
+    rows = _readable_rows(room, user, may, hidden=True).filter(id__gt=after_id)
+    return list(rows.values_list("id", flat=True))

@@ -71,7 +71,7 @@ def messages(request, name):
         found = services.history(room, request.user, before=before, after=after or 0, limit=HISTORY)
     except RoleRequired as exc:
         return JsonResponse({"message": refusal(exc)}, status=403)
-    hidden = services.hidden_since(room, first - 1) if first else []
+    hidden = services.hidden_since(room, request.user, first - 1) if first else []
     return JsonResponse(
         {"room": room.name, "messages": [as_json(m, request.user) for m in found], "hidden": hidden}
     )
