@@ -26,7 +26,7 @@ from eventlog.store import (
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 
-from .models import ChatBlock, ChatMessage, ChatRoomState, ChatTimeout
+from .models import ChatBlock, ChatMessage, ChatReport, ChatRoomState, ChatTimeout
 from .readmodels import BLOCKS
 from .rooms import Room, access
 
@@ -246,6 +246,54 @@ def slow_mode(room: Room, user, seconds, *, command_id=None):
         command_id=command_id,
         body={"slow": seconds},
     )
+
+
+# ---- reports ------------------------------------------------------------------
+def report(room: Room, user, message_id, reason="", *, command_id=None):
+    """Anyone who reads a message reports it to the moderators, once, with an
+    optional reason: an event of the room's stream (the dashboard lists it)."""
+    _signed_in(user)
+    from .rooms import readable
+
+    may = readable(room, user)
+    reason = reason.strip() if isinstance(reason, str) else ""
+    if len(reason) > REASON_MAX:
+        raise RuleError(gettext_noop("a reason is at most {limit} characters"), limit=REASON_MAX)
+    if isinstance(message_id, bool) or not isinstance(message_id, int):
+        raise RuleError(gettext_noop("there is no such message in this room"))
+    message = _readable_rows(room, user, may, hidden=False).filter(id=message_id).first()
+    if message is None:  # nor one they may not read: its existence is not told
+        raise RuleError(gettext_noop("there is no such message in this room"))
+    if message.author_id == user.pk:
+        raise RuleError(gettext_noop("you cannot report your own message"))
+    body = {"report": message_id, "reason": reason}
+    key = _key(command_id, user.pk)
+    fingerprint = command_fingerprint(f"user:{user.pk}", body)
+    if key and (first := replayed(room.stream, key, fingerprint)):
+        return first
+    if ChatReport.objects.filter(message_id=message_id, reporter_id=user.pk).exists():
+        raise RuleError(gettext_noop("you already reported this message"))
+    data = {"message_id": message_id, "reporter_id": user.pk, "reporter": user.username}
+    data["reason"] = reason
+    return _write(
+        room.stream,
+        user,
+        "member",
+        lambda: NewEvent("chat_message_reported", data),
+        command_id=command_id,
+        body=body,
+    )
+
+
+def report_context(room: Room, user, message_id: int, around: int = 2):
+    """The ``around`` messages before and after ``message_id`` in ``room``, as
+    ``user`` (a moderator) may read them: (before, after), oldest first."""
+    from .rooms import readable
+
+    rows = _readable_rows(room, user, readable(room, user), hidden=False)
+    before = list(rows.filter(id__lt=message_id).order_by("-id")[:around])
+    after = list(rows.filter(id__gt=message_id).order_by("id")[:around])
+    return list(reversed(before)), after
 
 
 # ---- blocking ------------------------------------------------------------------

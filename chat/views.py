@@ -128,6 +128,17 @@ def hide(request, name):
 
 
 @require_POST
+def report(request, name):
+    def act(room):
+        message = _number(request, "message")
+        reason = request.POST.get("reason", "")
+        services.report(room, request.user, message, reason, command_id=_command_id(request))
+        return {"reported": message, "message": _("Reported: the moderators will read it.")}
+
+    return _write(request, name, act)
+
+
+@require_POST
 def time_out(request, name):
     def act(room):
         target, length = _number(request, "user"), request.POST.get("length", "")
