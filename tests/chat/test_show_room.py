@@ -41,15 +41,20 @@ def make_show():
     )
     olga = ss.Acting("olga", shows.ORGANIZER, people["olga"].pk)
     ss.command(stream, {"type": "appoint_moderator", "username": "mia"}, olga)
-    match = services.create_match(
-        "love-me-not",
-        ["ana", "ben"],
-        holders={"ana": people["ana"].pk, "ben": people["ben"].pk},
-        options={"decision_s": 0},
-        rng=random.Random(5),
-        show_stream=stream,
-    )
+    match = seat_match(people, stream, "ana", "ben", seed=5)
     return people, ShowRecord.objects.get(stream=stream), match
+
+
+def seat_match(people, show_stream: str, a: str, b: str, *, seed: int):
+    """A live Love Me Not match of ``a`` and ``b`` (their accounts) in the show."""
+    return services.create_match(
+        "love-me-not",
+        [a, b],
+        holders={a: people[a].pk, b: people[b].pk},
+        options={"decision_s": 0},
+        rng=random.Random(seed),
+        show_stream=show_stream,
+    )
 
 
 def client(user) -> Client:
@@ -120,14 +125,7 @@ def test_what_was_written_before_the_match_began_stays_and_the_staff_room_stays_
     room = f"s{show.pk}-show"
     services.submit(match, "ana", {"type": "resign"}, actor="ana")
     assert say(people["sam"], room, "welcome to the show")
-    second = services.create_match(
-        "love-me-not",
-        ["ana", "cal"],
-        holders={"ana": people["ana"].pk, "cal": people["cal"].pk},
-        options={"decision_s": 0},
-        rng=random.Random(6),
-        show_stream=show.stream,
-    )
+    second = seat_match(people, show.stream, "ana", "cal", seed=6)
     assert say(people["sam"], room, SPOILER)
     assert read_everywhere(people["ana"], show, room)[0] == ["welcome to the show"]
     assert read_everywhere(people["ben"], show, room)[0] == ["welcome to the show", SPOILER]
