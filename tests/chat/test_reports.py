@@ -114,3 +114,19 @@ def test_the_report_button_is_on_the_page_for_whoever_is_logged_in():
     people, show, _match = make_show()
     page = client(people["cal"]).get(f"/shows/{show.pk}/").content.decode()
     assert f"/chat/rooms/s{show.pk}-show/report" in page and 'id="chat-report-s' in page
+
+
+def test_a_report_in_a_match_room_of_the_show_reaches_its_moderators_not_other_shows():
+    people, show, match = make_show()
+    stands = f"m{match.pk}-spectators"
+    bad = client(people["sam"]).post(
+        f"/chat/rooms/{stands}/post", {"text": "rude"}, HTTP_X_REQUESTED_WITH="fetch"
+    )
+    bad_id = bad.json()["message"]["id"]
+    assert report(people["cal"], stands, bad_id, "rude to ana").status_code == 200
+    page = client(people["olga"]).get(f"/shows/{show.pk}/dashboard/").content.decode()
+    section = page[page.index('id="reports"') : page.index('id="audit"')]
+    assert "reported by cal: rude to ana" in section and f"/chat/rooms/{stands}/hide" in section
+    # the seats of the live match never see it, nor its report, anywhere
+    ana = client(people["ana"]).get(f"/shows/{show.pk}/dashboard/")
+    assert ana.status_code == 403 and b"rude" not in ana.content
