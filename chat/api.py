@@ -1,5 +1,5 @@
-"""The chat's API: read a room, post a message (with a command id), hide a
-message; the same services and rights as the pages (chat.services, chat.rooms)."""
+"""The chat's API: read a room, post a message (with a command id), report
+a message, hide a message; the same services and rights as the pages (chat.services, chat.rooms)."""
 
 from __future__ import annotations
 
@@ -79,6 +79,22 @@ class HideSerializer(serializers.Serializer):
     command_id = command_id_field()
 
 
+class ReportSerializer(serializers.Serializer):
+    message = serializers.IntegerField(min_value=1, max_value=2**62)
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    command_id = command_id_field()
+
+    def validate_message(self, value):
+        raw = self.initial_data.get("message")
+        if isinstance(raw, str) and not raw.isascii():  # "٣" is not 3 here
+            raise serializers.ValidationError("a message id is 1 to 18 digits")
+        return value
+
+
+class ReportedSerializer(serializers.Serializer):
+    reported = serializers.IntegerField(help_text="the reported message's id")
+
+
 class HiddenSerializer(serializers.Serializer):
     hidden = serializers.ListField(child=serializers.IntegerField())
 
@@ -138,3 +154,27 @@ class HideMessage(APIView):
             room, request.user, data["message"], data["reason"], command_id=data.get("command_id")
         )
         return Response({"hidden": [data["message"]]})
+
+
+class ReportMessage(APIView):
+    @extend_schema(
+        parameters=[ROOM],
+        request=ReportSerializer,
+        responses={200: ReportedSerializer, **refusals(400, 401, 403, 404, 409, 413, 422)},
+    )
+    def post(self, request, name):
+        """Report a message you may read to the show's moderators (once per
+        person and message, an optional reason): their dashboard lists it."""
+        require_login(request, "report a chat message")
+        room = _room(name)
+        body = ReportSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        services.report(
+            room,
+            request.user,
+            data["message"],
+            data.get("reason", ""),
+            command_id=data.get("command_id"),
+        )
+        return Response({"reported": data["message"]})

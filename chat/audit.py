@@ -22,7 +22,7 @@ KIND_WORDS = (
 LENGTHS = {"5m": gettext_noop("5 min"), "1h": gettext_noop("1 h"), "show": gettext_noop("the show")}
 
 
-def _room_words(stream: str, matches: dict[int, Match]) -> str:
+def room_words(stream: str, matches: dict[int, Match]) -> str:
     kind = stream.rsplit("-", 1)[-1]
     if stream.startswith("chat-s"):
         return _("the show room") if kind == "show" else _("the staff room")
@@ -78,7 +78,7 @@ def audit_rows(record) -> list[dict]:
             "role": "moderator",
             "reason": row.data.get("reason", ""),
             "at": row.recorded_at.timestamp(),
-            "text": _text(row, _room_words(row.stream, matches)),
+            "text": _text(row, room_words(row.stream, matches)),
             "void": False,
         }
         for row in rows

@@ -54,3 +54,22 @@ class ChatBlock(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["blocker_id", "blocked_id"], name="chat_block_uniq")
         ]
+
+
+class ChatReport(models.Model):
+    """Someone reported a message to the moderators (once per person and
+    message), with an optional reason; its primary key is its event's id."""
+
+    id = models.BigIntegerField(primary_key=True)
+    stream = models.CharField(max_length=200)
+    message_id = models.BigIntegerField()
+    reporter_id = models.IntegerField()
+    reporter = models.CharField(max_length=150)
+    reason = models.CharField(max_length=200, blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["message_id", "reporter_id"], name="chat_report_uniq")
+        ]

@@ -1,4 +1,4 @@
-"""The chat's fold: messages, hidings, timeouts, slow mode and blocks, kept
+"""The chat's fold: messages, hidings, reports, timeouts, slow mode and blocks, kept
 in step with each append to a ``chat-`` stream and rebuilt from the log."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from eventlog.readmodels import read_model, unlogged
 
-from .models import ChatBlock, ChatMessage, ChatRoomState, ChatTimeout
+from .models import ChatBlock, ChatMessage, ChatReport, ChatRoomState, ChatTimeout
 
 PREFIX = "chat-"
 BLOCKS = "chat-blocks-"  # a person's blocks: chat-blocks-<account id>
@@ -16,12 +16,12 @@ BLOCKS = "chat-blocks-"  # a person's blocks: chat-blocks-<account id>
 def _forget(stream: str) -> None:
     if not stream.startswith(PREFIX):
         return
-    for model in (ChatMessage, ChatRoomState, ChatTimeout, ChatBlock):
+    for model in (ChatMessage, ChatRoomState, ChatTimeout, ChatBlock, ChatReport):
         model.objects.filter(stream=stream).delete()
 
 
 def _prune() -> None:
-    for model in (ChatMessage, ChatRoomState, ChatTimeout, ChatBlock):
+    for model in (ChatMessage, ChatRoomState, ChatTimeout, ChatBlock, ChatReport):
         unlogged(model.objects.all()).delete()
 
 
@@ -50,6 +50,18 @@ def project_chat(row) -> None:
     elif row.type == "chat_message_hidden":
         ChatMessage.objects.filter(stream=stream, id=data["message_id"]).update(
             hidden=True, hidden_reason=data.get("reason", "")
+        )
+    elif row.type == "chat_message_reported":
+        ChatReport.objects.get_or_create(
+            message_id=data["message_id"],
+            reporter_id=data["reporter_id"],
+            defaults={
+                "id": row.id,
+                "stream": stream,
+                "reporter": data.get("reporter", ""),
+                "reason": data.get("reason", ""),
+                "at": row.recorded_at,
+            },
         )
     elif row.type == "chat_timed_out":
         ChatTimeout.objects.update_or_create(

@@ -10,7 +10,13 @@ are the events of its own stream ``chat-<name>``.
 Hidden information holds in chat: nothing of a spectators' room reaches a
 seat of its match while it is live, and whoever sees a match (or a show)
 behind the spectators' delay reads its rooms behind the same delay
-(``Access.cut``), so no message tells them the future."""
+(``Access.cut``), so no message tells them the future.
+
+The show room holds it too: whoever sits in a live match of the show reads
+there, from the moment that match began until it is over, only what the
+show's staff (its organizer and moderators) and they themselves write
+(``Access.staff_only_after``): under the "everything" policy a spectator
+sees hands at the cut, and the show room must not carry them to a seat."""
 
 from __future__ import annotations
 
@@ -19,9 +25,10 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_noop
 
+from eventlog.models import StoredEvent
 from games import visibility
 from games.core.protocol import SEAT, RoleRequired, RuleError
-from games.models import Match
+from games.models import OVER, Match
 from tournaments.models import ShowRecord
 
 PLAYERS, SPECTATORS, SHOW, STAFF = "players", "spectators", "show", "staff"
@@ -93,6 +100,10 @@ class Access:
     write: bool = False
     moderate: bool = False
     cut: float | None = None
+    # the show room for a seat of a live match of the show: after this event
+    # id (its match's start) only ``staff_ids``' messages (and their own)
+    staff_only_after: int | None = None
+    staff_ids: frozenset[int] = frozenset()
 
 
 NONE = Access(False)
@@ -146,7 +157,28 @@ def _show_access(room: Room, user, now: float) -> Access:
         return NONE
     active = frozenset(show.seat_holder_ids or ())
     cut = visibility.show_cut(show.stream, user, live_for=active, now=now)
-    return Access(True, write=uid is not None, cut=cut)
+    after = playing_since(show, uid) if uid is not None else None
+    if after is None:
+        return Access(True, write=uid is not None, cut=cut)
+    return Access(True, write=True, cut=cut, staff_only_after=after, staff_ids=show_staff_ids(show))
+
+
+def show_staff_ids(show: ShowRecord) -> frozenset[int]:
+    """The show's organizer and moderators (none of them holding an entrant)."""
+    ids = {show.organizer_id, *(show.moderator_ids or ())} - {None}
+    return frozenset(ids) - frozenset(show.seat_holder_ids or ())
+
+
+def playing_since(show: ShowRecord, uid: int) -> int | None:
+    """The event id at which the earliest live match of ``show`` that ``uid``
+    sits in began (its first event), None when they sit in none."""
+    streams = (
+        Match.objects.filter(show_stream=show.stream, holders__user_id=uid)
+        .exclude(status__in=OVER)
+        .values_list("stream", flat=True)
+    )
+    first = StoredEvent.objects.filter(stream__in=list(streams), version=1)
+    return first.order_by("id").values_list("id", flat=True).first()
 
 
 def readable(room: Room, user, *, now: float | None = None) -> Access:

@@ -26,7 +26,7 @@ from eventlog.store import (
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 
-from .models import ChatBlock, ChatMessage, ChatRoomState, ChatTimeout
+from .models import ChatBlock, ChatMessage, ChatReport, ChatRoomState, ChatTimeout
 from .readmodels import BLOCKS
 from .rooms import Room, access
 
@@ -248,6 +248,54 @@ def slow_mode(room: Room, user, seconds, *, command_id=None):
     )
 
 
+# ---- reports ------------------------------------------------------------------
+def report(room: Room, user, message_id, reason="", *, command_id=None):
+    """Anyone who reads a message reports it to the moderators, once, with an
+    optional reason: an event of the room's stream (the dashboard lists it)."""
+    _signed_in(user)
+    from .rooms import readable
+
+    may = readable(room, user)
+    reason = reason.strip() if isinstance(reason, str) else ""
+    if len(reason) > REASON_MAX:
+        raise RuleError(gettext_noop("a reason is at most {limit} characters"), limit=REASON_MAX)
+    if isinstance(message_id, bool) or not isinstance(message_id, int):
+        raise RuleError(gettext_noop("there is no such message in this room"))
+    message = _readable_rows(room, user, may, hidden=False).filter(id=message_id).first()
+    if message is None:  # nor one they may not read: its existence is not told
+        raise RuleError(gettext_noop("there is no such message in this room"))
+    if message.author_id == user.pk:
+        raise RuleError(gettext_noop("you cannot report your own message"))
+    body = {"report": message_id, "reason": reason}
+    key = _key(command_id, user.pk)
+    fingerprint = command_fingerprint(f"user:{user.pk}", body)
+    if key and (first := replayed(room.stream, key, fingerprint)):
+        return first
+    if ChatReport.objects.filter(message_id=message_id, reporter_id=user.pk).exists():
+        raise RuleError(gettext_noop("you already reported this message"))
+    data = {"message_id": message_id, "reporter_id": user.pk, "reporter": user.username}
+    data["reason"] = reason
+    return _write(
+        room.stream,
+        user,
+        "member",
+        lambda: NewEvent("chat_message_reported", data),
+        command_id=command_id,
+        body=body,
+    )
+
+
+def report_context(room: Room, user, message_id: int, around: int = 2):
+    """The ``around`` messages before and after ``message_id`` in ``room``, as
+    ``user`` (a moderator) may read them: (before, after), oldest first."""
+    from .rooms import readable
+
+    rows = _readable_rows(room, user, readable(room, user), hidden=False)
+    before = list(rows.filter(id__lt=message_id).order_by("-id")[:around])
+    after = list(rows.filter(id__gt=message_id).order_by("id")[:around])
+    return list(reversed(before)), after
+
+
 # ---- blocking ------------------------------------------------------------------
 def block(user, blocked_id, *, blocked: bool = True, command_id=None):
     """``user`` blocks (or unblocks) a person: their messages are hidden for
@@ -286,28 +334,49 @@ def _cut_q(cut: float | None, uid: int | None):
     return q | Q(author_id=uid) if uid is not None else q
 
 
+def _staff_only_q(may, uid: int | None):
+    """A seat of a live match of the show reads in the show room, since that
+    match began, only the show's staff and themselves (chat.rooms)."""
+    from django.db.models import Q
+
+    if may.staff_only_after is None:
+        return Q()
+    authors = {*may.staff_ids, uid} - {None}
+    return Q(id__lte=may.staff_only_after) | Q(author_id__in=authors)
+
+
+def _readable_rows(room: Room, user, may, *, hidden: bool):
+    """The messages of ``room`` ``user`` reads with ``may`` (hidden or not)."""
+    uid = user.pk if getattr(user, "is_authenticated", False) else None
+    rows = ChatMessage.objects.filter(stream=room.stream, hidden=hidden)
+    rows = rows.filter(_cut_q(may.cut, uid)).filter(_staff_only_q(may, uid))
+    return rows.exclude(author_id__in=blocked_by(user))
+
+
 def history(room: Room, user, *, before: int | None = None, after: int = 0, limit: int = 100):
     """The messages of ``room`` ``user`` may read now (the newest ``limit``,
     before message ``before`` if given, after ``after``), oldest first:
     behind the delay for whoever sees it delayed (their own at once), never
-    a hidden one nor one of a person they block. Refused in words when they
-    may not read the room."""
+    a hidden one nor one of a person they block, nor (for a seat of a live
+    match of the show, in the show room) anyone's but the show's staff's and
+    their own since that match began. Refused in words when they may not
+    read the room."""
     from .rooms import readable
 
     may = readable(room, user)
-    uid = user.pk if getattr(user, "is_authenticated", False) else None
-    rows = ChatMessage.objects.filter(stream=room.stream, hidden=False, id__gt=after)
-    rows = rows.filter(_cut_q(may.cut, uid)).exclude(author_id__in=blocked_by(user))
+    rows = _readable_rows(room, user, may, hidden=False).filter(id__gt=after)
     if before is not None:
         rows = rows.filter(id__lt=before)
     newest = list(rows.order_by("-id")[:limit])
     return list(reversed(newest))
 
 
-def hidden_since(room: Room, after_id: int) -> list[int]:
-    """The ids of messages of ``room`` hidden (for the sockets to drop)."""
-    return list(
-        ChatMessage.objects.filter(stream=room.stream, hidden=True, id__gt=after_id).values_list(
-            "id", flat=True
-        )
-    )
+def hidden_since(room: Room, user, after_id: int) -> list[int]:
+    """The ids of messages of ``room`` hidden since ``after_id`` that ``user``
+    could have read (for the pages to drop): no more, so not even a count
+    of what they may not read."""
+    from .rooms import readable
+
+    may = readable(room, user)
+    rows = _readable_rows(room, user, may, hidden=True).filter(id__gt=after_id)
+    return list(rows.values_list("id", flat=True))

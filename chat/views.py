@@ -71,7 +71,7 @@ def messages(request, name):
         found = services.history(room, request.user, before=before, after=after or 0, limit=HISTORY)
     except RoleRequired as exc:
         return JsonResponse({"message": refusal(exc)}, status=403)
-    hidden = services.hidden_since(room, first - 1) if first else []
+    hidden = services.hidden_since(room, request.user, first - 1) if first else []
     return JsonResponse(
         {"room": room.name, "messages": [as_json(m, request.user) for m in found], "hidden": hidden}
     )
@@ -123,6 +123,17 @@ def hide(request, name):
         reason = request.POST.get("reason", "")
         services.hide(room, request.user, message, reason, command_id=_command_id(request))
         return {"hidden": [message]}
+
+    return _write(request, name, act)
+
+
+@require_POST
+def report(request, name):
+    def act(room):
+        message = _number(request, "message")
+        reason = request.POST.get("reason", "")
+        services.report(room, request.user, message, reason, command_id=_command_id(request))
+        return {"reported": message, "message": _("Reported: the moderators will read it.")}
 
     return _write(request, name, act)
 

@@ -125,6 +125,21 @@ def register_audit_source(source) -> None:
         _audit_sources.append(source)
 
 
+# the reports a show's moderators read on its dashboard, from higher layers
+# (the chat's reported messages: chat.apps fills it), each
+# ``source(record, user) -> rows`` (the rows that user may act on)
+_report_sources: list = []
+
+
+def register_report_source(source) -> None:
+    if source not in _report_sources:
+        _report_sources.append(source)
+
+
+def _reports(record: ShowRecord, user) -> list[dict]:
+    return [row for source in _report_sources for row in source(record, user)]
+
+
 def _other_audit(record: ShowRecord) -> list[dict]:
     return [row for source in _audit_sources for row in source(record)]
 
@@ -198,6 +213,7 @@ def _context(request, record: ShowRecord, acting: Acting, **extra) -> dict:
         "disputes": _disputes(state),
         "rulings": list(RULING_WORDS.items()),
         "audit": audit_rows(record, state, kind, actor),
+        "reports": _reports(record, request.user),
         "audit_kinds": sorted({r["kind"] for r in all_audit}),
         "audit_actors": sorted({r["actor"] for r in all_audit if r["actor"]}),
         "kind": kind,

@@ -71,6 +71,15 @@ def chat_sends(rows, groups_of) -> list[tuple[str, dict]]:
     return sends
 
 
+def _hidden_for(room: Room, user, hidden: list) -> list[int]:
+    """Of the ids a group message says were hidden, those this viewer could
+    have read (nothing more: not even a count of what they may not read)."""
+    ids = [h for h in hidden if isinstance(h, int) and not isinstance(h, bool)]
+    if not ids:
+        return []
+    return sorted(set(ids) & set(chat.hidden_since(room, user, min(ids) - 1)))
+
+
 class ChatSocket:
     """What a match socket (live.consumers.MatchConsumer) adds for the chat."""
 
@@ -167,6 +176,6 @@ class ChatSocket:
             "type": "chat",
             "room": name,
             "messages": [as_json(m, user) for m in messages],
-            "hidden": [h for h in hidden if isinstance(h, int)],
+            "hidden": _hidden_for(room, user, hidden),
         }
         return payload, wait

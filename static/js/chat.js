@@ -4,7 +4,8 @@
 // else by asking every few seconds. Every text is set as text (never as
 // HTML), so a message's markup and links are shown as the characters they are.
 // Moderators hide a message (with the reason they wrote) or time its author
-// out; anyone logged in blocks an author (their messages go, here and later).
+// out; anyone logged in blocks an author (their messages go, here and later)
+// or reports a message to the moderators (once, with an optional reason).
 (function () {
   "use strict";
   var panel = document.querySelector("aside.chat");
@@ -78,6 +79,9 @@
         post(room, room.getAttribute("data-timeout-url"), { user: author, length: "5m" });
       }));
     }
+    li.appendChild(button(panel.getAttribute("data-report-label"), function () {
+      report(room, li);
+    }));
     li.appendChild(button(panel.getAttribute("data-block-label"), function () {
       post(room, panel.getAttribute("data-block-url"), { user: author }, function () {
         panel.querySelectorAll('li[data-author-id="' + author + '"]').forEach(function (el) {
@@ -161,6 +165,17 @@
       .catch(function () {
         say(room, panel.getAttribute("data-failed"));
       });
+  }
+
+  function report(room, li) {
+    var reason = room.querySelector(".chat-report-reason");
+    var fields = { message: li.getAttribute("data-id"), reason: reason ? reason.value : "" };
+    post(room, room.getAttribute("data-report-url"), fields, function (answer) {
+      room.querySelector(".chat-status").textContent = answer.message || "";
+      if (reason) {
+        reason.value = "";
+      }
+    });
   }
 
   function hide(room, li) {

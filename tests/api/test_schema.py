@@ -43,6 +43,7 @@ OPERATIONS = {
     ("/api/chat/rooms/{name}/messages", "get"),
     ("/api/chat/rooms/{name}/messages", "post"),
     ("/api/chat/rooms/{name}/hide", "post"),
+    ("/api/chat/rooms/{name}/report", "post"),
     ("/api/shows/{id}/register", "post"),
     ("/api/shows/{id}/template", "post"),
     ("/api/templates/", "get"),

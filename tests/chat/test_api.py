@@ -65,3 +65,23 @@ def test_hostile_bodies_are_refused_and_nothing_written(people, table):
     assert sent.status_code == 400
     assert StoredEvent.objects.count() == before
     assert not ChatMessage.objects.exists()
+
+
+def test_report_over_the_api_once_with_a_command_id(people, table):
+    room = f"/api/chat/rooms/m{table.pk}-players"
+    posted = api(people["ana"]).post(f"{room}/messages", {"text": "gg ez"}, format="json")
+    body = {"message": posted.json()["id"], "reason": "unkind", "command_id": "r-1"}
+    first = api(people["ben"]).post(f"{room}/report", body, format="json")
+    assert first.status_code == 200 and first.json() == {"reported": body["message"]}
+    retry = api(people["ben"]).post(f"{room}/report", body, format="json")
+    assert retry.status_code == 200  # the same command id: written once
+    reported = StoredEvent.objects.filter(type="chat_message_reported")
+    assert reported.count() == 1
+    again = api(people["ben"]).post(f"{room}/report", {**body, "command_id": "r-2"}, format="json")
+    assert again.status_code == 422 and "already reported" in again.json()["message"]
+    for hostile in ({"message": 1e308}, {"message": "٣"}, {"message": [1]}, {"reason": "x"}):
+        assert api(people["ben"]).post(f"{room}/report", hostile, format="json").status_code == 400
+    assert api().post(f"{room}/report", body, format="json").status_code in (401, 403)
+    stands = f"/api/chat/rooms/m{table.pk}-spectators/report"
+    assert api(people["ana"]).post(stands, body, format="json").status_code == 403
+    assert reported.count() == 1

@@ -289,7 +289,7 @@ FORMS = {
     "games/matches/<int:pk>/no-show": [
         Form("/games/matches/{final}/no-show", "moderator", {"seat": "ana", "reason": "late"})
     ],
-    # the chat (chat/): a room's messages, a message, a moderator's acts, a block
+    # the chat (chat/): a room's messages, a message, a report, a moderator's acts, a block
     "chat/rooms/<str:name>/messages": [
         Form("/chat/rooms/m{lone}-players/messages", "player", {"after": "0", "before": "9", "from": "1"}, method="get")
     ],
@@ -299,6 +299,9 @@ FORMS = {
     ],
     "chat/rooms/<str:name>/hide": [
         Form("/chat/rooms/s{show}-show/hide", "moderator", {"message": "1", "reason": "fuzz"})
+    ],
+    "chat/rooms/<str:name>/report": [
+        Form("/chat/rooms/s{show}-show/report", "player", {"message": "1", "reason": "fuzz", "next": "/"})
     ],
     "chat/rooms/<str:name>/timeout": [
         Form("/chat/rooms/s{show}-show/timeout", "moderator", {"user": "{pat}", "length": "5m"})

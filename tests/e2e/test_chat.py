@@ -1,5 +1,6 @@
 """The chat in a real browser, over the table's own socket: two people chat
-at a table, the text stays text (markup shown as typed), a phone's width
+at a table, the text stays text (markup shown as typed), a report is
+told in words, a phone's width
 holds the panel, and a refusal is told in words beside the input."""
 
 import pytest
@@ -38,6 +39,12 @@ def test_two_people_chat_at_a_table(contexts, make_user, shot):
     reply.fill("merci, toi aussi")
     ben.get_by_role("button", name="Send").click()
     expect(ana.locator(".chat-list")).to_contain_text("merci, toi aussi")
+    # ana reports ben's message, with a reason: told in words, once
+    ana.get_by_label("Reason for a report (optional)").fill("rude")
+    ana.get_by_role("button", name="Report").click()
+    expect(ana.locator(".chat-status")).to_contain_text("the moderators will read it")
+    ana.get_by_role("button", name="Report").click()
+    expect(ana.locator(".chat-refusal")).to_contain_text("you already reported this message")
     assert ben.evaluate("document.documentElement.scrollWidth") <= 390
     reply.evaluate("el => el.removeAttribute('maxlength')")
     reply.fill("x" * 501)

@@ -20,9 +20,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from chat import rooms as chat_rooms
-from chat import services as chat_services
-from chat.models import ChatBlock, ChatMessage, ChatRoomState, ChatTimeout
+from chat import services as chat
+from chat.models import ChatBlock, ChatMessage, ChatReport, ChatRoomState, ChatTimeout
+from chat.rooms import SHOW, show_room
 from eventlog import readmodels as eventlog_readmodels
 from eventlog import store
 from eventlog.models import StoredEvent
@@ -66,8 +66,9 @@ READ_MODELS = {
     Entry: (),
     Season: (),
     ChatMessage: (),
+    ChatReport: (),
     ChatRoomState: (),
-    ChatTimeout: ("id",),  # rows nothing refers to by id (a message's id stays)
+    ChatTimeout: ("id",),  # a timeout and a block are known by their unique key
     ChatBlock: ("id",),
 }
 
@@ -107,6 +108,18 @@ def assert_rebuild_changes_nothing() -> None:
 def tables_written(queries) -> set[str]:
     written = re.compile(r'^(?:INSERT INTO|UPDATE|DELETE FROM) "(\w+)"')
     return {m.group(1) for q in queries if (m := written.match(q["sql"]))}
+
+
+def chat_everything(show, ana, ben) -> None:
+    """A row in each chat table: a message, reported, hidden, its author timed
+    out, slow mode, a block."""
+    room, mia = show_room(show, SHOW), User.objects.get(username="mia")
+    row = chat.post(room, ana, "hello")
+    chat.report(room, User.objects.get(username="olga"), row.id, "rude")  # reads it live
+    chat.hide(room, mia, row.id, "rude")
+    chat.time_out(room, mia, ana.pk, "5m")
+    chat.slow_mode(room, mia, 5)
+    chat.block(ben, ana.pk)
 
 
 @pytest.mark.django_db(transaction=True)  # the ratings reactor runs after the commit
@@ -151,15 +164,7 @@ def test_rebuild_equals_live_in_every_table_with_the_same_ids_and_urls(client):
     ss.command(night, {**grant, "given_by": "mia", "reason": "for the test"}, mia)
     filed = {"type": "file_dispute", "target_stream": night, "target_version": 2}
     ss.command(night, {**filed, "text": "was that card legal?"}, mia)
-    # the chat: a message, one hidden, a timeout, slow mode, a block
-    night_room = chat_rooms.show_room(ShowRecord.objects.get(stream=night), "show")
-    moderator = User.objects.get(username="mia")
-    said = chat_services.post(night_room, olga, "welcome")
-    chat_services.post(night_room, ana, "hi all")
-    chat_services.hide(night_room, moderator, said.id, "a test")
-    chat_services.time_out(night_room, moderator, ana.pk, "5m")
-    chat_services.slow_mode(night_room, moderator, 5)
-    chat_services.block(olga, moderator.pk)
+    chat_everything(ShowRecord.objects.get(stream=night), ana, ben)
     live = everything()
     for model in READ_MODELS:
         assert live[model._meta.db_table], model.__name__  # every table has rows to compare
