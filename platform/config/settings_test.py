@@ -33,3 +33,7 @@ STORAGES = {
 # the tests' accounts are made a moment before they chat: no new account's wait
 # (tests/chat/test_limits.py sets it back and plays it)
 CHAT_NEW_ACCOUNT_WAIT_S = 0
+
+# a socket's database work on the one sync thread, as Channels does by default
+# (production spreads it over a pool: live/pool.py says why the tests do not)
+LIVE_SOCKET_THREADS = False
