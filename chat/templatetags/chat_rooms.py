@@ -1,5 +1,6 @@
 """The chat panel a page shows: ``{% chat_for_match match %}`` (the table and
-the spectators' page), ``{% chat_for_show show %}`` (the show page). Each
+the spectators' page), ``{% chat_for_show show %}`` (the show page),
+``{% chat_for_dashboard show %}`` (the staff room on the dashboard). Each
 room its visitor may read, with its last messages; loaded by the template
 engine, so the pages of lower layers show it without importing the chat."""
 
@@ -22,7 +23,9 @@ TITLES = {
 }
 
 
-def _panel(context, found, live: bool) -> dict:
+def _panel(context, found, socket: str = "") -> dict:
+    """The panel of rooms ``found``; ``socket``: the socket the panel opens
+    for its news (the pages that hold none of their own: the show's)."""
     request = context.get("request")
     user = getattr(request, "user", None)
     rooms = [
@@ -36,7 +39,7 @@ def _panel(context, found, live: bool) -> dict:
     ]
     return {
         "rooms": rooms,
-        "live": live,
+        "socket": socket,
         "me": user.pk if user is not None and user.is_authenticated else "",
         "max_chars": settings.CHAT_MAX_CHARS,
         "request": request,
@@ -47,10 +50,20 @@ def _panel(context, found, live: bool) -> dict:
 @register.inclusion_tag("chat/_panel.html", takes_context=True)
 def chat_for_match(context, match):
     request = context.get("request")
-    return _panel(context, rooms_of_match(match, getattr(request, "user", None)), live=True)
+    return _panel(context, rooms_of_match(match, getattr(request, "user", None)))
 
 
 @register.inclusion_tag("chat/_panel.html", takes_context=True)
 def chat_for_show(context, show):
     request = context.get("request")
-    return _panel(context, rooms_of_show(show, getattr(request, "user", None)), live=False)
+    found = rooms_of_show(show, getattr(request, "user", None))
+    return _panel(context, found, socket=f"/ws/shows/{show.pk}/")
+
+
+@register.inclusion_tag("chat/_panel.html", takes_context=True)
+def chat_for_dashboard(context, show):
+    """The staff room on the moderators' dashboard (its news over the
+    dashboard's own socket, opened by the page)."""
+    request = context.get("request")
+    found = rooms_of_show(show, getattr(request, "user", None))
+    return _panel(context, [(room, may) for room, may in found if room.kind == STAFF])
