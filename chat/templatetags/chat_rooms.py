@@ -1,6 +1,7 @@
 """The chat panel a page shows: ``{% chat_for_match match %}`` (the table and
 the spectators' page), ``{% chat_for_show show %}`` (the show page),
-``{% chat_for_dashboard show %}`` (the staff room on the dashboard). Each
+``{% chat_for_dashboard show %}`` (the staff room on the dashboard),
+``{% chat_overlay show %}`` (the show room on a stream's overlay). Each
 room its visitor may read, with its last messages; loaded by the template
 engine, so the pages of lower layers show it without importing the chat."""
 
@@ -11,7 +12,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy
 
 from chat import services
-from chat.rooms import PLAYERS, SHOW, SPECTATORS, STAFF, rooms_of_match, rooms_of_show
+from chat.rooms import PLAYERS, SHOW, SPECTATORS, STAFF, rooms_of_match, rooms_of_show, show_room
 
 register = template.Library()
 
@@ -67,3 +68,17 @@ def chat_for_dashboard(context, show):
     request = context.get("request")
     found = rooms_of_show(show, getattr(request, "user", None))
     return _panel(context, [(room, may) for room, may in found if room.kind == STAFF])
+
+
+OVERLAY_MESSAGES = 12
+
+
+@register.inclusion_tag("chat/_overlay.html")
+def chat_overlay(show):
+    """The show room as a stream's overlay shows it (broadcast's chat
+    overlay): its newest messages as a spectator reads them, at the show's
+    delay, never a hidden one (the overlay's poll drops one hidden since)."""
+    from django.contrib.auth.models import AnonymousUser
+
+    room = show_room(show, SHOW)
+    return {"messages": services.history(room, AnonymousUser(), limit=OVERLAY_MESSAGES)}
