@@ -198,6 +198,6 @@ def test_a_socket_of_no_such_show_is_closed():
     async def play():
         comm = socket("/ws/shows/999999/")
         assert (await comm.connect())[0]
-        return (await comm.receive_output(timeout=5))["code"]
+        return (await comm.receive_output(timeout=15))["code"]
 
     assert asyncio.run(play()) == 4404
