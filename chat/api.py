@@ -123,7 +123,7 @@ class SlowSerializer(serializers.Serializer):
     command_id = command_id_field()
 
 
-class CommandSerializer(serializers.Serializer):
+class ChatCommandSerializer(serializers.Serializer):
     command_id = command_id_field()
 
 
@@ -290,14 +290,16 @@ class _Closing(APIView):
     closed = True
 
     def post(self, request, name):
-        room, data = _input(request, CommandSerializer, "moderate the chat", name)
+        room, data = _input(request, ChatCommandSerializer, "moderate the chat", name)
         services.close_room(room, request.user, self.closed, command_id=data.get("command_id"))
         return Response({"closed": self.closed})
 
 
 class CloseRoom(_Closing):
     @extend_schema(
-        parameters=[ROOM], request=CommandSerializer, responses={200: ClosedSerializer, **WRITES}
+        parameters=[ROOM],
+        request=ChatCommandSerializer,
+        responses={200: ClosedSerializer, **WRITES},
     )
     def post(self, request, name):
         """A moderator closes the room: only its moderators write in it (a
@@ -309,7 +311,9 @@ class OpenRoom(_Closing):
     closed = False
 
     @extend_schema(
-        parameters=[ROOM], request=CommandSerializer, responses={200: ClosedSerializer, **WRITES}
+        parameters=[ROOM],
+        request=ChatCommandSerializer,
+        responses={200: ClosedSerializer, **WRITES},
     )
     def post(self, request, name):
         """A moderator opens a closed room again."""
@@ -343,7 +347,7 @@ class Unblock(_Blocking):
         return super().post(request)
 
 
-SHOW = OpenApiParameter("pk", int, OpenApiParameter.PATH, description="the show's id")
+SHOW = OpenApiParameter("id", int, OpenApiParameter.PATH, description="the show's id")
 
 
 class ShowWords(APIView):

@@ -105,12 +105,20 @@ def _signed_in(user) -> None:
 
 
 # ---- messages ---------------------------------------------------------------
+def _controls(text: str) -> bool:
+    """Whether ``text`` holds a control character (NUL, a newline...) or a
+    lone surrogate: nothing a chat line or a listed word is made of."""
+    return any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
+
+
 def clean_text(text) -> str:
     """The message as it is kept: trimmed, within the length limit, never empty."""
     limit = int(_setting("CHAT_MAX_CHARS", 500))
     if not isinstance(text, str):
         raise RuleError(gettext_noop("a message is text"))
     text = text.strip()
+    if _controls(text):
+        raise RuleError(gettext_noop("a message is one line of text, without control characters"))
     if not text:
         raise RuleError(gettext_noop("write something before sending"))
     if len(text) > limit:
@@ -261,6 +269,8 @@ def clean_words(words) -> list[str]:
         words = words.splitlines()
     if not isinstance(words, list | tuple) or not all(isinstance(w, str) for w in words):
         raise RuleError(gettext_noop("a word list is words, one a line"))
+    if any(_controls(w.strip()) for w in words):
+        raise RuleError(gettext_noop("a listed word holds no control characters"))
     kept = sorted({folded(w) for w in words} - {""})
     if any(len(w) > WORD_MAX_CHARS for w in kept):
         raise RuleError(
@@ -308,7 +318,7 @@ def _moderator(room: Room, user, now: float | None = None) -> None:
 
 def _reason(reason) -> str:
     reason = reason.strip() if isinstance(reason, str) else ""
-    if not reason or len(reason) > REASON_MAX:
+    if not reason or len(reason) > REASON_MAX or _controls(reason):
         raise RuleError(gettext_noop("give a reason of 1 to {limit} characters"), limit=REASON_MAX)
     return reason
 
@@ -397,7 +407,7 @@ def report(room: Room, user, message_id, reason="", *, command_id=None):
 
     may = readable(room, user)
     reason = reason.strip() if isinstance(reason, str) else ""
-    if len(reason) > REASON_MAX:
+    if len(reason) > REASON_MAX or _controls(reason):
         raise RuleError(gettext_noop("a reason is at most {limit} characters"), limit=REASON_MAX)
     if isinstance(message_id, bool) or not isinstance(message_id, int):
         raise RuleError(gettext_noop("there is no such message in this room"))

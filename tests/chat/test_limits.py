@@ -86,7 +86,9 @@ def test_the_word_list_refuses_a_listed_word_in_any_case_or_width_without_naming
             chat.words_for(show, people[who])
         with pytest.raises(RoleRequired):
             chat.set_words(show, people[who], [])
-    for hostile in ("x" * 41, ["y"] * 0 + [f"w{n}" for n in range(201)], [1], {"bad": 1}, None):
+    with pytest.raises(RuleError, match="control characters"):
+        chat.post(room, people["sam"], "nul\x00here")
+    for hostile in ("x" * 41, [f"w{n}" for n in range(201)], [1], {"bad": 1}, None, ["a\x00"]):
         with pytest.raises(RuleError):
             chat.set_words(show, people["olga"], hostile)
     assert StoredEvent.objects.count() == before
@@ -188,3 +190,30 @@ def test_site_staff_moderate_every_room_but_of_a_match_or_show_they_play_in():
     # another match of the show (she plays not in it): staff
     other = seat_match(people, show.stream, "cal", "ben", seed=9)
     assert access(match_room(other, SPECTATORS), ana).moderate
+
+
+def test_the_moderators_page_has_the_room_s_controls_and_no_one_else_s():
+    people, show, match = make_show()
+    c = Client()
+    c.force_login(people["mia"])
+    page = c.get(f"/shows/{show.pk}/").content.decode()
+    for room in (f"s{show.pk}-show", f"s{show.pk}-staff"):
+        assert f'action="/chat/rooms/{room}/slow"' in page
+        assert f'action="/chat/rooms/{room}/close"' in page
+        assert f'id="chat-wide-{room}"' in page  # a timeout of all the show's rooms
+    assert 'data-timeout-hour-label="Time out 1 h"' in page
+    assert page.count(f'action="/chat/shows/{show.pk}/words"') == 1  # in the staff room
+    chat.close_room(show_room(show, SHOW), people["mia"])
+    chat.slow_mode(show_room(show, SHOW), people["mia"], 30)
+    page = c.get(f"/shows/{show.pk}/").content.decode()
+    assert f'action="/chat/rooms/s{show.pk}-show/open"' in page
+    assert '<option value="30" selected>' in page
+    c.force_login(people["sam"])
+    page = c.get(f"/shows/{show.pk}/").content.decode()
+    assert "/slow" not in page and "/close" not in page and "/words" not in page
+    # a match's own moderator of a show match: no timeout of all the show's rooms
+    mo = User.objects.create_user("mo")
+    lone = make_table({**people, "mo": mo})
+    c.force_login(mo)
+    page = c.get(f"/games/matches/{lone.pk}/").content.decode()
+    assert f'action="/chat/rooms/m{lone.pk}-players/slow"' in page and "chat-wide" not in page
