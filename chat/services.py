@@ -117,8 +117,6 @@ def clean_text(text) -> str:
     if not isinstance(text, str):
         raise RuleError(gettext_noop("a message is text"))
     text = text.strip()
-    if _controls(text):
-        raise RuleError(gettext_noop("a message is one line of text, without control characters"))
     if not text:
         raise RuleError(gettext_noop("write something before sending"))
     if len(text) > limit:
@@ -127,6 +125,8 @@ def clean_text(text) -> str:
             limit=limit,
             length=len(text),
         )
+    if _controls(text):  # after the length: a huge message is not read through
+        raise RuleError(gettext_noop("a message is one line of text, without control characters"))
     return text
 
 

@@ -147,7 +147,8 @@ def time_out(request, name):
         services.time_out(
             room, request.user, target, length, scope=scope, command_id=_command_id(request)
         )
-        return {"timed_out": target}
+        words = _("Timed out: they still read the room but may not write in it until it ends.")
+        return {"timed_out": target, "message": words}
 
     return _write(request, name, act)
 

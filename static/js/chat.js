@@ -80,7 +80,9 @@
         li.appendChild(button(panel.getAttribute(t[1]), function () {
           var wide = room.querySelector(".chat-wide");
           var fields = { user: author, length: t[0], scope: wide && wide.checked ? "show" : "room" };
-          post(room, room.getAttribute("data-timeout-url"), fields);
+          post(room, room.getAttribute("data-timeout-url"), fields, function (answer) {
+            room.querySelector(".chat-status").textContent = answer.message || "";
+          });
         }));
       });
     }
