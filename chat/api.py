@@ -286,16 +286,13 @@ class SlowMode(APIView):
         return Response({"slow_s": seconds})
 
 
-class _Closing(APIView):
-    closed = True
-
-    def post(self, request, name):
-        room, data = _input(request, ChatCommandSerializer, "moderate the chat", name)
-        services.close_room(room, request.user, self.closed, command_id=data.get("command_id"))
-        return Response({"closed": self.closed})
+def _closing(request, name, closed: bool) -> Response:
+    room, data = _input(request, ChatCommandSerializer, "moderate the chat", name)
+    services.close_room(room, request.user, closed, command_id=data.get("command_id"))
+    return Response({"closed": closed})
 
 
-class CloseRoom(_Closing):
+class CloseRoom(APIView):
     @extend_schema(
         parameters=[ROOM],
         request=ChatCommandSerializer,
@@ -304,12 +301,10 @@ class CloseRoom(_Closing):
     def post(self, request, name):
         """A moderator closes the room: only its moderators write in it (a
         message of anyone else is refused in words); everyone still reads it."""
-        return super().post(request, name)
+        return _closing(request, name, True)
 
 
-class OpenRoom(_Closing):
-    closed = False
-
+class OpenRoom(APIView):
     @extend_schema(
         parameters=[ROOM],
         request=ChatCommandSerializer,
@@ -317,34 +312,29 @@ class OpenRoom(_Closing):
     )
     def post(self, request, name):
         """A moderator opens a closed room again."""
-        return super().post(request, name)
+        return _closing(request, name, False)
 
 
-class _Blocking(APIView):
-    blocked = True
-
-    def post(self, request):
-        _, data = _input(request, BlockSerializer, "block someone")
-        command_id = data.get("command_id")
-        services.block(request.user, data["user"], blocked=self.blocked, command_id=command_id)
-        return Response({"user": data["user"], "blocked": self.blocked})
+def _blocking(request, blocked: bool) -> Response:
+    _, data = _input(request, BlockSerializer, "block someone")
+    command_id = data.get("command_id")
+    services.block(request.user, data["user"], blocked=blocked, command_id=command_id)
+    return Response({"user": data["user"], "blocked": blocked})
 
 
-class Block(_Blocking):
+class Block(APIView):
     @extend_schema(request=BlockSerializer, responses={200: BlockedSerializer, **WRITES})
     def post(self, request):
         """Block a person: their messages are hidden for you in every room, at
         once and later, and their mentions of you never reach you."""
-        return super().post(request)
+        return _blocking(request, True)
 
 
-class Unblock(_Blocking):
-    blocked = False
-
+class Unblock(APIView):
     @extend_schema(request=BlockSerializer, responses={200: BlockedSerializer, **WRITES})
     def post(self, request):
         """Unblock a person: their messages are shown to you again."""
-        return super().post(request)
+        return _blocking(request, False)
 
 
 SHOW = OpenApiParameter("id", int, OpenApiParameter.PATH, description="the show's id")
