@@ -50,7 +50,8 @@ def _room(room, may, user) -> dict:
     if may.moderate:
         show = show_of_room(room)
         wide = show is not None and access(show_room(show, SHOW), user).moderate
-        entry.update(slow_s=state.slow_s, slow_choices=SLOW_CHOICES, show_wide=wide)
+        choices = sorted({*SLOW_CHOICES, state.slow_s})  # one set by the API shows too
+        entry.update(slow_s=state.slow_s, slow_choices=choices, show_wide=wide)
         if room.kind == STAFF and wide:  # the word list: its moderators only
             entry.update(show_pk=show.pk, words_text="\n".join(services.show_words(show)))
     return entry

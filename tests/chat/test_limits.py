@@ -205,9 +205,10 @@ def test_the_moderators_page_has_the_room_s_controls_and_no_one_else_s():
     assert page.count(f'action="/chat/shows/{show.pk}/words"') == 1  # in the staff room
     chat.close_room(show_room(show, SHOW), people["mia"])
     chat.slow_mode(show_room(show, SHOW), people["mia"], 30)
+    chat.slow_mode(show_room(show, STAFF), people["mia"], 45)  # not a choice of the page's
     page = c.get(f"/shows/{show.pk}/").content.decode()
     assert f'action="/chat/rooms/s{show.pk}-show/open"' in page
-    assert '<option value="30" selected>' in page
+    assert '<option value="30" selected>' in page and '<option value="45" selected>' in page
     c.force_login(people["sam"])
     page = c.get(f"/shows/{show.pk}/").content.decode()
     assert "/slow" not in page and "/close" not in page and "/words" not in page
