@@ -56,7 +56,7 @@ import stack  # noqa: E402
 NAME = "http_command"
 TITLE = "Command over HTTP on the production server"
 GAME = "doubting-love-letter"
-OPTIONS = {"first_to": 5}
+OPTIONS = {"first_to": 5, "ready_check_s": 0}  # the seats play at once: no "I am here"
 GOAL_RATIO = 1.5
 GOAL_RATE = 300.0
 GOAL_RATE_VS_BARE = 0.5

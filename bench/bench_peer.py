@@ -845,7 +845,8 @@ def main(results_dir) -> dict:
     prefix = os.environ.get("BENCH_DB_PREFIX", "gameshow_bench_")
     peer = PeerServer(st.admin, f"{prefix}peer_bgio", s["port"], s["pg_pool"], workdir)
     sizes = _sizes(s)
-    options = {"first_to": s["target"], "decision_s": DECISION_S}
+    # the seats play at once: no "I am here" (games.ready_check)
+    options = {"first_to": s["target"], "decision_s": DECISION_S, "ready_check_s": 0}
     started = time.perf_counter()
     ok = False
     drivers: list[Driver] = []

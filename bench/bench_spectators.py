@@ -63,7 +63,7 @@ import json, random, sys
 from games import services
 users = json.loads(%(users)r)
 m = services.create_match(
-    %(game)r, %(seats)r, options={"decision_s": 0, "first_to": 5},
+    %(game)r, %(seats)r, options={"decision_s": 0, "first_to": 5, "ready_check_s": 0},
     holders={%(seats)r[0]: users["ana"]["id"], %(seats)r[1]: users["ben"]["id"]},
     title="spectated", rng=random.Random(5), spectator_delay_s=%(delay)r,
 )

@@ -1,23 +1,35 @@
 """The chat's moderation in a show's audit (the dashboard), in words: each
-hiding, timeout and slow mode in the show's rooms and its matches' rooms
+hiding, timeout (of a room or of all the show's rooms), slow mode, closing
+and opening of a room and change of the word list in the show's rooms and
+its matches' rooms
 (tournaments.dashboard.register_audit_source, filled by chat.apps)."""
 
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, ngettext
 
 from eventlog.models import StoredEvent
 from games.models import Match
 
 from .models import ChatMessage
 
-MODERATION = ("chat_message_hidden", "chat_timed_out", "chat_slow_mode")
+MODERATION = (
+    "chat_message_hidden",
+    "chat_timed_out",
+    "chat_slow_mode",
+    "chat_room_closed",
+    "chat_room_opened",
+    "chat_words_set",
+)
 # the kinds in words for the audit's filter (tournaments.words.audit_kind_words)
 KIND_WORDS = (
     gettext_noop("chat message hidden"),
     gettext_noop("chat timed out"),
     gettext_noop("chat slow mode"),
+    gettext_noop("chat room closed"),
+    gettext_noop("chat room opened"),
+    gettext_noop("chat words set"),
 )
 LENGTHS = {"5m": gettext_noop("5 min"), "1h": gettext_noop("1 h"), "show": gettext_noop("the show")}
 
@@ -49,12 +61,30 @@ def _text(row, room: str) -> str:
         from django.contrib.auth import get_user_model
 
         who = get_user_model().objects.filter(pk=data.get("user_id")).first()
-        return _("%(by)s timed %(who)s out of %(room)s for %(length)s") % {
+        said = {
             "by": data.get("by"),
             "who": who.username if who else "?",
             "room": room,
             "length": _(LENGTHS.get(data.get("length"), "?")),
         }
+        if data.get("scope") == "show":
+            return (
+                _("%(by)s timed %(who)s out of all the show's rooms (from %(room)s) for %(length)s")
+                % said
+            )
+        return _("%(by)s timed %(who)s out of %(room)s for %(length)s") % said
+    if row.type == "chat_room_closed":
+        return _("%(by)s closed %(room)s") % {"by": data.get("by"), "room": room}
+    if row.type == "chat_room_opened":
+        return _("%(by)s opened %(room)s again") % {"by": data.get("by"), "room": room}
+    if row.type == "chat_words_set":
+        # the words themselves stay off the audit's page: the count only
+        count = len(data.get("words") or ())
+        return ngettext(
+            "%(by)s set the chat's word list: %(n)s word",
+            "%(by)s set the chat's word list: %(n)s words",
+            count,
+        ) % {"by": data.get("by"), "n": count}
     if not data.get("seconds"):
         return _("%(by)s turned slow mode off in %(room)s") % {"by": data.get("by"), "room": room}
     return _("%(by)s set slow mode in %(room)s: one message every %(s)s s") % {

@@ -5,9 +5,9 @@ once from one account or from many meet the limit exactly, not each after
 its own read of the log (the services' own count of the log stays behind
 it: the cache away, the guard lets through and that count still holds).
 
-Settings: CHAT_BURST messages per account per CHAT_BURST_WINDOW_S seconds
-(as the services' count), CHAT_ROOM_BURST messages per room per
-CHAT_ROOM_WINDOW_S (the room's moderators are not counted)."""
+Settings (as the services' counts): CHAT_BURST messages per account per
+CHAT_BURST_WINDOW_S seconds, CHAT_ROOM_RATE messages per room per
+CHAT_ROOM_RATE_WINDOW_S (its moderators are never refused)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,9 @@ def guard_room(room, user) -> None:
     """Refused in words when ``room`` takes too many messages at once (from
     anyone but its moderators: they still speak in a flood). Before any
     other read: a flood's refusals cost the cache's count alone."""
-    limit = int(getattr(settings, "CHAT_ROOM_BURST", 20))
-    span = float(getattr(settings, "CHAT_ROOM_WINDOW_S", 1))
+    limit = int(getattr(settings, "CHAT_ROOM_RATE", 30))
+    span = float(getattr(settings, "CHAT_ROOM_RATE_WINDOW_S", 10))
     if _over(f"chat-flood:{room.stream}", limit, span) and not _moderates(room, user):
-        raise RuleError(gettext_noop("this room is taking too many messages: wait a few seconds"))
+        raise RuleError(
+            gettext_noop("this room is too busy right now: wait a few seconds and send it again")
+        )

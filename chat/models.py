@@ -16,6 +16,8 @@ class ChatMessage(models.Model):
     at = models.DateTimeField()
     hidden = models.BooleanField(default=False)
     hidden_reason = models.CharField(max_length=200, blank=True)
+    # written by a moderator of its room (its links are shown as links)
+    staff = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["id"]
@@ -23,18 +25,23 @@ class ChatMessage(models.Model):
 
 
 class ChatRoomState(models.Model):
-    """A room's moderation: its stream's slow mode and its version."""
+    """A room's moderation: its slow mode, whether a moderator closed it, and
+    (the show room's row) the show's word list, kept casefolded."""
 
     stream = models.CharField(max_length=200, primary_key=True)
     slow_s = models.PositiveIntegerField(default=0)
+    closed = models.BooleanField(default=False)
+    words = models.JSONField(default=list, blank=True)
 
 
 class ChatTimeout(models.Model):
-    """A person timed out of a room until ``until`` (None: for the show)."""
+    """A person timed out of a room until ``until`` (None: for the show);
+    with ``show_id``, out of every room of that show (set in this room)."""
 
     stream = models.CharField(max_length=200)
     user_id = models.IntegerField()
     until = models.DateTimeField(null=True, blank=True)
+    show_id = models.IntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -1,4 +1,5 @@
-"""The chat's fold: messages, hidings, reports, timeouts, slow mode and blocks, kept
+"""The chat's fold: messages, hidings, reports, timeouts (of a room or of a
+show's rooms), slow mode, closed rooms, a show's word list and blocks, kept
 in step with each append to a ``chat-`` stream and rebuilt from the log."""
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def project_chat(row) -> None:
             author=data.get("author", ""),
             text=data["text"],
             at=row.recorded_at,
+            staff=bool(data.get("staff")),
         )
     elif row.type == "chat_message_hidden":
         ChatMessage.objects.filter(stream=stream, id=data["message_id"]).update(
@@ -65,11 +67,21 @@ def project_chat(row) -> None:
         )
     elif row.type == "chat_timed_out":
         ChatTimeout.objects.update_or_create(
-            stream=stream, user_id=data["user_id"], defaults={"until": _moment(data.get("until"))}
+            stream=stream,
+            user_id=data["user_id"],
+            defaults={"until": _moment(data.get("until")), "show_id": data.get("show_id")},
         )
     elif row.type == "chat_slow_mode":
         ChatRoomState.objects.update_or_create(
             stream=stream, defaults={"slow_s": int(data["seconds"])}
+        )
+    elif row.type in ("chat_room_closed", "chat_room_opened"):
+        ChatRoomState.objects.update_or_create(
+            stream=stream, defaults={"closed": row.type == "chat_room_closed"}
+        )
+    elif row.type == "chat_words_set":
+        ChatRoomState.objects.update_or_create(
+            stream=stream, defaults={"words": list(data["words"])}
         )
     elif row.type == "chat_blocked":
         ChatBlock.objects.get_or_create(

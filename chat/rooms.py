@@ -3,7 +3,13 @@
 Each match has a players' room (its seats; its moderators and staff may read
 and write) and a spectators' room (anyone who may watch it); each show has a
 show room (anyone who may see the show) and a staff room (its organizer and
-moderators, and staff). A room is named ``m<match id>-players``,
+moderators, and staff).
+
+Site staff (``is_staff``) who are not the show's staff count as staff in
+every room (they read, write and moderate it), but never in a room of a
+match they play in (there they are a seat) nor in the show room and staff
+room of a show where they hold an entrant (there they are a player, as the
+show's own organizer and moderators are when they hold one). A room is named ``m<match id>-players``,
 ``m<id>-spectators``, ``s<show id>-show`` or ``s<id>-staff``; its messages
 are the events of its own stream ``chat-<name>``.
 
@@ -148,9 +154,16 @@ def _match_access(room: Room, user, now: float) -> Access:
     return Access(True, write=room.kind == SPECTATORS and uid is not None, cut=cut)
 
 
+def _site_staff(show: ShowRecord | None, user, uid: int) -> bool:
+    """Site staff (``is_staff``) count as staff in every room of a show,
+    except a show where they hold an entrant: there they are a player (the
+    show room's filter holds for them), as the show's own staff are."""
+    return bool(user.is_staff) and uid not in ((show.seat_holder_ids or ()) if show else ())
+
+
 def _show_access(room: Room, user, now: float) -> Access:
     show, uid = room.show, _uid(user)
-    staff = uid is not None and (user.is_staff or _show_staff(show, uid))
+    staff = uid is not None and (_site_staff(show, user, uid) or _show_staff(show, uid))
     if staff:
         return Access(True, write=True, moderate=True)
     if room.kind == STAFF:

@@ -1,5 +1,6 @@
-"""The chat's one writer: every message, hiding, timeout, slow mode and
-block is an event appended here, checked by account id (chat.rooms), with
+"""The chat's one writer: every message, hiding, timeout (of a room or of a
+show's rooms), slow mode, closing and opening of a room, a show's word list,
+report and block is an event appended here, checked by account id (chat.rooms), with
 a client's command id idempotent per account (the same id from the same
 account again is answered with the first result, nothing written twice).
 
@@ -9,7 +10,9 @@ hold in English and French (games.engine_words.refusal reads them)."""
 from __future__ import annotations
 
 import random
+import re
 import time
+import unicodedata
 from datetime import UTC, datetime
 
 from django.conf import settings
@@ -31,13 +34,16 @@ from games.core.protocol import RoleRequired, RuleError
 from . import limits
 from .models import ChatBlock, ChatMessage, ChatReport, ChatRoomState, ChatTimeout
 from .readmodels import BLOCKS
-from .rooms import Room, access
+from .rooms import SHOW, STAFF, Room, access, show_of_room, show_room
 
 MAX_RETRIES = 8
 REASON_MAX = 200
 # a timeout's lengths, in seconds; "show": until the show (or the match) is over
 TIMEOUTS = {"5m": 300, "1h": 3600, "show": None}
+# where a timeout holds: the room, or every room of the room's show
+SCOPES = ("room", "show")
 SLOW_MAX_S = 600
+WORDS_MAX, WORD_MAX_CHARS = 200, 40
 
 
 def _setting(name: str, default):
@@ -82,12 +88,33 @@ def _write(room_stream: str, user, role: str, make, *, command_id=None, body=Non
     raise AssertionError("unreachable")
 
 
+def _event(stream: str, user, role: str, kind: str, data: dict, body, command_id):
+    """One event ``kind`` with ``data`` in ``stream`` (``body``: what a retry
+    of the same command id must repeat); the rows."""
+    return _write(
+        stream, user, role, lambda: NewEvent(kind, data), command_id=command_id, body=body
+    )
+
+
+def _moderate(room: Room, user, kind: str, data: dict, body, command_id):
+    """A moderator's act on ``room`` (their role checked by ``_moderator``
+    first, the act's fields then): its event, signed with who did it."""
+    data = {**data, "by_id": user.pk, "by": user.username}
+    return _event(room.stream, user, "moderator", kind, data, body, command_id)
+
+
 def _signed_in(user) -> None:
     if user is None or not getattr(user, "is_authenticated", False):
         raise RoleRequired(gettext_noop("log in to write in the chat"))
 
 
 # ---- messages ---------------------------------------------------------------
+def _controls(text: str) -> bool:
+    """Whether ``text`` holds a control character (NUL, a newline...) or a
+    lone surrogate: nothing a chat line or a listed word is made of."""
+    return any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
+
+
 def clean_text(text) -> str:
     """The message as it is kept: trimmed, within the length limit, never empty."""
     limit = int(_setting("CHAT_MAX_CHARS", 500))
@@ -102,12 +129,15 @@ def clean_text(text) -> str:
             limit=limit,
             length=len(text),
         )
+    if _controls(text):  # after the length: a huge message is not read through
+        raise RuleError(gettext_noop("a message is one line of text, without control characters"))
     return text
 
 
-def _may_write_now(room: Room, user, now: float, moderator: bool) -> None:
-    """The limits on writing: a new account waits, a timeout holds, the
-    rate limit (a burst, then one by one) and the room's slow mode."""
+def _may_write_now(room: Room, user, now: float, moderator: bool, text: str) -> None:
+    """The limits on writing: a new account waits, a closed room, a timeout
+    (of this room or of the show's rooms), the account's burst, the room's
+    rate, its slow mode, and the show's word list."""
     wait = float(_setting("CHAT_NEW_ACCOUNT_WAIT_S", 600))
     joined = user.date_joined.timestamp()
     if not moderator and now - joined < wait:
@@ -119,27 +149,80 @@ def _may_write_now(room: Room, user, now: float, moderator: bool) -> None:
             ),
             minutes=minutes,
         )
-    held = ChatTimeout.objects.filter(stream=room.stream, user_id=user.pk).first()
-    if held is not None and (held.until is None or held.until.timestamp() > now):
-        if held.until is None:
-            raise RuleError(gettext_noop("a moderator timed you out of this room until it closes"))
+    state = ChatRoomState.objects.filter(stream=room.stream).first()
+    if state is not None and state.closed and not moderator:
         raise RuleError(
-            gettext_noop("a moderator timed you out of this room: try again in {minutes} min"),
-            minutes=max(1, int((held.until.timestamp() - now) // 60) + 1),
+            gettext_noop("a moderator closed this room: you may read it but not write in it")
         )
+    show = show_of_room(room)
+    _not_timed_out(room, show, user, now)
     mine = ChatMessage.objects.filter(author_id=user.pk)
     burst, window = int(_setting("CHAT_BURST", 5)), float(_setting("CHAT_BURST_WINDOW_S", 10))
-    since = datetime.fromtimestamp(now - window, tz=UTC)
-    if mine.filter(at__gt=since).count() >= burst:
+    if mine.filter(at__gt=_ago(now, window)).count() >= burst:
         raise RuleError(gettext_noop("you are writing too fast: wait a few seconds"))
-    state = ChatRoomState.objects.filter(stream=room.stream).first()
+    rate = int(_setting("CHAT_ROOM_RATE", 30))
+    window = float(_setting("CHAT_ROOM_RATE_WINDOW_S", 10))
+    busy = ChatMessage.objects.filter(stream=room.stream, staff=False, at__gt=_ago(now, window))
+    if not moderator and busy.count() >= rate:
+        raise RuleError(
+            gettext_noop("this room is too busy right now: wait a few seconds and send it again")
+        )
     if state is not None and state.slow_s and not moderator:
-        since = datetime.fromtimestamp(now - state.slow_s, tz=UTC)
-        if mine.filter(stream=room.stream, at__gt=since).exists():
+        if mine.filter(stream=room.stream, at__gt=_ago(now, state.slow_s)).exists():
             raise RuleError(
                 gettext_noop("this room is in slow mode: one message every {seconds} s"),
                 seconds=state.slow_s,
             )
+    if show is not None and room.kind != STAFF and has_listed_word(text, show_words(show)):
+        # the word is not named: the list is not told to whoever tries it
+        raise RuleError(
+            gettext_noop(
+                "this show does not allow a word of your message in its chat: "
+                "it was not sent; write it otherwise"
+            )
+        )
+
+
+def _ago(now: float, seconds: float) -> datetime:
+    return datetime.fromtimestamp(now - seconds, tz=UTC)
+
+
+def _not_timed_out(room: Room, show, user, now: float) -> None:
+    """Refused in words while a timeout of ``user`` holds in ``room``: one of
+    this room, or one of every room of its show (set in any of them); the
+    one that ends last speaks."""
+    from django.db.models import Q
+
+    where = Q(stream=room.stream)
+    if show is not None:
+        where |= Q(show_id=show.pk)
+    held = [
+        h
+        for h in ChatTimeout.objects.filter(where, user_id=user.pk)
+        if h.until is None or h.until.timestamp() > now
+    ]
+    if not held:
+        return
+    last = max(held, key=lambda h: float("inf") if h.until is None else h.until.timestamp())
+    whole_show = last.show_id is not None
+    if last.until is None:
+        if whole_show:
+            raise RuleError(
+                gettext_noop("a moderator timed you out of this show's rooms until it is over")
+            )
+        raise RuleError(gettext_noop("a moderator timed you out of this room until it closes"))
+    minutes = max(1, int((last.until.timestamp() - now) // 60) + 1)
+    if whole_show:
+        raise RuleError(
+            gettext_noop(
+                "a moderator timed you out of this show's rooms: try again in {minutes} min"
+            ),
+            minutes=minutes,
+        )
+    raise RuleError(
+        gettext_noop("a moderator timed you out of this room: try again in {minutes} min"),
+        minutes=minutes,
+    )
 
 
 def post(room: Room, user, text, *, command_id=None, now: float | None = None):
@@ -155,17 +238,68 @@ def post(room: Room, user, text, *, command_id=None, now: float | None = None):
     may = access(room, user, now=now)
     if not may.write:
         raise RoleRequired(_no_write_words(room))
-    _may_write_now(room, user, now, may.moderate)
+    _may_write_now(room, user, now, may.moderate, text)
     data = {"author_id": user.pk, "author": user.username, "text": text}
-    rows = _write(
-        room.stream,
-        user,
-        "moderator" if may.moderate else "member",
-        lambda: NewEvent("chat_message", data),
-        command_id=command_id,
-        body=text,
-    )
-    return rows[0]
+    if may.moderate:
+        data["staff"] = True  # its links are shown as links (chat.present)
+    role = "moderator" if may.moderate else "member"
+    return _event(room.stream, user, role, "chat_message", data, text, command_id)[0]
+
+
+# ---- a show's word list ------------------------------------------------------------
+def folded(text: str) -> str:
+    """``text`` as the word list compares it: NFKC-normalised and casefolded
+    ("ＢＡＤ" and "Bad" are "bad"), its runs of spaces one space."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def has_listed_word(text: str, words) -> bool:
+    """Whether ``text`` holds one of ``words`` (folded) as a whole word: "bad"
+    is in "so BAD!" but not in "badge"."""
+    if not words:
+        return False
+    either = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.search(rf"(?<!\w)(?:{either})(?!\w)", folded(text)) is not None
+
+
+def show_words(show) -> list[str]:
+    """The show's word list (folded): for the checks and its moderators only."""
+    found = ChatRoomState.objects.filter(stream=show_room(show, SHOW).stream).first()
+    return list(found.words) if found is not None else []
+
+
+def clean_words(words) -> list[str]:
+    """A word list as it is kept: each entry folded, 1 to WORD_MAX_CHARS
+    characters, no repeats, sorted, at most WORDS_MAX."""
+    if isinstance(words, str):
+        words = words.splitlines()
+    if not isinstance(words, list | tuple) or not all(isinstance(w, str) for w in words):
+        raise RuleError(gettext_noop("a word list is words, one a line"))
+    if any(_controls(w.strip()) for w in words):
+        raise RuleError(gettext_noop("a listed word holds no control characters"))
+    kept = sorted({folded(w) for w in words} - {""})
+    if any(len(w) > WORD_MAX_CHARS for w in kept):
+        raise RuleError(
+            gettext_noop("a listed word is at most {limit} characters long"), limit=WORD_MAX_CHARS
+        )
+    if len(kept) > WORDS_MAX:
+        raise RuleError(gettext_noop("a word list holds at most {limit} words"), limit=WORDS_MAX)
+    return kept
+
+
+def words_for(show, user) -> list[str]:
+    """The show's word list, for its organizer, moderators and staff."""
+    _moderator(show_room(show, SHOW), user)
+    return show_words(show)
+
+
+def set_words(show, user, words, *, command_id=None):
+    """The show's organizer, a moderator or staff sets its word list (all of
+    it: an empty list clears it), an event of the show room's stream."""
+    room = show_room(show, SHOW)
+    _moderator(room, user)
+    words = clean_words(words)
+    return _moderate(room, user, "chat_words_set", {"words": words}, {"words": words}, command_id)
 
 
 def _no_write_words(room: Room) -> str:
@@ -190,7 +324,7 @@ def _moderator(room: Room, user, now: float | None = None) -> None:
 
 def _reason(reason) -> str:
     reason = reason.strip() if isinstance(reason, str) else ""
-    if not reason or len(reason) > REASON_MAX:
+    if not reason or len(reason) > REASON_MAX or _controls(reason):
         raise RuleError(gettext_noop("give a reason of 1 to {limit} characters"), limit=REASON_MAX)
     return reason
 
@@ -203,39 +337,44 @@ def hide(room: Room, user, message_id, reason, *, command_id=None):
         raise RuleError(gettext_noop("there is no such message in this room"))
     if not ChatMessage.objects.filter(stream=room.stream, id=message_id).exists():
         raise RuleError(gettext_noop("there is no such message in this room"))
-    data = {"message_id": message_id, "reason": reason, "by_id": user.pk, "by": user.username}
-    return _write(
-        room.stream,
-        user,
-        "moderator",
-        lambda: NewEvent("chat_message_hidden", data),
-        command_id=command_id,
-        body={"hide": message_id, "reason": reason},
-    )
+    data = {"message_id": message_id, "reason": reason}
+    body = {"hide": message_id, "reason": reason}
+    return _moderate(room, user, "chat_message_hidden", data, body, command_id)
 
 
-def time_out(room: Room, user, target_id, length, *, command_id=None, now=None):
-    """A moderator times a person out of ``room`` (``length``: TIMEOUTS)."""
+def time_out(room: Room, user, target_id, length, *, scope="room", command_id=None, now=None):
+    """A moderator times a person out of ``room`` (``scope`` "room") or of
+    every room of its show ("show": the show's organizer, its moderators and
+    staff only) for ``length`` (TIMEOUTS)."""
     _moderator(room, user)
     if length not in TIMEOUTS:
         raise RuleError(gettext_noop("a timeout lasts 5 min, 1 h or the show"))
+    if scope not in SCOPES:
+        raise RuleError(gettext_noop("a timeout holds in this room or in all the show's rooms"))
     if isinstance(target_id, bool) or not isinstance(target_id, int) or target_id == user.pk:
         raise RuleError(gettext_noop("choose someone who wrote in this room"))
     if not ChatMessage.objects.filter(stream=room.stream, author_id=target_id).exists():
         raise RuleError(gettext_noop("choose someone who wrote in this room"))
+    data = {"user_id": target_id, "length": length, "scope": scope}
+    if scope == "show":
+        show = show_of_room(room)
+        if show is None:
+            raise RuleError(
+                gettext_noop("this match belongs to no show: time them out of this room")
+            )
+        if not access(show_room(show, SHOW), user).moderate:  # a match's own moderator
+            raise RoleRequired(
+                gettext_noop(
+                    "only the show's organizer, its moderators and staff time a person "
+                    "out of all its rooms"
+                )
+            )
+        data["show_id"] = show.pk
     now = visibility.clock() if now is None else now
     seconds = TIMEOUTS[length]
-    until = None if seconds is None else now + seconds
-    data = {"user_id": target_id, "until": until, "length": length, "by_id": user.pk}
-    data["by"] = user.username
-    return _write(
-        room.stream,
-        user,
-        "moderator",
-        lambda: NewEvent("chat_timed_out", data),
-        command_id=command_id,
-        body={"time_out": target_id, "length": length},
-    )
+    data["until"] = None if seconds is None else now + seconds
+    body = {"time_out": target_id, "length": length, "scope": scope}
+    return _moderate(room, user, "chat_timed_out", data, body, command_id)
 
 
 def slow_mode(room: Room, user, seconds, *, command_id=None):
@@ -243,14 +382,25 @@ def slow_mode(room: Room, user, seconds, *, command_id=None):
     _moderator(room, user)
     if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= SLOW_MAX_S:
         raise RuleError(gettext_noop("slow mode is 0 (off) to {limit} seconds"), limit=SLOW_MAX_S)
-    data = {"seconds": seconds, "by_id": user.pk, "by": user.username}
-    return _write(
-        room.stream,
-        user,
-        "moderator",
-        lambda: NewEvent("chat_slow_mode", data),
-        command_id=command_id,
-        body={"slow": seconds},
+    return _moderate(
+        room, user, "chat_slow_mode", {"seconds": seconds}, {"slow": seconds}, command_id
+    )
+
+
+def close_room(room: Room, user, closed: bool = True, *, command_id=None):
+    """A moderator closes ``room`` (nobody but its moderators writes in it;
+    everyone who read it still reads it) or opens it again."""
+    _moderator(room, user)
+    if not isinstance(closed, bool):
+        raise RuleError(gettext_noop("a room is closed or open"))
+    kind = "chat_room_closed" if closed else "chat_room_opened"
+    return _moderate(room, user, kind, {}, {"closed": closed}, command_id)
+
+
+def room_state(room: Room) -> ChatRoomState:
+    """The room's slow mode and whether it is closed (an unsaved row: neither)."""
+    return ChatRoomState.objects.filter(stream=room.stream).first() or ChatRoomState(
+        stream=room.stream
     )
 
 
@@ -263,7 +413,7 @@ def report(room: Room, user, message_id, reason="", *, command_id=None):
 
     may = readable(room, user)
     reason = reason.strip() if isinstance(reason, str) else ""
-    if len(reason) > REASON_MAX:
+    if len(reason) > REASON_MAX or _controls(reason):
         raise RuleError(gettext_noop("a reason is at most {limit} characters"), limit=REASON_MAX)
     if isinstance(message_id, bool) or not isinstance(message_id, int):
         raise RuleError(gettext_noop("there is no such message in this room"))
@@ -281,14 +431,7 @@ def report(room: Room, user, message_id, reason="", *, command_id=None):
         raise RuleError(gettext_noop("you already reported this message"))
     data = {"message_id": message_id, "reporter_id": user.pk, "reporter": user.username}
     data["reason"] = reason
-    return _write(
-        room.stream,
-        user,
-        "member",
-        lambda: NewEvent("chat_message_reported", data),
-        command_id=command_id,
-        body=body,
-    )
+    return _event(room.stream, user, "member", "chat_message_reported", data, body, command_id)
 
 
 def report_context(room: Room, user, message_id: int, around: int = 2):
@@ -315,14 +458,7 @@ def block(user, blocked_id, *, blocked: bool = True, command_id=None):
         raise RuleError(gettext_noop("choose someone else to block"))
     kind = "chat_blocked" if blocked else "chat_unblocked"
     data = {"blocker_id": user.pk, "blocked_id": blocked_id}
-    return _write(
-        f"{BLOCKS}{user.pk}",
-        user,
-        "member",
-        lambda: NewEvent(kind, data),
-        command_id=command_id,
-        body={kind: blocked_id},
-    )
+    return _event(f"{BLOCKS}{user.pk}", user, "member", kind, data, {kind: blocked_id}, command_id)
 
 
 def blocked_by(user) -> set[int]:

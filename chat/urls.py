@@ -11,5 +11,8 @@ urlpatterns = [
     path("rooms/<str:name>/report", views.report, name="report"),
     path("rooms/<str:name>/timeout", views.time_out, name="time_out"),
     path("rooms/<str:name>/slow", views.slow, name="slow"),
+    path("rooms/<str:name>/close", views.close, name="close"),
+    path("rooms/<str:name>/open", views.reopen, name="open"),
+    path("shows/<int:pk>/words", views.words, name="words"),
     path("block", views.block, name="block"),
 ]

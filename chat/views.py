@@ -1,6 +1,7 @@
 """The chat's pages: a room's messages (JSON, for chat.js: the newest, the
 older ones on request, the news after the last shown), and its writes (a
-message, a hiding, a timeout, slow mode, a block) from a page's form or
+message, a hiding, a timeout, slow mode, closing and opening a room, a
+show's word list, a block) from a page's form or
 chat.js's fetch. Refusals come back as 4xx with their words (JSON to a
 fetch, a short page otherwise), nothing written."""
 
@@ -151,8 +152,12 @@ def report(request, name):
 def time_out(request, name):
     def act(room):
         target, length = _number(request, "user"), request.POST.get("length", "")
-        services.time_out(room, request.user, target, length, command_id=_command_id(request))
-        return {"timed_out": target}
+        scope = request.POST.get("scope") or "room"
+        services.time_out(
+            room, request.user, target, length, scope=scope, command_id=_command_id(request)
+        )
+        words = _("Timed out: they still read the room but may not write in it until it ends.")
+        return {"timed_out": target, "message": words}
 
     return _write(request, name, act)
 
@@ -165,6 +170,34 @@ def slow(request, name):
         return {"slow_s": seconds}
 
     return _write(request, name, act)
+
+
+def _closing(closed: bool):
+    @require_POST
+    def view(request, name):
+        def act(room):
+            services.close_room(room, request.user, closed, command_id=_command_id(request))
+            return {"closed": closed}
+
+        return _write(request, name, act)
+
+    return view
+
+
+close, reopen = _closing(True), _closing(False)
+
+
+@require_POST
+def words(request, pk: int):
+    """The show's word list, all of it (one a line), from its staff room's form."""
+
+    def act(room):
+        services.set_words(
+            room.show, request.user, request.POST.get("words", ""), command_id=_command_id(request)
+        )
+        return {"words": "saved"}
+
+    return _write(request, f"s{pk}-show", act)
 
 
 @require_POST

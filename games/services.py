@@ -8,6 +8,7 @@ and appends with the version it folded, so two writers never both win.
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -61,6 +62,8 @@ from .limits import MAX_PK
 from .models import Match, SeatHolder
 from .ready_check import split_ready
 
+log = logging.getLogger(__name__)
+
 PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
 MAX_RETRIES = 5
 
@@ -78,6 +81,26 @@ def on_match_events(fn):
 def _notify(match: Match, new: list, state: MatchState, now: float) -> None:
     for fn in list(_match_listeners):
         fn(match, new, state, now)
+
+
+# listeners(match, rows) run once the transaction that appended a move has
+# committed, in the process that made it (live tells the match's sockets at
+# once, not after the reactors' pass); a failing one costs the move nothing
+_committed_listeners: list = []
+
+
+def on_move_committed(fn):
+    if fn not in _committed_listeners:
+        _committed_listeners.append(fn)
+    return fn
+
+
+def _tell_committed(match: Match, rows) -> None:
+    for fn in list(_committed_listeners):
+        try:
+            fn(match, rows)
+        except Exception:
+            log.exception("after the move on %s committed, %r failed", match.stream, fn)
 
 
 def secure_rng() -> random.Random:
@@ -515,7 +538,10 @@ def _append_move(match: Match, loaded: Loaded, new: list, t: float, **how) -> li
         _notify(match, new, state, t)
 
     inline = match_row_inline(match, state, index)
-    return append(match.stream, loaded.version, new, within=record, inline=inline, **how)
+    rows = append(match.stream, loaded.version, new, within=record, inline=inline, **how)
+    if rows and not rows.replay and _committed_listeners:
+        transaction.on_commit(lambda: _tell_committed(match, rows))
+    return rows
 
 
 def command_key(command_id: str | None) -> str | None:

@@ -249,9 +249,10 @@ CHAT_MAX_CHARS = int(os.environ.get("CHAT_MAX_CHARS") or 500)
 CHAT_NEW_ACCOUNT_WAIT_S = float(os.environ.get("CHAT_NEW_ACCOUNT_WAIT_S") or 600)
 CHAT_BURST = int(os.environ.get("CHAT_BURST") or 5)
 CHAT_BURST_WINDOW_S = float(os.environ.get("CHAT_BURST_WINDOW_S") or 10)
-# a room takes at most this many messages (its moderators' aside) per window (chat.limits)
-CHAT_ROOM_BURST = int(os.environ.get("CHAT_ROOM_BURST") or 20)
-CHAT_ROOM_WINDOW_S = float(os.environ.get("CHAT_ROOM_WINDOW_S") or 1)
+# and each room's: at most CHAT_ROOM_RATE messages of everyone but its
+# moderators within CHAT_ROOM_RATE_WINDOW_S seconds
+CHAT_ROOM_RATE = int(os.environ.get("CHAT_ROOM_RATE") or 30)
+CHAT_ROOM_RATE_WINDOW_S = float(os.environ.get("CHAT_ROOM_RATE_WINDOW_S") or 10)
 # tests give each worker its own queue, so parallel runs never share tasks
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_RESULT_BACKEND = None

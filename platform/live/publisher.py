@@ -18,6 +18,7 @@ import threading
 import weakref
 
 from channels.layers import get_channel_layer
+from django.conf import settings
 
 from .chat import chat_sends
 from .groups import groups_of
@@ -127,26 +128,47 @@ def announce_after_append(rows, matches=None) -> None:
         _announce_chat(layer, rows)
     if not last:
         return
-    from games.visibility import match_facts
     from reactors.follow import MatchRows
 
     matches = matches or MatchRows(rows)
     sends: list[tuple[str, dict]] = []
     try:
         for match in matches.of(last):
-            row = last[match.stream]
-            facts = match_facts(match)
-            message = {
-                "type": "table.update",
-                "version": row.version,
-                "at": row.recorded_at.timestamp(),
-                "delay": facts.spectator_delay_s,
-                "policy": facts.spectator_policy,
-            }
-            sends += [(group, message) for group in groups_of(match)]
+            sends += _version_sends(match, last[match.stream])
         send(layer, sends)
     except Exception:  # a lost message costs nothing: clients catch up on reconnect
         log.exception("could not announce versions of %s", ", ".join(sorted(last)))
+
+
+def announce_committed(match, rows) -> None:
+    """The process that committed a move tells its match's groups at once
+    (games.services.on_move_committed), so the next seat hears of it without
+    waiting for the reactors' pass; the live reactor tells them again when it
+    follows the log, and a socket skips a version it has shown. In embedded
+    mode the append's inline pass is that reactor already."""
+    if settings.REACTORS_INLINE:
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        send(layer, _version_sends(match, rows[-1]))
+    except Exception:  # the reactor's announcement follows
+        log.exception("could not announce version %s of %s", rows[-1].version, match.stream)
+
+
+def _version_sends(match, row) -> list[tuple[str, dict]]:
+    from games.visibility import match_facts
+
+    facts = match_facts(match)
+    message = {
+        "type": "table.update",
+        "version": row.version,
+        "at": row.recorded_at.timestamp(),
+        "delay": facts.spectator_delay_s,
+        "policy": facts.spectator_policy,
+    }
+    return [(group, message) for group in groups_of(match)]
 
 
 def _announce_chat(layer, rows) -> None:

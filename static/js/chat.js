@@ -4,8 +4,9 @@
 // window.gsLive.chat, the "gs:chat" events), asking every few seconds only
 // while it is down. Every text is set as text (never as
 // HTML), so a message's markup and links are shown as the characters they are.
-// Moderators hide a message (with the reason they wrote) or time its author
-// out; anyone logged in blocks an author (their messages go, here and later)
+// A moderator's links are made links (http and https only). Moderators
+// hide a message (with the reason they wrote) or time its author out (5 min,
+// 1 h, the show; of this room or, ticked, of all the show's rooms); anyone logged in blocks an author (their messages go, here and later)
 // or reports a message to the moderators (once, with an optional reason).
 (function () {
   "use strict";
@@ -76,9 +77,15 @@
       li.appendChild(button(panel.getAttribute("data-hide-label"), function () {
         hide(room, li);
       }));
-      li.appendChild(button(panel.getAttribute("data-timeout-label"), function () {
-        post(room, room.getAttribute("data-timeout-url"), { user: author, length: "5m" });
-      }));
+      [["5m", "data-timeout-label"], ["1h", "data-timeout-hour-label"], ["show", "data-timeout-show-label"]].forEach(function (t) {
+        li.appendChild(button(panel.getAttribute(t[1]), function () {
+          var wide = room.querySelector(".chat-wide");
+          var fields = { user: author, length: t[0], scope: wide && wide.checked ? "show" : "room" };
+          post(room, room.getAttribute("data-timeout-url"), fields, function (answer) {
+            room.querySelector(".chat-status").textContent = answer.message || "";
+          });
+        }));
+      });
     }
     li.appendChild(button(panel.getAttribute("data-report-label"), function () {
       report(room, li);
@@ -90,6 +97,39 @@
         });
       });
     }));
+  }
+
+  // a message's text, as text; a moderator's http(s) links as links (as
+  // chat/present.py does on the server): never HTML, so nothing runs
+  var LINK = /https?:\/\/[^\s<>"'`]+/gi;
+  function fill(span, text, staff) {
+    if (!staff) {
+      span.textContent = text;
+      return;
+    }
+    var at = 0;
+    text.replace(LINK, function (found, start) {
+      var url = found.replace(/[.,;:!?)\]}]+$/, "");
+      var ok = false;
+      try {
+        var parsed = new URL(url);
+        ok = (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== "";
+      } catch (e) {
+        ok = false;
+      }
+      if (!ok) {
+        return found;
+      }
+      span.appendChild(document.createTextNode(text.slice(at, start)));
+      var a = document.createElement("a");
+      a.href = url;
+      a.rel = "nofollow noopener ugc";
+      a.textContent = url;
+      span.appendChild(a);
+      at = start + url.length;
+      return found;
+    });
+    span.appendChild(document.createTextNode(text.slice(at)));
   }
 
   function item(room, m) {
@@ -106,12 +146,20 @@
     when.textContent = ("0" + at.getHours()).slice(-2) + ":" + ("0" + at.getMinutes()).slice(-2);
     var text = document.createElement("span");
     text.className = "chat-text";
-    text.textContent = m.text;
+    fill(text, m.text, m.staff === true);
     li.appendChild(who);
     li.appendChild(document.createTextNode(" "));
     li.appendChild(when);
     li.appendChild(document.createTextNode(" "));
     li.appendChild(text);
+    if (m.mentions_me === true) {
+      li.classList.add("chat-mention");
+      var note = document.createElement("em");
+      note.className = "chat-mention-note";
+      note.textContent = panel.getAttribute("data-mention-label");
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(note);
+    }
     decorate(room, li);
     return li;
   }

@@ -14,7 +14,7 @@ from .test_show_room import make_show
 
 
 @pytest.mark.django_db
-@override_settings(CHAT_BURST=1000, CHAT_ROOM_BURST=1000)
+@override_settings(CHAT_BURST=1000, CHAT_ROOM_RATE=1000)
 def test_the_page_loads_the_last_hundred_and_the_older_ones_come_on_request():
     people, show, _match = make_show()
     room = show_room(show, SHOW)

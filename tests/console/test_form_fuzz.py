@@ -309,6 +309,11 @@ FORMS = {
     "chat/rooms/<str:name>/slow": [
         Form("/chat/rooms/s{show}-show/slow", "organizer", {"seconds": "5"})
     ],
+    "chat/rooms/<str:name>/close": [Form("/chat/rooms/s{show}-show/close", "moderator", {})],
+    "chat/rooms/<str:name>/open": [Form("/chat/rooms/s{show}-show/open", "moderator", {})],
+    "chat/shows/<int:pk>/words": [
+        Form("/chat/shows/{show}/words", "organizer", {"words": "bad\nworse", "next": "/"})
+    ],
     "chat/block": [Form("/chat/block", "player", {"user": "{pat}", "unblock": "1"})],
 }  # fmt: skip
 

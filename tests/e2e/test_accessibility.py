@@ -66,6 +66,7 @@ def _pages():
         ("moderator1", f"/shows/{show.pk}/disputes/file?match={theirs.pk}"),
         ("moderator1", f"/shows/{show.pk}/disputes/1/rule?ruling=adjust_clock"),
         ("moderator1", f"/games/matches/{theirs.pk}/"),
+        ("moderator1", f"/shows/{show.pk}/"),  # the chat's controls and the word list
         ("spectator", f"/shows/{show.pk}/"),
         ("player", f"/games/matches/{finished.pk}/"),  # one's own seat on a finished match
     ]

@@ -53,6 +53,39 @@ def test_two_people_chat_at_a_table(contexts, make_user, shot):
     shot(ben, "chat-at-the-table")
 
 
+def test_a_moderator_s_link_is_a_link_and_the_long_timeouts_are_buttons(contexts, make_user):
+    from chat import services as chat
+    from chat.models import ChatTimeout
+    from chat.rooms import PLAYERS, match_room
+
+    ana_user, ben_user, mo_user = make_user("ana"), make_user("ben"), make_user("mo")
+    match = services.create_match(
+        "love-me-not",
+        ["ana", "ben"],
+        options={"decision_s": 0},
+        holders={"ana": ana_user.pk, "ben": ben_user.pk},
+        moderators=[mo_user.pk],
+    )
+    chat.post(match_room(match, PLAYERS), ana_user, 'https://ana.example/ "<i>x</i>"')
+    mo = contexts(mo_user)
+    with mo.expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url) as ws:
+        mo.goto(f"/games/matches/{match.pk}/")
+    ws.value.wait_for_event("framereceived")
+    room = mo.locator(f"#chat-m{match.pk}-players")
+    assert room.locator("a").count() == 0  # ana's link is text
+    box = mo.get_by_label("Your message in the Players' room")
+    box.fill("rules: https://rules.example/chat?x=1&y=<b>2</b>.")
+    box.press("Enter")
+    link = room.locator("a", has_text="https://rules.example/chat?x=1&y=")
+    expect(link).to_have_attribute("rel", "nofollow noopener ugc")
+    expect(link).to_have_attribute("href", "https://rules.example/chat?x=1&y=")
+    assert room.locator("b").filter(has_text="2").count() == 0  # text, never markup
+    room.locator("li", has_text="ana.example").get_by_role("button", name="Time out 1 h").click()
+    expect(room.locator(".chat-status")).to_contain_text("Timed out: they still read the room")
+    held = ChatTimeout.objects.get(user_id=ana_user.pk)
+    assert held.until is not None and held.show_id is None
+
+
 def test_the_stands_never_reach_a_seat_and_reach_the_other_spectators(contexts, make_user):
     ana_user, ben_user = make_user("ana"), make_user("ben")
     match = services.create_match(

@@ -112,13 +112,17 @@ def tables_written(queries) -> set[str]:
 
 def chat_everything(show, ana, ben) -> None:
     """A row in each chat table: a message, reported, hidden, its author timed
-    out, slow mode, a block."""
+    out (of the room, then of the show's rooms), slow mode, the room closed,
+    the show's word list, a block."""
     room, mia = show_room(show, SHOW), User.objects.get(username="mia")
     row = chat.post(room, ana, "hello")
     chat.report(room, User.objects.get(username="olga"), row.id, "rude")  # reads it live
     chat.hide(room, mia, row.id, "rude")
     chat.time_out(room, mia, ana.pk, "5m")
     chat.slow_mode(room, mia, 5)
+    chat.close_room(room, mia)
+    chat.set_words(show, mia, ["bad"])
+    chat.time_out(room, mia, ana.pk, "1h", scope="show")
     chat.block(ben, ana.pk)
 
 

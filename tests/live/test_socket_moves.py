@@ -153,6 +153,33 @@ def test_the_push_carries_the_apis_view_and_legal_commands():
     assert first["legal"]["commands"]
 
 
+def test_the_other_seat_hears_of_a_move_from_the_process_that_made_it(settings):
+    """Production's web role (no inline reactors, and none running here): the
+    socket's move is told to the other seat at once, not after a reactors' pass."""
+    settings.REACTORS_INLINE = False
+    settings.LIVE_REJOIN_S = 60  # the sockets' own catch-up would tell it after that
+    ana, ben = users("ana_t", "ben_t")
+    match = seated(ana, ben)
+    mover = to_move(match)
+    secrets = {s: token(ana if s == "ana" else ben) for s in ("ana", "ben")}
+    other = "ben" if mover == "ana" else "ana"
+
+    async def body():
+        sockets = {s: bot_socket(match.pk, secrets[s]) for s in secrets}
+        first = {s: await opened(comm) for s, comm in sockets.items()}
+        command = first[mover]["legal"]["commands"][0]
+        await sockets[mover].send_json_to({"command": command, "id": "told-1"})
+        ack = await answer_to(sockets[mover], "told-1")
+        pushed = await sockets[other].receive_json_from(timeout=5)
+        for comm in sockets.values():
+            await comm.disconnect()
+        return ack, pushed
+
+    ack, pushed = async_to_sync(body)()
+    assert ack["type"] == "ack"
+    assert pushed["type"] == "update" and pushed["view"]["version"] == ack["version"]
+
+
 def test_every_bot_socket_of_a_seat_gets_the_same_bytes_from_one_render(monkeypatch):
     """Two tokens (two bot processes) on each seat: a move is rendered once
     per seat and the very same text sent to each of the seat's sockets; the

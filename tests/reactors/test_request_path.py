@@ -1,8 +1,10 @@
 """With the reactors in their own processes (production), a move is load,
-decide, append, answer: publishing it, its webhooks and arming its clock are
-left to the reactors, which follow the log."""
+decide, append, answer, and its version told to the match's sockets at once
+(no query: the match row is in hand); its webhooks and arming its clock are
+left to the reactors, which follow the log (and tell the sockets again)."""
 
 import random
+import re
 
 import pytest
 from django.contrib.auth.models import User
@@ -14,6 +16,7 @@ from games import services
 from games.core.playout import bot_command
 from games.core.registry import series_for
 from live import publisher
+from live.groups import groups_of
 from reactors.follow import Follower
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -30,7 +33,7 @@ def _move(match) -> list[str]:
     return [q["sql"] for q in seen.captured_queries]
 
 
-def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(
+def test_a_move_announces_itself_and_leaves_the_webhooks_and_clock_to_the_reactors(
     settings, monkeypatch, seated_match
 ):
     ana, ben = (User.objects.create_user(n) for n in ("ana", "ben"))
@@ -41,20 +44,30 @@ def test_a_move_leaves_the_publish_webhooks_and_clock_to_the_reactors(
 
     settings.REACTORS_INLINE = False
     match = seated_match(ana, ben)
+    _move(match)  # a process's first move on a match reads its creation record once
+    announced.clear()
     request = _move(match)
+    # told at once, by the process that committed it: every group of the match
+    told = {group: m["version"] for group, m in announced}
+    assert set(told) == set(groups_of(match)) and set(told.values()) == {match.version}
+    announced.clear()
     assert len(request) < len(inline), (len(request), len(inline))
     # the match row vouched for the kept state: no tip read; the append opens
     # its own transaction (no savepoint), and its statement writes the match
     # row, the clock index and the notes too: one round trip, then COMMIT
     sent = [q for q in request if q != "BEGIN"]  # Django's note, not a statement
     assert len(sent) == 2 and sent[1] == "COMMIT", sent
-    assert sent[0].startswith("BEGIN; EXECUTE eventlog_append_1_match_row ("), sent
+    # (its statement prepared in the same round trip the first time a process
+    # appends that many events)
+    assert re.match(r"(PREPARE .*; )?BEGIN; EXECUTE eventlog_append_\d+_match_row \(", sent[0]), (
+        sent
+    )
     row = type(match).objects.get(pk=match.pk)
     assert row.version == services.load(match).version == match.version
     assert row.updated_at == services.read(match.stream)[-1].recorded_at == match.updated_at
     assert row.next_deadline == match.next_deadline and row.waiting_on == match.waiting_on
     assert not [q for q in request if "hooks_" in q]
-    assert announced == [] and armed == []  # the request announced and armed nothing
+    assert armed == []  # the request armed nothing
 
     follower = Follower()
     follower.beat()
