@@ -12,6 +12,7 @@ CHAT_ROOM_RATE_WINDOW_S (its moderators are never refused)."""
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.core.cache import caches
@@ -75,3 +76,28 @@ def guard_room(room, user) -> None:
         raise RuleError(
             gettext_noop("this room is too busy right now: wait a few seconds and send it again")
         )
+
+
+def _refund(key: str) -> None:
+    try:
+        counts().decr(key)
+    except Exception:  # gone (its window ended) or the cache away: nothing to give back
+        pass
+
+
+@contextmanager
+def counted(room, user):
+    """Both guards on entry; a message refused (or not written) inside is
+    given back, so only what is written counts, as in the log's own count."""
+    guard_account(user)
+    try:
+        guard_room(room, user)
+    except Exception:
+        _refund(f"chat-flood:u{user.pk}")
+        raise
+    try:
+        yield
+    except Exception:
+        _refund(f"chat-flood:u{user.pk}")
+        _refund(f"chat-flood:{room.stream}")
+        raise

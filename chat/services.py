@@ -233,17 +233,18 @@ def post(room: Room, user, text, *, command_id=None, now: float | None = None):
     key = _key(command_id, user.pk)
     if key and (first := replayed(room.stream, key, command_fingerprint(f"user:{user.pk}", text))):
         return first[0]  # a retry: its first message, no limit counted twice
-    limits.guard_account(user)  # counted at once, for every process, before any read
-    limits.guard_room(room, user)
-    may = access(room, user, now=now)
-    if not may.write:
-        raise RoleRequired(_no_write_words(room))
-    _may_write_now(room, user, now, may.moderate, text)
-    data = {"author_id": user.pk, "author": user.username, "text": text}
-    if may.moderate:
-        data["staff"] = True  # its links are shown as links (chat.present)
-    role = "moderator" if may.moderate else "member"
-    return _event(room.stream, user, role, "chat_message", data, text, command_id)[0]
+    # counted at once, for every process, before any read (chat.limits); a
+    # message refused or not written afterwards is not counted
+    with limits.counted(room, user):
+        may = access(room, user, now=now)
+        if not may.write:
+            raise RoleRequired(_no_write_words(room))
+        _may_write_now(room, user, now, may.moderate, text)
+        data = {"author_id": user.pk, "author": user.username, "text": text}
+        if may.moderate:
+            data["staff"] = True  # its links are shown as links (chat.present)
+        role = "moderator" if may.moderate else "member"
+        return _event(room.stream, user, role, "chat_message", data, text, command_id)[0]
 
 
 # ---- a show's word list ------------------------------------------------------------
