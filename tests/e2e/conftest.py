@@ -97,6 +97,25 @@ def site(live_server, settings, committed_db):
     return live_server.url
 
 
+@pytest.fixture(scope="module")
+def demo_site(rows_kept_for_the_module):
+    """`manage.py seed_demo` committed once for the whole module (it plays a
+    show, a bracket and two leagues: tens of seconds, where a test of the
+    module would spend it again), every account's password PASSWORD; kept
+    between the module's tests and flushed after them. Every test of such a
+    module uses it (``rows_kept_for_the_module``)."""
+    import io
+
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    with rows_kept_for_the_module.unblock():
+        call_command("seed_demo", stdout=io.StringIO(), stderr=io.StringIO())
+        for user in User.objects.all():
+            user.set_password(PASSWORD)
+            user.save()
+
+
 @pytest.fixture
 def contexts(browser, site):
     """``open(user=None, **context_options)``: a fresh browser context (its own
