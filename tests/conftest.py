@@ -34,16 +34,16 @@ def _compile_stale_catalogs():
             compile_with_babel(po)
 
 
-# the longest browser files (a minute or more each), handed out first among the
-# browser tests so that the two workers end together (--dist loadfile gives
-# files out in the order collected)
-LONG_BROWSER_FILES = (  # longest first, as measured on a clean clone (December 2026)
-    "test_home.py",  # about 150 s
-    "test_table_craft.py",  # 140 s
-    "test_csp.py",  # 130 s
-    "test_accessibility.py",  # 100 s
-    "test_accessibility_fr.py",  # 85 s
-    "test_delayed_spectator.py",  # 70 s
+# the longest browser files (about half a minute or more each), handed out
+# first among the browser tests so that the two workers end together
+# (--dist loadfile gives files out in the order collected)
+LONG_BROWSER_FILES = (  # longest first; seconds on a quiet machine (December 2026)
+    "test_accessibility.py",  # about 105 s: seeds the demo, walks every page (axe, CSP, names)
+    "test_accessibility_fr.py",  # 90 s: the same in French
+    "test_home.py",  # 65 s: seeds the demo once for its four tests
+    "test_table_craft.py",  # 65 s: a bout of each game
+    "test_dashboard.py",  # 40 s
+    "test_broadcast.py",  # 35 s
 )
 
 
