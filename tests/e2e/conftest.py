@@ -153,6 +153,27 @@ def make_user(transactional_db):
 
 
 @pytest.fixture
+def show_of_two(make_user):
+    """olga's show "Two left" of two entrants, ana (pat's) and ben (sam's): its
+    final is live at once; moderator1 moderates it. (its record, olga, moderator1)."""
+    from tournaments import show_services, shows
+    from tournaments.models import ShowRecord
+
+    olga, mod, pat, sam = (make_user(n) for n in ("olga", "moderator1", "pat", "sam"))
+    stream = show_services.create_show(
+        name="Two left",
+        organizer="olga",
+        organizer_id=olga.pk,
+        entrants=["ana", "ben"],
+        holders={"ana": pat.pk, "ben": sam.pk},
+        options={"step_deadline_s": 0, "spectator_delay_s": 0},
+    )
+    acting = show_services.Acting("olga", shows.ORGANIZER)
+    show_services.command(stream, {"type": "appoint_moderator", "username": mod.username}, acting)
+    return ShowRecord.objects.get(stream=stream), olga, mod
+
+
+@pytest.fixture
 def shot(request):
     """``shot(page, name)``: a full-page screenshot in var/screenshots/."""
 

@@ -12,31 +12,13 @@ from playwright.sync_api import expect
 
 from broadcast import overlays
 from games import services
-from tournaments import show_services, shows
-from tournaments.models import ShowRecord
 
 from .csp import PolicyWatch, policy_problems
 from .test_games import click_a_control
 
 
-def _a_show_with_a_live_final(make_user):
-    """olga's show of two (pat and sam): its final is live at once; mod moderates it."""
-    olga, mod, pat, sam = (make_user(n) for n in ("olga", "moderator1", "pat", "sam"))
-    stream = show_services.create_show(
-        name="Two left",
-        organizer="olga",
-        organizer_id=olga.pk,
-        entrants=["ana", "ben"],
-        holders={"ana": pat.pk, "ben": sam.pk},
-        options={"step_deadline_s": 0, "spectator_delay_s": 0},
-    )
-    acting = show_services.Acting("olga", shows.ORGANIZER)
-    show_services.command(stream, {"type": "appoint_moderator", "username": mod.username}, acting)
-    return ShowRecord.objects.get(stream=stream), olga, mod
-
-
-def test_an_overlay_may_be_framed_and_no_other_page(contexts, make_user, site):
-    show, olga, _mod = _a_show_with_a_live_final(make_user)
+def test_an_overlay_may_be_framed_and_no_other_page(contexts, show_of_two, site):
+    show, olga, _mod = show_of_two
     token = overlays.rotate(show, olga)
     page = contexts()
     watch = PolicyWatch(page.context)
@@ -61,10 +43,10 @@ def test_an_overlay_may_be_framed_and_no_other_page(contexts, make_user, site):
     assert not failures, "\n".join(failures)
 
 
-def test_the_dashboard_waits_while_a_moderator_types_in_it(contexts, make_user):
+def test_the_dashboard_waits_while_a_moderator_types_in_it(contexts, show_of_two):
     """Its live part is fetched every 2 s, not while a field in it has the focus
     (a script file now: htmx's trigger filter was evaluated, which the CSP refuses)."""
-    show, _olga, mod = _a_show_with_a_live_final(make_user)
+    show, _olga, mod = show_of_two
     page = contexts(mod)
     watch = PolicyWatch(page.context)
     page.goto(f"/shows/{show.pk}/dashboard/")
