@@ -409,6 +409,8 @@ def markdown(result: dict) -> str:
         by_level = {r["level"]: r for r in g["ladder"]}
         rungs = " | ".join(_pct(by_level.get(lv)) for lv in LEVELS[1:])
         four = ", ".join(f"{r['over_fair']:.2f}" for r in g["ladder_four"]) or "—"
+        if g["ladder_four"]:
+            four += f" ({g['ladder_four'][0]['games']})"
         p95 = " / ".join(
             f"{g['p95_ms'][k]:g}" if g["p95_ms"].get(k) is not None else "—" for k in LEVELS[1:]
         )
