@@ -536,13 +536,21 @@ class ReorderStep(_Step):
     title = gettext_lazy("Reorder rounds not started")
     order = forms.CharField(
         label=gettext_lazy("Order"),
-        help_text=gettext_lazy("round ids in the new order, e.g. r3, r2"),
+        max_length=500,
+        help_text=gettext_lazy("the rounds' numbers in the new order, e.g. 3, 2"),
     )
     reason = forms.CharField(max_length=500, label=gettext_lazy("Reason"))
 
     def command(self):
-        order = [x.strip() for x in self.cleaned_data["order"].split(",") if x.strip()]
+        order = [_round_id(x) for x in self.cleaned_data["order"].split(",") if x.strip()]
         return {"type": "reorder_rounds", "order": order, "reason": self.cleaned_data["reason"]}
+
+
+def _round_id(typed: str) -> str:
+    """A round as the page says it (its number, "3") to its id ("r3"); an id
+    typed as the API takes it passes as it is, anything else to the engine's refusal."""
+    text = typed.strip()
+    return f"r{int(text)}" if text.isdecimal() else text
 
 
 class AppointStep(_Step):
