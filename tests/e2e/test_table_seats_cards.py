@@ -4,28 +4,19 @@ the cards are drawn from the project's own art with their names for a
 screen reader, axe finds nothing serious, and the resign button asks before
 it ends the match."""
 
-import random
-
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from games import services
 from games.models import Match
 from tests.e2e.test_accessibility import _grave
+from tests.helpers.tables import person_against_bot
 
 PHONE = {"viewport": {"width": 390, "height": 844}}
 
 
 def test_seats_cards_and_resign_on_a_phone(contexts, make_user, shot):
     ana = make_user("ana")
-    match = services.create_match(
-        "doubting-love-letter",
-        ["ana", "bot-L2"],
-        options={"decision_s": 0},
-        holders={"ana": ana.pk, "bot-L2": "bot:level:2"},
-        setup={"removed": ["3", "5", "7"], "deck": ["1", "4", "2", "6"], "first": "ana"},
-        rng=random.Random(1),
-    )
+    match = person_against_bot(ana)
     page = contexts(ana, **PHONE)
     page.goto(f"/games/matches/{match.pk}/")
     bot = page.locator(".seat.bot")
