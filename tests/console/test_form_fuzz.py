@@ -38,9 +38,9 @@ from api.models import ApiToken
 from eventlog.models import StoredEvent
 from games import services as match_services
 from games.models import Match
-from tournaments import invitations, shows
+from tournaments import bracket_services, invitations, shows
 from tournaments import show_services as ss
-from tournaments.models import ShowRecord, ShowTemplate
+from tournaments.models import BracketRecord, ShowRecord, ShowTemplate
 
 from .test_schedule_console import FUTURE, show_fields
 
@@ -188,6 +188,9 @@ FORMS = {
             ("extend", {"step": "final", "seconds": "60"}),
         ]
     ],
+    # a bracket's check-in before its draw: its entrant's person, its organizer
+    "shows/brackets/<int:pk>/check-in/": [Form("/shows/brackets/{bracket}/check-in/", "player")],
+    "shows/brackets/<int:pk>/draw/": [Form("/shows/brackets/{bracket}/draw/", "organizer")],
     "console/brackets/new/": [
         Form(
             "/console/brackets/new/",
@@ -420,8 +423,19 @@ def world(db, settings):
     lone = match_services.create_match(
         "love-me-not", ["ana", "ben"], holders={"ana": pat.pk}, rng=random.Random(2)
     )
+    late = bracket_services.create_bracket(
+        name="Late",
+        game="love-me-not",
+        format="single",
+        entrants=["ana", "b1", "b2"],
+        holders={"ana": pat.pk, "b1": "bot:random", "b2": "bot:random"},
+        organizer_id=olga.pk,
+        actor="olga",
+        check_in=True,
+    )
     token, _secret = ApiToken.issue(pat, "phone")
     ids = {
+        "bracket": BracketRecord.objects.get(stream=late).pk,
         "show": ShowRecord.objects.get(stream=stream).pk,
         "scheduled": ShowRecord.objects.get(stream=scheduled).pk,
         "final": final.pk,

@@ -322,6 +322,14 @@ class BracketForm(forms.Form):
             "there, its clocks standing still; empty: 10; 0: none"
         ),
     )
+    check_in_first = forms.BooleanField(
+        required=False,
+        label=gettext_lazy("Check-in before the draw"),
+        help_text=gettext_lazy(
+            "the draw waits until you close the check-in on the bracket's page: "
+            "only the entrants who checked in are seeded, the others dropped"
+        ),
+    )
 
     show = forms.ModelChoiceField(
         queryset=ShowRecord.objects.none(),
@@ -368,6 +376,7 @@ class BracketForm(forms.Form):
             else None,
             "host_show": d["show"].stream if d.get("show") else "",
             "organizer_id": self.organizer.pk if self.organizer is not None else None,
+            "check_in": bool(d.get("check_in_first")),
         }
 
 
