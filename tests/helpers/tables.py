@@ -19,14 +19,15 @@ def person_against_bot(
     game="doubting-love-letter",
     dealt=True,
     seed=1,
+    options=None,
 ):
     """A match of ``user`` (in ``seat``) against ``bot`` (in ``bot_seat``),
-    no decision clock; ``dealt``: the Guard and Priest deal, the person first."""
+    no decision clock unless ``options`` say; ``dealt``: the Guard and Priest deal, the person first."""
     setup = {**GUARD_AND_PRIEST, "first": seat} if dealt else None
     return services.create_match(
         game,
         [seat, bot_seat],
-        options={"decision_s": 0},
+        options={"decision_s": 0, **(options or {})},
         holders={seat: user.pk, bot_seat: bot},
         setup=setup,
         rng=random.Random(seed),
