@@ -69,7 +69,26 @@ def _pages():
         ("spectator", f"/shows/{show.pk}/"),
         ("player", f"/games/matches/{finished.pk}/"),  # one's own seat on a finished match
     ]
+    checking = _bracket_checking_in(player)  # its check-in before the draw: both forms
+    pages += [("player", checking), ("organizer", checking)]
     return pages
+
+
+def _bracket_checking_in(player) -> str:
+    """A bracket of the organizer's waiting on its check-in, player holding an entrant."""
+    from tournaments import bracket_services
+
+    stream = bracket_services.create_bracket(
+        name="Late cup",
+        game="love-letter",
+        format="single",
+        entrants=["player", "bot-a", "bot-b"],
+        holders={"player": player.pk, "bot-a": "bot:level:1", "bot-b": "bot:level:1"},
+        organizer_id=User.objects.get(username="organizer").pk,
+        actor="organizer",
+        check_in=True,
+    )
+    return f"/shows/brackets/{BracketRecord.objects.get(stream=stream).pk}/"
 
 
 def _overlays() -> list[tuple[None, str]]:
