@@ -38,9 +38,10 @@ from api.models import ApiToken
 from eventlog.models import StoredEvent
 from games import services as match_services
 from games.models import Match
-from tournaments import bracket_services, invitations, shows
+from tests.helpers.brackets import checking_in
+from tournaments import invitations, shows
 from tournaments import show_services as ss
-from tournaments.models import BracketRecord, ShowRecord, ShowTemplate
+from tournaments.models import ShowRecord, ShowTemplate
 
 from .test_schedule_console import FUTURE, show_fields
 
@@ -423,19 +424,10 @@ def world(db, settings):
     lone = match_services.create_match(
         "love-me-not", ["ana", "ben"], holders={"ana": pat.pk}, rng=random.Random(2)
     )
-    late = bracket_services.create_bracket(
-        name="Late",
-        game="love-me-not",
-        format="single",
-        entrants=["ana", "b1", "b2"],
-        holders={"ana": pat.pk, "b1": "bot:random", "b2": "bot:random"},
-        organizer_id=olga.pk,
-        actor="olga",
-        check_in=True,
-    )
+    late = checking_in(pat, olga.pk)
     token, _secret = ApiToken.issue(pat, "phone")
     ids = {
-        "bracket": BracketRecord.objects.get(stream=late).pk,
+        "bracket": late.pk,
         "show": ShowRecord.objects.get(stream=stream).pk,
         "scheduled": ShowRecord.objects.get(stream=scheduled).pk,
         "final": final.pk,

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from broadcast import overlays
 from games.models import Match
 from reminders.models import Reminder
+from tests.helpers.brackets import checking_in
 from tournaments.demo import LIVE_DEMO
 from tournaments.models import BracketRecord, ShowRecord
 
@@ -76,19 +77,9 @@ def _pages():
 
 def _bracket_checking_in(player) -> str:
     """A bracket of the organizer's waiting on its check-in, player holding an entrant."""
-    from tournaments import bracket_services
-
-    stream = bracket_services.create_bracket(
-        name="Late cup",
-        game="love-letter",
-        format="single",
-        entrants=["player", "bot-a", "bot-b"],
-        holders={"player": player.pk, "bot-a": "bot:level:1", "bot-b": "bot:level:1"},
-        organizer_id=User.objects.get(username="organizer").pk,
-        actor="organizer",
-        check_in=True,
-    )
-    return f"/shows/brackets/{BracketRecord.objects.get(stream=stream).pk}/"
+    organizer = User.objects.get(username="organizer")
+    record = checking_in(player, organizer.pk, entrant="player", game="love-letter")
+    return f"/shows/brackets/{record.pk}/"
 
 
 def _overlays() -> list[tuple[None, str]]:
