@@ -14,6 +14,7 @@ from django.core.management import call_command
 from broadcast import overlays
 from games.models import Match
 from reminders.models import Reminder
+from tests.helpers.brackets import checking_in
 from tournaments.demo import LIVE_DEMO
 from tournaments.models import BracketRecord, ShowRecord
 
@@ -73,7 +74,16 @@ def _pages():
         ("spectator", f"/shows/{show.pk}/"),
         ("player", f"/games/matches/{finished.pk}/"),  # one's own seat on a finished match
     ]
+    checking = _bracket_checking_in(player)  # its check-in before the draw: both forms
+    pages += [("player", checking), ("organizer", checking)]
     return pages
+
+
+def _bracket_checking_in(player) -> str:
+    """A bracket of the organizer's waiting on its check-in, player holding an entrant."""
+    organizer = User.objects.get(username="organizer")
+    record = checking_in(player, organizer.pk, entrant="player", game="love-letter")
+    return f"/shows/brackets/{record.pk}/"
 
 
 def _overlays() -> list[tuple[None, str]]:
