@@ -10,7 +10,11 @@ one process, one core, no database:
   seat of the level among three of the level below, rotated over the seats, as
   its share of wins against its fair share (a quarter; a half for Bleven's
   teams);
-- the p95 move time of each level over every move it made in the ladder;
+- the p95 move time of each level over every move it made in the ladder, in
+  the process's CPU time (one core's work: on a shared machine the wall clock
+  also counts the time spent waiting for a core; that p95 is in the JSON as
+  ``p95_wall_ms``; the bots' caps are wall-clock, so a loaded machine makes
+  them search less, never longer);
 - a scripted "reasonable beginner" per game (a plain strategy a newcomer would
   follow) against level 1.
 
@@ -19,13 +23,19 @@ fair share at four) over ≥ 1,000 bouts a pair; p95 move time L1 ≤ 30 ms, L2 
 100 ms, L3 ≤ 300 ms, L4 ≤ 1 s; the beginner ≥ 50 % against level 1.
 
 Settings (environment): BENCH_BOTS_GAMES (1000: bouts per pair at two
-seats), BENCH_BOTS_GAMES4 (BENCH_BOTS_GAMES / 4: at four seats),
+seats), BENCH_BOTS_GAMES4 (BENCH_BOTS_GAMES / 4: at four seats; 0: none),
 BENCH_BOTS_ONLY (comma-separated game slugs; all by default),
+BENCH_BOTS_RUNGS (comma-separated levels, e.g. "level2,level3": only those
+rungs, each against the level below; "beginner" for the beginner's pair; all
+by default), BENCH_BOTS_MERGE (1: keep the games, rungs and move times of the
+last bench/results/bots.json that this run does not measure, so a table is
+assembled from runs sized to a few minutes each; each cell says its bouts),
 BENCH_BOTS_SEED (1).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -54,14 +64,18 @@ SEATS = ("ana", "ben", "cal", "dee")
 if str(ROOT) not in sys.path:  # the engines are pure: no Django to set up
     sys.path.insert(0, str(ROOT))
 
+from games.core import search  # noqa: E402
 from games.core.protocol import Ctx, Viewer  # noqa: E402
 from games.core.registry import rules_for  # noqa: E402
 
+# the search's caps on CPU time: what one core does, however busy the machine
+search.CLOCK = time.process_time
 
-def _env_int(name: str, default: int) -> int:
+
+def _env_int(name: str, default: int, least: int = 1) -> int:
     raw = os.environ.get(name, "").strip()
     value = int(raw) if raw else default
-    if value < 1:
+    if value < least:
         raise SystemExit(f"{name} must be at least 1 (got {value})")
     return value
 
@@ -150,7 +164,7 @@ BEGINNERS = {
 
 
 # ---- playing bouts -----------------------------------------------------------------
-def play_bout(rules, players, first, rng, times):
+def play_bout(rules, players, first, rng, times, walls=None):
     """One bout by ``players`` (seat -> (name, bot)); returns each seat's
     score (1 a win, shared when tied, 0.5 each for a drawn bout); each move's
     time is added to ``times[name]``."""
@@ -166,20 +180,23 @@ def play_bout(rules, players, first, rng, times):
             if not out.winners:
                 return {s: 0.5 for s in seats}
             return {s: (1 / len(out.winners) if s in out.winners else 0.0) for s in seats}
-        state, now = _step(rules, state, players, now, rng, times)
+        state, now = _step(rules, state, players, now, rng, times, walls)
     raise RuntimeError(f"{rules.slug}: a bout did not end")
 
 
-def _step(rules, state, players, now, rng, times):
+def _step(rules, state, players, now, rng, times, walls=None):
     pending = rules.pending(state)
     for d in pending:
         legal = rules.legal_commands(state, d.seat)
         if not legal:
             continue
         name, bot = players[d.seat]
-        started = time.perf_counter()
-        command = bot(rules.view(state, Viewer.of_seat(d.seat)), d.seat, rng, legal)
-        times.setdefault(name, []).append(time.perf_counter() - started)
+        view = rules.view(state, Viewer.of_seat(d.seat))
+        started, cpu = time.perf_counter(), time.process_time()
+        command = bot(view, d.seat, rng, legal)
+        times.setdefault(name, []).append(time.process_time() - cpu)
+        if walls is not None:
+            walls.setdefault(name, []).append(time.perf_counter() - started)
         if command is not None:
             now += 1.0
             for e in rules.decide(state, dict(command), Ctx(now=now, rng=rng, seat=d.seat)):
@@ -197,7 +214,7 @@ def _rate(total: float, n: int) -> dict:
     return {"games": n, "rate": round(p, 4), "error95": round(1.96 * math.sqrt(p * (1 - p) / n), 4)}
 
 
-def duel(rules, high, low, games, n_seats, rng, times, team_share):
+def duel(rules, high, low, games, n_seats, rng, times, team_share, walls=None):
     """``high`` (name, bot) at one seat (two seats: one each) against ``low``
     at the others, rotated over seats and first players; ``high``'s score."""
     seats = SEATS[:n_seats]
@@ -206,7 +223,7 @@ def duel(rules, high, low, games, n_seats, rng, times, team_share):
         at = g % n_seats
         players = {s: (high if i == at else low) for i, s in enumerate(seats)}
         first = seats[(g // n_seats) % n_seats]
-        scores = play_bout(rules, players, first, rng, times)
+        scores = play_bout(rules, players, first, rng, times, walls)
         if team_share:  # the level's side: itself and its partner opposite
             total += scores[seats[at]] * (2 if n_seats == 4 else 1)
         else:
@@ -214,14 +231,18 @@ def duel(rules, high, low, games, n_seats, rng, times, team_share):
     return total
 
 
-def _ladder(rules, bots, games, games4, rng, times):
+def _ladder(rules, bots, games, games4, rng, times, rungs, walls=None):
     two, four = [], []
     fair = FOUR_SEATS.get(rules.slug)
     for lo, hi in zip(LEVELS, LEVELS[1:], strict=False):
-        total = duel(rules, (hi, bots[hi]), (lo, bots[lo]), games, 2, rng, times, False)
+        if hi not in rungs:
+            continue
+        total = duel(rules, (hi, bots[hi]), (lo, bots[lo]), games, 2, rng, times, False, walls)
         two.append({"level": hi, "against": lo, **_rate(total, games)})
-        if fair is not None:
-            won = duel(rules, (hi, bots[hi]), (lo, bots[lo]), games4, 4, rng, times, fair == 0.5)
+        if fair is not None and games4:
+            won = duel(
+                rules, (hi, bots[hi]), (lo, bots[lo]), games4, 4, rng, times, fair == 0.5, walls
+            )
             share = _rate(won, games4)
             four.append({"level": hi, "against": lo, "fair": fair, **share})
             four[-1]["over_fair"] = round(share["rate"] / fair, 2)
@@ -235,81 +256,168 @@ def _p95_ms(samples) -> float | None:
     return round(1000 * s[int(0.95 * (len(s) - 1))], 2)
 
 
-def bench_game(slug, games, games4, seed, log) -> dict:
+def bench_game(slug, games, games4, seed, log, rungs=(*LEVELS[1:], "beginner")) -> dict:
     rules = rules_for(slug)
     bots = {name: rules.bots[name] for name in LEVELS}
     rng = random.Random(seed)
     times: dict[str, list[float]] = {}
-    started = time.perf_counter()
-    two, four = _ladder(rules, bots, games, games4, rng, times)
-    beginner = ("beginner", BEGINNERS[slug])
-    won = duel(rules, beginner, ("level1", bots["level1"]), games, 2, rng, {}, False)
+    walls: dict[str, list[float]] = {}
+    started, cpu = time.perf_counter(), time.process_time()
+    two, four = _ladder(rules, bots, games, games4, rng, times, rungs, walls)
     out = {
         "ladder": two,
         "ladder_four": four,
         "p95_ms": {name: _p95_ms(times.get(name)) for name in LEVELS},
+        "p95_wall_ms": {name: _p95_ms(walls.get(name)) for name in LEVELS},
         "moves": {name: len(times.get(name, ())) for name in LEVELS},
-        "beginner_vs_level1": _rate(won, games),
         "duration_s": round(time.perf_counter() - started, 1),
     }
+    if "beginner" in rungs:
+        beginner = ("beginner", BEGINNERS[slug])
+        won = duel(rules, beginner, ("level1", bots["level1"]), games, 2, rng, {}, False)
+        out["beginner_vs_level1"] = _rate(won, games)
+        out["duration_s"] = round(time.perf_counter() - started, 1)
+    out["cpu_s"] = round(time.process_time() - cpu, 1)
     rates = ", ".join(f"{r['level']} {100 * r['rate']:.0f}%" for r in two)
-    log(f"{slug}: {rates}; beginner {100 * out['beginner_vs_level1']['rate']:.0f}%")
+    if "beginner_vs_level1" in out:
+        rates += f"; beginner {100 * out['beginner_vs_level1']['rate']:.0f}%"
+    log(f"{slug}: {rates} ({out['duration_s']} s)")
+    return out
+
+
+def merge_game(old: dict, new: dict) -> dict:
+    """``new``'s rungs, beginner and move times over ``old``'s (a level's
+    move times come from the run in which it made the most moves)."""
+    out = dict(old)
+    for key in ("ladder", "ladder_four"):
+        have = {r["level"]: r for r in old.get(key, [])}
+        have.update({r["level"]: r for r in new.get(key, [])})
+        out[key] = [have[lv] for lv in LEVELS if lv in have]
+    if "beginner_vs_level1" in new:
+        out["beginner_vs_level1"] = new["beginner_vs_level1"]
+    p95, moves = dict(old.get("p95_ms", {})), dict(old.get("moves", {}))
+    wall = dict(old.get("p95_wall_ms", {}))
+    for lv in LEVELS:
+        if new["moves"].get(lv, 0) > moves.get(lv, 0):
+            p95[lv], moves[lv] = new["p95_ms"][lv], new["moves"][lv]
+            wall[lv] = new["p95_wall_ms"][lv]
+    out["p95_ms"], out["moves"], out["p95_wall_ms"] = p95, moves, wall
+    out["duration_s"] = round(old.get("duration_s", 0) + new["duration_s"], 1)
+    out["cpu_s"] = round(old.get("cpu_s", 0) + new.get("cpu_s", 0), 1)
     return out
 
 
 def _goals(games: dict) -> dict:
-    ok_rate = all(r["rate"] >= GOAL_RATE for g in games.values() for r in g["ladder"])
-    ok_four = all(r["over_fair"] >= GOAL_FOUR for g in games.values() for r in g["ladder_four"])
-    ok_time = all(
-        (g["p95_ms"][k] or 0) <= limit for g in games.values() for k, limit in GOAL_P95_MS.items()
+    """Each goal met (True), missed (False) or not measured in these results (None)."""
+
+    def judged(checks) -> bool | None:
+        checks = list(checks)
+        return all(checks) if checks else None
+
+    ok_rate = judged(r["rate"] >= GOAL_RATE for g in games.values() for r in g["ladder"])
+    ok_four = judged(r["over_fair"] >= GOAL_FOUR for g in games.values() for r in g["ladder_four"])
+    ok_time = judged(
+        g["p95_ms"][k] <= limit
+        for g in games.values()
+        for k, limit in GOAL_P95_MS.items()
+        if g["p95_ms"].get(k) is not None
     )
-    ok_beg = all(g["beginner_vs_level1"]["rate"] >= GOAL_BEGINNER for g in games.values())
+    ok_beg = judged(
+        g["beginner_vs_level1"]["rate"] >= GOAL_BEGINNER
+        for g in games.values()
+        if "beginner_vs_level1" in g
+    )
     return {"ladder_two": ok_rate, "ladder_four": ok_four, "move_time": ok_time, "beginner": ok_beg}
+
+
+def _env_list(name: str, allowed) -> list[str]:
+    given = [s.strip() for s in os.environ.get(name, "").split(",") if s.strip()]
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise SystemExit(f"{name}: unknown {unknown}; known: {', '.join(allowed)}")
+    return [s for s in allowed if not given or s in given]
 
 
 def main(results_dir) -> dict:
     games_n = _env_int("BENCH_BOTS_GAMES", 1000)
-    games4 = _env_int("BENCH_BOTS_GAMES4", max(1, games_n // 4))
+    games4 = _env_int("BENCH_BOTS_GAMES4", max(1, games_n // 4), least=0)
     seed = _env_int("BENCH_BOTS_SEED", 1)
-    only = [s.strip() for s in os.environ.get("BENCH_BOTS_ONLY", "").split(",") if s.strip()]
-    slugs = [s for s in GAMES if not only or s in only]
+    slugs = _env_list("BENCH_BOTS_ONLY", GAMES)
+    rungs = tuple(_env_list("BENCH_BOTS_RUNGS", (*LEVELS[1:], "beginner")))
 
     def log(msg: str) -> None:
         print(f"  bots: {msg}", flush=True)
 
     started = time.perf_counter()
-    per_game = {slug: bench_game(slug, games_n, games4, seed, log) for slug in slugs}
+    per_game = {slug: bench_game(slug, games_n, games4, seed, log, rungs) for slug in slugs}
+    params = {
+        "games": games_n,
+        "games_four": games4,
+        "seed": seed,
+        "games_list": slugs,
+        "rungs": list(rungs),
+    }
+    last = Path(results_dir) / "bots.json"
+    if os.environ.get("BENCH_BOTS_MERGE") == "1" and last.exists():
+        previous = json.loads(last.read_text())
+        before = previous.get("games", {})
+        old = previous.get("params", {})
+        runs = old.get("runs") or [{k: v for k, v in old.items() if k != "runs"}]
+        params["runs"] = [*runs, {k: v for k, v in params.items() if k != "runs"}]
+        per_game = {
+            s: merge_game(before[s], per_game[s])
+            if s in before and s in per_game
+            else per_game.get(s, before.get(s))
+            for s in GAMES
+            if s in per_game or s in before
+        }
     return {
         **stack.result_header("bots", TITLE, started),
-        "params": {"games": games_n, "games_four": games4, "seed": seed, "games_list": slugs},
+        "params": params,
         "environment": stack.process_environment(),
         "games": per_game,
         "goals": _goals(per_game),
     }
 
 
-def _pct(r: dict) -> str:
-    return f"{100 * r['rate']:.0f} ± {100 * r['error95']:.0f} %"
+def _pct(r: dict | None) -> str:
+    if r is None:
+        return "—"
+    return f"{100 * r['rate']:.0f} ± {100 * r['error95']:.0f} % ({r['games']})"
+
+
+def _runs_in_words(p: dict) -> str:
+    runs = p.get("runs")
+    if runs and len(runs) > 1:  # assembled with BENCH_BOTS_MERGE
+        return f"{len(runs)} runs merged, the rungs each measured: see params.runs"
+    return f"{p['games']} at two seats, {p['games_four']} at four"
 
 
 def markdown(result: dict) -> str:
     p, env = result["params"], result["environment"]
     lines = [
-        f"**{result['title']}** — {p['games']} bouts a pair at two seats, {p['games_four']} at "
-        f"four, seat-rotated, one process, no database. {result['finished_at']}, "
+        f"**{result['title']}** — bouts a pair in brackets ({_runs_in_words(p)}), "
+        f"seat-rotated, one process, no database, "
+        f"± the 95 % error. {result['finished_at']}, "
         f"{env['cpus']} CPUs, Python {env['python']}.",
         "",
         "| game | L1 v L0 | L2 v L1 | L3 v L2 | L4 v L3 | four seats (× fair) "
-        "| p95 ms L1 / L2 / L3 / L4 | beginner v L1 |",
+        "| p95 CPU ms L1 / L2 / L3 / L4 | beginner v L1 |",
         "|---|---:|---:|---:|---:|---|---|---:|",
     ]
     for slug, g in result["games"].items():
-        rungs = " | ".join(_pct(r) for r in g["ladder"])
+        by_level = {r["level"]: r for r in g["ladder"]}
+        rungs = " | ".join(_pct(by_level.get(lv)) for lv in LEVELS[1:])
         four = ", ".join(f"{r['over_fair']:.2f}" for r in g["ladder_four"]) or "—"
-        p95 = " / ".join(f"{g['p95_ms'][k]:g}" for k in LEVELS[1:] if g["p95_ms"][k] is not None)
-        lines.append(f"| {slug} | {rungs} | {four} | {p95} | {_pct(g['beginner_vs_level1'])} |")
+        if g["ladder_four"]:
+            four += f" ({g['ladder_four'][0]['games']})"
+        p95 = " / ".join(
+            f"{g['p95_ms'][k]:g}" if g["p95_ms"].get(k) is not None else "—" for k in LEVELS[1:]
+        )
+        beginner = _pct(g.get("beginner_vs_level1"))
+        lines.append(f"| {slug} | {rungs} | {four} | {p95} | {beginner} |")
     goals = result["goals"]
-    words = {True: "met", False: "**missed**"}
+    words = {True: "met", False: "**missed**", None: "not measured"}
     lines += [
         "",
         f"Goals: each level ≥ {100 * GOAL_RATE:.0f} % against the level below at two seats: "

@@ -51,7 +51,11 @@ def levels(game: str | None = None) -> list[Level]:
 
 def level_choices() -> list[tuple[str, str]]:
     """(value, label) pairs for a form: "level:2", "L2: tries each move..."."""
-    return [(lv.value, f"{lv.title}: {lv.words}") for lv in levels()]
+    # the colon in the words, so French puts its no-break space before it
+    return [
+        (lv.value, _("%(name)s: %(value)s") % {"name": lv.title, "value": lv.words})
+        for lv in levels()
+    ]
 
 
 def bot_in_words(kind: str) -> str:

@@ -35,6 +35,21 @@ def register_player_ratings(source: PlayerRatings | None) -> PlayerRatings | Non
     return previous
 
 
+def holder_key(holder) -> str:
+    """The player key of one seat's holder row (``games.models.MatchHolder``):
+    "bot:<kind>" for a bot, "u:<id>" for an account, "" for nobody."""
+    if holder.bot:
+        return f"bot:{holder.bot}"
+    return f"u:{holder.user_id}" if holder.user_id is not None else ""
+
+
+def holder_keys(match) -> dict[str, str]:
+    """Each held seat of ``match`` -> its holder's player key (what ratings
+    are kept under)."""
+    keys = {h.seat: holder_key(h) for h in match.holders.all()}
+    return {seat: key for seat, key in keys.items() if key}
+
+
 def ratings_of(game: str, keys: Collection[str]) -> dict[str, ShownRating]:
     """The ratings in ``game`` of those of ``keys`` who have one now."""
     keys = [k for k in keys if k]

@@ -34,16 +34,16 @@ def _compile_stale_catalogs():
             compile_with_babel(po)
 
 
-# the longest browser files (a minute or more each), handed out first among the
-# browser tests so that the two workers end together (--dist loadfile gives
-# files out in the order collected)
-LONG_BROWSER_FILES = (  # longest first, as measured on a clean clone (December 2026)
-    "test_home.py",  # about 150 s
-    "test_table_craft.py",  # 140 s
-    "test_csp.py",  # 130 s
-    "test_accessibility.py",  # 100 s
-    "test_accessibility_fr.py",  # 85 s
-    "test_delayed_spectator.py",  # 70 s
+# the longest browser files (about half a minute or more each), handed out
+# first among the browser tests so that the two workers end together
+# (--dist loadfile gives files out in the order collected)
+LONG_BROWSER_FILES = (  # longest first; seconds on a quiet machine (December 2026)
+    "test_accessibility.py",  # about 105 s: seeds the demo, walks every page (axe, CSP, names)
+    "test_accessibility_fr.py",  # 90 s: the same in French
+    "test_home.py",  # 65 s: seeds the demo once for its four tests
+    "test_table_craft.py",  # 65 s: a bout of each game
+    "test_dashboard.py",  # 40 s
+    "test_broadcast.py",  # 35 s
 )
 
 
@@ -133,14 +133,18 @@ def _flush_past_the_truncate_guard():
     which pytest-django does after each transactional test. PostgreSQL: the
     flush runs with ``session_replication_role = replica``, which skips
     triggers and which only a superuser may set (the suite's role is one).
-    SQLite: its append-only triggers are lifted for the flush alone."""
+    SQLite: its append-only triggers are lifted for the flush alone. The
+    flush is held while a module keeps its rows between its tests
+    (``rows_kept_for_the_module``)."""
     from importlib import import_module
+    from types import SimpleNamespace
 
     from django.db import connections
     from django.test.testcases import TransactionTestCase
 
     triggers = import_module("eventlog.migrations.0002_append_only_triggers")
     real = TransactionTestCase._fixture_teardown
+    flush = SimpleNamespace(held=False)
 
     def each(found, statements):
         for connection in found:
@@ -149,6 +153,8 @@ def _flush_past_the_truncate_guard():
                     cur.execute(sql)
 
     def teardown(self):
+        if flush.held:
+            return
         used = [connections[a] for a in self._databases_names(include_mirrors=False)]
         pg = [c for c in used if c.vendor == "postgresql"]
         sqlite = [c for c in used if c.vendor == "sqlite"]
@@ -160,9 +166,28 @@ def _flush_past_the_truncate_guard():
             each(pg, ["RESET session_replication_role"])
             each(sqlite, triggers.SQLITE_UP)
 
+    flush.now = lambda: teardown(TransactionTestCase())
     TransactionTestCase._fixture_teardown = teardown
-    yield
+    yield flush
     TransactionTestCase._fixture_teardown = real
+
+
+@pytest.fixture(scope="module")
+def rows_kept_for_the_module(_flush_past_the_truncate_guard, django_db_setup, django_db_blocker):
+    """Rows a module commits once for all its tests (``demo_site`` in
+    tests/e2e: the demo takes tens of seconds to seed): the flush after each
+    of its transactional tests is held, and made once after the module.
+    Every test of such a module must use it, and they see each other's
+    writes (none may count on another's). Gives django_db_blocker: write the
+    rows in ``with blocker.unblock():``."""
+    flush = _flush_past_the_truncate_guard
+    flush.held = True
+    try:
+        yield django_db_blocker
+    finally:
+        flush.held = False
+        with django_db_blocker.unblock():
+            flush.now()
 
 
 @pytest.fixture

@@ -43,7 +43,7 @@ from games.models import Match
 from hooks import addresses as hook_addresses
 from hooks import models as hook_models
 
-from . import bracket_services, show_services, shows, times
+from . import bracket_check_in, bracket_services, show_services, shows, times
 from .models import BracketRecord, ShowRecord
 from .readmodels import show_status
 from .show_page import show_as_seen
@@ -328,6 +328,24 @@ class CreateBracketSerializer(serializers.Serializer):
         max_value=MAX_PK,
         help_text="the id of a show of yours whose organizer and moderators take the "
         "disputes about this bracket's matches (no other show's do; none without it)",
+    )
+    check_in = serializers.BooleanField(
+        default=False,
+        help_text="the draw waits for a check-in: people holding entrants check in "
+        "(POST .../check-in/), the organizer draws (POST .../draw/); only those "
+        "checked in (and bots) are seeded, the others dropped",
+    )
+
+
+class BracketCheckedInSerializer(serializers.Serializer):
+    checked_in = serializers.ListField(
+        child=serializers.CharField(), help_text="the entrants you checked in"
+    )
+
+
+class BracketDrawnSerializer(BracketViewSerializer):
+    dropped = serializers.ListField(
+        child=serializers.CharField(), help_text="the entrants dropped: they did not check in"
     )
 
 
@@ -694,6 +712,7 @@ class BracketList(APIView):
             actor=request.user.username,
             organizer_id=request.user.pk,
             host_show=get_show(data["show"]).stream if "show" in data else "",
+            check_in=data["check_in"],
             **command_args(request, data),
         )
         record = BracketRecord.objects.get(stream=stream)
@@ -705,6 +724,41 @@ class BracketView(APIView):
     def get(self, request, pk):
         """A bracket: the drawn tree as data, and its standings."""
         return Response(_bracket_view(get_bracket(pk)))
+
+
+class BracketCheckIn(APIView):
+    throttle_classes = COMMAND_THROTTLES
+
+    @extend_schema(
+        request=None,
+        responses={200: BracketCheckedInSerializer, **refusals(401, 403, 404, 409, 422)},
+    )
+    def post(self, request, pk):
+        """Before a bracket's draw, a person holding entrants says they are there
+        (every entrant of theirs not checked in yet)."""
+        record = get_bracket(pk)
+        if not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated()
+        names = bracket_check_in.check_in(record.stream, request.user.pk)
+        return Response({"checked_in": names})
+
+
+class BracketDraw(APIView):
+    throttle_classes = COMMAND_THROTTLES
+
+    @extend_schema(
+        request=None, responses={200: BracketDrawnSerializer, **refusals(401, 403, 404, 409, 422)}
+    )
+    def post(self, request, pk):
+        """The bracket's organizer closes its check-in and draws it: the
+        entrants who checked in (and bots) are seeded in their order, the
+        others dropped; the first series open."""
+        record = get_bracket(pk)
+        if not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated()
+        dropped = bracket_check_in.draw(record.stream, request.user.pk, actor=request.user.username)
+        record.refresh_from_db()
+        return Response({**_bracket_view(record), "dropped": dropped})
 
 
 # ---- webhooks -------------------------------------------------------------------

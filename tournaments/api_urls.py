@@ -44,4 +44,6 @@ urlpatterns = [
     ),
     path("brackets/", api.BracketList.as_view(), name="api-brackets"),
     path("brackets/<int:pk>/", api.BracketView.as_view(), name="api-bracket"),
+    path("brackets/<int:pk>/check-in/", api.BracketCheckIn.as_view(), name="api-bracket-check-in"),
+    path("brackets/<int:pk>/draw/", api.BracketDraw.as_view(), name="api-bracket-draw"),
 ]

@@ -1,7 +1,9 @@
 """Bots for the show side: the choices bot-held entrants make (token gift,
 candidate choice, nomination, bans) and, when asked to, the organizer's
 steps (a random main-match ranking, the game pick), never those of a show
-whose organizer took over (``release_autopilot``). Used after every show
+whose organizer took over (``release_autopilot``). A step a person owes
+too (the winners' choice of candidates) a bot leaves to them, so its speed
+never closes their window (``leaves_to_a_person``). Used after every show
 command and match end (tournaments.bot_steps), by seed_demo and by tests;
 people use the pages and the API."""
 
@@ -59,6 +61,28 @@ def _organizer_choice(state, kind: str, rng: random.Random) -> dict | None:
     return None
 
 
+# steps several entrants owe together, the first made closing them for all
+# (the main match's winners choose the candidates): a person's window
+SHARED_STEPS = ("choose_candidate",)
+
+
+def _is_person(holder) -> bool:
+    return isinstance(holder, int) and not isinstance(holder, bool)
+
+
+def leaves_to_a_person(state, holders, kind: str, seat: str) -> bool:
+    """Whether the bot on ``seat`` leaves the step ``kind`` to a person who
+    owes it too: a shared step (SHARED_STEPS) that a person may make is
+    theirs, so a bot's speed never closes it before they could; if they do
+    not, the step's deadline decides for them (its timeout) as for people."""
+    if kind not in SHARED_STEPS:
+        return False
+    return any(
+        d.kind == kind and d.seat != seat and _is_person(holders.get(d.seat))
+        for d in shows.pending(state)
+    )
+
+
 def step(
     stream: str, rng: random.Random, *, organizer: bool = True, now: float | None = None
 ) -> bool:
@@ -75,6 +99,8 @@ def step(
             holder = holders.get(d.seat)
             if not (isinstance(holder, str) and holder.startswith("bot:")):
                 continue
+            if leaves_to_a_person(state, holders, d.kind, d.seat):
+                continue  # a person may make it: the bot waits its turn as they would
             cmd = _bot_choice(state, d.kind, d.seat, rng)
             acting = Acting(d.seat, shows.PLAYER)
         if cmd is not None:

@@ -10,6 +10,10 @@ from . import brackets
 
 LINKED = "bracket_match_linked"
 VOIDED = "bracket_series_voided"
+# a bracket created with its check-in open (``created["check_in"]``): its
+# entrants check in, then the draw is a second ``bracket_created`` of those
+# present (``dropped``: the absent); no series opens before it
+CHECKED_IN = "bracket_entrant_checked_in"
 
 
 def fold_bracket(rows, start=None) -> tuple[brackets.Bracket, dict, dict]:
@@ -29,4 +33,7 @@ def fold_bracket(rows, start=None) -> tuple[brackets.Bracket, dict, dict]:
                 links.pop(sid, None)
         elif r.type == LINKED:
             links[r.data["series"]] = r.data["match_stream"]
+        elif r.type == CHECKED_IN:
+            present = [*created.get("checked_in", ()), r.data["entrant"]]
+            created = {**created, "checked_in": present}
     return state, created, links

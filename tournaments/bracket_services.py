@@ -56,6 +56,15 @@ def _check_host_show(host_show: str, organizer_id: int | None) -> None:
         raise RuleError("only that show's organizer may have it take the bracket's disputes")
 
 
+def _check_flags(rated, check_in, organizer_id: int | None) -> None:
+    if not isinstance(rated, bool):
+        raise RuleError("rated must be true or false")
+    if not isinstance(check_in, bool):
+        raise RuleError("check_in must be true or false")
+    if check_in and organizer_id is None:
+        raise RuleError("a bracket with a check-in needs its organizer's account")
+
+
 def create_bracket(
     *,
     name: str,
@@ -74,6 +83,7 @@ def create_bracket(
     organizer_id: int | None = None,
     command_id: str | None = None,
     account: int | None = None,
+    check_in: bool = False,
 ) -> str:
     """Create a bracket and open its first series; returns the stream.
 
@@ -84,7 +94,8 @@ def create_bracket(
     moderators take the disputes about its matches (no other show's do),
     named by that show's organizer (``organizer_id``, the creating account).
     A ``command_id`` sent again by the same account for the same bracket
-    returns the bracket it made first."""
+    returns the bracket it made first. ``check_in``: the draw waits for the
+    check-in (bracket_check_in.py): no series opens until the organizer draws."""
     rules_for(game)  # an unknown game is refused here
     if not name.strip():
         raise RuleError("give the bracket a name")
@@ -93,8 +104,7 @@ def create_bracket(
     except brackets.BracketError as exc:
         raise RuleError(str(exc)) from None
     _check_first_to(first_to)
-    if not isinstance(rated, bool):
-        raise RuleError("rated must be true or false")
+    _check_flags(rated, check_in, organizer_id)
     if host_show:
         _check_host_show(host_show, organizer_id)
     created["data"].update(
@@ -107,6 +117,8 @@ def create_bracket(
         host_show=host_show or "",
         organizer_id=organizer_id,
     )
+    if check_in:
+        created["data"]["check_in"] = True
     stream = f"bracket-{uuid.uuid4().hex[:16]}"
     key = fingerprint = None
     if command_id:
@@ -158,6 +170,8 @@ def _open_pending(
     """Create a match for every pending series that has none yet."""
     opened = []
     (state, created, links), version = bracket_folded(stream)
+    if created.get("check_in"):
+        return []  # the draw waits for the check-in
     for s in brackets.pending_series(state):
         if s.bye or s.id in links:
             continue

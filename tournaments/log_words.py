@@ -56,7 +56,7 @@ def _titles_of(streams: Iterable[Any]) -> dict[str, str]:
     return {m.stream: str(m) for m in Match.objects.filter(stream__in=wanted)} if wanted else {}
 
 
-def _round(round_id: Any) -> str:
+def round_number(round_id: Any) -> str:
     """ "r3" is round 3 (a round's number, as the pages say it)."""
     text = str(round_id or "")
     return text[1:] if text[:1] == "r" and text[1:].isdigit() else text
@@ -111,11 +111,11 @@ _SHOW_AND_STAFF: dict[str, Describer] = {
     "show_created": _show_created,
     "round_added": lambda d, t: (
         _("round %(n)s (%(title)s) planned")
-        % {"n": _round(d.get("round")), "title": d.get("title")}
+        % {"n": round_number(d.get("round")), "title": d.get("title")}
     ),
     "rounds_reordered": lambda d, t: (
         _("rounds reordered: %(order)s")
-        % {"order": _names(_round(r) for r in d.get("order") or ())}
+        % {"order": _names(round_number(r) for r in d.get("order") or ())}
     ),
     "moderator_appointed": lambda d, t: (
         _("%(who)s moderates the show") % {"who": d.get("username")}
@@ -162,7 +162,7 @@ def _final_opened(d: Mapping[str, Any], titles: Mapping[str, str]) -> str:
 _ROUNDS: dict[str, Describer] = {
     "ranking_entered": lambda d, t: (
         _("round %(n)s: main match won by %(who)s")
-        % {"n": _round(d.get("round")), "who": _names(d.get("winners"))}
+        % {"n": round_number(d.get("round")), "who": _names(d.get("winners"))}
     ),
     "token_given": lambda d, t: (
         _("%(giver)s gives a token of life to %(to)s")
@@ -193,7 +193,7 @@ _ROUNDS: dict[str, Describer] = {
         % {"winner": d.get("winner"), "loser": d.get("loser")}
     ),
     "entrant_eliminated": lambda d, t: _("%(who)s is eliminated") % {"who": d.get("entrant")},
-    "round_finished": lambda d, t: _("round %(n)s ends") % {"n": _round(d.get("round"))},
+    "round_finished": lambda d, t: _("round %(n)s ends") % {"n": round_number(d.get("round"))},
     "final_opened": _final_opened,
     "final_result": lambda d, t: _("%(who)s wins the final") % {"who": d.get("winner")},
     "champion_crowned": lambda d, t: _("%(who)s is the champion") % {"who": d.get("champion")},

@@ -114,7 +114,10 @@ def project_bracket(row):
         "entrants": list(state.entrants),
         "standings": list(state.standings),
         "champion": state.champion or "",
-        "status": "finished" if state.champion else "running",
+        # "checking in": created with its check-in open, not drawn yet
+        "status": "finished"
+        if state.champion
+        else ("checking in" if created.get("check_in") else "running"),
         "version": row.version,
     }
     record, _ = BracketRecord.objects.defer("folded").update_or_create(

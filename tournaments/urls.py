@@ -10,6 +10,13 @@ urlpatterns = [
     path("<int:pk>/", views.show_page, name="show"),
     path("<int:pk>/decide/", views.show_decide, name="decide"),
     path("brackets/<int:pk>/", views.bracket_page, name="bracket"),
+    path(
+        "brackets/<int:pk>/check-in/",
+        views.bracket_act,
+        {"kind": "check_in"},
+        name="bracket_check_in",
+    ),
+    path("brackets/<int:pk>/draw/", views.bracket_act, {"kind": "draw"}, name="bracket_draw"),
     *(
         path(f"<int:pk>/{kind}/", schedule_views.show_act, {"kind": kind}, name=f"act_{kind}")
         for kind in schedule_views.ACTIONS

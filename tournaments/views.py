@@ -5,14 +5,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from eventlog.commands import command_args
-from eventlog.store import CommandIdReused
+from eventlog.store import CommandIdReused, ConcurrencyError
 from games import services as match_services
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from games.engine_words import refusal
 from games.models import Match
 
-from . import shows
+from . import bracket_check_in, shows
 from .bracket_services import bracket_output
 from .bracket_tree import bracket_tree
 from .models import BracketRecord, ShowRecord
@@ -90,16 +90,72 @@ def show_decide(request, pk):
     return redirect(record.get_absolute_url())
 
 
-def bracket_page(request, pk):
-    record = get_object_or_404(BracketRecord, pk=pk)
+def _bracket_context(request, record: BracketRecord) -> dict:
     out = bracket_output(record.stream)
-    (state, _v, _h), _fresh = bracket_folded(record.stream)
+    (state, created, _links), _fresh = bracket_folded(record.stream)
     streams = {s["match_stream"] for s in out["series"] if s.get("match_stream")}
     rows = Match.objects.filter(stream__in=streams)
     matches = {m.stream: m for m in match_services.summaries_for(rows, request.user)}
     for s in out["series"]:
         s["match"] = matches.get(s.get("match_stream"))
-    tree = bracket_tree(state, out["series"])
-    return render(
-        request, "tournaments/bracket.html", {"bracket": record, "out": out, "tree": tree}
-    )
+    user_id = request.user.pk if request.user.is_authenticated else None
+    checking = bracket_check_in.is_open(created)
+    there = bracket_check_in.present(created) if checking else []
+    check_in = {
+        "open": checking,
+        "present": there,
+        "absent": [e for e in created.get("entrants", ()) if e not in there] if checking else [],
+        "mine": [
+            e
+            for e in bracket_check_in.held_by(created, user_id)
+            if e not in (created.get("checked_in") or ())
+        ]
+        if checking
+        else [],
+        "organizer": user_id is not None and created.get("organizer_id") == user_id,
+        "dropped": list(created.get("dropped") or ()),
+    }
+    return {
+        "bracket": record,
+        "out": out,
+        "tree": None if checking else bracket_tree(state, out["series"]),
+        "check_in": check_in,
+    }
+
+
+def bracket_page(request, pk):
+    record = get_object_or_404(BracketRecord, pk=pk)
+    return render(request, "tournaments/bracket.html", _bracket_context(request, record))
+
+
+@require_POST
+def bracket_act(request, pk, kind):
+    """A bracket's check-in before its draw: a person holding an entrant
+    checks in (``check_in``); its organizer closes it and draws (``draw``)."""
+    record = get_object_or_404(BracketRecord, pk=pk)
+    if not request.user.is_authenticated:
+        raise PermissionDenied(_("log in to check in"))
+    try:
+        if kind == "draw":
+            dropped = bracket_check_in.draw(
+                record.stream, request.user.pk, actor=request.user.username
+            )
+            done = (
+                _("The bracket is drawn; dropped (did not check in): %(names)s.")
+                % {"names": ", ".join(dropped)}
+                if dropped
+                else _("The bracket is drawn: everyone checked in.")
+            )
+        else:
+            names = bracket_check_in.check_in(record.stream, request.user.pk)
+            done = _("Checked in: %(names)s.") % {"names": ", ".join(names)}
+    except (RuleError, ConcurrencyError) as exc:
+        context = _bracket_context(request, record)
+        context["refusal"] = (
+            refusal(exc)
+            if isinstance(exc, RuleError)
+            else _("Someone acted on this bracket at the same time: look again and retry.")
+        )
+        return render(request, "tournaments/bracket.html", context, status=400)
+    messages.success(request, done)
+    return redirect("tournaments:bracket", pk=record.pk)

@@ -30,6 +30,7 @@ STATUS_WORDS = (
     _("withdrawn"),
     _("declined"),
     _("dropped"),
+    _("checking in"),
 )
 ROLE_WORDS = (_("organizer"), _("moderator"), _("player"), _("spectator"), _("system"))
 KIND_WORDS = (

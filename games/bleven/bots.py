@@ -36,12 +36,12 @@ def _pick(legal, wanted, rng):
     return pool[rng.randrange(len(pool))]
 
 
-def _declare_choice(view, seat, rng):
+def _declare_choice(view, seat, rng, samples=SAMPLES):
     """The bid worth making with this field, or None."""
     hand = view["hand"]
     if total(hand) < MIN_FIELD:
         return None
-    odds = _trick_odds(hand, _unseen(view, seat), rng)
+    odds = _trick_odds(hand, _unseen(view, seat), rng, samples)
     best = None
     for tricks in range(4):
         hits = sum(1 for won, _ in odds if len(won) == tricks)
@@ -68,19 +68,19 @@ def _declare_choice(view, seat, rng):
     return cmd
 
 
-def _review_choice(view, seat, rng, legal):
+def _review_choice(view, seat, rng, legal, samples=SAMPLES):
     bid = view["bid"]
     hand = view["hand"]
     unseen = _unseen(view, seat)
     d = bid["declarer"]
     ev = {"believe": 0.0, "disbelieve": 0.0}
-    for _ in range(SAMPLES):
+    for _ in range(samples):
         theirs = rng.sample(unseen, 3)
         for answer in ev:
             r = fight(d, seat, theirs, hand, bid["tricks"], bid["positions"], bid["stones"], answer)
             ev[answer] += r["gains"][seat] - r["gains"][d]
     for k in ev:
-        ev[k] /= SAMPLES
+        ev[k] /= samples
     answer = max(ev, key=ev.get)
     may_ignore = {"type": "respond", "answer": "ignore"} in legal
     if may_ignore and ev[answer] < 0:
@@ -91,9 +91,10 @@ def _review_choice(view, seat, rng, legal):
     return {"type": "respond", "answer": answer}
 
 
-def heuristic(view, seat, rng, legal):
+def heuristic(view, seat, rng, legal, samples=SAMPLES):
     """Keeps high cards, bids when the trick count looks likely, and answers a
-    bid by the stones it expects from each answer."""
+    bid by the stones it expects from each answer (over ``samples`` rival
+    fields drawn from the unseen cards)."""
     pending = view.get("pending") or {}
     kind = pending.get("kind")
     if kind == "draw":
@@ -104,12 +105,12 @@ def heuristic(view, seat, rng, legal):
         hand = view["hand"]
         return _pick(legal, {"type": "discard", "card": lowest_first(hand)[0]}, rng)
     if kind == "turn":
-        cmd = _declare_choice(view, seat, rng)
+        cmd = _declare_choice(view, seat, rng, samples)
         if cmd is None:
             return _pick(legal, {"type": "draw"}, rng)
         return _pick(legal, cmd, rng)
     if kind == "review":
-        return _pick(legal, _review_choice(view, seat, rng, legal), rng)
+        return _pick(legal, _review_choice(view, seat, rng, legal, samples), rng)
     return legal[rng.randrange(len(legal))]
 
 

@@ -22,6 +22,8 @@ STONE_BUCKETS = frozenset({0, 9, 18, 30})
 RAISE_BUCKETS = frozenset({None, 3, 9})
 HIT_WEIGHT = 3.0  # how much likelier a deal is when it makes the opponents' bid hit
 MARGIN_SCALE = 60.0  # stones: a round won by this margin is worth about 0.88
+MARGIN_SHARE = 0.1  # of a playout's reward: the margin of stones, beside the winner
+ROLLOUT_SAMPLES = 12  # rival fields the playouts' heuristic draws (the bot's own: 48)
 
 
 def sample_state(view, seat, rng) -> BlevenState:
@@ -102,10 +104,19 @@ def candidates(view, legal) -> list:
 
 
 def reward(outcome, seat, state: BlevenState) -> float:
-    """The margin of stones, squashed to 0..1 (stones, not only the round, decide a crown)."""
+    """The bout's winner first (1 a side's win, partner included; 0.5 a
+    draw), the margin of stones squashed to 0..1 only as a tie-break: the
+    search used to chase stones and lose rounds (issue #46)."""
+    won = 0.5 if not outcome.winners else float(seat in outcome.winners)
     mine = outcome.points.get(seat, 0)
     theirs = max((v for s, v in outcome.points.items() if s not in state.team(seat)), default=0)
-    return 0.5 + 0.5 * math.tanh((mine - theirs) / MARGIN_SCALE)
+    margin = 0.5 + 0.5 * math.tanh((mine - theirs) / MARGIN_SCALE)
+    return (1 - MARGIN_SHARE) * won + MARGIN_SHARE * margin
+
+
+def rollout(view, seat, rng, legal):
+    """The heuristic as playouts play it: fewer sampled rival fields."""
+    return heuristic(view, seat, rng, legal, ROLLOUT_SAMPLES)
 
 
 def now_of(view) -> float:
@@ -128,5 +139,6 @@ SPEC = SearchSpec(
     weigh=weigh,
     reward=reward,
     now_of=now_of,
+    rollout=rollout,
 )
 LEVELS = level_bots(SPEC)

@@ -15,7 +15,8 @@ def random_bot(view, seat, rng, legal):
 
 # A seat or an entrant held by a bot names it ``bot:<name>``: a level
 # (``bot:level:0`` to ``bot:level:4``, games.core.search) or one of the two
-# older kinds, which play as levels 0 and 1 and keep ratings of their own.
+# older kinds, which play as levels 0 and 1 (``heuristic`` without level 1's
+# slips) and keep ratings of their own.
 # A name is one of these strings exactly (no parsing: no "1e308", no "٣").
 LEVELS = (0, 1, 2, 3, 4)
 LEVEL_NAMES = tuple(f"level:{n}" for n in LEVELS)

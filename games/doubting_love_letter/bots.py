@@ -22,6 +22,8 @@ def _key(cmd) -> tuple:
 
 def _pick(cmd, legal, rng):
     """``cmd`` if it is legal, else a random legal command."""
+    if cmd is not None and cmd in legal:  # the same strings: no keys to build
+        return legal[legal.index(cmd)]
     keys = {_key(c): c for c in legal}
     if cmd is not None and _key(cmd) in keys:
         return keys[_key(cmd)]
@@ -74,7 +76,7 @@ def heuristic(view, seat, rng, legal):
     phase = view["phase"]
     other = next(s for s in view["seats"] if s != seat)
     insure = {"type": "use_item", "item": "insurance"}
-    if any(_key(c) == _key(insure) for c in legal) and rng.random() < 0.9:
+    if insure in legal and rng.random() < 0.9:
         return _pick(insure, legal, rng)
     if view.get("asked") != seat:
         return rng.choice(legal)
@@ -132,9 +134,11 @@ def _guess(view, rng):
     return {"type": "guess", "card": str(rng.choice(top))}
 
 
-def _score(view, other, claim, keep) -> float:
-    """How good it looks to claim ``claim`` and keep ``keep``."""
-    dist = _opp_dist(view)
+def _score(view, other, claim, keep, dist=None) -> float:
+    """How good it looks to claim ``claim`` and keep ``keep`` (``dist``: the
+    opponent's card as ``_opp_dist`` has it, counted once per move)."""
+    if dist is None:
+        dist = _opp_dist(view)
     immune = other in view["immune"]
     score = keep * 0.4
     if claim in (1, 2, 3, 6) and immune:
@@ -168,11 +172,12 @@ def _play(view, seat, other, rng, legal):
     immune = other in view["immune"]
     target = "self" if immune else "opponent"
     best, best_score = None, None
+    dist = _opp_dist(view)
     for card in playable:
         rest = list(hand)
         rest.remove(card)
         keep = rest[0]
-        s = _score(view, other, card, keep)
+        s = _score(view, other, card, keep, dist)
         if best_score is None or s > best_score:
             best, best_score = (card, card, keep), s
     card, claim, keep = best
@@ -186,9 +191,11 @@ def _play(view, seat, other, rng, legal):
         public = _public_left(view, seat)
         options = [c for c in range(1, 8) if c != low and public[c] > 0]
         if options:
-            scored = sorted(options, key=lambda c: _score(view, other, c, keep_b), reverse=True)
+            scored = sorted(
+                options, key=lambda c: _score(view, other, c, keep_b, dist), reverse=True
+            )
             choice = scored[0] if rng.random() < 0.7 else rng.choice(options)
-            if _score(view, other, choice, keep_b) > best_score - 0.5:
+            if _score(view, other, choice, keep_b, dist) > best_score - 0.5:
                 card, claim = low, choice
     cmd = {"type": "play", "card": str(card), "claim": str(claim)}
     if claim == 5:

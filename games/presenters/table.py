@@ -21,14 +21,13 @@ from django.utils.translation import gettext_noop, ngettext, pgettext
 from games import services, visibility
 from games.bot_levels import bot_in_words
 from games.core.deal import REVEAL
-from games.core.playout import BOT
 from games.core.protocol import MODERATOR_VIEW, SEAT, RuleError, Viewer
 from games.core.registry import rules_for, series_for
 from games.core.series import NO_SHOW, RESIGNED, resign_refusal
 from games.deal_check import deal_check
 from games.engine_words import in_words, item_name, refusal
 from games.models import Match
-from games.player_ratings import ShownRating, ratings_of
+from games.player_ratings import ShownRating, holder_key, ratings_of
 
 from . import bleven, doubting_love_letter, higher_lower, love_letter, love_me_not
 from .base import Board, Choice, Control, Field, SeatPart
@@ -255,9 +254,9 @@ def sitters(match: Match) -> dict[str, Sitter]:
     out = {}
     for h in match.holders.all().select_related("user"):
         if h.bot:
-            out[h.seat] = Sitter(bot_in_words(h.bot), bot=True, key=f"{BOT}{h.bot}")
+            out[h.seat] = Sitter(bot_in_words(h.bot), bot=True, key=holder_key(h))
         elif h.user is not None:
-            out[h.seat] = Sitter(h.user.username, key=f"u:{h.user_id}")
+            out[h.seat] = Sitter(h.user.username, key=holder_key(h))
         else:  # nobody named, or an account deleted since: the seat's own name
             out[h.seat] = Sitter(h.seat)
     return out

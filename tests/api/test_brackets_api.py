@@ -102,3 +102,39 @@ def test_unknown_and_huge_bracket_ids_are_404(client):
     for pk in (1, 2**63, 10**30):
         resp = client.get(f"/api/brackets/{pk}/")
         assert resp.status_code == 404 and resp.json()["code"] == "not_found"
+
+
+@pytest.mark.django_db
+def test_a_bracket_with_check_in_is_drawn_through_the_api(people, token_client, post):
+    """Created with ``check_in``: no series before the draw; a person holding
+    an entrant checks in (once), the organizer alone draws; the absent are
+    dropped. Nothing is written by a refused call."""
+    from eventlog.models import StoredEvent
+
+    ana, olaf = people["player"], people["other"]
+    body = BODY | {"holders": {**BODY["holders"], "ana": ana.pk, "ben": olaf.pk}, "check_in": True}
+    org = token_client(people["organizer"])
+    made = post(org, "/api/brackets/", body)
+    assert made.status_code == 201, made.content
+    pk, stream = made.json()["id"], made.json()["stream"]
+    assert made.json()["status"] == "checking in"
+    assert not Match.objects.filter(show_stream=stream).exists()
+    written = StoredEvent.objects.filter(stream=stream).count
+    before = written()
+    assert (
+        post(token_client(people["staff"]), f"/api/brackets/{pk}/check-in/", {}).status_code == 403
+    )
+    assert post(org, f"/api/brackets/{pk}/check-in/", {}).status_code == 403
+    assert post(token_client(ana), f"/api/brackets/{pk}/draw/", {}).status_code == 403
+    assert post(token_client(ana), "/api/brackets/999999/check-in/", {}).status_code == 404
+    assert written() == before
+    done = post(token_client(ana), f"/api/brackets/{pk}/check-in/", {})
+    assert done.status_code == 200 and done.json() == {"checked_in": ["ana"]}
+    assert post(token_client(ana), f"/api/brackets/{pk}/check-in/", {}).status_code == 422
+    drawn = post(org, f"/api/brackets/{pk}/draw/", {})
+    assert drawn.status_code == 200, drawn.content
+    assert drawn.json()["dropped"] == ["ben"] and drawn.json()["status"] == "running"
+    assert Match.objects.filter(show_stream=stream).exists()
+    assert post(org, f"/api/brackets/{pk}/draw/", {}).status_code == 422
+    bad = post(org, "/api/brackets/", body | {"check_in": "1e308", "name": "Other"})
+    assert bad.status_code == 400

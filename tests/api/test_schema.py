@@ -40,6 +40,8 @@ OPERATIONS = {
     ("/api/brackets/", "get"),
     ("/api/brackets/", "post"),
     ("/api/brackets/{id}/", "get"),
+    ("/api/brackets/{id}/check-in/", "post"),
+    ("/api/brackets/{id}/draw/", "post"),
     ("/api/chat/rooms/{name}/messages", "get"),
     ("/api/chat/rooms/{name}/messages", "post"),
     ("/api/chat/rooms/{name}/hide", "post"),

@@ -112,3 +112,23 @@ def test_site_channels_keep_each_matchs_delay(client, make_live_show, at):
         page = client.get(url).content.decode()
         assert f'data-match="{match.pk}"' in page and "60 s ago" in page
         assert not cards(page) - cards(spectators)
+
+
+def test_the_screen_and_the_site_share_one_head(client):
+    """TV's full-screen page and a page of the site open with the same head
+    (templates/_head.html: charset, icon, style, htmx without inline style, the
+    clock bars' script), the screen adding its own style and no site header."""
+    import re
+
+    heads = {}
+    for path in ("/tv/", "/games/"):
+        page = client.get(path).content.decode()
+        heads[path] = re.search(r"<head>(.*?)</head>", page, re.S).group(1)
+    shared = re.findall(r"<(?:meta|link|script)[^>]*>", heads["/games/"])
+    tv = re.findall(r"<(?:meta|link|script)[^>]*>", heads["/tv/"])
+    common = [tag for tag in shared if tag in tv]
+    assert len(common) == 8, common  # charset, viewport, icon, site.css, htmx, its script, 2 js
+    assert any("broadcast.css" in tag for tag in tv)
+    assert not any("broadcast.css" in tag for tag in shared)
+    assert any("countdown.js" in tag for tag in shared)
+    assert heads["/tv/"].count('charset="utf-8"') == 1

@@ -38,6 +38,7 @@ from api.models import ApiToken
 from eventlog.models import StoredEvent
 from games import services as match_services
 from games.models import Match
+from tests.helpers.brackets import checking_in
 from tournaments import invitations, shows
 from tournaments import show_services as ss
 from tournaments.models import ShowRecord, ShowTemplate
@@ -188,6 +189,9 @@ FORMS = {
             ("extend", {"step": "final", "seconds": "60"}),
         ]
     ],
+    # a bracket's check-in before its draw: its entrant's person, its organizer
+    "shows/brackets/<int:pk>/check-in/": [Form("/shows/brackets/{bracket}/check-in/", "player")],
+    "shows/brackets/<int:pk>/draw/": [Form("/shows/brackets/{bracket}/draw/", "organizer")],
     "console/brackets/new/": [
         Form(
             "/console/brackets/new/",
@@ -425,8 +429,10 @@ def world(db, settings):
     lone = match_services.create_match(
         "love-me-not", ["ana", "ben"], holders={"ana": pat.pk}, rng=random.Random(2)
     )
+    late = checking_in(pat, olga.pk)
     token, _secret = ApiToken.issue(pat, "phone")
     ids = {
+        "bracket": late.pk,
         "show": ShowRecord.objects.get(stream=stream).pk,
         "scheduled": ShowRecord.objects.get(stream=scheduled).pk,
         "final": final.pk,

@@ -243,12 +243,25 @@ def test_substitute_add_and_reorder_rounds_from_the_console(org_client, alice):
     assert _post_step(org_client, record, "add_round", {"round_title": "Bonus"}).status_code == 302
     state, _, _ = show_services.load(record.stream)
     ids = [r.id for r in state.rounds]
-    assert len(ids) == 3
-    resp = _post_step(
-        org_client, record, "reorder", {"order": ", ".join(reversed(ids)), "reason": "tv slot"}
-    )
+    assert ids == ["r1", "r2", "r3"]
+    page = org_client.get(reverse("console:show", args=[record.pk])).content.decode()
+    # the page says a round by its number, and the organizer types that number
+    assert "Bonus (round 3)" in page and "(r3)" not in page and "r3, r2" not in page
+    resp = _post_step(org_client, record, "reorder", {"order": "3, ٢, 1", "reason": "tv slot"})
     assert resp.status_code == 302
     assert [r.id for r in show_services.load(record.stream)[0].rounds] == list(reversed(ids))
+    org_client.cookies["django_language"] = "fr"
+    page = org_client.get(reverse("console:show", args=[record.pk])).content.decode()
+    assert "Bonus (manche 3)" in page and "(r3)" not in page
+
+
+def test_a_reorder_of_rounds_that_do_not_exist_is_refused_and_writes_nothing(org_client, alice):
+    record = _created(org_client, alice)
+    before = Event.objects.filter(stream=record.stream).count()
+    for order in ("9, 1", "1e308", "r1, r1", "-1", "1" * 400):
+        resp = _post_step(org_client, record, "reorder", {"order": order, "reason": "x"})
+        assert resp.status_code == 400, (order, resp.status_code)
+    assert Event.objects.filter(stream=record.stream).count() == before
 
 
 def test_players_and_anonymous_may_not_use_the_console(client, alice, org_client):

@@ -177,9 +177,9 @@ def test_a_rulings_parameters_read_as_words():
     assert ruling_params_words({"new_rule": 1}) == "new rule: 1"
     assert ruling_params_words({}) == "" and ruling_params_words(None) == ""
     with translation.override("fr"):
-        assert ruling_params_words({"winner": "ana"}) == "vainqueur : ana"
+        assert ruling_params_words({"winner": "ana"}) == "vainqueur\u00a0: ana"
         assert ruling_params_words({"seat": "ben", "seconds": 30}) == (
-            "siège : ben, 30 secondes de plus"
+            "siège\u00a0: ben, 30 secondes de plus"
         )
 
 

@@ -97,6 +97,25 @@ def site(live_server, settings, committed_db):
     return live_server.url
 
 
+@pytest.fixture(scope="module")
+def demo_site(rows_kept_for_the_module):
+    """`manage.py seed_demo` committed once for the whole module (it plays a
+    show, a bracket and two leagues: tens of seconds, where a test of the
+    module would spend it again), every account's password PASSWORD; kept
+    between the module's tests and flushed after them. Every test of such a
+    module uses it (``rows_kept_for_the_module``)."""
+    import io
+
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    with rows_kept_for_the_module.unblock():
+        call_command("seed_demo", stdout=io.StringIO(), stderr=io.StringIO())
+        for user in User.objects.all():
+            user.set_password(PASSWORD)
+            user.save()
+
+
 @pytest.fixture
 def contexts(browser, site):
     """``open(user=None, **context_options)``: a fresh browser context (its own
@@ -131,6 +150,27 @@ def make_user(transactional_db):
         return User.objects.create_user(name, password=PASSWORD)
 
     return make
+
+
+@pytest.fixture
+def show_of_two(make_user):
+    """olga's show "Two left" of two entrants, ana (pat's) and ben (sam's): its
+    final is live at once; moderator1 moderates it. (its record, olga, moderator1)."""
+    from tournaments import show_services, shows
+    from tournaments.models import ShowRecord
+
+    olga, mod, pat, sam = (make_user(n) for n in ("olga", "moderator1", "pat", "sam"))
+    stream = show_services.create_show(
+        name="Two left",
+        organizer="olga",
+        organizer_id=olga.pk,
+        entrants=["ana", "ben"],
+        holders={"ana": pat.pk, "ben": sam.pk},
+        options={"step_deadline_s": 0, "spectator_delay_s": 0},
+    )
+    acting = show_services.Acting("olga", shows.ORGANIZER)
+    show_services.command(stream, {"type": "appoint_moderator", "username": mod.username}, acting)
+    return ShowRecord.objects.get(stream=stream), olga, mod
 
 
 @pytest.fixture

@@ -21,6 +21,8 @@ from tournaments.models import BracketRecord, ItemRecord, ShowEntrantRecord, Sho
 
 SNAKE = re.compile(r"(?<![\w/.@-])[a-z0-9]+(?:_[a-z0-9]+)+(?![\w/@-])")
 CARD_CODE = re.compile(r"(?<![\w/])(?:10|[2-9JQKA])[CDHS](?![\w/])")
+# a show's round by its id ("(r1)"), a dispute by its id ("d-3"): said by number
+ROUND_ID = re.compile(r"(?<![\w/.@-])(?:r|d-)\d+(?![\w/@-])")
 
 
 def internal_tokens() -> re.Pattern:
@@ -75,4 +77,5 @@ class InternalNames:
         for name in self.typed:
             text = text.replace(name, " ")
         found = SNAKE.findall(text) + self.internal.findall(text) + CARD_CODE.findall(text)
+        found += ROUND_ID.findall(text)
         return sorted(set(found))

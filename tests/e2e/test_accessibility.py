@@ -1,7 +1,9 @@
 """axe-core (axe-playwright-python; its axe.js ships inside the package, no
 CDN) on every kind of page, logged out and as each role: no serious or
 critical violation. English here, French in test_accessibility_fr.py (two
-files, so the two workers share them)."""
+files, so the two workers share them). The same walk checks the
+Content-Security-Policy (csp.py) and that no internal name shows
+(internal_names.py) on every page it visits."""
 
 import io
 
@@ -12,10 +14,12 @@ from django.core.management import call_command
 from broadcast import overlays
 from games.models import Match
 from reminders.models import Reminder
+from tests.helpers.brackets import checking_in
 from tournaments.demo import LIVE_DEMO
 from tournaments.models import BracketRecord, ShowRecord
 
 from .conftest import PASSWORD
+from .csp import PolicyWatch, policy_problems
 from .internal_names import InternalNames, more_pages
 
 GRAVE = ("serious", "critical")
@@ -70,7 +74,16 @@ def _pages():
         ("spectator", f"/shows/{show.pk}/"),
         ("player", f"/games/matches/{finished.pk}/"),  # one's own seat on a finished match
     ]
+    checking = _bracket_checking_in(player)  # its check-in before the draw: both forms
+    pages += [("player", checking), ("organizer", checking)]
     return pages
+
+
+def _bracket_checking_in(player) -> str:
+    """A bracket of the organizer's waiting on its check-in, player holding an entrant."""
+    organizer = User.objects.get(username="organizer")
+    record = checking_in(player, organizer.pk, entrant="player", game="love-letter")
+    return f"/shows/brackets/{record.pk}/"
 
 
 def _overlays() -> list[tuple[None, str]]:
@@ -106,8 +119,9 @@ def _grave(results) -> list[str]:
 
 def check_every_page(contexts, site, language: str) -> None:
     """One seeding (it plays a whole show) and one login per role; the
-    language cookie is set before every visit. Each page gets axe and, but for
-    the overlays and the API's docs, the internal-names check (one walk for both)."""
+    language cookie is set before every visit. Each page gets the policy's
+    check, axe and, but for the overlays and the API's docs, the internal-names
+    check (one walk for the three)."""
     call_command("seed_demo", stdout=io.StringIO(), stderr=io.StringIO())
     for user in User.objects.all():
         user.set_password(PASSWORD)
@@ -117,17 +131,22 @@ def check_every_page(contexts, site, language: str) -> None:
     kinds = _pages()
     swept = kinds + _overlays()
     named = [p for p in kinds if p[1] != "/api/docs/"] + more_pages()
-    pages = {}
+    pages, watches = {}, {}
     failures = []
     for who, path in dict.fromkeys(swept + named):
         if who not in pages:
             user = User.objects.get(username=who) if who else None
             pages[who] = contexts(user)  # logged in through the English form
+            watches[who] = PolicyWatch(pages[who].context)
         page = pages[who]
         page.context.add_cookies([{"name": "django_language", "value": language, "url": site}])
-        page.goto(path)
+        watches[who].next_page()
+        response = page.goto(path)
         page.wait_for_load_state("networkidle")
         assert page.evaluate("document.documentElement.lang") == language, (language, path)
+        # the policy first: axe's own script is not the page's
+        for line in policy_problems(response, page, path) + watches[who].violations(page):
+            failures.append(f"{language} {who or 'logged out'} {path}: CSP {line}")
         if (who, path) in swept:
             for line in _grave(axe.run(page)):
                 failures.append(f"{language} {who or 'logged out'} {path}: {line}")

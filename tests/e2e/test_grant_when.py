@@ -8,22 +8,11 @@ from playwright.sync_api import expect
 
 from games import services as match_services
 from games.models import Match
-from tournaments import show_services, shows
 
 
-def test_the_grant_form_follows_the_bouts_of_the_match_being_played(contexts, make_user):
-    olga, mod, pat, sam = (make_user(n) for n in ("olga", "moderator1", "pat", "sam"))
-    stream = show_services.create_show(
-        name="Two left",
-        organizer="olga",
-        organizer_id=olga.pk,
-        entrants=["ana", "ben"],
-        holders={"ana": pat.pk, "ben": sam.pk},
-        options={"step_deadline_s": 0, "spectator_delay_s": 0},
-    )
-    acting = show_services.Acting("olga", shows.ORGANIZER)
-    show_services.command(stream, {"type": "appoint_moderator", "username": mod.username}, acting)
-    final = Match.objects.get(show_stream=stream, kind="final")
+def test_the_grant_form_follows_the_bouts_of_the_match_being_played(contexts, show_of_two):
+    show, _olga, mod = show_of_two
+    final = Match.objects.get(show_stream=show.stream, kind="final")
 
     page = contexts(mod)
     page.get_by_role("link", name="Moderate").click()

@@ -1,12 +1,11 @@
 """A player's home in Chromium, English and French: what waits for them now,
 their live, next and finished matches (with replays), their shows and
 ratings; the header's links for a player and for staff; and the player
-search suggesting a username for head to head."""
-
-import io
+search suggesting a username for head to head. The demo is seeded once for
+the file (``demo_site``): each test reads it, and what one writes (a
+registration, an account) changes nothing another checks."""
 
 from django.contrib.auth.models import User
-from django.core.management import call_command
 from playwright.sync_api import expect
 
 from tournaments import show_services
@@ -51,21 +50,11 @@ WORDS = {
 }
 
 
-def _seeded():
-    call_command("seed_demo", stdout=io.StringIO(), stderr=io.StringIO())
-    for user in User.objects.all():
-        user.set_password(PASSWORD)
-        user.save()
-
-
 def _in(page, site, language):
     page.context.add_cookies([{"name": "django_language", "value": language, "url": site}])
 
 
-def test_a_players_home_shows_their_matches_shows_and_ratings(
-    contexts, transactional_db, site, doc_shot
-):
-    _seeded()  # once for both languages: the demo takes a while to seed
+def test_a_players_home_shows_their_matches_shows_and_ratings(demo_site, contexts, site, doc_shot):
     player = User.objects.get(username="player")
     weekly = ShowRecord.objects.get(name__startswith=SCHEDULED_DEMO)
     show_services.register(weekly.stream, player)  # a show to come: next
@@ -120,9 +109,8 @@ def _pk(item) -> str:
 
 
 def test_the_header_links_a_player_to_their_home_and_profile_and_staff_to_moderate(
-    contexts, transactional_db, site
+    demo_site, contexts, site
 ):
-    _seeded()
     for language in WORDS:
         _header_in(contexts, site, language)
     logged_out = contexts()
@@ -150,8 +138,7 @@ def _header_in(contexts, site, language):
             expect(page.locator("main li a").first).to_be_visible()  # a show to moderate
 
 
-def test_the_search_suggests_a_player_for_head_to_head(contexts, transactional_db, site):
-    _seeded()
+def test_the_search_suggests_a_player_for_head_to_head(demo_site, contexts, site):
     for language in WORDS:
         _search_in(contexts, site, language)
     # an account that did nothing public is never suggested
@@ -187,8 +174,7 @@ def _search_in(contexts, site, language):
     expect(page.get_by_role("heading", level=2).first).to_contain_text("player – player2")
 
 
-def test_the_head_to_head_form_works_without_script(browser, site, transactional_db):
-    _seeded()
+def test_the_head_to_head_form_works_without_script(demo_site, browser, site):
     context = browser.new_context(base_url=site, java_script_enabled=False)
     try:
         page = context.new_page()

@@ -13,7 +13,7 @@ import pytest
 
 import mkdocs_hooks
 
-from .test_csp import WATCH
+from .csp import WATCH
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "/docs/architecture/index.html"

@@ -1,6 +1,7 @@
 """Table craft in the browser: one bout of each game played with the
 keyboard only (keys 1-9 pick a card, Tab and Enter do the rest, and after
-every move the focus is still on the table), and one bout of Love Letter
+every move the focus is still on the table; Higher or Lower's 24 turns of the
+same control are keyed for three, KEYED_UNTIL), and one bout of Love Letter
 played by clicking the cards themselves. A bot holds the other seat (the
 test moves it, as the clock process would); the page's own poll brings its
 moves in, so the focus is never reset by a reload."""
@@ -36,11 +37,22 @@ def _seated(game, options, user):
     )
 
 
+AT_VERSION = "v => parseInt(document.getElementById('table').dataset.version, 10) >= v"
+
+
+def _open_table(page, match):
+    """The match's page on a clock the test can move (Playwright's: it runs as
+    the real one until moved), so that _shown need not wait out the poll."""
+    page.clock.install()
+    page.goto(f"/games/matches/{match.pk}/")
+
+
 def _shown(page, version):
-    """Wait until the page's table is at ``version`` (its poll fetches it)."""
-    page.wait_for_function(
-        "v => parseInt(document.getElementById('table').dataset.version, 10) >= v", arg=version
-    )
+    """Wait until the page's table is at ``version``: its own poll fetches
+    it, its 2 s brought forward on the page's clock when it is behind."""
+    if not page.evaluate(AT_VERSION, version):
+        page.clock.fast_forward(2000)
+    page.wait_for_function(AT_VERSION, arg=version)
 
 
 def _move_with_keys(page, rng):
@@ -62,13 +74,19 @@ def _move_with_keys(page, rng):
     page.keyboard.press("Enter")
 
 
-def _play_a_bout(page, match, rng, move):
+def _play_a_bout(page, match, rng, move, keyed_until=None, bot_moves=None):
+    """ana's moves made with ``move`` until the bout ends, or until
+    ``keyed_until(state)`` holds: her moves are then a random bot's, made by
+    the service (``bot_moves``)."""
     moves = 0
     for _ in range(200):
         services.play_bots(match, rng=rng)
         loaded = services.load(match)
         if loaded.state.finished or loaded.state.bout_no > 1:
             return moves
+        if keyed_until is not None and keyed_until(loaded.state):
+            bot_moves(match, rng)
+            continue
         _shown(page, loaded.version)
         if page.locator("form.control").count():
             with page.expect_response(lambda r: r.url.endswith("/command")) as answer:
@@ -88,14 +106,24 @@ def _play_a_bout(page, match, rng, move):
     raise AssertionError("the bout did not end")
 
 
+# Higher or Lower's bout is 24 turns of the same control, a pick or a guess
+# (a minute at the page's pace): its keys and the focus after each poll are
+# proven on its auction, its shown card and three turns; the service plays
+# the other 21
+KEYED_UNTIL = {
+    "higher-lower": lambda match: match.bout is not None and len(match.bout.history) >= 3
+}
+
+
 @pytest.mark.parametrize("game,options", GAMES, ids=[g for g, _ in GAMES])
-def test_a_bout_with_the_keyboard_only(game, options, contexts, make_user, shot):
+def test_a_bout_with_the_keyboard_only(game, options, contexts, make_user, shot, bot_moves):
     ana = make_user("ana")
     match = _seated(game, options, ana)
     page = contexts(ana)
-    page.goto(f"/games/matches/{match.pk}/")
+    _open_table(page, match)
     page.locator("#table").focus()  # where a keyboard player starts: on the table
-    moves = _play_a_bout(page, match, random.Random(5), _move_with_keys)
+    rng = random.Random(5)
+    moves = _play_a_bout(page, match, rng, _move_with_keys, KEYED_UNTIL.get(game), bot_moves)
     assert moves >= 1, "ana played in the bout too"
     page.reload()
     expect(page.locator(".history")).to_contain_text(re.compile(r"Bout 1 (went to|was drawn)"))
@@ -120,7 +148,7 @@ def test_a_bout_by_clicking_the_cards(contexts, make_user, shot):
     ana = make_user("ana")
     match = _seated("love-letter", {"decision_s": 0, "first_to": 1}, ana)
     page = contexts(ana)
-    page.goto(f"/games/matches/{match.pk}/")
+    _open_table(page, match)
     moves = _play_a_bout(page, match, random.Random(7), _move_with_cards)
     assert moves >= 1
     expect(page.locator(".last-bout, .result")).to_contain_text(re.compile(r"Bout 1|over"))

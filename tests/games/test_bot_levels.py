@@ -17,9 +17,9 @@ import random
 
 import pytest
 
-from games.core.protocol import Ctx, RuleError, Viewer
+from games.core.protocol import Ctx, Outcome, RuleError, Viewer
 from games.core.registry import series_for
-from games.core.search import Budget, level_bots
+from games.core.search import LEVEL_SLIPS, Budget, erring, level_bots
 
 SEATS = ("ana", "bob", "cy", "dee")
 # (game, seats, items): every game at two seats, the four-seat games at four,
@@ -327,7 +327,44 @@ def test_levels_are_registered_beside_the_heuristic():
     for slug in ("doubting-love-letter", "love-letter", "love-me-not", "higher-lower", "bleven"):
         bots = series_for(slug).rules.bots
         assert {"heuristic", "level0", "level1", "level2", "level3", "level4"} <= set(bots)
-        assert bots["level1"] is bots["heuristic"]
+        # level 1 is the heuristic with a newcomer's share of slips
+        slips = [getattr(bots[f"level{n}"], "slips", 0.0) for n in (1, 2, 3, 4)]
+        assert slips == sorted(slips, reverse=True) and slips[0] > slips[-1], (slug, slips)
+
+
+def test_a_slip_is_a_legal_move_drawn_from_the_seed():
+    """A level's slips: at its rate a random legal move instead of its own,
+    the same one for the same seed; no slips is the bot itself."""
+
+    def first(view, seat, rng, legal):
+        return legal[0]
+
+    legal = [{"type": "a"}, {"type": "b"}, {"type": "c"}, {"type": "d"}]
+    assert erring(first, 0.0) is first
+    bot = erring(first, LEVEL_SLIPS[1])
+    moves = [bot({}, "ana", random.Random(seed), legal) for seed in range(400)]
+    others = sum(m != legal[0] for m in moves)
+    # a slip lands on legal[0] a quarter of the time: about 0.75 x rate of the moves differ
+    assert 0.5 * LEVEL_SLIPS[1] * 400 < others < LEVEL_SLIPS[1] * 400
+    assert all(m in legal for m in moves)
+    assert moves == [bot({}, "ana", random.Random(seed), legal) for seed in range(400)]
+
+
+def test_bleven_search_rewards_the_winner_before_the_stones():
+    """A round won by a stone is worth more to the search than a round lost
+    with many stones taken (it used to chase the margin and lose bouts)."""
+    from games.bleven.levels import reward
+
+    spec = spec_of("bleven")
+    state = next(s for s, _ in reached_states("bleven", 4, None, matches=1))
+    ana, team = "ana", state.team("ana")
+    rivals = [s for s in state.seats if s not in team]
+    narrow = Outcome(tuple(team), {**{s: 10 for s in team}, **{s: 9 for s in rivals}}, "duel")
+    lost = Outcome(tuple(rivals), {**{s: 60 for s in team}, **{s: 90 for s in rivals}}, "duel")
+    crushed = Outcome(tuple(rivals), {**{s: 0 for s in team}, **{s: 90 for s in rivals}}, "duel")
+    assert reward(narrow, ana, state) > 0.85 > 0.15 > reward(lost, ana, state)
+    assert reward(lost, ana, state) > reward(crushed, ana, state)
+    assert spec.reward is reward
 
 
 def test_a_bluff_is_mixed_not_always_the_same_move():

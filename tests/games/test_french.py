@@ -32,7 +32,7 @@ PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 # page must show (words of the game's own board and controls)
 GAMES = {
     "doubting-love-letter": [
-        "vies : 2 sur 2",
+        "vies : 2 sur 2",  # the text below makes its spaces plain
         "Pioche",
         "Empreinte de la donne",
         "Poser",
@@ -129,10 +129,10 @@ def test_engine_sentences_are_put_in_french_by_their_shape():
             "le Devineur ana (vous) finit avec 30 jetons, en deçà des 120 annoncés"
         ),
         "ana hit and ben disbelieved: X = 16, ana gets 48, ben gets 0": (
-            "ana (vous) a réussi et ben n'a pas cru : X = 16, ana (vous) reçoit 48, ben reçoit 0"
+            "ana (vous) a réussi et ben n'a pas cru\u00a0: X = 16, ana (vous) reçoit 48, ben reçoit 0"
         ),
         "7 to 8": "7 à 8",
-        "tied match, 9 to 9: nobody scores": "manche nulle, 9 à 9 : personne ne marque",
+        "tied match, 9 to 9: nobody scores": "manche nulle, 9 à 9\u00a0: personne ne marque",
         "something no engine says": "something no engine says",
     }
     with translation.override("fr"):
@@ -328,7 +328,7 @@ def test_a_refusal_beside_a_control_is_in_french(monkeypatch):
         )
     html = resp.content.decode()
     assert resp.status_code == 422
-    assert "ne fait pas partie des choix pour : annonce" in html and 'class="error"' in html
+    assert "ne fait pas partie des choix pour\u00a0: annonce" in html and 'class="error"' in html
     assert services.load(match).version == before
 
     # the rules' own fixed words: a bid once the auction's silence ran out

@@ -18,6 +18,7 @@ from games.core.protocol import MODERATOR_VIEW, Viewer
 from games.presenters import bleven, higher_lower, love_letter_family, love_me_not
 from games.presenters.base import HIDDEN, Card
 from games.presenters.table import table_for
+from tests.helpers.tables import person_against_bot
 
 SPRITE = Path(settings.BASE_DIR) / "static" / "cards" / "cards.svg"
 # the games whose hands are secret: (game, seats)
@@ -105,14 +106,7 @@ def test_a_hidden_card_is_a_back_that_says_nothing_as_each_seat_and_a_spectator(
 @pytest.mark.django_db
 def test_ones_own_cards_are_buttons_named_in_words():
     ana = User.objects.create_user("ana", password="pw-123456")
-    match = services.create_match(
-        "doubting-love-letter",
-        ["ana", "ben"],
-        options={"decision_s": 0},
-        holders={"ana": ana.pk, "ben": "bot:level:1"},
-        setup={"removed": ["3", "5", "7"], "deck": ["1", "4", "2", "6"], "first": "ana"},
-        rng=random.Random(1),
-    )
+    match = person_against_bot(ana, bot_seat="ben", bot="bot:level:1")
     seat = next(s for s in table_for(match, Viewer.of_seat("ana")).seats if s.you)
     assert [c.label for c in seat.part.hand] == ["Guard (1)", "Priest (2)"]
     page = _page(match, ana)

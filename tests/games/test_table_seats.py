@@ -3,7 +3,6 @@ person's name, "Bot, level 2" with a bot mark, never a bot's stored name),
 their rating in the game when they have one, whose turn it is, and the
 viewer's own seat."""
 
-import random
 import re
 from datetime import UTC, datetime
 
@@ -16,18 +15,12 @@ from games import services
 from games.core.protocol import SPECTATOR_VIEW, Viewer
 from games.presenters.table import table_for
 from ratings.models import Rating
+from tests.helpers.tables import person_against_bot
 
 
 def _match(game="doubting-love-letter", bot="bot:level:2"):
     ana = User.objects.create_user("ana_plays", password="pw-123456")
-    match = services.create_match(
-        game,
-        ["ana", "bot-L2"],
-        options={"decision_s": 0},
-        holders={"ana": ana.pk, "bot-L2": bot},
-        rng=random.Random(3),
-    )
-    return match, ana
+    return person_against_bot(ana, bot=bot, game=game, dealt=False, seed=3), ana
 
 
 def _rate(player: str, game: str, mu: float, games: int) -> None:
@@ -102,3 +95,25 @@ def test_a_bot_reads_in_french_too():
     with translation.override("fr"):
         seats = {s.seat: s for s in table_for(match, SPECTATOR_VIEW).seats}
         assert seats["bot-L2"].who == "Bot, niveau 3" and seats["bot-L2"].bot
+
+
+@pytest.mark.django_db
+def test_the_table_and_tv_key_a_seats_rating_by_the_same_holder_key():
+    """One ``holder_keys``: the table's sitters and TV's seat ratings read a
+    person as "u:<id>" and a bot as "bot:<kind>"; an open seat has none."""
+    from games.player_ratings import holder_keys
+    from games.presenters.table import sitters
+    from games.seat_ratings import ratings_for
+
+    ana = User.objects.create_user("ana_plays", password="pw-123456")
+    match = services.create_match(
+        "love-letter",
+        ["ana", "bot-L2", "cal"],
+        options={"decision_s": 0},
+        holders={"ana": ana.pk, "bot-L2": "bot:level:2"},
+    )
+    assert holder_keys(match) == {"ana": f"u:{ana.pk}", "bot-L2": "bot:level:2"}
+    assert {s: x.key for s, x in sitters(match).items() if x.key} == holder_keys(match)
+    _rate(f"u:{ana.pk}", "love-letter", 30.0, 12)
+    _rate("bot:level:2", "love-letter", 20.0, 12)
+    assert ratings_for(match) == {"ana": 24.0, "bot-L2": 14.0}

@@ -156,9 +156,9 @@ def test_a_ready_check_note_says_what_to_do_in_words(client):
     with translation.override("en"):
         assert note_words(note) == note.text
     with translation.override("fr"):
-        assert note_words(note).endswith("(ana : dites que vous êtes là)")
+        assert note_words(note).endswith("(ana\u00a0: dites que vous êtes là)")
     old = Notification(match=match, text=note.text.replace("say you are here", "ready"))
     with translation.override("fr"):  # a note stored before: its kind read back in words
         assert note_words(old) == note_words(note)
     page = _french(client, ana).get("/").content.decode()
-    assert "(ana : dites que vous êtes là)" in page and ": ready)" not in page
+    assert "(ana\u00a0: dites que vous êtes là)" in page and ": ready)" not in page

@@ -1,7 +1,7 @@
 """Every kind of page in French, logged out and as each role of the demo:
 the words a page shows (its text, not its data: names, titles people
 typed, game names) hold none of the English words the catalogs should
-have replaced."""
+have replaced, and no plain space before ":;?!" (French wants a no-break one)."""
 
 import html as htmllib
 import io
@@ -17,6 +17,8 @@ from games.models import Match
 from tournaments import show_services as ss
 from tournaments.demo import LIVE_DEMO
 from tournaments.models import BracketRecord, ShowRecord
+
+from .test_french_typography import page_text, plain_spaces
 
 # English words that no French page should show outside of data
 ENGLISH = {
@@ -129,4 +131,7 @@ def test_no_english_left_on_any_french_page(client):
         assert resp.status_code == 200, path
         for line in _english_in(_visible_text(resp.content.decode(), data)):
             found.append(f"{who or 'logged out'} {path}: {line}")
+        # French typography: log lines, notes, titles space their colon without a break
+        for x in plain_spaces(page_text(resp.content.decode())):
+            found.append(f"{who or 'logged out'} {path}: a plain space before a sign in {x!r}")
     assert not found, "\n".join(found)

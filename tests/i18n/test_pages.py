@@ -36,10 +36,10 @@ def test_home_show_list_and_show_page(french, show, people):
     french.force_login(people["pat"])
     html = french_page(
         french.get(show.get_absolute_url()),
-        "organisateur : olga",
+        "organisateur\u00a0: olga",
         "<h2>Participants</h2>",
         "Journal public",
-        "vous : joueur",
+        "vous\u00a0: joueur",
         "ana · en lice",
         "Déconnexion (pat)",
     )
@@ -75,7 +75,7 @@ def test_console_pages_forms_and_messages(french, show, people):
         french.get("/console/shows/new/"),
         "Jeux proposés",
         "l’organisateur choisit",
-        "vide : valeur par défaut du jeu",
+        "vide\u00a0: valeur par défaut du jeu",
     )
     # a form's own refusal in French, beside its field
     refused = french.post("/console/invite/", {"username": "pat"})
@@ -83,14 +83,14 @@ def test_console_pages_forms_and_messages(french, show, people):
     # a step done: the message says so in French
     done = french.post(f"/console/shows/{show.pk}/appoint", {"appoint-username": "mia"})
     assert done.status_code == 302
-    french_page(french.get(done["Location"]), "Fait : nommer un modérateur.")
+    french_page(french.get(done["Location"]), "Fait\u00a0: nommer un modérateur.")
 
 
 def test_dashboard_and_its_refusals(french, show, people):
     french.force_login(people["olga"])
     html = french_page(
         french.get(f"/shows/{show.pk}/dashboard/"),
-        "Soirée test : tableau de bord",
+        "Soirée test\u00a0: tableau de bord",
         "Vous êtes olga, organisateur de cette émission",
         "Matchs en direct",
         "Litiges",
@@ -104,7 +104,7 @@ def test_dashboard_and_its_refusals(french, show, people):
     refused = french.post(
         f"/shows/{show.pk}/dashboard/act", {"action": "pause", "match": "999999", "reason": "x"}
     )
-    french_page(refused, "Refusé : ce n’est pas un match de cette émission", status=400)
+    french_page(refused, "Refusé\u00a0: ce n’est pas un match de cette émission", status=400)
     # a player may not open it: the 403 names the role in French
     french.force_login(people["pat"])
     french_page(
@@ -124,7 +124,7 @@ def test_login_and_the_password_reset_email(french, people):
     french_page(french.get(sent["Location"]), "Consultez vos e-mails")
     (email,) = mail.outbox
     assert email.subject == "Votre mot de passe Showtable"
-    assert "Choisissez un nouveau mot de passe ici :" in email.body and "pat" in email.body
+    assert "Choisissez un nouveau mot de passe ici\u00a0:" in email.body and "pat" in email.body
 
 
 def test_token_pages_with_dates_in_the_french_format(french, people):

@@ -108,7 +108,7 @@ def _every_event_reads_without_raw_ids():
     "language, said",
     [
         ("en", ["round 1: main match won by dan", "round 1 (Heat) planned", "round 2 ends"]),
-        ("fr", ["manche 1 : match principal gagné par dan", "la manche 2 se termine"]),
+        ("fr", ["manche 1\u00a0: match principal gagné par dan", "la manche 2 se termine"]),
     ],
 )
 def test_a_round_is_said_by_its_number_never_its_id(language, said):
@@ -137,4 +137,4 @@ def test_the_french_show_page_says_the_round_of_a_main_match_by_its_number(clien
     assert "round 1: main match won by" in page
     client.cookies["django_language"] = "fr"
     page = client.get(record.get_absolute_url()).content.decode()
-    assert "manche 1 : match principal gagné par" in page and "manche r1" not in page
+    assert "manche 1\u00a0: match principal gagné par" in page and "manche r1" not in page

@@ -322,6 +322,14 @@ class BracketForm(forms.Form):
             "there, its clocks standing still; empty: 10; 0: none"
         ),
     )
+    check_in_first = forms.BooleanField(
+        required=False,
+        label=gettext_lazy("Check-in before the draw"),
+        help_text=gettext_lazy(
+            "the draw waits until you close the check-in on the bracket's page: "
+            "only the entrants who checked in are seeded, the others dropped"
+        ),
+    )
 
     show = forms.ModelChoiceField(
         queryset=ShowRecord.objects.none(),
@@ -368,6 +376,7 @@ class BracketForm(forms.Form):
             else None,
             "host_show": d["show"].stream if d.get("show") else "",
             "organizer_id": self.organizer.pk if self.organizer is not None else None,
+            "check_in": bool(d.get("check_in_first")),
         }
 
 
@@ -536,13 +545,21 @@ class ReorderStep(_Step):
     title = gettext_lazy("Reorder rounds not started")
     order = forms.CharField(
         label=gettext_lazy("Order"),
-        help_text=gettext_lazy("round ids in the new order, e.g. r3, r2"),
+        max_length=500,
+        help_text=gettext_lazy("the rounds' numbers in the new order, e.g. 3, 2"),
     )
     reason = forms.CharField(max_length=500, label=gettext_lazy("Reason"))
 
     def command(self):
-        order = [x.strip() for x in self.cleaned_data["order"].split(",") if x.strip()]
+        order = [_round_id(x) for x in self.cleaned_data["order"].split(",") if x.strip()]
         return {"type": "reorder_rounds", "order": order, "reason": self.cleaned_data["reason"]}
+
+
+def _round_id(typed: str) -> str:
+    """A round as the page says it (its number, "3") to its id ("r3"); an id
+    typed as the API takes it passes as it is, anything else to the engine's refusal."""
+    text = typed.strip()
+    return f"r{int(text)}" if text.isdecimal() else text
 
 
 class AppointStep(_Step):

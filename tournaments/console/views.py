@@ -296,10 +296,12 @@ def bracket_new(request):
             )
         else:
             record = BracketRecord.objects.get(stream=stream)
-            messages.success(
-                request,
-                _("%(name)s is created and its first series are open.") % {"name": record.name},
+            said = (
+                _("%(name)s is created: its check-in is open, the draw waits for you.")
+                if form.cleaned_data.get("check_in_first")
+                else _("%(name)s is created and its first series are open.")
             )
+            messages.success(request, said % {"name": record.name})
             return redirect("tournaments:bracket", pk=record.pk)
     status = 400 if form.errors else 200
     return render(request, "console/bracket_new.html", {"form": form}, status=status)

@@ -14,6 +14,17 @@ def made_title(title) -> str:
 
 
 @register.filter
+def round_words(round_id) -> str:
+    """``{{ round.id|round_words }}``: "r3" is "round 3" (a show's round by
+    its number, as the log says it), never its id."""
+    from django.utils.translation import pgettext
+
+    from tournaments.log_words import round_number
+
+    return pgettext("a show's round", "round %(n)s") % {"n": round_number(round_id)}
+
+
+@register.filter
 def stored(value) -> str:
     """``{{ match.kind|stored }}``: a kind, a step or a format in words."""
     from tournaments.words import stored_words
