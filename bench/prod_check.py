@@ -26,6 +26,8 @@ every reactor: live pushes, clock arming). At the end it checks
   (or within 10 s of the fault they were written in: reconnect and `since`), each
   ends at its match's last version, no spectator gets a version before the delay;
 - every webhook delivery to the slow receiver delivered, none lost;
+- the bots greet in the show room all along (bench/showchat.py): every message
+  acknowledged is in the log and the chat's read model, once;
 - the app role cannot UPDATE, DELETE or TRUNCATE events (psql);
 - read models equal a rebuild from the log; the logs are one JSON object a line,
   and the clock's carry the match's stream.
@@ -72,6 +74,7 @@ from prod_checks import (  # noqa: E402
     check_logs,
     check_sockets,
 )
+from showchat import Greeter, check_chat  # noqa: E402
 from showdriver import (  # noqa: E402  (Call: for importers)
     Call,  # noqa: F401
     Http,
@@ -415,6 +418,7 @@ class ProdCheck:
             WEB_WORKERS="2",
             CELERY_CONCURRENCY="2",
             HOOKS_ALLOW_PRIVATE_ADDRESSES="1",  # the slow webhook receiver is on loopback
+            CHAT_NEW_ACCOUNT_WAIT_S="0",  # the bots' accounts are made a moment before they greet
         )
         return env
 
@@ -518,6 +522,10 @@ class ProdCheck:
         play.start()
         self.played = True
         driver.started.wait(timeout=120)  # the players logged in, the show created
+        # the bots greet in the show room all along, through the faults (bench/showchat.py)
+        self.greeter = Greeter(PORTS, RECORDER, people["players"], driver.show_id, driver.done)
+        self.greeting = threading.Thread(target=self.greeter.run, daemon=True)
+        self.greeting.start()
         if self.hooked is not None:  # slow all along, no window excused: nothing may lag for it
             org = Http(PORTS, RECORDER, token=people["organizer"]["token"])
             wrong = hook_slow_receiver(org, driver.show_id, self.hooked)
@@ -558,6 +566,7 @@ class ProdCheck:
         self.failures += self.procs.restarts
         if not self.procs.restarts:
             facts.append("no process exited: each one reconnected by itself")
+        self.greeting.join(timeout=60)
         self.failures += check_http(summary["raw"]["calls"], self.faults, facts, PORTS)
         if self.hooked is not None:
             wait_for_hooks(db_url(self.owner), HOOKS_SETTLE_S)
@@ -650,6 +659,8 @@ class ProdCheck:
                     conn, self.summary["raw"]["sockets"], self.faults, SPECTATOR_DELAY_S, self.facts
                 )
             self._check_timeouts(conn)
+            if getattr(self, "greeter", None) is not None:
+                self.failures += check_chat(conn, self.greeter, self.facts)
         self._check_rebuild()
 
     def _check_timeouts(self, conn) -> None:

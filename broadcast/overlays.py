@@ -18,13 +18,14 @@ from tournaments.models import ShowRecord
 
 from .models import OverlayKey
 
-KINDS = ("scoreboard", "bracket", "featured", "hands")
+KINDS = ("scoreboard", "bracket", "featured", "hands", "chat")
 # the kinds in words, on the organizer's page of links
 KIND_WORDS = (
     gettext_noop("scoreboard"),
     gettext_noop("bracket"),
     gettext_noop("featured"),
     gettext_noop("hands"),
+    gettext_noop("chat"),
 )
 
 

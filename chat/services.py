@@ -9,7 +9,9 @@ hold in English and French (games.engine_words.refusal reads them)."""
 
 from __future__ import annotations
 
+import random
 import re
+import time
 import unicodedata
 from datetime import UTC, datetime
 
@@ -29,11 +31,12 @@ from eventlog.store import (
 from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 
+from . import limits
 from .models import ChatBlock, ChatMessage, ChatReport, ChatRoomState, ChatTimeout
 from .readmodels import BLOCKS
 from .rooms import SHOW, STAFF, Room, access, show_of_room, show_room
 
-MAX_RETRIES = 5
+MAX_RETRIES = 8
 REASON_MAX = 200
 # a timeout's lengths, in seconds; "show": until the show (or the match) is over
 TIMEOUTS = {"5m": 300, "1h": 3600, "show": None}
@@ -81,6 +84,7 @@ def _write(room_stream: str, user, role: str, make, *, command_id=None, body=Non
         except ConcurrencyError:
             if attempt == MAX_RETRIES - 1:
                 raise
+            time.sleep(random.uniform(0, 0.004 * (attempt + 1)))  # writers of one room spread out
     raise AssertionError("unreachable")
 
 
@@ -225,19 +229,22 @@ def post(room: Room, user, text, *, command_id=None, now: float | None = None):
     """``user`` writes ``text`` in ``room``: the message's stored row."""
     _signed_in(user)
     now = visibility.clock() if now is None else now
-    may = access(room, user, now=now)
-    if not may.write:
-        raise RoleRequired(_no_write_words(room))
     text = clean_text(text)
     key = _key(command_id, user.pk)
     if key and (first := replayed(room.stream, key, command_fingerprint(f"user:{user.pk}", text))):
         return first[0]  # a retry: its first message, no limit counted twice
-    _may_write_now(room, user, now, may.moderate, text)
-    data = {"author_id": user.pk, "author": user.username, "text": text}
-    if may.moderate:
-        data["staff"] = True  # its links are shown as links (chat.present)
-    role = "moderator" if may.moderate else "member"
-    return _event(room.stream, user, role, "chat_message", data, text, command_id)[0]
+    # counted at once, for every process, before any read (chat.limits); a
+    # message refused or not written afterwards is not counted
+    with limits.counted(room, user):
+        may = access(room, user, now=now)
+        if not may.write:
+            raise RoleRequired(_no_write_words(room))
+        _may_write_now(room, user, now, may.moderate, text)
+        data = {"author_id": user.pk, "author": user.username, "text": text}
+        if may.moderate:
+            data["staff"] = True  # its links are shown as links (chat.present)
+        role = "moderator" if may.moderate else "member"
+        return _event(room.stream, user, role, "chat_message", data, text, command_id)[0]
 
 
 # ---- a show's word list ------------------------------------------------------------

@@ -7,7 +7,8 @@ fetch, a short page otherwise), nothing written."""
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -100,6 +101,14 @@ def _write(request, name, act):
     except CommandIdReused:
         words = _("this form was already used for something else; try again")
         return _refused(request, words, 409)
+    except RequestDataTooBig:  # read nothing of it: refused before any check
+        return _refused(request, _too_large(), 413)
+
+
+def _too_large() -> str:
+    return _("this is far too long to send: a message is at most %(limit)s characters") % {
+        "limit": settings.CHAT_MAX_CHARS
+    }
 
 
 def _command_id(request):

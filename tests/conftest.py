@@ -92,6 +92,18 @@ def _own_rate_limit_counts(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _own_chat_flood_counts(monkeypatch):
+    """Each test counts its own chat messages (chat.limits)."""
+    from django.core.cache.backends.locmem import LocMemCache
+
+    from chat import limits
+
+    counts = LocMemCache("test-chat-floods", {})
+    counts.clear()
+    monkeypatch.setattr(limits, "counts", lambda: counts)
+
+
+@pytest.fixture(autouse=True)
 def _no_ready_check_unless_asked():
     """Matches between people open with a ready-check (games/ready_check.py);
     the tests that play such matches at once start them without one, and the

@@ -779,7 +779,7 @@ class CreateWebhookSerializer(serializers.Serializer):
     kinds = serializers.MultipleChoiceField(
         choices=list(hook_models.KINDS),
         required=False,
-        help_text="the events to send (default: all)",
+        help_text="the events to send (default: all but chat, the show room forwarded at the spectators' delay)",
     )
     format = serializers.ChoiceField(
         choices=list(hook_models.FORMATS),
@@ -883,7 +883,7 @@ class ShowWebhooks(APIView):
         endpoint = {
             "show_stream": record.stream,
             "url": data["url"],
-            "kinds": sorted(data.get("kinds") or hook_models.KINDS),
+            "kinds": sorted(data.get("kinds") or hook_models.DEFAULT_KINDS),
             "format": data["format"],
             "live": data["live"],
         }

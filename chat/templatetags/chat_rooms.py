@@ -1,5 +1,7 @@
 """The chat panel a page shows: ``{% chat_for_match match %}`` (the table and
-the spectators' page), ``{% chat_for_show show %}`` (the show page). Each
+the spectators' page), ``{% chat_for_show show %}`` (the show page),
+``{% chat_for_dashboard show %}`` (the staff room on the dashboard),
+``{% chat_overlay show %}`` (the show room on a stream's overlay). Each
 room its visitor may read, with its last messages, whether it is closed,
 and for its moderators the room's controls (slow mode, closing, the
 timeouts of the show's rooms; in the staff room, the show's word list);
@@ -57,12 +59,14 @@ def _room(room, may, user) -> dict:
     return entry
 
 
-def _panel(context, found, live: bool) -> dict:
+def _panel(context, found, socket: str = "") -> dict:
+    """The panel of rooms ``found``; ``socket``: the socket the panel opens
+    for its news (the pages that hold none of their own: the show's)."""
     request = context.get("request")
     user = getattr(request, "user", None)
     return {
         "rooms": [_room(room, may, user) for room, may in found],
-        "live": live,
+        "socket": socket,
         "me": user.pk if user is not None and user.is_authenticated else "",
         "me_name": user.username if user is not None and user.is_authenticated else "",
         "max_chars": settings.CHAT_MAX_CHARS,
@@ -74,13 +78,37 @@ def _panel(context, found, live: bool) -> dict:
 @register.inclusion_tag("chat/_panel.html", takes_context=True)
 def chat_for_match(context, match):
     request = context.get("request")
-    return _panel(context, rooms_of_match(match, getattr(request, "user", None)), live=True)
+    return _panel(context, rooms_of_match(match, getattr(request, "user", None)))
 
 
 @register.inclusion_tag("chat/_panel.html", takes_context=True)
 def chat_for_show(context, show):
     request = context.get("request")
-    return _panel(context, rooms_of_show(show, getattr(request, "user", None)), live=False)
+    found = rooms_of_show(show, getattr(request, "user", None))
+    return _panel(context, found, socket=f"/ws/shows/{show.pk}/")
+
+
+@register.inclusion_tag("chat/_panel.html", takes_context=True)
+def chat_for_dashboard(context, show):
+    """The staff room on the moderators' dashboard (its news over the
+    dashboard's own socket, opened by the page)."""
+    request = context.get("request")
+    found = rooms_of_show(show, getattr(request, "user", None))
+    return _panel(context, [(room, may) for room, may in found if room.kind == STAFF])
+
+
+OVERLAY_MESSAGES = 12
+
+
+@register.inclusion_tag("chat/_overlay.html")
+def chat_overlay(show):
+    """The show room as a stream's overlay shows it (broadcast's chat
+    overlay): its newest messages as a spectator reads them, at the show's
+    delay, never a hidden one (the overlay's poll drops one hidden since)."""
+    from django.contrib.auth.models import AnonymousUser
+
+    room = show_room(show, SHOW)
+    return {"messages": services.history(room, AnonymousUser(), limit=OVERLAY_MESSAGES)}
 
 
 @register.filter

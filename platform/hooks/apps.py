@@ -12,5 +12,7 @@ class HooksConfig(AppConfig):
 
         from .dispatch import deliveries_of, hooked
 
-        # follows the log (reactors): not in the append's transaction nor its request
-        register("webhooks", deliveries_of, prefixes=("show-", "match-"), needs=hooked)
+        # follows the log (reactors): not in the append's transaction nor its request;
+        # a show room's chat too (chat-s<pk>-show), through the source chat.apps
+        # registers (hooks.sources)
+        register("webhooks", deliveries_of, prefixes=("show-", "match-", "chat-s"), needs=hooked)

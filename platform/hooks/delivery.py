@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from . import addresses, signing
+from . import addresses, signing, sources
 from .models import WebhookDelivery, WebhookEndpoint
 
 
@@ -122,6 +122,8 @@ def _attempt(delivery: WebhookDelivery, now: float | None) -> float | None:
         delivery.claimed_until = None
         delivery.save(update_fields=["status", "error", "claimed_until"])
         return None
+    if not sources.stands(delivery.kind, delivery.stream, delivery.version):
+        return _withdrawn(delivery)
     body = delivery.body.encode()
     headers = {
         "Content-Type": "application/json",
@@ -142,6 +144,14 @@ def _attempt(delivery: WebhookDelivery, now: float | None) -> float | None:
     except (OSError, ValueError, http.client.HTTPException) as exc:
         error = f"could not deliver: {exc}"[:300]
     return _record(delivery, code, error, refused)
+
+
+def _withdrawn(delivery: WebhookDelivery) -> None:
+    """What it carried was withdrawn before it was due (a chat message hidden):
+    never sent, and no failure of the endpoint."""
+    delivery.status, delivery.claimed_until = WebhookDelivery.WITHDRAWN, None
+    delivery.error = "withdrawn before it was due: not sent"
+    delivery.save(update_fields=["status", "error", "claimed_until"])
 
 
 def _record(delivery: WebhookDelivery, code: int | None, error: str, refused: bool) -> float | None:

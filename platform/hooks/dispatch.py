@@ -6,7 +6,13 @@ spectator delay (at once for an endpoint of the show's organizer that asked
 to be live). The log is the outbox: a delivery a crash left unwritten is
 written when the reactor passes that event. Once written each is queued (a
 Celery task, or the embedded sender); the sweeper (hooks.outbox) sends
-whatever a crash left unqueued. Payloads carry only what a spectator may see."""
+whatever a crash left unqueued. Payloads carry only what a spectator may see.
+
+Other apps' streams may become deliveries too, through a source they
+register at start-up (``register_source``: the show room's chat, filled by
+chat.apps, so the hooks import nothing of the chat): its rows' items, the
+shows its streams belong to, and whether an item still stands when it is
+due (a chat message hidden meanwhile is withdrawn, never sent)."""
 
 from __future__ import annotations
 
@@ -23,6 +29,7 @@ from games.core.adapt import as_game_event
 from games.core.protocol import SPECTATOR_VIEW
 
 from .models import WebhookDelivery, WebhookEndpoint
+from .sources import source_of, sources
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +66,12 @@ def _text(kind: str, event: str, d: dict) -> str:
 
 
 def payload(endpoint: WebhookEndpoint, body: dict) -> str:
+    body = dict(body)
+    discord = body.pop("discord", None)
     if endpoint.format == "discord":  # Discord's execute-webhook shape
-        return json.dumps({"content": body["text"][:2000]})
+        # no name in a text may ping anyone (an entrant or author called @everyone)
+        content = (discord or body["text"])[:2000]
+        return json.dumps({"content": content, "allowed_mentions": {"parse": []}})
     return json.dumps(body, default=str)
 
 
@@ -134,10 +145,13 @@ def _turn_items(rows, wanted_shows: set[str]) -> list[tuple[str, str, int, dict,
     return out
 
 
-def _due(endpoint: WebhookEndpoint, recorded_at, facts) -> object:
+def _due(endpoint: WebhookEndpoint, recorded_at, facts, kind: str = "") -> object:
     """When a delivery may go: at the event's recorded time + the show's
-    spectator delay; at once only for a live endpoint of the show's organizer."""
-    if endpoint.live and facts is not None and endpoint.owner_id in facts.organizer_ids:
+    spectator delay; at once only for a live endpoint of the show's organizer
+    (never a source's delayed kind: the chat)."""
+    delayed = any(kind in s.delayed for s in sources.values())
+    organizers = facts.organizer_ids if facts is not None else ()
+    if endpoint.live and not delayed and endpoint.owner_id in organizers:
         return recorded_at
     delay = float(facts.spectator_delay_s) if facts is not None else 300.0
     return recorded_at + timedelta(seconds=delay)
@@ -148,19 +162,23 @@ def record_deliveries(rows) -> int:
     written once however often its rows come. Returns how many were made."""
     show_rows = [r for r in rows if r.stream.startswith("show-")]
     match_rows = [r for r in rows if r.stream.startswith("match-")]
-    if not show_rows and not match_rows:
+    sourced = [(s, r) for r in rows if (s := source_of(r.stream)) is not None]
+    if not show_rows and not match_rows and not sourced:
         return 0
     from games.models import Match
 
+    source_items = []
+    for source in {s for s, _ in sourced}:
+        source_items += source.items([r for s, r in sourced if s is source])
     # one query: the active hooks of the shows these rows belong to
-    touched = Q(show_stream__in={r.stream for r in show_rows})
+    touched = Q(show_stream__in={r.stream for r in show_rows} | {i[0] for i in source_items})
     if match_rows:
         of_matches = Match.objects.filter(stream__in={r.stream for r in match_rows})
         touched |= Q(show_stream__in=of_matches.values("show_stream"))
     endpoints = list(WebhookEndpoint.objects.filter(touched, active=True))
     if not endpoints:
         return 0
-    items = _show_items(show_rows)
+    items = _show_items(show_rows) + source_items
     turn_shows = {e.show_stream for e in endpoints if "your_turn" in e.kinds}
     if match_rows and turn_shows:
         items += _turn_items(match_rows, turn_shows)
@@ -172,7 +190,7 @@ def record_deliveries(rows) -> int:
             stream=body["stream"],
             version=version,
             body=payload(endpoint, body),
-            due_at=_due(endpoint, recorded_at, facts[show_stream]),
+            due_at=_due(endpoint, recorded_at, facts[show_stream], kind),
         )
         for show_stream, kind, version, body, recorded_at in items
         for endpoint in endpoints
@@ -193,6 +211,9 @@ def hooked(rows, matches) -> bool:
 def _shows_of(streams, matches) -> set[str]:
     """The shows ``streams`` are (show streams) or belong to (match streams)."""
     shows = {s for s in streams if s.startswith("show-")}
+    for prefix, source in sources.items():
+        if theirs := {s for s in streams if s.startswith(prefix)}:
+            shows |= source.shows_of(theirs)
     return shows | {m.show_stream for m in matches.of(streams) if m.show_stream}
 
 
@@ -217,7 +238,8 @@ def deliveries_of(rows) -> None:
 def queue_after_commit(rows) -> None:
     """Queue the pending deliveries of these rows (the sweeper sends them
     anyway if this never runs)."""
-    streams = {r.stream for r in rows if r.stream.startswith(("show-", "match-"))}
+    prefixes = ("show-", "match-", *sources)
+    streams = {r.stream for r in rows if r.stream.startswith(prefixes)}
     if not streams:
         return
     first = min(r.version for r in rows)

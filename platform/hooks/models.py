@@ -4,7 +4,9 @@ import secrets
 
 from django.db import models
 
-KINDS = ("match_opened", "your_turn", "result", "elimination", "champion", "ruling")
+KINDS = ("match_opened", "your_turn", "result", "elimination", "champion", "ruling", "chat")
+# an endpoint registered without kinds: every kind but the show room's chat (asked by name)
+DEFAULT_KINDS = tuple(k for k in KINDS if k != "chat")
 FORMATS = ("json", "discord")
 
 
@@ -46,6 +48,9 @@ class WebhookDelivery(models.Model):
     open, at most once per claim, never again once delivered."""
 
     PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+    # not sent, and never will be: what it carried was withdrawn before it was due
+    # (a chat message hidden by a moderator)
+    WITHDRAWN = "withdrawn"
 
     endpoint = models.ForeignKey(
         WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"

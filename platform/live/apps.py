@@ -13,11 +13,12 @@ class LiveConfig(AppConfig):
         from .publisher import announce_committed
 
         # follows the log (reactors): announced by the reactors, not by the request;
-        # a show's rows for its dashboards' sockets (a dispute filed: live.dashboard)
+        # a show's rows for its dashboards' sockets (a dispute filed: live.dashboard),
+        # its rooms' for the show's sockets (live.show_chat)
         register(
             "live",
             announce_after_append,
-            prefixes=("match-", "show-", "chat-m"),
+            prefixes=("match-", "show-", "chat-m", "chat-s"),
             with_matches=True,
             writes=False,
         )

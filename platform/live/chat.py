@@ -22,9 +22,10 @@ from django.utils.translation import gettext_noop
 
 from api.exceptions import handle
 from chat import services as chat
+from chat.live import receives
 from chat.models import ChatMessage
 from chat.present import as_json
-from chat.rooms import MATCH_ROOMS, PLAYERS, Room, access, match_room
+from chat.rooms import MATCH_ROOMS, PLAYERS, Room, match_room
 from games.core.protocol import RoleRequired
 from games.models import Match
 
@@ -81,7 +82,11 @@ def _hidden_for(room: Room, user, hidden: list) -> list[int]:
 
 
 class ChatSocket:
-    """What a match socket (live.consumers.MatchConsumer) adds for the chat."""
+    """What a match socket (live.consumers.MatchConsumer) adds for the chat
+    (a show's sockets: live.show_chat.ShowChatSocket)."""
+
+    CHAT_KINDS = MATCH_ROOMS
+    CHAT_ELSEWHERE = gettext_noop("this socket carries the chat of its own match's rooms only")
 
     def _chat_room(self, name) -> Room | None:
         match = Match.objects.filter(pk=self.pk).first()
@@ -112,9 +117,7 @@ class ChatSocket:
                 name = body.get("room") if isinstance(body, dict) else None
                 room = self._chat_room(name)
                 if room is None:
-                    raise RoleRequired(
-                        gettext_noop("this socket carries the chat of its own match's rooms only")
-                    )
+                    raise RoleRequired(self.CHAT_ELSEWHERE)
                 row = chat.post(room, user, body.get("text"), command_id=ident or None)
                 message = as_json(ChatMessage.objects.get(pk=row.id), user)
                 return {"type": "chat_ack", "id": shown, "room": name, "message": message}
@@ -125,7 +128,7 @@ class ChatSocket:
                 return {"type": "refused", "id": shown, **response.data}
 
     async def _chat_catch_up(self, since):
-        if not isinstance(since, dict) or len(since) > len(MATCH_ROOMS):
+        if not isinstance(since, dict) or len(since) > len(self.CHAT_KINDS):
             return
         for name, last in since.items():
             if isinstance(last, int) and not isinstance(last, bool) and last >= 0:
@@ -162,7 +165,7 @@ class ChatSocket:
         user, why = auth.account_now(self.scope)
         if room is None or why is not None:
             return None
-        may = access(room, user)
+        may = receives(room, user)  # on every push: a role lost, a timeout count at once
         if not may.read:
             return None
         seen = getattr(self, "chat_seen", {}).get(name, 0)

@@ -1,7 +1,8 @@
 // The chat panel (templates/chat/_panel.html): each room's list, its form,
-// the older messages on request, and its news: over the match socket where
-// the page holds one (live.js: window.gsLive.chat, the "gs:chat" events),
-// else by asking every few seconds. Every text is set as text (never as
+// the older messages on request, and its news: over the page's socket (the
+// table's, live.js; the show's or the dashboard's, chat_socket.js:
+// window.gsLive.chat, the "gs:chat" events), asking every few seconds only
+// while it is down. Every text is set as text (never as
 // HTML), so a message's markup and links are shown as the characters they are.
 // A moderator's links are made links (http and https only). Moderators
 // hide a message (with the reason they wrote) or time its author out (5 min,
@@ -337,9 +338,12 @@
     window.gsLive.tell({ chat: { since: since } });
   });
 
-  if (panel.getAttribute("data-live") === "poll") {
-    setInterval(function () {
+  // the news come over the page's socket; while it is down (or where the
+  // page has none) the rooms are asked every few seconds
+  setInterval(function () {
+    var up = window.gsLive && window.gsLive.up && window.gsLive.up();
+    if (!up && !document.hidden) {
       rooms().forEach(catchUp);
-    }, POLL_MS);
-  }
+    }
+  }, POLL_MS);
 })();

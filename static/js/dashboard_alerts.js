@@ -1,20 +1,21 @@
 // The dashboard hears of a new dispute over its socket (ws/shows/<pk>/dashboard/,
-// live.dashboard): the page's title says it, a line says it to screen readers,
+// live.dashboard, opened by chat_socket.js: its messages come as "gs:socket"
+// events): the page's title says it, a line says it to screen readers,
 // a short sound plays if the moderator ticked the box (the tick is the gesture
 // browsers ask before a page may play sound), and the live part is fetched at
 // once (the "dispute-filed" event its hx-trigger listens to). Without the
-// socket the 2 s refresh still shows the dispute.
+// socket the 2 s refresh still shows the dispute. A reported chat message
+// brings the reports' panel afresh (unless the reader is writing in it).
 (function () {
   "use strict";
-  var box = document.querySelector("[data-dashboard-socket]");
-  if (!box || !window.WebSocket) {
+  var box = document.querySelector(".dash-alerts[data-live-socket]");
+  if (!box) {
     return;
   }
   var title = document.title;
   var said = box.querySelector(".dispute-alert");
   var sound = box.querySelector("input[name=dispute-sound]");
   var audio = null;
-  var retry = 1000;
   var KEY = "dashboard-dispute-sound";
 
   function beep() {
@@ -68,33 +69,31 @@
     document.title = title;
   });
 
-  function parsed(text) {
-    try {
-      return JSON.parse(text);
-    } catch (err) {
-      return null;
+  function reports() {
+    var old = document.getElementById("reports");
+    var active = document.activeElement;
+    if (!old || !window.DOMParser || (active && active !== document.body && old.contains(active))) {
+      return;
     }
+    fetch(location.href, { credentials: "same-origin" })
+      .then(function (r) {
+        return r.ok ? r.text() : null;
+      })
+      .then(function (html) {
+        var fresh = html && new DOMParser().parseFromString(html, "text/html").getElementById("reports");
+        if (fresh) {
+          old.replaceWith(document.importNode(fresh, true));
+        }
+      })
+      .catch(function () {});
   }
 
-  function connect() {
-    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    var socket = new WebSocket(scheme + window.location.host + box.getAttribute("data-dashboard-socket"));
-    socket.onopen = function () {
-      retry = 1000;
-    };
-    socket.onmessage = function (e) {
-      var msg = parsed(e.data);
-      if (msg && msg.type === "dispute_filed") {
-        told(msg.open);
-      }
-    };
-    socket.onclose = function (e) {
-      if (e.code === 4403) {
-        return; // not a moderator of this show: nothing to hear
-      }
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 30000);
-    };
-  }
-  connect();
+  document.addEventListener("gs:socket", function (e) {
+    var msg = e.detail || {};
+    if (msg.type === "dispute_filed") {
+      told(msg.open);
+    } else if (msg.type === "chat_reported") {
+      reports();
+    }
+  });
 })();

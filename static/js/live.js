@@ -152,6 +152,9 @@
   }
 
   window.gsLive = {
+    up: function () {
+      return open && socket && socket.readyState === 1;
+    },
     send: function (form, id, then) {
       return carry({ form: form, id: id }, id, then);
     },

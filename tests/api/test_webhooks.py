@@ -180,7 +180,9 @@ def test_discord_payloads_are_content_only(
     assert rows.count() == len(ENTRANTS) - 1  # every elimination, the final's loser too
     for row in rows:
         body = json.loads(row.body)
-        assert list(body) == ["content"] and body["content"].endswith("is eliminated")
+        assert list(body) == ["content", "allowed_mentions"]
+        assert body["content"].endswith("is eliminated")
+        assert body["allowed_mentions"] == {"parse": []}  # a name never pings anyone
 
 
 @pytest.mark.django_db

@@ -20,7 +20,7 @@ def make_link(client, record, key="") -> str:
     resp = client.post(f"/shows/{record.pk}/overlays/", {"command_id": key} if key else {})
     assert resp.status_code == 200
     found = LINK.findall(resp.content.decode())
-    assert {kind for _t, kind in found} == {"scoreboard", "bracket", "featured", "hands"}
+    assert {kind for _t, kind in found} == {"scoreboard", "bracket", "featured", "hands", "chat"}
     assert len({t for t, _k in found}) == 1
     return found[0][0]
 

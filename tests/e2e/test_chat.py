@@ -84,3 +84,84 @@ def test_a_moderator_s_link_is_a_link_and_the_long_timeouts_are_buttons(contexts
     expect(room.locator(".chat-status")).to_contain_text("Timed out: they still read the room")
     held = ChatTimeout.objects.get(user_id=ana_user.pk)
     assert held.until is not None and held.show_id is None
+
+
+def test_the_stands_never_reach_a_seat_and_reach_the_other_spectators(contexts, make_user):
+    ana_user, ben_user = make_user("ana"), make_user("ben")
+    match = services.create_match(
+        "love-me-not",
+        ["ana", "ben"],
+        options={"decision_s": 0},
+        holders={"ana": ana_user.pk, "ben": ben_user.pk},
+        spectator_delay_s=0,
+    )
+    pages = {
+        n: contexts(u)
+        for n, u in (("ana", ana_user), ("sam", make_user("sam")), ("tom", make_user("tom")))
+    }
+    for who, page in pages.items():
+        with page.expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url) as ws:
+            page.goto(f"/games/matches/{match.pk}/")
+        if who == "ana":  # a spectator's socket may wait for the match to open to them:
+            ws.value.wait_for_event("framereceived")  # their panel asks meanwhile
+    assert pages["ana"].locator(f"#chat-m{match.pk}-spectators").count() == 0  # not even the room
+    box = pages["sam"].get_by_label("Your message in the Spectators' room")
+    box.fill("ben holds the prince")
+    box.press("Enter")
+    expect(pages["tom"].locator(f"#chat-m{match.pk}-spectators .chat-list")).to_contain_text(
+        "ben holds the prince"
+    )
+    # the players' room reaches every page: once it is on ana's, the stands' would be too
+    seat = pages["ana"].get_by_label("Your message in the Players' room")
+    seat.fill("good game")
+    seat.press("Enter")
+    expect(pages["tom"].locator(".chat-list").first).to_contain_text("good game")
+    expect(pages["ana"].locator(".chat-list")).to_contain_text("good game")
+    assert "ben holds the prince" not in pages["ana"].content()
+
+
+def test_a_hidden_message_leaves_every_open_show_page_and_a_timeout_is_told_in_french(
+    contexts, make_user, site
+):
+    from tournaments import show_services as ss
+    from tournaments.models import ShowRecord
+
+    olga, sam, cal = make_user("olga"), make_user("sam"), make_user("cal")
+    stream = ss.create_show(
+        name="Chat night",
+        organizer="olga",
+        organizer_id=olga.pk,
+        entrants=["ana", "ben"],
+        options={"spectator_delay_s": 0},
+    )
+    show = ShowRecord.objects.get(stream=stream)
+    room = f"#chat-s{show.pk}-show"
+    pages = {"olga": contexts(olga), "sam": contexts(sam), "cal": contexts(cal)}
+    pages["sam"].context.add_cookies([{"name": "django_language", "value": "fr", "url": site}])
+    for page in pages.values():
+        with page.expect_websocket(lambda ws: f"/ws/shows/{show.pk}/" in ws.url) as ws:
+            page.goto(f"/shows/{show.pk}/")
+        ws.value.wait_for_event("framesent")  # the socket is up: it asked for what it missed
+    box = pages["sam"].get_by_label("Votre message (Salon du show)")
+    box.fill("buy cheap chips")
+    box.press("Enter")
+    for who in ("olga", "cal"):  # over the show's socket, not a poll
+        expect(pages[who].locator(f"{room} .chat-list")).to_contain_text("buy cheap chips")
+    mod = pages["olga"]
+    mod.locator(room).get_by_label("Reason for hiding a message").fill("spam")
+    message = mod.locator(f"{room} li", has_text="buy cheap chips")
+    message.get_by_role("button", name="Hide").click()
+    for who in ("olga", "cal", "sam"):
+        expect(pages[who].locator(f"{room} .chat-list")).not_to_contain_text("buy cheap chips")
+    # olga times sam out (a message of his to choose him by): he is told in French
+    box.fill("encore")
+    box.press("Enter")
+    mine = mod.locator(f"{room} li", has_text="encore")
+    with mod.expect_response(lambda r: r.url.endswith("/timeout")) as answer:
+        mine.get_by_role("button", name="Time out 5 min").click()
+    assert answer.value.status == 200
+    box.fill("je reviens")
+    box.press("Enter")
+    expect(pages["sam"].locator(f"{room} .chat-refusal")).to_contain_text(
+        "un modérateur vous a exclu de ce salon"
+    )
