@@ -726,12 +726,22 @@ class BracketView(APIView):
         return Response(_bracket_view(get_bracket(pk)))
 
 
+class BracketActSerializer(serializers.Serializer):
+    command_id = command_id_field()
+
+
+def _bracket_act_id(request) -> str | None:
+    body = BracketActSerializer(data=request.data or {})
+    body.is_valid(raise_exception=True)
+    return command_args(request, body.validated_data)["command_id"]
+
+
 class BracketCheckIn(APIView):
     throttle_classes = COMMAND_THROTTLES
 
     @extend_schema(
-        request=None,
-        responses={200: BracketCheckedInSerializer, **refusals(401, 403, 404, 409, 422)},
+        request=BracketActSerializer,
+        responses={200: BracketCheckedInSerializer, **refusals(400, 401, 403, 404, 409, 422)},
     )
     def post(self, request, pk):
         """Before a bracket's draw, a person holding entrants says they are there
@@ -739,7 +749,9 @@ class BracketCheckIn(APIView):
         record = get_bracket(pk)
         if not request.user.is_authenticated:
             raise exceptions.NotAuthenticated()
-        names = bracket_check_in.check_in(record.stream, request.user.pk)
+        names = bracket_check_in.check_in(
+            record.stream, request.user.pk, command_id=_bracket_act_id(request)
+        )
         return Response({"checked_in": names})
 
 
@@ -747,7 +759,8 @@ class BracketDraw(APIView):
     throttle_classes = COMMAND_THROTTLES
 
     @extend_schema(
-        request=None, responses={200: BracketDrawnSerializer, **refusals(401, 403, 404, 409, 422)}
+        request=BracketActSerializer,
+        responses={200: BracketDrawnSerializer, **refusals(400, 401, 403, 404, 409, 422)},
     )
     def post(self, request, pk):
         """The bracket's organizer closes its check-in and draws it: the
@@ -756,7 +769,12 @@ class BracketDraw(APIView):
         record = get_bracket(pk)
         if not request.user.is_authenticated:
             raise exceptions.NotAuthenticated()
-        dropped = bracket_check_in.draw(record.stream, request.user.pk, actor=request.user.username)
+        dropped = bracket_check_in.draw(
+            record.stream,
+            request.user.pk,
+            actor=request.user.username,
+            command_id=_bracket_act_id(request),
+        )
         record.refresh_from_db()
         return Response({**_bracket_view(record), "dropped": dropped})
 

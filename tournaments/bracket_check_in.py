@@ -17,6 +17,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from eventlog.commands import once
 from eventlog.store import NewEvent, append
 from games.core.protocol import RuleError
 
@@ -52,9 +53,20 @@ def held_by(created: Mapping, user_id: int | None) -> list[str]:
     ]
 
 
-def check_in(stream: str, user_id: int | None) -> list[str]:
+def check_in(stream: str, user_id: int | None, *, command_id: str | None = None) -> list[str]:
     """The account ``user_id`` says it is there for each entrant it holds
-    that has not checked in; returns those entrants."""
+    that has not checked in; returns those entrants. A retry with the same
+    ``command_id`` gets the first answer and writes nothing."""
+    return once(
+        f"{stream}:check-in",
+        {"user": user_id},
+        lambda: {"checked_in": _check_in(stream, user_id)},
+        command_id=command_id,
+        account=user_id,
+    )["checked_in"]
+
+
+def _check_in(stream: str, user_id: int | None) -> list[str]:
     (_state, created, _links), version = bracket_folded(stream)
     if not version:
         raise RuleError("no such bracket")
@@ -76,9 +88,22 @@ def check_in(stream: str, user_id: int | None) -> list[str]:
     return todo
 
 
-def draw(stream: str, user_id: int | None, *, actor: str = "") -> list[str]:
+def draw(
+    stream: str, user_id: int | None, *, actor: str = "", command_id: str | None = None
+) -> list[str]:
     """The organizer closes the check-in and draws the bracket of the entrants
-    present; returns the entrants dropped (they did not check in)."""
+    present; returns the entrants dropped (they did not check in). A retry
+    with the same ``command_id`` gets the first answer and writes nothing."""
+    return once(
+        f"{stream}:draw",
+        {"user": user_id},
+        lambda: {"dropped": _draw(stream, user_id, actor)},
+        command_id=command_id,
+        account=user_id,
+    )["dropped"]
+
+
+def _draw(stream: str, user_id: int | None, actor: str) -> list[str]:
     from .bracket_services import _open_pending
 
     (_state, created, _links), version = bracket_folded(stream)

@@ -4,7 +4,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from eventlog.commands import command_args
+from eventlog.commands import BadCommandId, command_args
 from eventlog.store import CommandIdReused, ConcurrencyError
 from games import services as match_services
 from games import visibility
@@ -138,7 +138,10 @@ def bracket_act(request, pk, kind):
     try:
         if kind == "draw":
             dropped = bracket_check_in.draw(
-                record.stream, request.user.pk, actor=request.user.username
+                record.stream,
+                request.user.pk,
+                actor=request.user.username,
+                command_id=command_args(request)["command_id"],
             )
             done = (
                 _("The bracket is drawn; dropped (did not check in): %(names)s.")
@@ -147,15 +150,20 @@ def bracket_act(request, pk, kind):
                 else _("The bracket is drawn: everyone checked in.")
             )
         else:
-            names = bracket_check_in.check_in(record.stream, request.user.pk)
+            names = bracket_check_in.check_in(
+                record.stream, request.user.pk, command_id=command_args(request)["command_id"]
+            )
             done = _("Checked in: %(names)s.") % {"names": ", ".join(names)}
-    except (RuleError, ConcurrencyError) as exc:
+    except (RuleError, ConcurrencyError, CommandIdReused, BadCommandId) as exc:
         context = _bracket_context(request, record)
-        context["refusal"] = (
-            refusal(exc)
-            if isinstance(exc, RuleError)
-            else _("Someone acted on this bracket at the same time: look again and retry.")
-        )
+        if isinstance(exc, RuleError):
+            context["refusal"] = refusal(exc)
+        elif isinstance(exc, CommandIdReused | BadCommandId):
+            context["refusal"] = FORM_REUSED
+        else:
+            context["refusal"] = _(
+                "Someone acted on this bracket at the same time: look again and retry."
+            )
         return render(request, "tournaments/bracket.html", context, status=400)
     messages.success(request, done)
     return redirect("tournaments:bracket", pk=record.pk)

@@ -161,3 +161,24 @@ def test_the_console_creates_a_bracket_with_its_check_in(people):
     record = BracketRecord.objects.get(name="Late cup")
     assert record.status == "checking in"
     assert not Match.objects.filter(show_stream=record.stream).exists()
+
+
+def test_a_check_in_or_draw_sent_twice_with_one_command_id_writes_once(people):
+    record = _bracket(people)
+    ann, olga = _client(people["ann"]), _client(people["olga"])
+    check_in = reverse("tournaments:bracket_check_in", args=[record.pk])
+    draw = reverse("tournaments:bracket_draw", args=[record.pk])
+    before = _events(record)
+    for _ in range(2):  # the second is a retry: answered as the first, nothing written
+        assert ann.post(check_in, {"command_id": "ann-here-1"}).status_code == 302
+    assert _events(record) == before + 1
+    # the same id from another account is another command: refused, nothing written
+    bo = _client(people["bo"])
+    assert bo.post(check_in, {"command_id": "ann-here-1"}).status_code == 400
+    assert _events(record) == before + 1
+    for _ in range(2):
+        assert olga.post(draw, {"command_id": "draw-1"}).status_code == 302
+    drawn = _events(record)
+    assert Event.objects.filter(stream=record.stream, type="bracket_created").count() == 2
+    assert olga.post(draw, {"command_id": "draw-1"}).status_code == 302
+    assert _events(record) == drawn
