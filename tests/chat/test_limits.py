@@ -218,3 +218,25 @@ def test_the_moderators_page_has_the_room_s_controls_and_no_one_else_s():
     c.force_login(mo)
     page = c.get(f"/games/matches/{lone.pk}/").content.decode()
     assert f'action="/chat/rooms/m{lone.pk}-players/slow"' in page and "chat-wide" not in page
+
+
+def test_a_room_whose_every_write_races_another_is_refused_in_words(monkeypatch):
+    """Past its retries (another writer moved the room's stream each time), a
+    message is refused as a busy room is, in the reader's words, not with the
+    log's version numbers; nothing is written."""
+    from eventlog.store import ConcurrencyError
+
+    people, show, _ = make_show()
+    room = show_room(show, SHOW)
+
+    def raced(stream, expected, *args, **kwargs):
+        raise ConcurrencyError(stream, expected, expected + 1)
+
+    monkeypatch.setattr(chat, "append", raced)
+    monkeypatch.setattr(chat.time, "sleep", lambda s: None)
+    before = StoredEvent.objects.count()
+    refused = fetch(people["sam"], f"/chat/rooms/{room.name}/post", {"text": "hi"}, "fr")
+    assert refused.status_code == 422, refused.content
+    assert "trop animé" in refused.json()["message"]
+    assert "version" not in refused.json()["message"]
+    assert StoredEvent.objects.count() == before
