@@ -581,6 +581,7 @@ def test_runbots_plays_a_whole_match_over_the_sockets(asgi_site):
             seconds=25,
             poll=0.1,
             seed=i,
+            until_done=True,  # else it plays on, finding nothing, to the 25 s
             stdout=outputs[i],
         )
 

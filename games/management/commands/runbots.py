@@ -45,13 +45,25 @@ class Api:
         return self.call("POST", path, body)
 
 
-def play(api, *, max_moves: int, seconds: float, rng: random.Random, poll_s: float = 0.5, log=None):
-    """Move until ``max_moves`` moves are made or ``seconds`` pass. Returns the moves made."""
+def play(
+    api,
+    *,
+    max_moves: int,
+    seconds: float,
+    rng: random.Random,
+    poll_s: float = 0.5,
+    log=None,
+    until_done: bool = False,
+):
+    """Move until ``max_moves`` moves are made or ``seconds`` pass (or, with
+    ``until_done``, no match of the token's is live). Returns the moves made."""
     deadline, moves = time.monotonic() + seconds, 0
     while moves < max_moves and time.monotonic() < deadline:
         status, matches = api.get("/api/matches/?mine=1")
         if status != 200:
             raise CommandError(f"listing my matches failed ({status}): {matches}")
+        if until_done and not matches:
+            break
         moved = False
         for m in matches:
             status, legal = api.get(f"/api/matches/{m['id']}/legal")
@@ -81,8 +93,18 @@ def play(api, *, max_moves: int, seconds: float, rng: random.Random, poll_s: flo
 class Sockets:
     """The caller's matches, each played on its JSON socket (one task each)."""
 
-    def __init__(self, api: Api, token: str, *, max_moves: int, rng: random.Random, log=None):
+    def __init__(
+        self,
+        api: Api,
+        token: str,
+        *,
+        max_moves: int,
+        rng: random.Random,
+        log=None,
+        until_done: bool = False,
+    ):
         self.api, self.token, self.rng, self.log = api, token, rng, log
+        self.until_done = until_done
         self.max_moves, self.moves = max_moves, 0
         self.playing: dict[int, asyncio.Task] = {}
         self.failed: list[str] = []
@@ -102,6 +124,9 @@ class Sockets:
                 status, matches = await asyncio.to_thread(self.api.get, "/api/matches/?mine=1")
                 if status != 200:
                     raise CommandError(f"listing my matches failed ({status}): {matches}")
+                if self.until_done and not matches:  # none live: each played to its end
+                    await asyncio.gather(*self.playing.values(), return_exceptions=True)
+                    break
                 for m in matches:
                     if m["id"] not in self.playing or self.playing[m["id"]].done():
                         self.playing[m["id"]] = asyncio.create_task(self.play(m["id"]))
@@ -165,6 +190,11 @@ class Command(BaseCommand):
         parser.add_argument("--poll", type=float, default=0.5, help="wait when nothing to do")
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument(
+            "--until-done",
+            action="store_true",
+            help="stop once none of the token's matches is live (else at --seconds)",
+        )
+        parser.add_argument(
             "--over",
             choices=["socket", "http"],
             default="socket",
@@ -175,9 +205,20 @@ class Command(BaseCommand):
         api = Api(url, token)
         log = self.stdout.write if kw.get("verbosity", 1) > 1 else None
         rng = random.Random(seed)
+        until_done = bool(kw.get("until_done"))
         if over == "http":
-            moves = play(api, max_moves=max_moves, seconds=seconds, rng=rng, poll_s=poll, log=log)
+            moves = play(
+                api,
+                max_moves=max_moves,
+                seconds=seconds,
+                rng=rng,
+                poll_s=poll,
+                log=log,
+                until_done=until_done,
+            )
         else:
-            sockets = Sockets(api, token, max_moves=max_moves, rng=rng, log=log)
+            sockets = Sockets(
+                api, token, max_moves=max_moves, rng=rng, log=log, until_done=until_done
+            )
             moves = asyncio.run(sockets.run(seconds, poll))
         self.stdout.write(f"{moves} moves made")
