@@ -92,6 +92,19 @@ def _own_rate_limit_counts(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _a_channel_layer_of_its_own():
+    """Each test gets a fresh channel layer. channels_redis lets one event loop
+    at a time receive on a layer object: a socket left receiving by an earlier
+    test's server or communicator (its loop gone) would refuse every later
+    receive in this process ("Two event loops are trying to receive()")."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
 def _own_chat_flood_counts(monkeypatch):
     """Each test counts its own chat messages (chat.limits)."""
     from django.core.cache.backends.locmem import LocMemCache
