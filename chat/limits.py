@@ -25,6 +25,8 @@ from .rooms import show_staff_ids
 
 log = logging.getLogger(__name__)
 
+ROOM_BUSY = gettext_noop("this room is too busy right now: wait a few seconds and send it again")
+
 
 def counts():
     """The cache the counts are kept in (the tests give each its own)."""
@@ -73,9 +75,7 @@ def guard_room(room, user) -> None:
     limit = int(getattr(settings, "CHAT_ROOM_RATE", 30))
     span = float(getattr(settings, "CHAT_ROOM_RATE_WINDOW_S", 10))
     if _over(f"chat-flood:{room.stream}", limit, span) and not _moderates(room, user):
-        raise RuleError(
-            gettext_noop("this room is too busy right now: wait a few seconds and send it again")
-        )
+        raise RuleError(ROOM_BUSY)
 
 
 def _refund(key: str) -> None:

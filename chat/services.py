@@ -37,7 +37,6 @@ from .readmodels import BLOCKS
 from .rooms import SHOW, STAFF, Room, access, show_of_room, show_room
 
 MAX_RETRIES = 8
-ROOM_BUSY = gettext_noop("this room is too busy right now: wait a few seconds and send it again")
 REASON_MAX = 200
 # a timeout's lengths, in seconds; "show": until the show (or the match) is over
 TIMEOUTS = {"5m": 300, "1h": 3600, "show": None}
@@ -84,7 +83,7 @@ def _write(room_stream: str, user, role: str, make, *, command_id=None, body=Non
                 )
         except ConcurrencyError:
             if attempt == MAX_RETRIES - 1:  # said as the room's limit is: in words, to resend
-                raise RuleError(ROOM_BUSY) from None
+                raise RuleError(limits.ROOM_BUSY) from None
             time.sleep(random.uniform(0, 0.004 * (attempt + 1)))  # writers of one room spread out
     raise AssertionError("unreachable")
 
@@ -165,7 +164,7 @@ def _may_write_now(room: Room, user, now: float, moderator: bool, text: str) -> 
     window = float(_setting("CHAT_ROOM_RATE_WINDOW_S", 10))
     busy = ChatMessage.objects.filter(stream=room.stream, staff=False, at__gt=_ago(now, window))
     if not moderator and busy.count() >= rate:
-        raise RuleError(ROOM_BUSY)
+        raise RuleError(limits.ROOM_BUSY)
     if state is not None and state.slow_s and not moderator:
         if mine.filter(stream=room.stream, at__gt=_ago(now, state.slow_s)).exists():
             raise RuleError(

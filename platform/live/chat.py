@@ -29,7 +29,7 @@ from chat.rooms import MATCH_ROOMS, PLAYERS, Room, match_room
 from games.core.protocol import RoleRequired
 from games.models import Match
 
-from . import auth
+from . import auth, commands
 from .pool import off_loop as _off_loop
 
 log = logging.getLogger(__name__)
@@ -94,6 +94,19 @@ class ChatSocket:
             if match is not None and name == f"m{self.pk}-{kind}":
                 return match_room(match, kind)
         return None
+
+    async def chat_or_parsed(self, text_data, bytes_data):
+        """A message read within bounds: a chat message is handled here (None
+        back), an unreadable one answered (None back); else what it says."""
+        try:
+            content = commands.parse(text_data, bytes_data)
+        except commands.Unreadable as exc:
+            await self.send_json(exc.answer)
+            return None
+        if isinstance(content, dict) and "chat" in content:
+            await self.chat_command(content)
+            return None
+        return content
 
     async def chat_command(self, content: dict):
         body = content.get("chat")

@@ -195,13 +195,8 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         return version if version is not None and version > self.shown else None
 
     async def receive(self, text_data=None, bytes_data=None):
-        try:
-            content = commands.parse(text_data, bytes_data)
-        except commands.Unreadable as exc:
-            await self.send_json(exc.answer)
-            return
-        if isinstance(content, dict) and "chat" in content:
-            await self.chat_command(content)  # the match's chat rooms (live.chat)
+        content = await self.chat_or_parsed(text_data, bytes_data)  # chat: live.chat
+        if content is None:
             return
         if isinstance(content, dict) and ("command" in content or "form" in content):
             await self.command(content)

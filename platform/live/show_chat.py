@@ -148,15 +148,8 @@ class ShowChatSocket(ChatSocket):
                 log.warning("show socket %s could not leave its staff group (%s)", self.pk, exc)
 
     async def receive(self, text_data=None, bytes_data=None):
-        try:
-            content = commands.parse(text_data, bytes_data)
-        except commands.Unreadable as exc:
-            await self.send_json(exc.answer)
-            return
-        if isinstance(content, dict) and "chat" in content:
-            await self.chat_command(content)
-            return
-        await self.send_json({"error": WHAT_TO_SEND})
+        if await self.chat_or_parsed(text_data, bytes_data) is not None:
+            await self.send_json({"error": WHAT_TO_SEND})
 
     def _still_staff(self) -> bool:
         room = self._chat_room(f"s{self.pk}-{STAFF}")
