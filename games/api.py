@@ -24,6 +24,7 @@ from eventlog.commands import command_args
 from games.core.playout import BOTS_IN_WORDS, bot_name
 from games.core.protocol import MODERATOR, SEAT, Viewer
 from games.core.registry import available
+from games.holders import is_bot
 
 from . import services
 from .models import Match
@@ -264,7 +265,7 @@ class HoldersField(serializers.DictField):
         for seat, holder in holders.items():
             if bot_name(holder) is not None:
                 continue
-            if isinstance(holder, str) and holder.startswith("bot:"):
+            if is_bot(holder):
                 raise serializers.ValidationError(
                     f"{seat[:100]}: {holder[:40]!r} is not a bot: a bot is {BOTS_IN_WORDS}"
                 )

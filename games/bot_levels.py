@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games.core.playout import LEVELS, level_holder, level_of
+from games.holders import bot_kind
 
 from .player_ratings import ShownRating, ratings_of
 
@@ -36,7 +37,7 @@ class Level:
     @property
     def value(self) -> str:
         """The name a form sends ("level:N")."""
-        return self.holder[len("bot:") :]
+        return bot_kind(self.holder)
 
     @property
     def title(self) -> str:

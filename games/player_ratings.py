@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
+from .holders import row_key
+
 
 @dataclass(frozen=True)
 class ShownRating:
@@ -35,18 +37,10 @@ def register_player_ratings(source: PlayerRatings | None) -> PlayerRatings | Non
     return previous
 
 
-def holder_key(holder) -> str:
-    """The player key of one seat's holder row (``games.models.MatchHolder``):
-    "bot:<kind>" for a bot, "u:<id>" for an account, "" for nobody."""
-    if holder.bot:
-        return f"bot:{holder.bot}"
-    return f"u:{holder.user_id}" if holder.user_id is not None else ""
-
-
 def holder_keys(match) -> dict[str, str]:
     """Each held seat of ``match`` -> its holder's player key (what ratings
     are kept under)."""
-    keys = {h.seat: holder_key(h) for h in match.holders.all()}
+    keys = {h.seat: row_key(h) for h in match.holders.all()}
     return {seat: key for seat, key in keys.items() if key}
 
 

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 
 from eventlog.readmodels import read_model, stable_id, unlogged
 from eventlog.store import carried_in_append, followed_in_append, read_upto
+from games.holders import bot_kind
 
 from . import services
 from .clock_index import RESULT, SCORES, VERSION, set_deadline
@@ -136,7 +137,7 @@ def _create_match_rows(row, at: datetime) -> None:
             match=match,
             seat=seat,
             user_id=holder if holder in users else None,  # a deleted user: open
-            bot=holder[4:] if isinstance(holder, str) and holder.startswith("bot:") else "",
+            bot=bot_kind(holder),
         )
         for seat, holder in holders.items()
     )

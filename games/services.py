@@ -48,6 +48,7 @@ from games.core.protocol import (
 )
 from games.core.registry import series_for
 from games.core.series import MatchState
+from games.holders import is_bot
 
 from . import states, visibility
 from .clock_index import (
@@ -410,7 +411,7 @@ def _open_match(
 
 def _check_holder(series, seat: str, holder: Any) -> None:
     """A seat is held by an existing user (their id) or by a bot the game has."""
-    if isinstance(holder, str) and holder.startswith("bot:"):
+    if is_bot(holder):
         if bot_name(holder) is None:
             raise RuleError(
                 "{holder!r} is not a bot: a bot is {bots}", holder=holder[:40], bots=BOTS_IN_WORDS

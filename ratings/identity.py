@@ -1,34 +1,25 @@
 """Who a rating belongs to: an account ("u:<id>") or a bot, each level apart
-("bot:level:<n>"; the older "bot:random", "bot:heuristic"). Pages name a player by username, or ``bot:<kind>``."""
+("bot:level:<n>"; the older "bot:random", "bot:heuristic"). Pages name a player by username, or ``bot:<kind>``.
+The keys themselves are games.holders' (one home for the games, the tournaments and the ratings)."""
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
-BOT = "bot:"
-USER = "u:"
+from games.holders import BOT, USER, bot_key, bot_kind, holder_key, is_bot, user_key
 
-
-def user_key(user_id: int) -> str:
-    return f"{USER}{int(user_id)}"
-
-
-def bot_key(kind: str) -> str:
-    return f"{BOT}{kind}"
-
-
-def holder_key(holder) -> str | None:
-    """The key of a seat's or an entrant's holder as the log records it (a
-    user id, or "bot:<kind>"); None for an open seat."""
-    if isinstance(holder, int) and not isinstance(holder, bool):
-        return user_key(holder)
-    if isinstance(holder, str) and holder.startswith(BOT) and holder[len(BOT) :]:
-        return bot_key(holder[len(BOT) :])
-    return None
-
-
-def is_bot(key: str) -> bool:
-    return key.startswith(BOT)
+__all__ = [
+    "BOT",
+    "USER",
+    "bot_key",
+    "bot_kind",
+    "holder_key",
+    "is_bot",
+    "key_for",
+    "names",
+    "user_id_of",
+    "user_key",
+]
 
 
 def user_id_of(key: str) -> int | None:
@@ -51,8 +42,8 @@ def key_for(ref: str) -> str | None:
     None when nobody goes by it."""
     if not isinstance(ref, str) or not ref or len(ref) > 150 or not ref.isprintable():
         return None  # a username is printable (and a NUL would trouble the database)
-    if ref.startswith(BOT):
-        kind = ref[len(BOT) :]
+    if is_bot(ref):
+        kind = bot_kind(ref)
         plain = kind.replace("_", "").replace(":", "")  # "level:2"
         return ref if kind and len(kind) <= 30 and plain.isascii() and plain.isalnum() else None
     uid = get_user_model().objects.filter(username=ref).values_list("pk", flat=True).first()

@@ -4,6 +4,8 @@ the log (readmodels.py), rebuilt by ``rebuild_read_models``."""
 from django.conf import settings
 from django.db import models
 
+from games.holders import is_bot
+
 
 class PlayedMatch(models.Model):
     """A finished match as the ratings count it (one row per match stream)."""
@@ -63,7 +65,7 @@ class Rating(models.Model):
 
     @property
     def is_bot(self) -> bool:
-        return self.player.startswith("bot:")
+        return is_bot(self.player)
 
 
 class RatingPoint(models.Model):

@@ -160,7 +160,9 @@ def leaderboard(
     now = _now(now)
     if season is not None:
         return _ranked([x for x in season_lines(game, season, now) if x.is_bot == bots])
-    ratings = Rating.objects.filter(game=game, player__startswith="bot:" if bots else "u:")
+    ratings = Rating.objects.filter(
+        game=game, player__startswith=identity.BOT if bots else identity.USER
+    )
     return _ranked(_lines(list(ratings), now))
 
 

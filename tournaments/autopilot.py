@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 from games import services as match_services
+from games.holders import is_bot
 from games.models import Match
 
 from . import shows
@@ -97,7 +98,7 @@ def step(
             acting = Acting(state.organizer, shows.ORGANIZER)
         else:
             holder = holders.get(d.seat)
-            if not (isinstance(holder, str) and holder.startswith("bot:")):
+            if not is_bot(holder):
                 continue
             if leaves_to_a_person(state, holders, d.kind, d.seat):
                 continue  # a person may make it: the bot waits its turn as they would

@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from eventlog.commands import once
 from eventlog.store import NewEvent, append
 from games.core.protocol import RuleError
+from games.holders import is_bot
 
 from . import brackets
 from .bracket_fold import CHECKED_IN
@@ -34,11 +35,7 @@ def is_open(created: Mapping) -> bool:
 def present(created: Mapping) -> list[str]:
     """The entrants there for the draw, in seed order: checked in, or a bot."""
     holders, checked = created.get("holders") or {}, set(created.get("checked_in") or ())
-    return [e for e in created.get("entrants") or () if e in checked or _bot(holders.get(e))]
-
-
-def _bot(holder) -> bool:
-    return isinstance(holder, str) and holder.startswith("bot:")
+    return [e for e in created.get("entrants") or () if e in checked or is_bot(holders.get(e))]
 
 
 def held_by(created: Mapping, user_id: int | None) -> list[str]:

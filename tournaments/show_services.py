@@ -29,6 +29,7 @@ from eventlog.store import (
 from games import services as match_services
 from games.core.protocol import Ctx, Event, RoleRequired, RuleError
 from games.core.registry import series_for
+from games.holders import is_bot
 from games.models import Match
 from games.titles import made_english, made_words
 
@@ -435,7 +436,7 @@ def _substitute_holder(state, cmd: Mapping[str, Any]) -> Any:
     """Who plays a substitute: ``holder`` (a username or bot:<kind>), else the
     account named like the substitute, else nobody."""
     given = cmd.get("holder")
-    if isinstance(given, str) and given.startswith("bot:"):
+    if is_bot(given):
         return given
     if given in (None, ""):
         return _account_id(cmd.get("in"))

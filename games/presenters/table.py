@@ -26,8 +26,9 @@ from games.core.registry import rules_for, series_for
 from games.core.series import NO_SHOW, RESIGNED, resign_refusal
 from games.deal_check import deal_check
 from games.engine_words import in_words, item_name, refusal
+from games.holders import row_key
 from games.models import Match
-from games.player_ratings import ShownRating, holder_key, ratings_of
+from games.player_ratings import ShownRating, ratings_of
 
 from . import bleven, doubting_love_letter, higher_lower, love_letter, love_me_not
 from .base import Board, Choice, Control, Field, SeatPart
@@ -254,9 +255,9 @@ def sitters(match: Match) -> dict[str, Sitter]:
     out = {}
     for h in match.holders.all().select_related("user"):
         if h.bot:
-            out[h.seat] = Sitter(bot_in_words(h.bot), bot=True, key=holder_key(h))
+            out[h.seat] = Sitter(bot_in_words(h.bot), bot=True, key=row_key(h))
         elif h.user is not None:
-            out[h.seat] = Sitter(h.user.username, key=holder_key(h))
+            out[h.seat] = Sitter(h.user.username, key=row_key(h))
         else:  # nobody named, or an account deleted since: the seat's own name
             out[h.seat] = Sitter(h.seat)
     return out

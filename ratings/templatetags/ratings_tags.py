@@ -7,6 +7,8 @@ from django import template
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 
+from games.holders import bot_kind, is_bot
+
 from ..results import rated_and_delay
 from ..words import COUNTER_NAMES
 
@@ -95,8 +97,8 @@ def player_url(name: str) -> str:
     """A player's profile address, from what pages call them."""
     from django.urls import reverse
 
-    if name.startswith("bot:"):
-        return reverse("ratings:bot", args=[name[4:]])
+    if is_bot(name):
+        return reverse("ratings:bot", args=[bot_kind(name)])
     return reverse("ratings:profile", args=[name])
 
 

@@ -16,6 +16,7 @@ from games.bot_levels import DEFAULT_LEVEL, level_choices
 from games.core.fields import whole
 from games.core.playout import BOTS_IN_WORDS, bot_name
 from games.core.registry import available
+from games.holders import is_bot
 
 from .. import usernames
 from ..items import DOUBTING_LOVE_LETTER, GAMES
@@ -49,7 +50,7 @@ def parse_seats(text: str) -> tuple[list[str], dict]:
         seats.append(name)
         if not holder:
             continue
-        if holder.startswith("bot:"):
+        if is_bot(holder):
             if bot_name(holder) is None:
                 raise forms.ValidationError(
                     _("line %(n)s: %(holder)s is not a bot: a bot is %(bots)s")

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from games.core.protocol import Event
+from games.holders import is_bot
 
 from .invitations import EVOLVERS as INVITATION_EVOLVERS
 from .options import _is_int
@@ -148,14 +149,10 @@ def _ev_show_created(s: ShowState, d: Mapping[str, Any]) -> ShowState:
         rounds=rounds,
         round_seq=len(rounds),
         held={e: h for e, h in (d.get("holders") or {}).items() if isinstance(h, int)},
-        bots={e: h for e, h in (d.get("holders") or {}).items() if _is_bot(h)},
+        bots={e: h for e, h in (d.get("holders") or {}).items() if is_bot(h)},
         phase=SCHEDULED if d.get("starts_at") is not None else RUNNING,
         starts_at=d.get("starts_at"),
     )
-
-
-def _is_bot(holder: Any) -> bool:
-    return isinstance(holder, str) and holder.startswith("bot:")
 
 
 def _ev_round_added(s, d):
@@ -228,7 +225,7 @@ def _ev_entrant_substituted(s, d):
     return replace(
         _status(s, **{out: SUBSTITUTED, new: ACTIVE}),
         held={**s.held, new: holder} if _is_int(holder) else s.held,
-        bots={**s.bots, new: holder} if _is_bot(holder) else s.bots,
+        bots={**s.bots, new: holder} if is_bot(holder) else s.bots,
         entrants=s.entrants + (new,),
         rounds=tuple(rounds),
         items=items,

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from games import services
 from games.core.protocol import MODERATOR_VIEW, RuleError
 from games.core.registry import GAME_MODULES
+from games.holders import is_bot
 
 
 class Command(BaseCommand):
@@ -49,9 +50,7 @@ class Command(BaseCommand):
             # a simulated clock: one second a move, deadlines fire as they fall
             services.run_bots(match, start=match.created_at.timestamp(), rng=rng)
             moves = sum(
-                1
-                for e in services.history_for(match, MODERATOR_VIEW)
-                if e["actor"].startswith("bot:")
+                1 for e in services.history_for(match, MODERATOR_VIEW) if is_bot(e["actor"])
             )
         except RuleError as exc:
             raise CommandError(str(exc)) from None
