@@ -18,10 +18,9 @@ from django.conf import settings
 from django.core.cache import caches
 from django.utils.translation import gettext_noop
 
-from games import visibility
 from games.core.protocol import RuleError
 
-from .rooms import show_staff_ids
+from .rooms import moderates
 
 log = logging.getLogger(__name__)
 
@@ -57,24 +56,13 @@ def guard_account(user) -> None:
         raise RuleError(gettext_noop("you are writing too fast: wait a few seconds"))
 
 
-def _moderates(room, user) -> bool:
-    """Whether ``user`` moderates ``room`` (as chat.rooms.access says), read
-    without the reads access makes for a reader: the show's staff from the
-    show's row, a match's moderators from its facts."""
-    if user.is_staff:
-        return True
-    if room.show is not None:
-        return user.pk in show_staff_ids(room.show)
-    return visibility.is_moderator(room.match, user)
-
-
 def guard_room(room, user) -> None:
     """Refused in words when ``room`` takes too many messages at once (from
     anyone but its moderators: they still speak in a flood). Before any
     other read: a flood's refusals cost the cache's count alone."""
     limit = int(getattr(settings, "CHAT_ROOM_RATE", 30))
     span = float(getattr(settings, "CHAT_ROOM_RATE_WINDOW_S", 10))
-    if _over(f"chat-flood:{room.stream}", limit, span) and not _moderates(room, user):
+    if _over(f"chat-flood:{room.stream}", limit, span) and not moderates(room, user):
         raise RuleError(ROOM_BUSY)
 
 

@@ -148,10 +148,27 @@ def _match_access(room: Room, user, now: float) -> Access:
             return Access(True, write=True)
         # the stands never reach a seat while its match is live (not even a count)
         return NONE if match.status == "live" else Access(True)
-    if uid is not None and (user.is_staff or visibility.is_moderator(match, user)):
+    if moderates(room, user):
         return Access(True, write=True, moderate=True)
     cut = now - visibility.match_facts(match).spectator_delay_s
     return Access(True, write=room.kind == SPECTATORS and uid is not None, cut=cut)
+
+
+def moderates(room: Room, user) -> bool:
+    """Whether ``user`` moderates ``room`` (reads, writes and moderates it):
+    site staff, a show's organizer and moderators in every room of the show,
+    a match's moderators in its rooms; never one who plays in it (a seat of
+    the match, an entrant of the show). The one rule, for ``access`` and
+    for the flood guard (chat.limits), so it reads cheaply: in a show room
+    nothing past the show's row; in a match room its facts, and the seat of
+    staff and of those the facts name alone."""
+    uid = _uid(user)
+    if uid is None:
+        return False
+    if room.match is None:
+        return _site_staff(room.show, user, uid) or _show_staff(room.show, uid)
+    named = user.is_staff or uid in visibility.match_facts(room.match).moderator_ids
+    return named and visibility.seat_of(room.match, uid) is None
 
 
 def _site_staff(show: ShowRecord | None, user, uid: int) -> bool:
@@ -163,8 +180,7 @@ def _site_staff(show: ShowRecord | None, user, uid: int) -> bool:
 
 def _show_access(room: Room, user, now: float) -> Access:
     show, uid = room.show, _uid(user)
-    staff = uid is not None and (_site_staff(show, user, uid) or _show_staff(show, uid))
-    if staff:
+    if moderates(room, user):
         return Access(True, write=True, moderate=True)
     if room.kind == STAFF:
         return NONE

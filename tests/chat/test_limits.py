@@ -8,12 +8,16 @@ import html
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client, override_settings
+from django.test.utils import CaptureQueriesContext
 
+from chat import limits
 from chat import services as chat
 from chat.models import ChatMessage, ChatRoomState
-from chat.rooms import PLAYERS, SHOW, SPECTATORS, STAFF, access, match_room, show_room
+from chat.rooms import PLAYERS, SHOW, SPECTATORS, STAFF, access, match_room, moderates, show_room
 from eventlog.models import StoredEvent
+from games import visibility
 from games.core.protocol import RoleRequired, RuleError
 from tests.chat.conftest import make_table
 from tests.chat.test_show_room import SPOILER, make_show, seat_match
@@ -190,6 +194,41 @@ def test_site_staff_moderate_every_room_but_of_a_match_or_show_they_play_in():
     # another match of the show (she plays not in it): staff
     other = seat_match(people, show.stream, "cal", "ben", seed=9)
     assert access(match_room(other, SPECTATORS), ana).moderate
+
+
+def test_the_flood_guard_s_moderators_are_access_s_and_a_reader_costs_no_extra_read():
+    """One rule (chat.rooms.moderates) for who moderates a room, as access
+    says it and as the flood guard spares them: site staff that play (ana)
+    are held with the players; a reader's check reads nothing past the
+    match's facts (the show's row alone in a show room)."""
+    people, show, match = make_show()
+    root = User.objects.create_user("root", is_staff=True)
+    ana = people["ana"]
+    ana.is_staff = True
+    ana.save()
+    rooms = [show_room(show, kind) for kind in (SHOW, STAFF)]
+    rooms += [match_room(match, kind) for kind in (PLAYERS, SPECTATORS)]
+    with override_settings(CHAT_ROOM_RATE=0):  # every message over the room's rate
+        for room in rooms:
+            for user in [*people.values(), root]:
+                try:
+                    limits.guard_room(room, user)
+                    spared = True
+                except RuleError:
+                    spared = False
+                assert spared == access(room, user).moderate == moderates(room, user), (
+                    room.name,
+                    user.username,
+                )
+    reader = people["sam"]
+    with CaptureQueriesContext(connection) as reads:
+        assert not moderates(show_room(show, SHOW), reader)
+    assert len(reads) == 0
+    with CaptureQueriesContext(connection) as facts:
+        visibility.match_facts(match)
+    with CaptureQueriesContext(connection) as reads:
+        assert not moderates(match_room(match, SPECTATORS), reader)
+    assert len(reads) == len(facts)
 
 
 def test_the_moderators_page_has_the_room_s_controls_and_no_one_else_s():
