@@ -8,30 +8,16 @@ from datetime import timedelta
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
 from broadcast import viewers
 from broadcast.models import Watcher
-from config.asgi import application
 from games import services
+from tests.helpers.sockets import cookie, socket
 
 pytestmark = pytest.mark.usefixtures("committed_db")
-
-
-def socket(pk, cookie=None):
-    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
-    if cookie:
-        headers.append((b"cookie", cookie))
-    return WebsocketCommunicator(application, f"/ws/matches/{pk}/", headers=headers)
-
-
-def cookie_of(user) -> bytes:
-    c = Client()
-    c.force_login(user)
-    return "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
 
 
 def test_open_spectator_sockets_are_counted_on_the_match_and_the_show(make_live_show):
@@ -44,7 +30,7 @@ def test_open_spectator_sockets_are_counted_on_the_match_and_the_show(make_live_
         rng=random.Random(1),
     )
 
-    ana_cookie = cookie_of(ana)
+    ana_cookie = cookie(ana)
 
     async def watch():
         one, two = socket(match.pk), socket(match.pk)

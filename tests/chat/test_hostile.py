@@ -14,7 +14,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client, override_settings
@@ -23,10 +22,10 @@ from rest_framework.test import APIClient
 from chat import services as chat
 from chat.models import ChatMessage
 from chat.rooms import SHOW, STAFF, show_room
-from config.asgi import application
 from eventlog.models import StoredEvent
 from eventlog.store import ConcurrencyError
 from games.core.protocol import RuleError
+from tests.helpers.sockets import communicator, cookie
 
 from .test_show_room import make_show
 
@@ -119,13 +118,8 @@ def test_a_1_mb_message_is_refused_in_words_at_every_door_and_nothing_is_written
 def test_a_1_mb_frame_on_a_socket_is_refused_in_words_and_nothing_is_written():
     people, show, match = make_show()
 
-    def headers(user):
-        c = client(user)
-        cookie = "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
-        return [(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)]
-
-    async def play(path, room, user_headers):
-        comm = WebsocketCommunicator(application, path, headers=user_headers)
+    async def play(path, room, user_cookie):
+        comm = communicator(path, user_cookie)
         assert (await comm.connect())[0]
         await comm.send_to(text_data=json.dumps({"chat": {"room": room, "text": MB}, "id": "big"}))
         answer = await comm.receive_json_from(timeout=10)
@@ -137,7 +131,7 @@ def test_a_1_mb_frame_on_a_socket_is_refused_in_words_and_nothing_is_written():
         (f"/ws/matches/{match.pk}/", f"m{match.pk}-spectators", "sam"),
         (f"/ws/shows/{show.pk}/dashboard/", f"s{show.pk}-staff", "olga"),
     ):
-        answer = asyncio.run(play(path, room, headers(people[who])))
+        answer = asyncio.run(play(path, room, cookie(people[who])))
         assert answer["type"] == "refused" and "larger than" in answer["message"], answer
     assert not ChatMessage.objects.exists()
 

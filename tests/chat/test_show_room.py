@@ -9,14 +9,13 @@ import asyncio
 import random
 
 import pytest
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 
 from chat import services as chat
 from chat.rooms import SHOW, show_room
-from config.asgi import application
 from games import services
+from tests.helpers.sockets import opened, session, socket
 from tournaments import show_services as ss
 from tournaments import shows
 from tournaments.models import ShowRecord
@@ -144,27 +143,15 @@ def test_what_was_written_before_the_match_began_stays_and_the_staff_room_stays_
     assert client(people["ben"]).get(f"/chat/rooms/{stands}/messages").status_code == 200
 
 
-def _cookie(user, match) -> bytes:
-    c = client(user)
-    assert c.get(f"/games/matches/{match.pk}/").status_code == 200
-    return "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
-
-
 @pytest.mark.usefixtures("committed_db")
 def test_the_socket_of_a_seat_carries_nothing_of_the_show_room():
     people, show, match = make_show()
     room, players = f"s{show.pk}-show", f"m{match.pk}-players"
-    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
-    cookie = _cookie(people["ana"], match)
+    cookie = session(people["ana"], match)
 
     async def play():
-        ana = WebsocketCommunicator(
-            application, f"/ws/matches/{match.pk}/", headers=[*headers, (b"cookie", cookie)]
-        )
-        connected, _ = await ana.connect()
-        assert connected
-        await ana.send_json_to({"since": 0})
-        await ana.receive_json_from(timeout=5)
+        ana = socket(match.pk, cookie)
+        await opened(ana)
         # asking for the show room over the match's socket brings nothing
         await ana.send_json_to({"chat": {"since": {room: 0}}})
         await asyncio.to_thread(say, people["sam"], room, SPOILER)

@@ -11,14 +11,12 @@ import asyncio
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
-from django.test import Client
 
 from chat import services as chat
 from chat.models import ChatMessage
 from chat.rooms import STAFF, show_room
-from config.asgi import application
+from tests.helpers.sockets import chat_news, say, socket_as
 from tournaments import show_services as ss
 from tournaments import shows
 from tournaments.models import ShowRecord
@@ -26,26 +24,6 @@ from tournaments.models import ShowRecord
 from .test_show_room import SPOILER, make_show
 
 pytestmark = pytest.mark.usefixtures("committed_db")
-
-
-def cookie(user) -> bytes:
-    c = Client()
-    c.force_login(user)
-    return "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
-
-
-def socket(path: str, user=None) -> WebsocketCommunicator:
-    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
-    if user is not None:
-        headers.append((b"cookie", cookie(user)))
-    return WebsocketCommunicator(application, path, headers=headers)
-
-
-async def chat_news(comm, timeout=10) -> dict:
-    while True:
-        msg = await comm.receive_json_from(timeout=timeout)
-        if msg.get("type") in ("chat", "chat_ack", "refused"):
-            return msg
 
 
 async def texts_until(comm, text) -> list[str]:
@@ -57,21 +35,13 @@ async def texts_until(comm, text) -> list[str]:
     return seen
 
 
-async def say(comm, room, text, ident) -> dict:
-    await comm.send_json_to({"chat": {"room": room, "text": text}, "id": ident})
-    while True:
-        msg = await chat_news(comm)
-        if msg.get("id") == ident:
-            return msg
-
-
 def test_the_show_socket_carries_each_room_to_whoever_may_read_it():
     people, show, match = make_show()
     room, staff = f"s{show.pk}-show", f"s{show.pk}-staff"
     path = f"/ws/shows/{show.pk}/"
 
-    socks = {n: socket(path, people[n]) for n in ("sam", "ana", "mia", "olga")}
-    socks["anon"] = socket(path)
+    socks = {n: socket_as(path, people[n]) for n in ("sam", "ana", "mia", "olga")}
+    socks["anon"] = socket_as(path)
 
     async def play():
         for comm in socks.values():
@@ -135,8 +105,8 @@ def test_a_moderator_removed_or_timed_out_stops_receiving_the_staff_room_at_once
         room = show_room(ShowRecord.objects.get(pk=show.pk), STAFF)
         chat.time_out(room, people["mia"], people["olga"].pk, "1h")
 
-    mia = socket(f"/ws/shows/{show.pk}/", people["mia"])
-    olga_dash = socket(f"/ws/shows/{show.pk}/dashboard/", people["olga"])
+    mia = socket_as(f"/ws/shows/{show.pk}/", people["mia"])
+    olga_dash = socket_as(f"/ws/shows/{show.pk}/dashboard/", people["olga"])
 
     async def play():
         for comm in (mia, olga_dash):
@@ -176,8 +146,8 @@ def test_the_dashboard_is_told_of_a_report_and_anyone_else_of_nothing():
 
         return room_named(name)
 
-    mia = socket(f"/ws/shows/{show.pk}/dashboard/", people["mia"])
-    sam = socket(f"/ws/shows/{show.pk}/dashboard/", people["sam"])
+    mia = socket_as(f"/ws/shows/{show.pk}/dashboard/", people["mia"])
+    sam = socket_as(f"/ws/shows/{show.pk}/dashboard/", people["sam"])
 
     async def play():
         assert (await mia.connect())[0] and (await sam.connect())[0]
@@ -196,7 +166,7 @@ def test_the_dashboard_is_told_of_a_report_and_anyone_else_of_nothing():
 
 def test_a_socket_of_no_such_show_is_closed():
     async def play():
-        comm = socket("/ws/shows/999999/")
+        comm = socket_as("/ws/shows/999999/")
         assert (await comm.connect())[0]
         return (await comm.receive_output(timeout=15))["code"]
 

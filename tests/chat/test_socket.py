@@ -7,59 +7,23 @@ refused in words and nothing is written."""
 import asyncio
 
 import pytest
-from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from chat.models import ChatMessage
-from config.asgi import application
+from tests.helpers.sockets import chat_news, opened, say, session, socket
 
 from .conftest import make_table
 
 pytestmark = pytest.mark.usefixtures("committed_db")
 
 
-def session(user, match) -> bytes:
-    c = Client()
-    c.force_login(user)
-    assert c.get(f"/games/matches/{match.pk}/").status_code == 200
-    return "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
-
-
-def socket(match, cookie: bytes) -> WebsocketCommunicator:
-    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)]
-    return WebsocketCommunicator(application, f"/ws/matches/{match.pk}/", headers=headers)
-
-
-async def opened(comm):
-    connected, code = await comm.connect()
-    assert connected, code
-    await comm.send_json_to({"since": 0})
-    await comm.receive_json_from(timeout=5)  # the table
-
-
-async def next_chat(comm) -> dict:
-    """The next chat message on the socket (past the table's pushes)."""
-    while True:
-        msg = await comm.receive_json_from(timeout=10)
-        if msg.get("type") in ("chat", "chat_ack", "refused"):
-            return msg
-
-
 async def until(comm, text) -> list[dict]:
     """The chat messages on the socket up to one carrying ``text``."""
     seen = []
     while True:
-        seen.append(await next_chat(comm))
+        seen.append(await chat_news(comm))
         if text in [m["text"] for m in seen[-1].get("messages", [])]:
             return seen
-
-
-async def say(comm, room, text, ident) -> dict:
-    await comm.send_json_to({"chat": {"room": room, "text": text}, "id": ident})
-    while True:
-        msg = await next_chat(comm)
-        if msg.get("id") == ident:
-            return msg
 
 
 def test_two_seats_chat_and_the_stands_never_reach_a_seat(people):
@@ -68,14 +32,14 @@ def test_two_seats_chat_and_the_stands_never_reach_a_seat(people):
     cookies = {n: session(people[n], match) for n in ("ana", "ben", "sam")}
 
     async def play():
-        ana, ben, sam = (socket(match, cookies[n]) for n in ("ana", "ben", "sam"))
+        ana, ben, sam = (socket(match.pk, cookies[n]) for n in ("ana", "ben", "sam"))
         for comm in (ana, ben, sam):
             await opened(comm)
         ack = await say(ana, players, "<b>hi</b> ben", "a1")
         assert ack["type"] == "chat_ack" and ack["message"]["text"] == "<b>hi</b> ben"
-        got = await next_chat(ben)
+        got = await chat_news(ben)
         assert got["room"] == players and [m["text"] for m in got["messages"]] == ["<b>hi</b> ben"]
-        got = await next_chat(sam)  # the stands read the players' room (no delay here)
+        got = await chat_news(sam)  # the stands read the players' room (no delay here)
         assert [m["text"] for m in got["messages"]] == ["<b>hi</b> ben"]
         # the stands write: a spectator reads it, a seat never
         assert (await say(sam, stands, "ben holds the prince", "s1"))["type"] == "chat_ack"
@@ -92,7 +56,7 @@ def test_two_seats_chat_and_the_stands_never_reach_a_seat(people):
         refused = await say(ana, f"m{match.pk + 1000}-players", "elsewhere", "a3")
         assert refused["type"] == "refused" and "own match" in refused["message"]
         await ana.send_json_to({"chat": {"since": {stands: 0, players: 0}}})
-        got = await next_chat(ana)
+        got = await chat_news(ana)
         assert got["room"] == players  # the catch-up brings the players' room alone
         for comm in (ana, ben, sam):
             await comm.disconnect()
@@ -110,7 +74,7 @@ def test_a_hidden_message_vanishes_from_open_sockets(people):
     cookie = session(people["sam"], match)
 
     async def play():
-        sam = socket(match, cookie)
+        sam = socket(match.pk, cookie)
         await opened(sam)
         ack = await say(sam, stands, "spam spam", "s1")
         message_id = ack["message"]["id"]
@@ -126,7 +90,7 @@ def test_a_hidden_message_vanishes_from_open_sockets(people):
 
         assert (await database_sync_to_async(hide)()).status_code == 200
         while True:
-            got = await next_chat(sam)
+            got = await chat_news(sam)
             if got.get("hidden"):
                 break
         assert got["hidden"] == [message_id]

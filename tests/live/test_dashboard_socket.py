@@ -6,31 +6,16 @@ import random
 
 import pytest
 from asgiref.sync import async_to_sync
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
-from django.test import Client
 
-from config.asgi import application
 from games.models import Match
 from live import publisher
 from live.dashboard import NOT_STAFF
+from tests.helpers.sockets import socket_as
 from tournaments import show_services as ss
 from tournaments.models import ShowRecord
 
 pytestmark = pytest.mark.usefixtures("live_db")
-
-
-def _cookie(user) -> bytes:
-    c = Client()
-    c.force_login(user)
-    return "; ".join(f"{k}={v.value}" for k, v in c.cookies.items()).encode()
-
-
-def _socket(pk, user) -> WebsocketCommunicator:
-    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
-    if user is not None:
-        headers.append((b"cookie", _cookie(user)))
-    return WebsocketCommunicator(application, f"/ws/shows/{pk}/dashboard/", headers=headers)
 
 
 def test_the_staff_hear_of_a_new_dispute_and_no_one_else():
@@ -52,9 +37,9 @@ def test_the_staff_hear_of_a_new_dispute_and_no_one_else():
     record = ShowRecord.objects.get(stream=stream)
     final = Match.objects.get(show_stream=stream, kind="final")
     sockets = {
-        "mia": _socket(record.pk, mia),
-        "pat": _socket(record.pk, pat),
-        "anon": _socket(record.pk, None),
+        "mia": socket_as(f"/ws/shows/{record.pk}/dashboard/", mia),
+        "pat": socket_as(f"/ws/shows/{record.pk}/dashboard/", pat),
+        "anon": socket_as(f"/ws/shows/{record.pk}/dashboard/", None),
     }
 
     async def body():
