@@ -7,18 +7,15 @@
 // countdowns from the delayed moment. The socket carries the table's moves
 // too (window.gsLive.send, used by table_craft.js), and the match's chat
 // (window.gsLive.chat, used by chat.js: its news come as a "gs:chat" event,
-// and each connect says so with "gs:live-open").
+// and each connect says so with "gs:live-open"), through the client
+// live_socket.js makes (loaded before this).
 (function () {
   "use strict";
   var script = document.currentScript;
   var pk = script && script.getAttribute("data-match");
-  if (!pk || !window.WebSocket) {
+  if (!pk || !window.WebSocket || !window.gsSocket) {
     return; // the poll does everything
   }
-  var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/matches/" + pk + "/";
-  var socket = null;
-  var open = false;
-  var retry = 1000;
 
   function table() {
     return document.getElementById("table");
@@ -68,114 +65,45 @@
     }
   }
 
-  function connect() {
-    socket = new WebSocket(url);
-    socket.onopen = function () {
-      open = true;
-      retry = 1000;
-      socket.send(JSON.stringify({ since: shownVersion() }));
-      document.dispatchEvent(new CustomEvent("gs:live-open"));
-    };
-    socket.onmessage = function (e) {
-      var msg;
-      try {
-        msg = JSON.parse(e.data);
-      } catch (err) {
-        return;
-      }
-      if (msg.type === "ack" || msg.type === "refused" || msg.type === "chat_ack") {
-        answered(msg.id, msg);
-        return;
-      }
-      if (msg.type === "chat") {
-        document.dispatchEvent(new CustomEvent("gs:chat", { detail: msg }));
-        return;
-      }
+  var live = window.gsSocket("/ws/matches/" + pk + "/", {
+    opened: function (client) {
+      client.tell({ since: shownVersion() });
+    },
+    message: function (msg) {
       if (typeof msg.version === "number" && typeof msg.html === "string") {
         swap(msg.version, msg.html, msg.clock);
       }
-    };
-    socket.onclose = function (e) {
-      open = false;
-      for (var id in waiting) {
-        answered(id, null); // no answer will come: the move goes by POST (same command id)
-      }
-      if (e.code === 4409) {
+    },
+    stop: function (code) {
+      if (code === 4409) {
         location.reload(); // your role in this match changed: the page as you are now
-        return;
+        return true;
       }
-      if (e.code === 4404 || e.code === 4403) {
-        return; // no such match, or not visible yet: the table's poll carries on
-      }
-      // lost connections: poll meanwhile, try again later
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 30000);
-    };
-  }
+      return code === 4404 || code === 4403; // no such match, or not visible yet: the table's poll carries on
+    },
+  });
 
   // Moves over the socket (table_craft.js): {"form": the control's fields, "id":
   // its command id}; the answer is the table as the POST would give it. While
   // the socket is down (or the answer does not come) the move goes by POST,
-  // with the same command id, so it is made once either way.
-  var waiting = {};
-  var ANSWER_MS = 8000;
-
-  function answered(id, msg) {
-    var pending = waiting[id];
-    if (!pending) {
-      return;
-    }
-    delete waiting[id];
-    clearTimeout(pending.timer);
-    pending.then(msg);
-  }
-
-  // a message that waits for its answer (a move, a chat message): false when
-  // the socket cannot carry it now (the caller posts instead); else then(answer)
-  // is called once: the answer, or null (post it then)
-  function carry(body, id, then) {
-    if (!open || !socket || socket.readyState !== 1 || !id || waiting[id]) {
-      return false;
-    }
-    try {
-      socket.send(JSON.stringify(body));
-    } catch (err) {
-      return false;
-    }
-    waiting[id] = {
-      then: then,
-      timer: setTimeout(function () {
-        answered(id, null);
-      }, ANSWER_MS),
-    };
-    return true;
-  }
-
+  // with the same command id, so it is made once either way (live_socket.js).
   window.gsLive = {
-    up: function () {
-      return open && socket && socket.readyState === 1;
-    },
+    up: live.up,
     send: function (form, id, then) {
-      return carry({ form: form, id: id }, id, then);
+      return live.carry({ form: form, id: id }, id, then);
     },
     chat: function (chat, id, then) {
-      return carry({ chat: chat, id: id }, id, then);
+      return live.carry({ chat: chat, id: id }, id, then);
     },
     // a message that waits for no answer (the chat's catching up)
-    tell: function (body) {
-      if (open && socket && socket.readyState === 1) {
-        socket.send(JSON.stringify(body));
-      }
-    },
+    tell: live.tell,
     replace: replace,
   };
 
   // the table's poll only runs while the socket is down
   document.addEventListener("htmx:beforeRequest", function (e) {
-    if (open && e.detail.elt && e.detail.elt.id === "table" && e.detail.requestConfig.verb === "get") {
+    if (live.connected() && e.detail.elt && e.detail.elt.id === "table" && e.detail.requestConfig.verb === "get") {
       e.preventDefault();
     }
   });
-
-  connect();
 })();
