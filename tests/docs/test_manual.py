@@ -8,10 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from django.core.management import get_commands
 from django.urls import Resolver404, resolve
+from markdown.extensions.toc import slugify
 
 from api.reference import markdown, schema
+from games.core.registry import GAME_MODULES
+from games.rules_manual import pages
 from live.routing import websocket_urlpatterns
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,26 +30,97 @@ def _code_spans(text: str) -> list[str]:
     return re.findall(r"`([^`\n]+)`", text)
 
 
+def _nav_pages(nav) -> list[str]:
+    pages = []
+    for entry in nav:
+        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        pages += _nav_pages(value) if isinstance(value, list) else [value]
+    return pages
+
+
+def _mkdocs_nav() -> list[str]:
+    # mkdocs.yml names a Python function for the Mermaid fences: read the nav alone
+    text = (ROOT / "mkdocs.yml").read_text()
+    nav = text[text.index("\nnav:\n") :]
+    nav = nav[: re.search(r"\n[a-z_]+:", nav[1:]).start() + 1]
+    return _nav_pages(yaml.safe_load(nav)["nav"])
+
+
 def test_the_manual_has_its_pages():
+    """Every page issue #45 asks for is in the site's navigation, and every
+    page the navigation names exists."""
     names = {p.relative_to(ROOT / "docs").as_posix() for p in PAGES if "docs" in p.parts}
+    nav = _mkdocs_nav()
+    assert not sorted(set(nav) - names), "the navigation names pages that do not exist"
     for page in (
         "index.md",
         "guides/organizers.md",
         "guides/moderators.md",
         "guides/players.md",
         "guides/spectators.md",
+        "guides/bots.md",
         "games.md",
+        *(f"games/{slug}.md" for slug in GAME_MODULES),
         "api/index.md",
+        "api/reference.md",
         "operations/configuration.md",
         "operations/production.md",
         "operations/security.md",
         "operations/backup.md",
         "operations/monitoring.md",
+        "operations/upgrades.md",
         "architecture/index.md",
         "benchmarks/index.md",
         "benchmarks/results.md",
+        "benchmarks/learned.md",
+        "development/index.md",
     ):
-        assert page in names
+        assert page in names and page in nav, page
+
+
+def _anchors(page: Path) -> set[str]:
+    """The ids a page's headings get in the built site (the toc extension's
+    own slugs), and those given by hand ({#id})."""
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    found = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", text, re.M):
+        given = re.search(r"\{#([\w-]+)\}\s*$", heading)
+        found.add(given.group(1) if given else slugify(heading, "-"))
+    return found | set(re.findall(r"\{#([\w-]+)\}", text))
+
+
+def test_the_readmes_links_into_the_manual_land():
+    """The README is read on the forge, outside the strict build: each of its
+    links to a page of docs/ names a page that exists, and a heading in it."""
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\((docs/[^)#\s]+)(?:#([^)\s]+))?\)", readme)
+    assert len(links) > 20
+    broken = []
+    for path, anchor in links:
+        target = ROOT / path
+        if not target.is_file():
+            broken.append(path)
+        elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
+            broken.append(f"{path}#{anchor}")
+    assert not broken, f"the README links to what the manual does not have: {broken}"
+
+
+def test_the_anchors_are_read_as_the_site_makes_them():
+    anchors = _anchors(ROOT / "docs/guides/spectators.md")
+    assert "overlays-in-obs-step-by-step" in anchors and "who-sees-what-and-when" in anchors
+    assert "bots-over-http" in _anchors(ROOT / "docs/api/index.md")
+    assert "a-receiver-in-a-few-lines" in _anchors(ROOT / "docs/api/index.md")
+
+
+def test_the_rules_pages_are_the_sites():
+    """docs/games/<slug>.md is the site's rules page, written by
+    `manage.py rules_manual`: a rules template changed without it fails here."""
+    for name, text in pages().items():
+        written = ROOT / "docs" / "games" / name
+        assert written.is_file() and written.read_text() == text, (
+            f"docs/games/{name} is out of date: run `manage.py rules_manual`"
+        )
+    assert "Insurance" in (ROOT / "docs/games/doubting-love-letter.md").read_text()
 
 
 def test_every_management_command_named_exists():
