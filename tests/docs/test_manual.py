@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from django.conf import settings
 from django.core.management import get_commands
 from django.urls import Resolver404, resolve
 from markdown.extensions.toc import slugify
@@ -171,6 +172,49 @@ def test_every_setting_in_the_configuration_table_is_read():
     assert {"DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY"} <= named
     missing = sorted(named - _env_read_by_the_code())
     assert not missing, f"the configuration page lists settings nothing reads: {missing}"
+
+
+# names the manual writes in capitals that are not the project's: gettext's
+# folder, boardgame.io's action, a placeholder for the operator's own role
+NOT_OURS = {"LC_MESSAGES", "MAKE_MOVE", "APP_ROLE"}
+
+
+def _names_in_the_code() -> set[str]:
+    """Every capitalised name the project's code assigns or reads by name
+    (settings, the environment, constants)."""
+    found = _env_read_by_the_code()
+    for folder in (
+        "platform",
+        "games",
+        "tournaments",
+        "ratings",
+        "broadcast",
+        "chat",
+        "bench",
+        "docker",
+        "tests",
+    ):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in {".py", ".sh", ".yaml", ".yml", ".js"} or path.name == "Dockerfile":
+                text = path.read_text(errors="replace")
+                found |= set(re.findall(r"^\s*([A-Z][A-Z0-9_]+)\s*[:=]", text, re.M))
+                found |= set(re.findall(r"[\"']([A-Z][A-Z0-9]*_[A-Z0-9_]+)[\"']", text))
+    return found
+
+
+def test_every_setting_named_anywhere_exists():
+    """A setting, environment variable or constant the manual names in
+    code (e.g. `BOT_PAUSE_MIN_S`, `HOOKS_MAX_ATTEMPTS`, `PROD_CHECK_PG`), on
+    any page: the code reads or defines it, so a rename cannot leave the
+    manual behind."""
+    named = {
+        name
+        for span in _code_spans(_text())
+        for name in re.findall(r"(?<![\w.$])([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?![\w(*])", span)
+    }
+    assert {"BOT_PAUSE_MIN_S", "HOOKS_MAX_ATTEMPTS", "CHAT_ROOM_RATE"} <= named
+    missing = sorted(named - _names_in_the_code() - NOT_OURS - set(dir(settings)))
+    assert not missing, f"the manual names settings nothing reads: {missing}"
 
 
 def _paths_named(text: str) -> set[str]:
