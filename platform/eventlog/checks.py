@@ -79,3 +79,45 @@ def append_only_triggers(app_configs=None, databases=None, **kwargs):
                 )
             )
     return errors
+
+
+# the reactors' positions are (writing transaction, id): the log's newest
+# transaction against the next one this server will hand out (no xid taken)
+_TX_AHEAD_SQL = (
+    "SELECT max(tx)::text, pg_snapshot_xmax(pg_current_snapshot())::text FROM {table} "
+    "WHERE tx >= pg_snapshot_xmax(pg_current_snapshot())"
+)
+
+
+@register(Tags.database)
+def log_transactions_behind_the_server(app_configs=None, databases=None, **kwargs):
+    """PostgreSQL: every event was written by a transaction older than the
+    server's next one. A log restored into another server whose transaction
+    counter is behind the log's fails it: each new event would sort before
+    the events the reactors have passed (they read in (tx, id) order), and
+    webhooks, live updates, reminders and ratings would skip it without a word."""
+    errors = []
+    for alias in databases or []:
+        connection = connections[alias]
+        if connection.vendor != "postgresql":
+            continue
+        applied = MigrationRecorder(connection).applied_migrations()
+        if ("eventlog", "0007_reactors_event_tx") not in applied:
+            continue
+        with connection.cursor() as cur:
+            cur.execute(_TX_AHEAD_SQL.format(table=StoredEvent._meta.db_table))
+            newest, server_next = cur.fetchone()
+        if newest is not None:
+            errors.append(
+                Error(
+                    f"the event log ({alias}) was written by transactions up to {newest}, "
+                    f"ahead of this server's next transaction ({server_next}): the reactors "
+                    "would skip every new event",
+                    hint="a log restored into another PostgreSQL server: advance that "
+                    "server's transaction counter past the log's before the site starts "
+                    "(pg_resetwal -x on the stopped server; docs/operations/backup.md, "
+                    '"Restore into another server")',
+                    id="eventlog.E002",
+                )
+            )
+    return errors

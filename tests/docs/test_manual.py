@@ -8,10 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
+from django.conf import settings
 from django.core.management import get_commands
 from django.urls import Resolver404, resolve
+from markdown.extensions.toc import slugify
 
 from api.reference import markdown, schema
+from games.core.registry import GAME_MODULES
+from games.rules_manual import pages
 from live.routing import websocket_urlpatterns
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,26 +31,97 @@ def _code_spans(text: str) -> list[str]:
     return re.findall(r"`([^`\n]+)`", text)
 
 
+def _nav_pages(nav) -> list[str]:
+    pages = []
+    for entry in nav:
+        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        pages += _nav_pages(value) if isinstance(value, list) else [value]
+    return pages
+
+
+def _mkdocs_nav() -> list[str]:
+    # mkdocs.yml names a Python function for the Mermaid fences: read the nav alone
+    text = (ROOT / "mkdocs.yml").read_text()
+    nav = text[text.index("\nnav:\n") :]
+    nav = nav[: re.search(r"\n[a-z_]+:", nav[1:]).start() + 1]
+    return _nav_pages(yaml.safe_load(nav)["nav"])
+
+
 def test_the_manual_has_its_pages():
+    """Every page issue #45 asks for is in the site's navigation, and every
+    page the navigation names exists."""
     names = {p.relative_to(ROOT / "docs").as_posix() for p in PAGES if "docs" in p.parts}
+    nav = _mkdocs_nav()
+    assert not sorted(set(nav) - names), "the navigation names pages that do not exist"
     for page in (
         "index.md",
         "guides/organizers.md",
         "guides/moderators.md",
         "guides/players.md",
         "guides/spectators.md",
+        "guides/bots.md",
         "games.md",
+        *(f"games/{slug}.md" for slug in GAME_MODULES),
         "api/index.md",
+        "api/reference.md",
         "operations/configuration.md",
         "operations/production.md",
         "operations/security.md",
         "operations/backup.md",
         "operations/monitoring.md",
+        "operations/upgrades.md",
         "architecture/index.md",
         "benchmarks/index.md",
         "benchmarks/results.md",
+        "benchmarks/learned.md",
+        "development/index.md",
     ):
-        assert page in names
+        assert page in names and page in nav, page
+
+
+def _anchors(page: Path) -> set[str]:
+    """The ids a page's headings get in the built site (the toc extension's
+    own slugs), and those given by hand ({#id})."""
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    found = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", text, re.M):
+        given = re.search(r"\{#([\w-]+)\}\s*$", heading)
+        found.add(given.group(1) if given else slugify(heading, "-"))
+    return found | set(re.findall(r"\{#([\w-]+)\}", text))
+
+
+def test_the_readmes_links_into_the_manual_land():
+    """The README is read on the forge, outside the strict build: each of its
+    links to a page of docs/ names a page that exists, and a heading in it."""
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\((docs/[^)#\s]+)(?:#([^)\s]+))?\)", readme)
+    assert len(links) > 20
+    broken = []
+    for path, anchor in links:
+        target = ROOT / path
+        if not target.is_file():
+            broken.append(path)
+        elif anchor and target.suffix == ".md" and anchor not in _anchors(target):
+            broken.append(f"{path}#{anchor}")
+    assert not broken, f"the README links to what the manual does not have: {broken}"
+
+
+def test_the_anchors_are_read_as_the_site_makes_them():
+    anchors = _anchors(ROOT / "docs/guides/spectators.md")
+    assert "overlays-in-obs-step-by-step" in anchors and "who-sees-what-and-when" in anchors
+    assert "bots-over-http" in _anchors(ROOT / "docs/api/index.md")
+    assert "a-receiver-in-a-few-lines" in _anchors(ROOT / "docs/api/index.md")
+
+
+def test_the_rules_pages_are_the_sites():
+    """docs/games/<slug>.md is the site's rules page, written by
+    `manage.py rules_manual`: a rules template changed without it fails here."""
+    for name, text in pages().items():
+        written = ROOT / "docs" / "games" / name
+        assert written.is_file() and written.read_text() == text, (
+            f"docs/games/{name} is out of date: run `manage.py rules_manual`"
+        )
+    assert "Insurance" in (ROOT / "docs/games/doubting-love-letter.md").read_text()
 
 
 def test_every_management_command_named_exists():
@@ -96,6 +172,49 @@ def test_every_setting_in_the_configuration_table_is_read():
     assert {"DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY"} <= named
     missing = sorted(named - _env_read_by_the_code())
     assert not missing, f"the configuration page lists settings nothing reads: {missing}"
+
+
+# names the manual writes in capitals that are not the project's: gettext's
+# folder, boardgame.io's action, a placeholder for the operator's own role
+NOT_OURS = {"LC_MESSAGES", "MAKE_MOVE", "APP_ROLE"}
+
+
+def _names_in_the_code() -> set[str]:
+    """Every capitalised name the project's code assigns or reads by name
+    (settings, the environment, constants)."""
+    found = _env_read_by_the_code()
+    for folder in (
+        "platform",
+        "games",
+        "tournaments",
+        "ratings",
+        "broadcast",
+        "chat",
+        "bench",
+        "docker",
+        "tests",
+    ):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in {".py", ".sh", ".yaml", ".yml", ".js"} or path.name == "Dockerfile":
+                text = path.read_text(errors="replace")
+                found |= set(re.findall(r"^\s*([A-Z][A-Z0-9_]+)\s*[:=]", text, re.M))
+                found |= set(re.findall(r"[\"']([A-Z][A-Z0-9]*_[A-Z0-9_]+)[\"']", text))
+    return found
+
+
+def test_every_setting_named_anywhere_exists():
+    """A setting, environment variable or constant the manual names in
+    code (e.g. `BOT_PAUSE_MIN_S`, `HOOKS_MAX_ATTEMPTS`, `PROD_CHECK_PG`), on
+    any page: the code reads or defines it, so a rename cannot leave the
+    manual behind."""
+    named = {
+        name
+        for span in _code_spans(_text())
+        for name in re.findall(r"(?<![\w.$])([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?![\w(*])", span)
+    }
+    assert {"BOT_PAUSE_MIN_S", "HOOKS_MAX_ATTEMPTS", "CHAT_ROOM_RATE"} <= named
+    missing = sorted(named - _names_in_the_code() - NOT_OURS - set(dir(settings)))
+    assert not missing, f"the manual names settings nothing reads: {missing}"
 
 
 def _paths_named(text: str) -> set[str]:

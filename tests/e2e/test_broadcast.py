@@ -69,7 +69,9 @@ def test_the_board_and_tv_update_themselves(contexts, show_on_air, doc_shot):
     assert page.url.endswith("/tv/") and page.evaluate("window.stayed") is True
 
 
-def test_an_overlay_is_transparent_and_its_link_can_be_replaced(contexts, show_on_air, doc_shot):
+def test_an_overlay_is_transparent_and_its_link_can_be_replaced(
+    contexts, show_on_air, doc_shot, make_user
+):
     record, match, olga, _rng = show_on_air
     organizer = contexts(olga)
     organizer.goto(f"/shows/{record.pk}/overlays/")
@@ -89,6 +91,21 @@ def test_an_overlay_is_transparent_and_its_link_can_be_replaced(contexts, show_o
         assert color == "rgba(0, 0, 0, 0)", f"{element} is {color}"
     assert alpha_at_corner(tool, tool.screenshot(omit_background=True)) == 0
     doc_shot(tool, "10-overlay-hands")
+    # the chat overlay, as the manual's OBS steps set it: the show room as text
+    from chat import services as chat
+    from chat.rooms import SHOW, show_room
+
+    sam, cal = make_user("sam"), make_user("cal")
+    room = show_room(record, SHOW)
+    for who, text in ((sam, "what a bluff!"), (cal, "<b>gg</b> ana"), (sam, "final next?")):
+        chat.post(room, who, text)
+    tool.set_viewport_size({"width": 500, "height": 600})
+    tool.goto(link.replace("/hands/", "/chat/") + "?position=bottom-right&size=s")
+    messages = tool.locator(".overlay-chat li")
+    expect(messages).to_have_count(3)
+    expect(messages.nth(1)).to_contain_text("<b>gg</b> ana")  # as typed: never markup
+    assert tool.locator(".overlay-chat b", has_text="gg").count() == 0
+    doc_shot(tool, "14-overlay-chat")
     scoreboard = link.replace("/hands/", "/scoreboard/")
     tool.goto(scoreboard)
     expect(tool.locator(".overlay-scores li")).to_have_count(len(ENTRANTS))

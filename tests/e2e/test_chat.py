@@ -14,7 +14,7 @@ def site(asgi_site):
     return asgi_site
 
 
-def test_two_people_chat_at_a_table(contexts, make_user, shot):
+def test_two_people_chat_at_a_table(contexts, make_user, shot, doc_shot):
     ana_user, ben_user = make_user("ana"), make_user("ben")
     match = services.create_match(
         "love-me-not",
@@ -41,6 +41,7 @@ def test_two_people_chat_at_a_table(contexts, make_user, shot):
     expect(ana.locator(".chat-list")).to_contain_text("merci, toi aussi")
     # ana reports ben's message, with a reason: told in words, once
     ana.get_by_label("Reason for a report (optional)").fill("rude")
+    doc_shot(ana, "15-chat-at-the-table")
     ana.get_by_role("button", name="Report").click()
     expect(ana.locator(".chat-status")).to_contain_text("the moderators will read it")
     ana.get_by_role("button", name="Report").click()
@@ -121,7 +122,7 @@ def test_the_stands_never_reach_a_seat_and_reach_the_other_spectators(contexts, 
 
 
 def test_a_hidden_message_leaves_every_open_show_page_and_a_timeout_is_told_in_french(
-    contexts, make_user, site
+    contexts, make_user, site, doc_shot
 ):
     from tournaments import show_services as ss
     from tournaments.models import ShowRecord
@@ -149,6 +150,8 @@ def test_a_hidden_message_leaves_every_open_show_page_and_a_timeout_is_told_in_f
         expect(pages[who].locator(f"{room} .chat-list")).to_contain_text("buy cheap chips")
     mod = pages["olga"]
     mod.locator(room).get_by_label("Reason for hiding a message").fill("spam")
+    mod.locator(room).scroll_into_view_if_needed()
+    doc_shot(mod, "16-chat-moderating-the-show-room")
     message = mod.locator(f"{room} li", has_text="buy cheap chips")
     message.get_by_role("button", name="Hide").click()
     for who in ("olga", "cal", "sam"):

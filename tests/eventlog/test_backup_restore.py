@@ -1,6 +1,8 @@
 """The operators' backup and restore (docs/operations/backup.md), run as
-written: dump the database, restore it into a new one, rebuild the read
-models from the restored log, and check they equal the source's; and
+written: dump the database, restore it into a new one (dropped first if it
+is there), give the app role its rights and check the database, compare the
+restored log with the source's row for row, rebuild the read models from
+it, and check they equal the source's; and
 `check_read_models`, the command that says whether read models equal the log."""
 
 import io
@@ -77,6 +79,16 @@ def _manage(database_url: str, *args: str) -> str:
     return run.stdout
 
 
+def _log(database_url: str) -> tuple[int, str]:
+    """The event log of a database: its rows and a digest of every column
+    (the database's own `recorded_at` and `tx` included), in id order."""
+    with psycopg.connect(database_url) as db:
+        return db.execute(
+            "SELECT count(*), md5(coalesce(string_agg(e::text, '|' ORDER BY id), '')) "
+            "FROM eventlog_storedevent e"
+        ).fetchone()
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_dump_restored_and_rebuilt_holds_the_same_read_models(tmp_path):
@@ -88,6 +100,7 @@ def test_a_dump_restored_and_rebuilt_holds_the_same_read_models(tmp_path):
     restored_url = source_url.rsplit("/", 1)[0] + "/" + restored_name
     admin_url = source_url.rsplit("/", 1)[0] + "/postgres"
     dump = tmp_path / "showtable.dump"
+    app_role = f"{source['NAME']}_restored_app"[:63]
 
     # the procedure, step by step
     subprocess.run(["pg_dump", "--format=custom", f"--file={dump}", source_url], check=True)
@@ -106,6 +119,14 @@ def test_a_dump_restored_and_rebuilt_holds_the_same_read_models(tmp_path):
             ],
             check=True,
         )
+        # step 3: the app role's rights again, and the database's checks
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP ROLE IF EXISTS "{app_role}"')
+            admin.execute(f'CREATE ROLE "{app_role}" NOLOGIN')
+        _manage(restored_url, "grant_app_role", app_role)
+        checked = _manage(restored_url, "check", "--database", "default")
+        assert "no issues" in checked
+        assert _log(restored_url) == _log(source_url)  # every event as it was, to its tx
         assert "rebuilt read models" in _manage(restored_url, "rebuild_read_models")
         checked = json.loads(_manage(restored_url, "check_read_models", "--json"))
         assert checked["equal"] and checked["events"] > 20
@@ -113,6 +134,7 @@ def test_a_dump_restored_and_rebuilt_holds_the_same_read_models(tmp_path):
     finally:
         with psycopg.connect(admin_url, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{restored_name}" WITH (FORCE)')
+            admin.execute(f'DROP ROLE IF EXISTS "{app_role}"')
 
     live = fingerprint()
     assert restored == live

@@ -12,3 +12,26 @@ def test_the_migrated_database_has_every_trigger_its_vendor_expects():
     expected = {t for names in _triggers_of(connection).expected.values() for t in names}
     assert expected and expected <= installed_triggers(connection)
     assert append_only_triggers(databases=["default"]) == []
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_a_log_ahead_of_the_servers_transactions_is_named():
+    """A log restored into a server whose transaction counter is behind it
+    (docs/operations/backup.md): its events' tx are ahead of every new
+    transaction, so the reactors would skip each new event. The check says so."""
+    from eventlog.checks import log_transactions_behind_the_server
+
+    assert log_transactions_behind_the_server(databases=["default"]) == []
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL session_replication_role = replica")  # as a restore writes it
+        cur.execute(
+            "INSERT INTO eventlog_storedevent (stream, version, type, data, metadata, "
+            "command_seq, recorded_at, tx) VALUES ('restored-1', 1, 'x', '{}', '{}', 0, now(), "
+            "(pg_snapshot_xmax(pg_current_snapshot())::text::bigint + 100000)::text::xid8)"
+        )
+        cur.execute("RESET session_replication_role")
+    errors = log_transactions_behind_the_server(databases=["default"])
+    assert [e.id for e in errors] == ["eventlog.E002"]
+    assert "the reactors would skip every new event" in errors[0].msg
+    assert "pg_resetwal" in errors[0].hint
