@@ -249,22 +249,35 @@ def _bout(job):
     return score, times, walls
 
 
+def _played(jobs, pool):
+    """The bouts' results in batches, a process's worth at a time, so that a
+    pair which stops early leaves no bouts queued behind it."""
+    if pool is None:
+        for job in jobs:
+            yield [_bout(job)]
+        return
+    width = pool._processes  # noqa: SLF001  (the pool's size, as it was made)
+    for i in range(0, len(jobs), width):
+        yield pool.map(_bout, jobs[i : i + width])
+
+
 def duel(slug, high, low, games, n_seats, team_share, seed, times, walls, pool=None, bound_s=None):
     """``high`` (a level's name, or "beginner") at one seat (two seats: one
     each) against ``low`` at the others, rotated over seats and first
     players: ``high``'s total score and the bouts played (fewer than
     ``games`` when ``bound_s`` seconds ran out first)."""
     jobs = [(slug, high, low, g, n_seats, team_share, seed) for g in range(games)]
-    results = pool.imap(_bout, jobs) if pool is not None else map(_bout, jobs)
+    results = _played(jobs, pool)
     started = time.perf_counter()
     total, played = 0.0, 0
-    for score, bout_times, bout_walls in results:
-        total += score
-        played += 1
-        for name, samples in bout_times.items():
-            times.setdefault(name, []).extend(samples)
-        for name, samples in bout_walls.items():
-            walls.setdefault(name, []).extend(samples)
+    for batch in results:
+        for score, bout_times, bout_walls in batch:
+            total += score
+            played += 1
+            for name, samples in bout_times.items():
+                times.setdefault(name, []).extend(samples)
+            for name, samples in bout_walls.items():
+                walls.setdefault(name, []).extend(samples)
         if bound_s is not None and time.perf_counter() - started > bound_s:
             break
     return total, played
