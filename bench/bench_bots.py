@@ -453,18 +453,26 @@ def _pct(r: dict | None) -> str:
     return f"{100 * r['rate']:.0f} ± {100 * r['error95']:.0f} % ({r['games']})"
 
 
+def _processes(p: dict) -> str:
+    jobs = p.get("jobs", 1)
+    return "one process" if jobs == 1 else f"{jobs} processes"
+
+
 def _runs_in_words(p: dict) -> str:
     runs = p.get("runs")
     if runs and len(runs) > 1:  # assembled with BENCH_BOTS_MERGE
         return f"{len(runs)} runs merged, the rungs each measured: see params.runs"
-    return f"{p['games']} at two seats, {p['games_four']} at four"
+    words = f"{p['games']} at two seats, {p['games_four']} at four"
+    if p.get("rung_bound_s"):
+        words += f", fewer where a pair's {p['rung_bound_s']} s ran out"
+    return words
 
 
 def markdown(result: dict) -> str:
     p, env = result["params"], result["environment"]
     lines = [
         f"**{result['title']}** — bouts a pair in brackets ({_runs_in_words(p)}), "
-        f"seat-rotated, one process, no database, "
+        f"seat-rotated, {_processes(p)}, no database, "
         f"± the 95 % error. {result['finished_at']}, "
         f"{env['cpus']} CPUs, Python {env['python']}.",
         "",
