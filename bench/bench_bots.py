@@ -30,13 +30,21 @@ rungs, each against the level below; "beginner" for the beginner's pair; all
 by default), BENCH_BOTS_MERGE (1: keep the games, rungs and move times of the
 last bench/results/bots.json that this run does not measure, so a table is
 assembled from runs sized to a few minutes each; each cell says its bouts),
-BENCH_BOTS_SEED (1).
+BENCH_BOTS_SEED (1), BENCH_BOTS_JOBS (1: processes playing bouts at once;
+each bout is seeded by its place in the run, so the results do not depend on
+it), BENCH_BOTS_RUNG_S (3600: seconds after which a pair starts no more
+bouts, the cell saying how many it played: the bench stays bounded),
+BENCH_BOTS_QUICK (1: a short run, 40 bouts a pair, 10 at four seats, 240 s
+a pair at most, unless the settings above say otherwise). The params say
+the bouts a pair asked for, the bound and the run's duration; each cell
+says the bouts it played.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import os
 import random
 import sys
@@ -59,6 +67,9 @@ GOAL_FOUR = 1.5
 GOAL_BEGINNER = 0.50
 GOAL_P95_MS = {"level1": 30, "level2": 100, "level3": 300, "level4": 1000}
 SEATS = ("ana", "ben", "cal", "dee")
+RUNG_S = 3600  # a pair's bouts stop being started after this long (the bench stays bounded)
+QUICK_GAMES = 40  # BENCH_BOTS_QUICK=1: bouts a pair at two seats
+QUICK_RUNG_S = 240
 
 
 if str(ROOT) not in sys.path:  # the engines are pure: no Django to set up
@@ -214,36 +225,75 @@ def _rate(total: float, n: int) -> dict:
     return {"games": n, "rate": round(p, 4), "error95": round(1.96 * math.sqrt(p * (1 - p) / n), 4)}
 
 
-def duel(rules, high, low, games, n_seats, rng, times, team_share, walls=None):
-    """``high`` (name, bot) at one seat (two seats: one each) against ``low``
-    at the others, rotated over seats and first players; ``high``'s score."""
+def _bout(job):
+    """One seat-rotated bout of a pair, seeded by its place in the run (so a
+    run's bouts are the same whatever the number of processes): ``high``'s
+    score and every move's CPU and wall time by level."""
+    slug, high, low, g, n_seats, team_share, seed = job
+    rules = rules_for(slug)
+    bots = {**{name: rules.bots[name] for name in LEVELS}, "beginner": BEGINNERS[slug]}
+    rng = random.Random(f"{seed}:{slug}:{high}:{low}:{n_seats}:{g}")
     seats = SEATS[:n_seats]
-    total = 0.0
-    for g in range(games):
-        at = g % n_seats
-        players = {s: (high if i == at else low) for i, s in enumerate(seats)}
-        first = seats[(g // n_seats) % n_seats]
-        scores = play_bout(rules, players, first, rng, times, walls)
-        if team_share:  # the level's side: itself and its partner opposite
-            total += scores[seats[at]] * (2 if n_seats == 4 else 1)
-        else:
-            total += scores[seats[at]]
-    return total
+    at = g % n_seats
+    players = {
+        s: ((high, bots[high]) if i == at else (low, bots[low])) for i, s in enumerate(seats)
+    }
+    first = seats[(g // n_seats) % n_seats]
+    times: dict[str, list[float]] = {}
+    walls: dict[str, list[float]] = {}
+    scores = play_bout(rules, players, first, rng, times, walls)
+    if team_share:  # the level's side: itself and its partner opposite
+        score = scores[seats[at]] * (2 if n_seats == 4 else 1)
+    else:
+        score = scores[seats[at]]
+    return score, times, walls
 
 
-def _ladder(rules, bots, games, games4, rng, times, rungs, walls=None):
+def _played(jobs, pool):
+    """The bouts' results in batches, a process's worth at a time, so that a
+    pair which stops early leaves no bouts queued behind it."""
+    if pool is None:
+        for job in jobs:
+            yield [_bout(job)]
+        return
+    width = pool._processes  # noqa: SLF001  (the pool's size, as it was made)
+    for i in range(0, len(jobs), width):
+        yield pool.map(_bout, jobs[i : i + width])
+
+
+def duel(slug, high, low, games, n_seats, team_share, seed, times, walls, pool=None, bound_s=None):
+    """``high`` (a level's name, or "beginner") at one seat (two seats: one
+    each) against ``low`` at the others, rotated over seats and first
+    players: ``high``'s total score and the bouts played (fewer than
+    ``games`` when ``bound_s`` seconds ran out first)."""
+    jobs = [(slug, high, low, g, n_seats, team_share, seed) for g in range(games)]
+    results = _played(jobs, pool)
+    started = time.perf_counter()
+    total, played = 0.0, 0
+    for batch in results:
+        for score, bout_times, bout_walls in batch:
+            total += score
+            played += 1
+            for name, samples in bout_times.items():
+                times.setdefault(name, []).extend(samples)
+            for name, samples in bout_walls.items():
+                walls.setdefault(name, []).extend(samples)
+        if bound_s is not None and time.perf_counter() - started > bound_s:
+            break
+    return total, played
+
+
+def _ladder(slug, games, games4, seed, times, rungs, walls, pool, bound_s):
     two, four = [], []
-    fair = FOUR_SEATS.get(rules.slug)
+    fair = FOUR_SEATS.get(slug)
     for lo, hi in zip(LEVELS, LEVELS[1:], strict=False):
         if hi not in rungs:
             continue
-        total = duel(rules, (hi, bots[hi]), (lo, bots[lo]), games, 2, rng, times, False, walls)
-        two.append({"level": hi, "against": lo, **_rate(total, games)})
+        total, n = duel(slug, hi, lo, games, 2, False, seed, times, walls, pool, bound_s)
+        two.append({"level": hi, "against": lo, **_rate(total, n)})
         if fair is not None and games4:
-            won = duel(
-                rules, (hi, bots[hi]), (lo, bots[lo]), games4, 4, rng, times, fair == 0.5, walls
-            )
-            share = _rate(won, games4)
+            won, n4 = duel(slug, hi, lo, games4, 4, fair == 0.5, seed, times, walls, pool, bound_s)
+            share = _rate(won, n4)
             four.append({"level": hi, "against": lo, "fair": fair, **share})
             four[-1]["over_fair"] = round(share["rate"] / fair, 2)
     return two, four
@@ -256,14 +306,13 @@ def _p95_ms(samples) -> float | None:
     return round(1000 * s[int(0.95 * (len(s) - 1))], 2)
 
 
-def bench_game(slug, games, games4, seed, log, rungs=(*LEVELS[1:], "beginner")) -> dict:
-    rules = rules_for(slug)
-    bots = {name: rules.bots[name] for name in LEVELS}
-    rng = random.Random(seed)
+def bench_game(
+    slug, games, games4, seed, log, rungs=(*LEVELS[1:], "beginner"), pool=None, bound_s=None
+) -> dict:
     times: dict[str, list[float]] = {}
     walls: dict[str, list[float]] = {}
     started, cpu = time.perf_counter(), time.process_time()
-    two, four = _ladder(rules, bots, games, games4, rng, times, rungs, walls)
+    two, four = _ladder(slug, games, games4, seed, times, rungs, walls, pool, bound_s)
     out = {
         "ladder": two,
         "ladder_four": four,
@@ -273,12 +322,15 @@ def bench_game(slug, games, games4, seed, log, rungs=(*LEVELS[1:], "beginner")) 
         "duration_s": round(time.perf_counter() - started, 1),
     }
     if "beginner" in rungs:
-        beginner = ("beginner", BEGINNERS[slug])
-        won = duel(rules, beginner, ("level1", bots["level1"]), games, 2, rng, {}, False)
-        out["beginner_vs_level1"] = _rate(won, games)
+        won, n = duel(slug, "beginner", "level1", games, 2, False, seed, {}, {}, pool, bound_s)
+        out["beginner_vs_level1"] = _rate(won, n)
         out["duration_s"] = round(time.perf_counter() - started, 1)
-    out["cpu_s"] = round(time.process_time() - cpu, 1)
-    rates = ", ".join(f"{r['level']} {100 * r['rate']:.0f}%" for r in two)
+    # the CPU time of the bouts' processes: this one's, or the workers' (the
+    # moves' CPU times, summed)
+    out["cpu_s"] = round(
+        time.process_time() - cpu if pool is None else sum(sum(t) for t in times.values()), 1
+    )
+    rates = ", ".join(f"{r['level']} {100 * r['rate']:.0f}% ({r['games']})" for r in two)
     if "beginner_vs_level1" in out:
         rates += f"; beginner {100 * out['beginner_vs_level1']['rate']:.0f}%"
     log(f"{slug}: {rates} ({out['duration_s']} s)")
@@ -339,9 +391,12 @@ def _env_list(name: str, allowed) -> list[str]:
 
 
 def main(results_dir) -> dict:
-    games_n = _env_int("BENCH_BOTS_GAMES", 1000)
+    quick = os.environ.get("BENCH_BOTS_QUICK") == "1"
+    games_n = _env_int("BENCH_BOTS_GAMES", QUICK_GAMES if quick else 1000)
     games4 = _env_int("BENCH_BOTS_GAMES4", max(1, games_n // 4), least=0)
     seed = _env_int("BENCH_BOTS_SEED", 1)
+    jobs = _env_int("BENCH_BOTS_JOBS", 1)
+    bound_s = _env_int("BENCH_BOTS_RUNG_S", QUICK_RUNG_S if quick else RUNG_S)
     slugs = _env_list("BENCH_BOTS_ONLY", GAMES)
     rungs = tuple(_env_list("BENCH_BOTS_RUNGS", (*LEVELS[1:], "beginner")))
 
@@ -349,13 +404,25 @@ def main(results_dir) -> dict:
         print(f"  bots: {msg}", flush=True)
 
     started = time.perf_counter()
-    per_game = {slug: bench_game(slug, games_n, games4, seed, log, rungs) for slug in slugs}
+    pool = multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 else None
+    try:
+        per_game = {
+            slug: bench_game(slug, games_n, games4, seed, log, rungs, pool, bound_s)
+            for slug in slugs
+        }
+    finally:
+        if pool is not None:
+            pool.terminate()
     params = {
         "games": games_n,
         "games_four": games4,
         "seed": seed,
         "games_list": slugs,
         "rungs": list(rungs),
+        "jobs": jobs,
+        "rung_bound_s": bound_s,
+        "quick": quick,
+        "duration_s": round(time.perf_counter() - started, 1),
     }
     last = Path(results_dir) / "bots.json"
     if os.environ.get("BENCH_BOTS_MERGE") == "1" and last.exists():
@@ -386,18 +453,26 @@ def _pct(r: dict | None) -> str:
     return f"{100 * r['rate']:.0f} ± {100 * r['error95']:.0f} % ({r['games']})"
 
 
+def _processes(p: dict) -> str:
+    jobs = p.get("jobs", 1)
+    return "one process" if jobs == 1 else f"{jobs} processes"
+
+
 def _runs_in_words(p: dict) -> str:
     runs = p.get("runs")
     if runs and len(runs) > 1:  # assembled with BENCH_BOTS_MERGE
         return f"{len(runs)} runs merged, the rungs each measured: see params.runs"
-    return f"{p['games']} at two seats, {p['games_four']} at four"
+    words = f"{p['games']} at two seats, {p['games_four']} at four"
+    if p.get("rung_bound_s"):
+        words += f", fewer where a pair's {p['rung_bound_s']} s ran out"
+    return words
 
 
 def markdown(result: dict) -> str:
     p, env = result["params"], result["environment"]
     lines = [
         f"**{result['title']}** — bouts a pair in brackets ({_runs_in_words(p)}), "
-        f"seat-rotated, one process, no database, "
+        f"seat-rotated, {_processes(p)}, no database, "
         f"± the 95 % error. {result['finished_at']}, "
         f"{env['cpus']} CPUs, Python {env['python']}.",
         "",

@@ -17,6 +17,8 @@ challenges and bids say (``spec.weigh``), with a larger budget.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import math
 import random
@@ -36,7 +38,7 @@ CLOCK = time.perf_counter
 WAIT = {"type": "_wait"}  # the search's name for "let the clock run" (never submitted)
 UCB_C = 0.9
 PLAYOUT_STEPS = 400
-WEIGHT_CANDIDATES = 4  # deals drawn per iteration at level 4, one kept by weight
+WEIGHT_POOL = 256  # deals drawn once per move at level 4, weighed, then drawn by weight
 ROOT_PROPOSALS = 8  # calls of the level 1 policy for the moves searched at the root
 NODE_PROPOSALS = 2  # the same, deeper in the tree
 EXPLORE = 2  # other legal moves searched beside the policy's
@@ -121,6 +123,30 @@ class SearchSpec:
     rollout: Callable[[dict, str, random.Random, list], Mapping[str, Any] | None] | None = None
     # each level's rate of slips (None: LEVEL_SLIPS), see ``erring``
     slips: Mapping[int, float] | None = None
+    # the seat's view as the search's policies read it (None: ``rules.view``):
+    # a cheaper build of the same dict (or of the part the policies read),
+    # shared data read-only; playouts ask for one at every step
+    view: Callable[[Any, str], dict] | None = None
+    # ``sampler(view, seat)``: a function of the rng drawing what
+    # ``sample_state(view, seat, rng)`` draws, with the work that depends on
+    # the view alone done once per move, not once per deal (None: no such work)
+    sampler: Callable[[dict, str], Callable[[random.Random], Any]] | None = None
+    # ``finish(state, rng)``: the playout from ``state`` on, played as
+    # ``playout`` plays it (the same moves, the same draws from the rng) on a
+    # compact state of the game's own: each seat's reward, or None where it
+    # does not apply (the playout goes on the rules' way a step)
+    finish: Callable[[Any, random.Random], dict[str, float] | None] | None = None
+
+    def view_of(self, state, seat: str) -> dict:
+        if self.view is not None:
+            return self.view(state, seat)
+        return self.rules.view(state, Viewer.of_seat(seat))
+
+    def deals(self, view: dict, seat: str) -> Callable[[random.Random], Any]:
+        if self.sampler is not None:
+            return self.sampler(view, seat)
+        sample = self.sample_state
+        return lambda rng: sample(view, seat, rng)
 
 
 def key_of(command: Mapping[str, Any]) -> str:
@@ -140,7 +166,7 @@ def _policy_move(spec: SearchSpec, state, seat: str, rng: random.Random):
     if not legal:
         return None
     policy = spec.rollout or spec.policy
-    return policy(rules.view(state, Viewer.of_seat(seat)), seat, rng, legal)
+    return policy(spec.view_of(state, seat), seat, rng, legal)
 
 
 def advance(spec: SearchSpec, state, now: float, rng: random.Random, skip: str | None = None):
@@ -176,10 +202,15 @@ def play(spec: SearchSpec, state, seat: str, command, now: float, rng: random.Ra
 def playout(spec: SearchSpec, state, now: float, rng: random.Random) -> dict[str, float] | None:
     """Heuristic play to the bout's end: each seat's reward (None: stuck)."""
     rules = spec.rules
+    finish = spec.finish
     for _ in range(PLAYOUT_STEPS):
         out = rules.outcome(state)
         if out is not None:
             return {s: spec.reward(out, s, state) for s in rules.seats_of(state)}
+        if finish is not None:
+            done = finish(state, rng)
+            if done is not None:
+                return done
         stepped = advance(spec, state, now, rng)
         if stepped is None:
             return None
@@ -187,7 +218,9 @@ def playout(spec: SearchSpec, state, now: float, rng: random.Random) -> dict[str
     return None
 
 
-def _proposals(spec: SearchSpec, view: dict, seat: str, legal, state, rng, calls: int) -> list:
+def _proposals(
+    spec: SearchSpec, view: dict, seat: str, legal, state, rng, calls: int, policy=None
+) -> list:
     """The moves worth searching: what the level 1 policy plays (first) and
     proposes over ``calls`` calls, a few other legal moves (bid sizes
     bucketed by ``spec.candidates``) and, where allowed, letting the clock run."""
@@ -201,9 +234,10 @@ def _proposals(spec: SearchSpec, view: dict, seat: str, legal, state, rng, calls
             seen.add(k)
             out.append(command)
 
+    policy = policy or spec.policy
     for _ in range(calls):
-        add(spec.policy(view, seat, rng, legal))
-    pool = [dict(c) for c in spec.candidates(view, legal)]
+        add(policy(view, seat, rng, legal))
+    pool = spec.candidates(view, legal)
     for c in rng.sample(pool, min(EXPLORE, len(pool))):
         add(c)
     if spec.can_wait(spec.rules, state, seat):
@@ -265,7 +299,8 @@ def determinised(spec: SearchSpec, budget: Budget):
     def bot(view, seat, rng, legal):
         srng = random.Random(rng.getrandbits(64))
         now = spec.now_of(view)
-        probe = spec.sample_state(view, seat, srng)
+        deal = spec.deals(view, seat)
+        probe = deal(srng)
         commands = _proposals(spec, view, seat, legal, probe, srng, ROOT_PROPOSALS)
         if len(commands) <= 1:
             return _as_command(commands[0])
@@ -273,7 +308,7 @@ def determinised(spec: SearchSpec, budget: Budget):
         start = CLOCK()
         done = 0
         while done < budget.iterations and CLOCK() - start < budget.cap_s:
-            state = spec.sample_state(view, seat, srng)
+            state = deal(srng)
             for i, command in enumerate(commands):
                 if CLOCK() - start >= budget.cap_s:
                     break
@@ -305,33 +340,51 @@ class Node:
         return self.tally.mean + UCB_C * math.sqrt(math.log(max(1, self.available)) / n)
 
 
-def _mover(rules: BoutRules, state, root_seat: str) -> str | None:
-    """The seat the tree branches on: the root's seat first among several
-    deciding at once (its move is made without seeing theirs)."""
+def _mover(rules: BoutRules, state, root_seat: str) -> tuple[str | None, list]:
+    """The seat the tree branches on, with its legal moves: the root's seat
+    first among several deciding at once (its move is made without seeing
+    theirs)."""
     seats = [d.seat for d in rules.pending(state)]
-    if root_seat in seats and rules.legal_commands(state, root_seat):
-        return root_seat
+    if root_seat in seats:
+        legal = rules.legal_commands(state, root_seat)
+        if legal:
+            return root_seat, legal
     for s in seats:
-        if rules.legal_commands(state, s):
-            return s
-    return None
+        if s == root_seat:
+            continue
+        legal = rules.legal_commands(state, s)
+        if legal:
+            return s, legal
+    return None, []
 
 
-def _draw_deal(spec: SearchSpec, view: dict, seat: str, rng: random.Random, weighted: bool):
-    if not weighted:
-        return spec.sample_state(view, seat, rng)
-    deals = [spec.sample_state(view, seat, rng) for _ in range(WEIGHT_CANDIDATES)]
-    weights = [max(0.0, spec.weigh(view, seat, d)) for d in deals]
-    if sum(weights) <= 0:
-        return deals[0]
-    return rng.choices(deals, weights=weights)[0]
+def weighted_deals(spec: SearchSpec, view: dict, seat: str, deals, rng: random.Random):
+    """Level 4's deals: ``WEIGHT_POOL`` deals drawn once per move and weighed
+    by ``spec.weigh``; each iteration then draws one of them by its weight
+    (sampling-importance-resampling: with a pool this size the deals drawn
+    follow the weighted distribution, where four candidates an iteration
+    moved them only part of the way, for four deals' work each time). When
+    every weight is the same, the plain deals (a fresh one each iteration)."""
+    pool = [deals(rng) for _ in range(WEIGHT_POOL)]
+    weights = [max(0.0, float(spec.weigh(view, seat, d))) for d in pool]
+    if len(set(weights)) <= 1 or sum(weights) <= 0:
+        return deals
+    cumulative = list(itertools.accumulate(weights))
+    total = cumulative[-1]
+    last = len(pool) - 1
+
+    def draw(r: random.Random):
+        return pool[min(last, bisect.bisect_right(cumulative, r.random() * total))]
+
+    return draw
 
 
-def _node_moves(spec: SearchSpec, state, mover: str, rng: random.Random) -> list:
-    rules = spec.rules
-    legal = rules.legal_commands(state, mover)
-    view = rules.view(state, Viewer.of_seat(mover))
-    return _proposals(spec, view, mover, legal, state, rng, NODE_PROPOSALS)
+def _node_moves(spec: SearchSpec, state, mover: str, legal: list, rng: random.Random) -> list:
+    """The moves searched below the root: proposed by the playouts' policy
+    (``spec.rollout``, a cheaper heuristic where the game has one), as a
+    node is met once per iteration that passes through it."""
+    view = spec.view_of(state, mover)
+    return _proposals(spec, view, mover, legal, state, rng, NODE_PROPOSALS, spec.rollout)
 
 
 def _descend(spec, root, root_moves, seat, state, now, rng):
@@ -340,14 +393,14 @@ def _descend(spec, root, root_moves, seat, state, now, rng):
     rules = spec.rules
     node, path, t = root, [root], now
     while rules.outcome(state) is None:
-        mover = _mover(rules, state, seat)
+        mover, legal = _mover(rules, state, seat)
         if mover is None:
             stepped = advance(spec, state, t, rng)
             if stepped is None:
                 return None
             state, t = stepped
             continue
-        moves = root_moves if node is root else _node_moves(spec, state, mover, rng)
+        moves = root_moves if node is root else _node_moves(spec, state, mover, legal, rng)
         keys = [key_of(c) for c in moves]
         for k in keys:
             if k in node.children:
@@ -371,9 +424,9 @@ def _descend(spec, root, root_moves, seat, state, now, rng):
     return path, state, t
 
 
-def _iterate(spec, root, root_moves, view, seat, now, rng, weighted) -> None:
+def _iterate(spec, root, root_moves, seat, deals, now, rng) -> None:
     rules = spec.rules
-    deal = _draw_deal(spec, view, seat, rng, weighted)
+    deal = deals(rng)
     descended = _descend(spec, root, root_moves, seat, deal, now, rng)
     if descended is None:
         return
@@ -394,16 +447,19 @@ def ismcts(spec: SearchSpec, budget: Budget, weighted: bool = False):
     def bot(view, seat, rng, legal):
         srng = random.Random(rng.getrandbits(64))
         now = spec.now_of(view)
-        probe = spec.sample_state(view, seat, srng)
+        deals = spec.deals(view, seat)
+        probe = deals(srng)
         moves = _proposals(spec, view, seat, legal, probe, srng, ROOT_PROPOSALS)
         if len(moves) <= 1:
             return _as_command(moves[0])
-        root = Node()
         start = CLOCK()
+        if weighted:
+            deals = weighted_deals(spec, view, seat, deals, srng)
+        root = Node()
         for _ in range(budget.iterations):
             if CLOCK() - start >= budget.cap_s:
                 break
-            _iterate(spec, root, moves, view, seat, now, srng, weighted)
+            _iterate(spec, root, moves, seat, deals, now, srng)
         tallies = [
             root.children[key_of(m)].tally if key_of(m) in root.children else Tally() for m in moves
         ]

@@ -33,7 +33,11 @@ def _pick(cmd, legal, rng):
 def unseen(view) -> Counter:
     """Cards whose place this seat does not know: the opponent's hand, the
     deck, and the opponent's unchallenged plays."""
-    known = Counter(view["removed"]) + Counter(view.get("hand", []))
+    known = dict.fromkeys(TOTAL, 0)  # counted in a plain dict: playouts call this at every step
+    for card in view["removed"]:
+        known[card] += 1
+    for card in view.get("hand", []):
+        known[card] += 1
     for d in view["discards"]:
         if "card" in d:
             known[d["card"]] += 1

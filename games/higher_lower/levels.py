@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from games.core.search import SearchSpec, level_bots
 
-from .bots import heuristic
+from .bots import _guess, _pick, heuristic
 from .rules import (
     AUCTION,
     CARDS,
     DIRECTIONS,
     RULES,
     SHOW,
+    TURNS,
     TURNS_PHASE,
     HLState,
     TurnResult,
@@ -115,6 +116,66 @@ def now_of(view) -> float:
     return deadline - view["options"]["decision_s"]
 
 
+def search_view(state: HLState, seat: str) -> dict:
+    """The part of ``RULES.view`` for ``seat`` that the search's policies
+    read (the heuristic, ``_mixed``): a bout is 24 turns of two moves, and
+    the whole view at each of them was a fifth of a playout's time."""
+    return {
+        "phase": state.phase,
+        "your_role": state.role_of(seat),
+        "previous": state.previous,
+        "remaining": list(state.remaining),
+        "chips": state.chips if state.guesser is not None else None,
+        "declared": state.declared,
+    }
+
+
+def finish(state: HLState, rng) -> dict[str, float] | None:
+    """The playout from the Dealer's show on, as ``search.playout`` plays it
+    (the heuristic's picks and guesses, the rng drawn in the same order), on
+    a few plain values: 24 turns of two moves each were most of the search's
+    time through the rules. None in the auction (the rules' way plays it)."""
+    chips = final_chips(state, rng)
+    if chips is None:
+        return None
+    won = chips >= state.declared
+    return {state.guesser: float(won), state.dealer: float(not won)}
+
+
+def final_chips(state: HLState, rng) -> int | None:
+    """The Guesser's chips at the end of ``finish``'s playout."""
+    if state.phase not in (SHOW, TURNS_PHASE):
+        return None
+    remaining = list(state.remaining)
+    chips, declared, turn = state.chips, state.declared, state.turn
+    pick, guess = state.pick, state.guess
+    if state.phase == SHOW:
+        previous = min(remaining, key=lambda c: (abs(c - 13), c))
+        remaining.remove(previous)
+        turn = 1
+    else:
+        previous = state.previous
+    seen = {"remaining": remaining, "chips": chips, "declared": declared}
+    while True:
+        seen["previous"] = previous
+        if pick is None:
+            pick = _pick(seen, rng)["card"]
+        if guess is None:
+            g = _guess(seen, rng)
+            guess = (g["direction"], g["stake"])
+        direction, stake = guess
+        correct = pick > previous if direction == "higher" else pick < previous
+        chips = chips + stake if correct else chips - stake
+        seen["chips"] = chips
+        remaining.remove(pick)
+        previous = pick
+        if turn >= TURNS:
+            break
+        turn += 1
+        pick = guess = None
+    return chips
+
+
 def _mixed(view, command) -> bool:
     return view.get("phase") != SHOW
 
@@ -131,5 +192,7 @@ SPEC = SearchSpec(
     weigh=weigh,
     now_of=now_of,
     can_wait=_in_auction,
+    view=search_view,
+    finish=finish,
 )
 LEVELS = level_bots(SPEC)

@@ -1,0 +1,53 @@
+"""The bots benchmark's bouts (issue #46): each seeded by its place in the
+run, so one process or two play the same bouts; a pair stops starting bouts
+once its time bound has run out."""
+
+import importlib.util
+import multiprocessing
+import sys
+from pathlib import Path
+
+import pytest
+
+from games.core import search
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    saved, clock = list(sys.path), search.CLOCK
+    try:
+        spec = importlib.util.spec_from_file_location("_bench_bots", BENCH / "bench_bots.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # the workers find its _bout by this name
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop("_bench_bots", None)
+        sys.path[:] = saved
+        search.CLOCK = clock  # the bench reads the caps on CPU time; the tests do not
+
+
+def _duel(bench, seed, pool=None):
+    """10 bouts of level 1 against level 0: the score, the bouts and each
+    level's number of moves (bouts played differently differ in them)."""
+    times: dict = {}
+    total, played = bench.duel(
+        "love-letter", "level1", "level0", 10, 2, False, seed, times, {}, pool
+    )
+    return total, played, {name: len(t) for name, t in sorted(times.items())}
+
+
+def test_the_same_bouts_with_one_process_or_two(bench):
+    alone = _duel(bench, 3)
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        assert _duel(bench, 3, pool) == alone
+    assert alone[1] == 10
+    assert all(_duel(bench, s) != alone for s in (4, 5))  # the seed does decide the bouts
+
+
+def test_a_pair_stops_at_its_bound(bench):
+    total, played = bench.duel("love-letter", "level1", "level0", 50, 2, False, 1, {}, {}, None, 0)
+    assert played == 1 and 0 <= total <= 1
+    assert bench._rate(total, played)["games"] == 1

@@ -1,0 +1,242 @@
+"""The search's fast paths (issue #46) play as the rules do: a game's cheaper
+view gives its policies the same moves, its compact playout the same rewards
+from the same draws, and its rewritten heuristics the same choices; level 4
+draws its deals by their weights."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections import Counter
+
+import pytest
+
+from games.core import search
+from games.core.protocol import Viewer
+from games.core.search import SearchSpec, weighted_deals
+from tests.games.test_bot_levels import reached_states, spec_of
+
+SEEDS = range(3)
+
+
+def test_love_letter_search_view_is_the_view():
+    """The view without its deep copy is the same dict as ``RULES.view``."""
+    spec = spec_of("love-letter")
+    rules = spec.rules
+    states = reached_states("love-letter", 2, None) + reached_states("love-letter", 4, None)
+    assert len(states) > 100
+    for state, _ in states:
+        for s in rules.seats_of(state):
+            assert spec.view(state, s) == rules.view(state, Viewer.of_seat(s))
+
+
+@pytest.mark.parametrize("slug", ["higher-lower", "love-letter"])
+def test_the_policies_play_the_same_on_the_search_view(slug):
+    spec = spec_of(slug)
+    rules = spec.rules
+    for state, seat in reached_states(slug, 2, None):
+        legal = rules.legal_commands(state, seat)
+        full = rules.view(state, Viewer.of_seat(seat))
+        fast = spec.view(state, seat)
+        for seed in SEEDS:
+            move = spec.policy(full, seat, random.Random(seed), legal)
+            assert spec.policy(fast, seat, random.Random(seed), legal) == move
+            if move is not None:
+                assert spec.mixed(fast, move) == spec.mixed(full, move)
+
+
+def _playouts(slug, n_seats=2):
+    """(state, now) to play out from: reached states and re-deals of them."""
+    spec = spec_of(slug)
+    rng = random.Random(11)
+    out = []
+    for state, seat in reached_states(slug, n_seats, None):
+        view = spec.rules.view(state, Viewer.of_seat(seat))
+        out.append((state, spec.now_of(view)))
+        out.append((spec.sample_state(view, seat, rng), spec.now_of(view)))
+    return out
+
+
+def test_higher_lower_compact_playout_matches_the_rules():
+    """The same rewards, from the same rng, as the playout through the rules
+    (the auction's states included: there the rules play until the show)."""
+    spec = spec_of("higher-lower")
+    assert spec.finish is not None
+    slow = dataclasses.replace(spec, finish=None)
+    cases = _playouts("higher-lower")
+    assert len(cases) > 50
+    phases = Counter()
+    for state, now in cases:
+        phases[state.phase] += 1
+        for seed in SEEDS:
+            fast_rng, slow_rng = random.Random(seed), random.Random(seed)
+            expected = search.playout(slow, state, now, slow_rng)
+            assert search.playout(spec, state, now, fast_rng) == expected
+            assert fast_rng.random() == slow_rng.random()  # the same draws were made
+    assert {"auction", "turns"} <= set(phases)
+
+
+def test_higher_lower_compact_playout_ends_with_the_rules_chips():
+    """Every turn played alike: the Guesser's chips at the end are the
+    rules' (a reward alone seldom shows a chip won or lost)."""
+    from games.higher_lower.levels import final_chips
+
+    spec = spec_of("higher-lower")
+    slow = dataclasses.replace(spec, finish=None)
+    played = 0
+    for state, now in _playouts("higher-lower"):
+        if state.phase not in ("show", "turns"):
+            continue
+        for seed in SEEDS:
+            chips = final_chips(state, random.Random(seed))
+            end, t, rng = state, now, random.Random(seed)
+            while spec.rules.outcome(end) is None:
+                end, t = search.advance(slow, end, t, rng)
+            assert chips == end.chips
+            played += 1
+    assert played > 30
+
+
+def test_the_compact_playout_can_fail():
+    """A compact playout that drifts from the rules is caught: the rewards
+    of a Guesser who always stakes nothing differ from the heuristic's."""
+    spec = spec_of("higher-lower")
+    slow = dataclasses.replace(spec, finish=None)
+
+    def careless(state, rng):
+        if state.phase != "turns":
+            return None
+        won = state.chips >= state.declared
+        return {state.guesser: float(won), state.dealer: float(not won)}
+
+    drifted = dataclasses.replace(spec, finish=careless)
+    differ = 0
+    for state, now in _playouts("higher-lower")[:60]:
+        expected = search.playout(slow, state, now, random.Random(1))
+        differ += search.playout(drifted, state, now, random.Random(1)) != expected
+    assert differ > 0
+
+
+def _lmn_old(view, seat, rng, legal):
+    """Love Me Not's heuristic as it was written before its suits were
+    counted once (the reference the rewrite must match)."""
+
+    def points(tableau, pile):
+        pts = 0.0
+        for s in "CDHS":
+            pts += sum(1 for c in tableau if c[-1] == s) * sum(1 for c in pile if c[-1] == s)
+        return pts
+
+    tableau = list((view.get("tableaus") or {}).get(seat) or [])
+    pile = list((view.get("piles") or {}).get(seat) or [])
+    turns_left = max(0, int(view.get("turns", 5)) - int(view.get("turn", 0)))
+
+    def value(cmd):
+        t, p = tableau + [cmd["keep"]], pile + [cmd["discard"]]
+        v = points(t, p)
+        if cmd["keep"][0] == "J":
+            v += 1.0
+        for s in "CDHS":
+            nt = sum(1 for c in t if c[-1] == s)
+            np_ = sum(1 for c in p if c[-1] == s)
+            if (nt == 0) != (np_ == 0):
+                v += 0.15 * turns_left
+        return v + rng.random() * 0.01
+
+    return max(legal, key=value)
+
+
+def test_love_me_not_heuristic_chooses_as_before():
+    spec = spec_of("love-me-not")
+    rules = spec.rules
+    states = reached_states("love-me-not", 2, None, matches=6)
+    assert len(states) > 30
+    for state, seat in states:
+        view = rules.view(state, Viewer.of_seat(seat))
+        legal = rules.legal_commands(state, seat)
+        for seed in SEEDS:
+            ours = spec.policy(view, seat, random.Random(seed), legal)
+            assert ours == _lmn_old(view, seat, random.Random(seed), legal)
+
+
+def test_doubting_love_letter_counts_unseen_cards_as_before():
+    from games.doubting_love_letter.bots import TOTAL, unseen
+
+    spec = spec_of("doubting-love-letter")
+    for state, seat in reached_states("doubting-love-letter", 2, None):
+        view = spec.rules.view(state, Viewer.of_seat(seat))
+        known = Counter(view["removed"]) + Counter(view.get("hand", []))
+        known.update(d["card"] for d in view["discards"] if "card" in d)
+        expected = Counter({c: n - known[c] for c, n in TOTAL.items() if n - known[c] > 0})
+        got = unseen(view)
+        assert got == expected and list(got) == list(expected)  # the same order too
+
+
+def _toy_spec(weigh):
+    return SearchSpec(rules=None, sample_state=lambda v, s, r: r.random(), policy=None, weigh=weigh)
+
+
+def test_level_4_draws_its_deals_by_their_weight():
+    """Deals below one half weigh three times the others: about three in
+    four deals drawn are below one half (a plain draw: one in two)."""
+    spec = _toy_spec(lambda view, seat, deal: 3.0 if deal < 0.5 else 1.0)
+    rng = random.Random(1)
+    draw = weighted_deals(spec, {}, "ana", lambda r: r.random(), rng)
+    low = sum(draw(rng) < 0.5 for _ in range(4000)) / 4000
+    assert 0.68 < low < 0.82
+
+
+def test_level_4_with_equal_weights_draws_plain_deals():
+    spec = _toy_spec(lambda view, seat, deal: 1.0)
+
+    def plain(r):
+        return r.random()
+
+    assert weighted_deals(spec, {}, "ana", plain, random.Random(1)) is plain
+
+
+def test_love_letter_weighs_the_card_kept():
+    """A deal in which the last player kept the lower card is the less
+    likely; one in which a King or a Prince forced the Countess is not."""
+    from games.love_letter.levels import KEPT_HIGHER, last_plays, weigh
+
+    spec = spec_of("love-letter")
+    rules = spec.rules
+    seen = set()
+    for state, seat in reached_states("love-letter", 2, None, matches=6):
+        other = next(s for s in state.seats if s != seat)
+        view = rules.view(state, Viewer.of_seat(seat))
+        last = last_plays(view, seat)
+        plays = [e for e in view["log"] if e["type"] == "card_played" and e["seat"] == other]
+        if other not in last or len(state.hand(other)) != 1:
+            continue
+        played = last[other]
+        assert played == int(plays[-1]["card"])
+        i = state.idx(other)
+        for kept in range(1, 9):
+            hands = state.hands[:i] + ((kept,),) + state.hands[i + 1 :]
+            deal = dataclasses.replace(state, hands=hands)
+            w = weigh(view, seat, deal)
+            if kept == played or (played == 7 and kept in (5, 6)):
+                assert w == 1.0
+                seen.add("same")
+            elif kept > played:
+                assert w == KEPT_HIGHER
+                seen.add("higher")
+            else:
+                assert w == pytest.approx(1 - KEPT_HIGHER)
+                seen.add("lower")
+    assert seen == {"same", "higher", "lower"}
+
+
+def test_love_letter_forgets_a_play_once_the_hand_moved():
+    from games.love_letter.levels import last_plays
+
+    played = {"type": "card_played", "seat": "bob", "card": "3", "target": "ana"}
+    assert last_plays({"log": [played]}, "ana") == {"bob": 3}
+    king = {"type": "card_played", "seat": "bob", "card": "6", "target": "ana"}
+    traded = {"type": "hands_traded", "seat": "bob", "target": "ana"}
+    assert last_plays({"log": [played, king, traded]}, "ana") == {}
+    prince = {"type": "card_discarded", "seat": "bob", "card": "2", "by": "ana"}
+    assert last_plays({"log": [played, prince]}, "ana") == {}
+    assert last_plays({"log": [played]}, "bob") == {}  # its own plays say nothing
