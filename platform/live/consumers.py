@@ -1,4 +1,5 @@
-"""One socket per viewer of a match: it joins its viewer's group only and
+"""One socket per viewer of a match: it joins its match's group (each
+version announced there once, with no card in it: live.groups) and
 forwards its own viewer's table, rendered once for every socket of that
 viewer in this process (render.viewer_tables); a seat's socket carries its moves
 too (``{"command": {...}, "id": ...}`` as the API's, ``{"form": {...}, "id":
@@ -48,7 +49,7 @@ from games.visibility import recorded
 
 from . import auth, commands, publisher
 from .chat import ChatSocket
-from .groups import group_for
+from .groups import groups_for
 from .pool import off_loop as _off_loop
 from .render import (
     CSRF_SLOT,
@@ -109,17 +110,17 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         if found is None:
             await self.close(code=NO_SUCH_MATCH, reason="no such match")
             return
-        self.viewer, self.group, visible, self.policy, self.delay = found
+        self.viewer, self.joined, visible, self.policy, self.delay = found
         if not visible:
             # the page says when it opens and opens itself then
             await self.close(code=NOT_VISIBLE_YET, reason="not visible yet: too recent")
             return
         publisher.serving_on(asyncio.get_running_loop())
         try:
-            await self.channel_layer.group_add(self.group, self.channel_name)
+            await self._join()
         except Exception as exc:  # the layer away (Redis restarting): joined again later
             log.warning("socket of match %s could not join its group: %s", self.pk, exc)
-        self.groups.append(self.group)  # discarded on disconnect
+        self.groups.extend(self.joined)  # discarded on disconnect
         await viewers.joined(self)  # the viewer counts (broadcast.viewers)
         if self.viewer.kind == SPECTATOR_VIEW.kind:
             # read once joined: what was appended before is held, what comes after announced
@@ -144,7 +145,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             else:
                 row = read(match.stream, after=self.released - 1)[:1]
                 self.released_due = recorded(row[0]) + delay if row else visibility.clock()
-        return viewer, group_for(match.pk, viewer), visible, policy, delay
+        return viewer, groups_for(match.pk, viewer), visible, policy, delay
 
     def _pending(self) -> list[tuple[int, float]]:
         """The versions after the last one held or released, each with the
@@ -177,7 +178,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         await asyncio.sleep(random.uniform(0, period))  # sockets opened together spread out
         while True:
             try:
-                await self.channel_layer.group_add(self.group, self.channel_name)
+                await self._join()
                 if self.viewer.kind == SPECTATOR_VIEW.kind:
                     self._hold_all(await _off_loop(self._pending)())
                 elif newer := await _off_loop(self._newer)():
@@ -188,6 +189,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
                 # the kind of error only: a rendering error's text could name a card
                 log.warning("socket of match %s could not rejoin (%s)", self.pk, type(exc).__name__)
             await asyncio.sleep(period)
+
+    async def _join(self):
+        for group in self.joined:
+            await self.channel_layer.group_add(group, self.channel_name)
 
     def _newer(self) -> int | None:
         """The stream's version if newer than what this socket has shown."""
@@ -425,7 +430,8 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             gone = (await _off_loop(auth.token_user)(self.scope["authorization"]))[1]
         if not same or gone:
             try:
-                await self.channel_layer.group_discard(self.group, self.channel_name)
+                for group in self.joined:
+                    await self.channel_layer.group_discard(group, self.channel_name)
             except Exception as exc:  # the socket closes anyway
                 log.warning("socket of match %s could not leave its group: %s", self.pk, exc)
             raise _ViewerChanged if not same else _TokenGone

@@ -964,3 +964,32 @@ def test_a_pushed_table_carries_a_masked_csrf_token_never_the_secret():
     assert secret not in pushed["html"] and token != secret
     url = f"/games/matches/{match.pk}/command"
     assert browser.post(url, {"control": "x", "csrfmiddlewaretoken": token}).status_code == 302
+
+
+def test_a_version_is_told_to_one_group_and_a_spectators_room_never_to_a_seats():
+    """Every socket of a match joins its match's group, where each version is
+    sent once; the spectators' room chat goes to the watchers' group, which
+    no seat's socket joins."""
+    from types import SimpleNamespace
+
+    from games.core.protocol import MODERATOR_VIEW
+    from live.chat import chat_sends
+    from live.groups import groups_for, match_group, watchers_group
+
+    ana, ben = users("ana_g", "ben_g")
+    match = seated(ana, ben)
+    assert groups_of(match) == [match_group(match.pk)]
+    assert groups_for(match.pk, Viewer.of_seat("ana")) == [match_group(match.pk)]
+    for viewer in (SPECTATOR_VIEW, MODERATOR_VIEW):
+        assert groups_for(match.pk, viewer) == [match_group(match.pk), watchers_group(match.pk)]
+
+    def row(room):
+        return SimpleNamespace(
+            stream=f"chat-m{match.pk}-{room}",
+            type="chat_message",
+            data={},
+            recorded_at=match.created_at,
+        )
+
+    assert [g for g, _ in chat_sends([row("players")])] == [match_group(match.pk)]
+    assert [g for g, _ in chat_sends([row("spectators")])] == [watchers_group(match.pk)]
