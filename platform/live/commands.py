@@ -98,8 +98,11 @@ def _account(scope):
     return user
 
 
-def decide(pk: int, scope, content: dict, *, csrf_token) -> dict:
-    """The answer to one move message on match ``pk``'s socket."""
+def decide(pk: int, scope, content: dict, *, csrf_token, moved: list | None = None) -> dict:
+    """The answer to one move message on match ``pk``'s socket. An API
+    command acknowledged puts in ``moved`` the match row as its append left
+    it and who holds which seat as the command read it ({account id: seat}):
+    the mover's table is rendered from them, not read again."""
     ident = content.get("id")
     shown = ident if isinstance(ident, str) and len(ident) <= 64 else None
     try:
@@ -119,8 +122,10 @@ def decide(pk: int, scope, content: dict, *, csrf_token) -> dict:
         if not limits.allow_request(request, None):
             raise exceptions.Throttled(limits.wait())
         data = {"command": content["command"], "command_id": ident}
-        match, _viewer, rows = send_move(pk, user, data)
+        match, viewer, rows = send_move(pk, user, data)
         version = rows[-1].version if rows else match.version
+        if moved is not None:
+            moved.append((match, {user.pk: viewer.seat}))
         return {"type": "ack", "id": shown, "version": version}
     except Exception as exc:
         response = handle(exc, {})

@@ -239,13 +239,18 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
     def _decide(self, content: dict) -> tuple[dict, ViewerTable | None]:
         """The answer, and for an ack without a table of its own (the JSON
         socket's) the viewer's table after it: no second trip to the pool."""
+        moved: list = []
         with translation.override(self.language):
-            answer = commands.decide(self.pk, self.scope, content, csrf_token=self._csrf_token)
+            answer = commands.decide(
+                self.pk, self.scope, content, csrf_token=self._csrf_token, moved=moved
+            )
         if answer.get("type") != "ack" or "html" in answer:
             return answer, None
         if self.viewer.kind == SPECTATOR_VIEW.kind:
             return answer, None
-        return answer, self._shared_render()
+        # the match row as the move's own append left it, and the seat its
+        # command was checked against: nothing read again
+        return answer, self._shared_render(*moved[0]) if moved else self._shared_render()
 
     async def table_update(self, event):
         if self.viewer.kind != SPECTATOR_VIEW.kind:
@@ -436,10 +441,13 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
                 log.warning("socket of match %s could not leave its group: %s", self.pk, exc)
             raise _ViewerChanged if not same else _TokenGone
 
-    def _shared_render(self) -> ViewerTable:
+    def _shared_render(self, match=None, seat_of: dict | None = None) -> ViewerTable:
         """The message of this socket's viewer at the match's version, with a
-        slot for the CSRF token: the same for every socket of the viewer."""
-        match = Match.objects.get(pk=self.pk)
+        slot for the CSRF token: the same for every socket of the viewer.
+        ``match`` and ``seat_of`` (account id -> seat) when the caller has
+        them as they stand (a move's answer), else read now."""
+        if match is None:
+            match = Match.objects.get(pk=self.pk)
         with translation.override(self.language):
             version, payload = self._table(match, CSRF_SLOT)
         return ViewerTable(
@@ -447,7 +455,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             self._message(version, payload),
             match,
             visibility.match_facts(match),
-            seats_by_account(match),
+            seat_of if seat_of is not None else seats_by_account(match),
         )
 
     def _table(self, match, csrf_token: str) -> tuple[int, str | dict]:

@@ -153,6 +153,35 @@ def test_the_push_carries_the_apis_view_and_legal_commands():
     assert first["legal"]["commands"]
 
 
+def test_the_movers_table_after_its_ack_is_the_apis_view_and_legal_commands():
+    """The mover's table is rendered from the row its own append left (not
+    read again): it is what GET /view and /legal give right after the move."""
+    ana, ben = users("ana_a", "ben_a")
+    match = seated(ana, ben)
+    mover = to_move(match)
+    user = ana if mover == "ana" else ben
+    secret = token(user)
+
+    async def body():
+        comm = bot_socket(match.pk, secret)
+        first = await opened(comm)
+        await comm.send_json_to({"command": first["legal"]["commands"][0], "id": "mine-1"})
+        ack = await answer_to(comm, "mine-1")
+        pushed = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return ack, pushed
+
+    ack, pushed = async_to_sync(body)()
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(user)
+    assert ack["type"] == "ack" and pushed["type"] == "update"
+    assert pushed["version"] == ack["version"] == pushed["view"]["version"]
+    assert pushed["view"] == api.get(f"/api/matches/{match.pk}/").json()
+    assert pushed["legal"] == api.get(f"/api/matches/{match.pk}/legal").json()
+
+
 def test_the_other_seat_hears_of_a_move_from_the_process_that_made_it(settings):
     """Production's web role (no inline reactors, and none running here): the
     socket's move is told to the other seat at once, not after a reactors' pass."""
