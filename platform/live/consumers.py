@@ -55,7 +55,7 @@ from .render import (
     CSRF_SLOT,
     ViewerTable,
     fragment,
-    seats_by_account,
+    match_and_seats,
     spectator_tables,
     viewer_tables,
 )
@@ -447,7 +447,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         ``match`` and ``seat_of`` (account id -> seat) when the caller has
         them as they stand (a move's answer), else read now."""
         if match is None:
-            match = Match.objects.get(pk=self.pk)
+            match, seat_of = match_and_seats(self.pk)  # one statement
         with translation.override(self.language):
             version, payload = self._table(match, CSRF_SLOT)
         return ViewerTable(
@@ -455,7 +455,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             self._message(version, payload),
             match,
             visibility.match_facts(match),
-            seat_of if seat_of is not None else seats_by_account(match),
+            seat_of,
         )
 
     def _table(self, match, csrf_token: str) -> tuple[int, str | dict]:

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
+from django.db import connection
 from django.template.loader import render_to_string
 
+from eventlog import rows as db_rows
+from games.models import Match, SeatHolder
 from games.presenters.table import table_for
 
 
@@ -120,9 +124,32 @@ class ViewerTable:
     seat_of: dict  # account id -> the first seat it holds, by name (visibility.seat_of)
 
 
-def seats_by_account(match) -> dict[int, str]:
-    """Who holds which seat, read once for every socket of a version."""
+def _match_and_seats_sql() -> str:
+    holders = SeatHolder._meta.db_table
+    return (
+        f"SELECT {db_rows.columns(Match, 'm.')}, "
+        f'(SELECT json_agg(json_build_array(h."user_id", h."seat") ORDER BY h."seat") '
+        f'FROM "{holders}" h WHERE h."match_id" = m."id" AND h."user_id" IS NOT NULL) '
+        f'FROM "{Match._meta.db_table}" m WHERE m."id" = %s'
+    )
+
+
+_MATCH_AND_SEATS = _match_and_seats_sql()
+
+
+def match_and_seats(pk: int) -> tuple[Match, dict[int, str]]:
+    """Match ``pk`` and who holds which seat (account id -> the first seat it
+    holds, by name), in one statement: what a seat's shared render reads
+    (Match.DoesNotExist if gone)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_MATCH_AND_SEATS, [pk])
+        row = cursor.fetchone()
+    if row is None:
+        raise Match.DoesNotExist(f"no match {pk}")
+    held_json = row[-1]
+    if isinstance(held_json, str | bytes):
+        held_json = json.loads(held_json)
     held: dict[int, str] = {}
-    for user_id, seat in match.holders.order_by("seat").values_list("user_id", "seat"):
+    for user_id, seat in held_json or ():
         held.setdefault(user_id, seat)
-    return held
+    return db_rows.instance(Match, row), held

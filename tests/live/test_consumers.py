@@ -993,3 +993,25 @@ def test_a_version_is_told_to_one_group_and_a_spectators_room_never_to_a_seats()
 
     assert [g for g, _ in chat_sends([row("players")])] == [match_group(match.pk)]
     assert [g for g, _ in chat_sends([row("spectators")])] == [watchers_group(match.pk)]
+
+
+def test_a_seats_render_reads_the_match_and_its_holders_in_one_statement():
+    """What every seat socket's rights are checked against: the match row and
+    account id -> its first seat by name (bots hold none), read together."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from live.render import match_and_seats
+
+    ana, ben = users("ana_1", "ben_1")
+    match = seated(ana, ben)
+    with CaptureQueriesContext(connection) as queries:
+        row, seat_of = match_and_seats(match.pk)
+    assert len(queries) == 1
+    assert (row.pk, row.version, row.stream) == (match.pk, match.version, match.stream)
+    assert seat_of == {ana.pk: "ana", ben.pk: "ben"}
+    match.holders.filter(seat="ben").update(user=ana)  # ana holds both: her first by name
+    match.holders.filter(seat="ana").update(user=None, bot="random")
+    assert match_and_seats(match.pk)[1] == {ana.pk: "ben"}
+    with pytest.raises(type(match).DoesNotExist):
+        match_and_seats(match.pk + 1000)
