@@ -437,6 +437,47 @@ def test_a_revoked_token_is_refused_at_its_next_command_and_the_socket_closed():
     assert events(match) == before
 
 
+@pytest.mark.parametrize("change", ["revoked", "deleted", "disabled"])
+def test_a_token_changed_behind_the_caches_back_is_refused_at_its_next_command(change):
+    """A command reads its token and account with its match, in the same
+    statement: a change the token cache was not told of (no signal: an
+    update in bulk) refuses the very next command and closes the socket."""
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    ana, ben = users(f"ana_{change[:3]}", f"ben_{change[:3]}")
+    match = seated(ana, ben)
+    mover, user = _mover_socket(match, ana, ben)
+    legal = services.legal_for(match, Viewer.of_seat(mover))[1][0]
+    issued, secret = ApiToken.issue(user, "bot")
+    before = events(match)
+
+    def change_it():
+        tokens = ApiToken.objects.filter(pk=issued.pk)
+        if change == "revoked":
+            tokens.update(revoked=timezone.now())
+        elif change == "deleted":
+            tokens.delete()
+        else:
+            User.objects.filter(pk=user.pk).update(is_active=False)
+
+    async def body():
+        comm = bot_socket(match.pk, secret.encode())
+        await opened(comm)
+        await database_sync_to_async(change_it)()
+        await comm.send_json_to({"command": legal, "id": f"{change}-1"})
+        answer = await answer_to(comm, f"{change}-1")
+        closing = await comm.receive_output(timeout=5)
+        return answer, closing
+
+    answer, closing = async_to_sync(body)()
+    assert (answer["type"], answer["code"]) == ("refused", "bad_token")
+    words = {"revoked": "revoked", "deleted": "not valid", "disabled": "disabled"}[change]
+    assert words in answer["message"]
+    assert (closing["type"], closing["code"]) == ("websocket.close", NOT_AUTHENTICATED)
+    assert events(match) == before
+
+
 def test_a_token_in_the_url_or_a_bad_one_is_refused_at_the_handshake():
     ana, ben = users("ana_q", "ben_q")
     match = seated(ana, ben)
