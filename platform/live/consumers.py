@@ -31,6 +31,7 @@ import json
 import logging
 import random
 import re
+import time
 import uuid
 
 from channels.db import database_sync_to_async
@@ -432,7 +433,16 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             same = await viewer_of(table.match, user, table.facts) == self.viewer
         gone = None
         if same and token and self.scope.get("authorization"):
-            gone = (await _off_loop(auth.token_user)(self.scope["authorization"]))[1]
+            # a seat's table read its holders' tokens in force: asked again only
+            # when it did not, or longer ago than a moment
+            found = self.scope.get("token")
+            in_force = (
+                table.token_in_force(uid, found[0]) if found and self.viewer.kind == SEAT else None
+            )
+            if in_force is None:
+                gone = (await _off_loop(auth.token_user)(self.scope["authorization"]))[1]
+            elif not in_force:
+                gone = "this token is no longer in force"
         if not same or gone:
             try:
                 for group in self.joined:
@@ -446,8 +456,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         slot for the CSRF token: the same for every socket of the viewer.
         ``match`` and ``seat_of`` (account id -> seat) when the caller has
         them as they stand (a move's answer), else read now."""
+        tokens, read_at = None, 0.0
         if match is None:
-            match, seat_of = match_and_seats(self.pk)  # one statement
+            read_at = time.monotonic()
+            match, seat_of, tokens = match_and_seats(self.pk)  # one statement
         with translation.override(self.language):
             version, payload = self._table(match, CSRF_SLOT)
         return ViewerTable(
@@ -456,6 +468,8 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             match,
             visibility.match_facts(match),
             seat_of,
+            tokens,
+            read_at,
         )
 
     def _table(self, match, csrf_token: str) -> tuple[int, str | dict]:

@@ -1006,12 +1006,22 @@ def test_a_seats_render_reads_the_match_and_its_holders_in_one_statement():
     ana, ben = users("ana_1", "ben_1")
     match = seated(ana, ben)
     with CaptureQueriesContext(connection) as queries:
-        row, seat_of = match_and_seats(match.pk)
+        row, seat_of, _tokens = match_and_seats(match.pk)
     assert len(queries) == 1
     assert (row.pk, row.version, row.stream) == (match.pk, match.version, match.stream)
     assert seat_of == {ana.pk: "ana", ben.pk: "ben"}
     match.holders.filter(seat="ben").update(user=ana)  # ana holds both: her first by name
     match.holders.filter(seat="ana").update(user=None, bot="random")
+    assert _tokens == {ana.pk: frozenset(), ben.pk: frozenset()}
+    from api.models import ApiToken
+
+    issued = ApiToken.issue(ana, "bot")[0]
+    revoked = ApiToken.issue(ana, "old")[0]
+    revoked.revoke()
+    assert match_and_seats(match.pk)[2][ana.pk] == {issued.pk}
+    ana.is_active = False
+    ana.save()
+    assert match_and_seats(match.pk)[2][ana.pk] == frozenset()  # none while disabled
     assert match_and_seats(match.pk)[1] == {ana.pk: "ben"}
     with pytest.raises(type(match).DoesNotExist):
         match_and_seats(match.pk + 1000)

@@ -478,6 +478,38 @@ def test_a_token_changed_behind_the_caches_back_is_refused_at_its_next_command(c
     assert events(match) == before
 
 
+@pytest.mark.parametrize("change", ["revoked", "disabled"])
+def test_a_token_changed_behind_the_caches_back_gets_no_more_pushes(change):
+    """A seat's push checks its socket's token against the tokens in force
+    read with the table: a token revoked, or its account disabled, without
+    the token cache being told, gets nothing of the next version."""
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    ana, ben = users(f"ana_p{change[:3]}", f"ben_p{change[:3]}")
+    match = seated(ana, ben)
+    mover = to_move(match)
+    watcher, user = ("ben", ben) if mover == "ana" else ("ana", ana)
+    issued, secret = ApiToken.issue(user, "bot")
+
+    def change_it():
+        if change == "revoked":
+            ApiToken.objects.filter(pk=issued.pk).update(revoked=timezone.now())
+        else:
+            User.objects.filter(pk=user.pk).update(is_active=False)
+
+    async def body():
+        comm = bot_socket(match.pk, secret.encode())
+        await opened(comm)
+        await database_sync_to_async(change_it)()
+        legal = await database_sync_to_async(services.legal_for)(match, Viewer.of_seat(mover))
+        await database_sync_to_async(services.submit)(match, mover, legal[1][0])
+        return await comm.receive_output(timeout=5)
+
+    last = async_to_sync(body)()
+    assert (last["type"], last.get("code")) == ("websocket.close", NOT_AUTHENTICATED), watcher
+
+
 def test_a_token_in_the_url_or_a_bad_one_is_refused_at_the_handshake():
     ana, ben = users("ana_q", "ben_q")
     match = seated(ana, ben)
