@@ -218,7 +218,7 @@ def test_a_socket_with_nothing_to_see_is_closed_with_the_reason():
 def test_on_channels_redis_a_seat_socket_gets_its_table_after_each_move(settings):
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "config.channel_layer.RedisChannelLayer",  # production's
             "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
         }
     }
