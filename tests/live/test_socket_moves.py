@@ -382,6 +382,50 @@ def test_another_accounts_command_id_is_refused_and_a_retry_writes_once():
     assert after_reuse == after_first
 
 
+@pytest.mark.parametrize("counts_in", ["process", "redis"])
+def test_the_rate_limits_refuse_over_the_socket_as_over_http(settings, monkeypatch, counts_in):
+    """The API's command limits hold on the socket, counted per account
+    where the API counts them (Redis in production): past the burst, the
+    command is refused with its wait, and nothing is written."""
+    if counts_in == "redis":
+        import os
+
+        from django.core.cache import cache
+        from rest_framework.throttling import SimpleRateThrottle
+
+        if not os.environ.get("REDIS_URL"):
+            pytest.skip("needs Redis: set REDIS_URL")
+        monkeypatch.setattr(SimpleRateThrottle, "cache", cache)
+        client = cache._cache.get_client(None, write=True)
+        for key in client.scan_iter(match="*throttle_commands*"):  # ids repeat across tests
+            client.delete(key)
+    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], commands_burst="2/min")
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    ana, ben = users(f"ana_{counts_in[:3]}", f"ben_{counts_in[:3]}")
+    match = seated(ana, ben)
+    mover, user = _mover_socket(match, ana, ben)
+    legal = services.legal_for(match, Viewer.of_seat(mover))[1][0]
+    secret = token(user)
+
+    async def body():
+        comm = bot_socket(match.pk, secret)
+        await opened(comm)
+        answers = []
+        for i in range(3):
+            await comm.send_json_to({"command": legal, "id": f"rate-{i}"})
+            answers.append(await answer_to(comm, f"rate-{i}"))
+            if i == 1:
+                written = await count(match)
+        await comm.disconnect()
+        return answers, written
+
+    answers, written = async_to_sync(body)()
+    assert answers[0]["type"] == "ack"
+    assert answers[2]["type"] == "refused" and answers[2]["code"] == "throttled", answers[2]
+    assert answers[2]["retry_after"] > 0
+    assert events(match) == written  # the refused one wrote nothing
+
+
 # ---- rights change mid-match: the very next command is refused ------------------------
 def _mover_socket(match, ana, ben):
     mover = to_move(match)
