@@ -102,5 +102,5 @@ class SocketAuth:
             scope, user=user or AnonymousUser(), refused=refused, authorization=authorization
         )
         if token is not None:  # what each command reads again with its match (live.commands)
-            scope["token"] = (token.pk, token.key_hash, token.last_used)
+            scope["api_token"] = (token.pk, token.key_hash, token.last_used)
         return await self.inner(scope, receive, send)

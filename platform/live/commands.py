@@ -131,7 +131,7 @@ def _read_with_token(pk: int, scope):
     otherwise: a cache round trip, then a query). (user, match), or None when
     the match is not there (the whole path says why); a token revoked or
     deleted, or its account disabled: BadToken, in the API's words."""
-    token_id, key_hash, last_used = scope["token"]
+    token_id, key_hash, last_used = scope["api_token"]
     if pk > MAX_PK:
         return None
     with connection.cursor() as cursor:
@@ -170,7 +170,9 @@ def decide(pk: int, scope, content: dict, *, csrf_token, moved: list | None = No
     ident = content.get("id")
     shown = ident if isinstance(ident, str) and len(ident) <= 64 else None
     try:
-        read = _read_with_token(pk, scope) if "token" in scope and "form" not in content else None
+        read = (
+            _read_with_token(pk, scope) if "api_token" in scope and "form" not in content else None
+        )
         user, match = read if read is not None else (_account(scope), None)
         if "match" in content and content["match"] != pk:
             raise exceptions.ValidationError(

@@ -435,7 +435,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         if same and token and self.scope.get("authorization"):
             # a seat's table read its holders' tokens in force: asked again only
             # when it did not, or longer ago than a moment
-            found = self.scope.get("token")
+            found = self.scope.get("api_token")
             in_force = (
                 table.token_in_force(uid, found[0]) if found and self.viewer.kind == SEAT else None
             )
