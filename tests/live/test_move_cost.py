@@ -5,11 +5,13 @@ from the command's send to its ack and both seats' pushes of the new
 version, on a live two-player Love Letter match as the peer benchmark plays
 it (production's web role: no inline reactors). The bounds are what a move
 costs now (docs/architecture/live.md says so): a change that adds a round
-trip per move fails here, whatever the machine's load."""
+trip per move fails here, whatever the machine's load. MOVE_COST_REPORT=1
+prints the breakdown by kind and caller."""
 
 import asyncio
 import copy
 import json
+import os
 import random
 import uuid
 
@@ -156,6 +158,16 @@ def test_what_a_move_over_the_socket_costs(production_web_role, capsys):
     per_move, n, _last = played()
     assert n >= 8
     report = total(per_move).per(n)
+    if os.environ.get("MOVE_COST_REPORT"):  # the breakdown, for a reader (docs, a commit)
+        _report(report, per_move, n, capsys)
+    spent = {**report, "group_send": report["layer_calls"].get("group_send", 0)}
+    # half a round trip of slack: a layer's clean-up late by a move moves a count
+    # from one move to the next; one more round trip per move is still caught
+    over = {k: (spent[k], most) for k, most in BUDGET.items() if spent[k] > most + 0.5}
+    assert not over, (over, report)
+
+
+def _report(report, per_move, n, capsys):
     with capsys.disabled():
         print("\nper move over the socket:", json.dumps(report, indent=1))
         print("by caller:")
@@ -164,6 +176,3 @@ def test_what_a_move_over_the_socket_costs(production_web_role, capsys):
         print("first move's PostgreSQL round trips:")
         for line in per_move[1].sql:
             print("   ", line)
-    spent = {**report, "group_send": report["layer_calls"].get("group_send", 0)}
-    over = {k: (spent[k], most) for k, most in BUDGET.items() if spent[k] > most}
-    assert not over, over
