@@ -553,11 +553,14 @@ class MatchCommand(APIView):
         )
 
 
-def send_move(pk: int, user, data) -> tuple[Match, Viewer, list]:
+def send_move(pk: int, user, data, *, match: Match | None = None) -> tuple[Match, Viewer, list]:
     """A seated player's move (``data``: a command and its command_id), the
     one way a move reaches the log from the API and from the match socket
-    (live.consumers): the same checks, refusals and words."""
-    match = get_match(pk, user)
+    (live.consumers): the same checks, refusals and words. ``match``: the
+    row already read with the seat ``user`` holds (``match_seen_by``'s, or
+    live.commands' read with its token), else read here."""
+    if match is None:
+        match = get_match(pk, user)
     if not user.is_authenticated:
         raise exceptions.NotAuthenticated("log in, or send an API token, to send moves")
     viewer = services.viewer_for(match, user)

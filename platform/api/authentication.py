@@ -104,6 +104,32 @@ def _touch_due(key_hash: str, last_used: datetime | None, now: datetime) -> bool
         return True
 
 
+def refusal(found: bool, revoked: bool, active: bool) -> str | None:
+    """Why a token is refused, in the API's words (None: it is not)."""
+    if not found:
+        return "this token is not valid"
+    if revoked:
+        return "this token was revoked; create a new one on your tokens page"
+    if not active:
+        return "the account of this token is disabled"
+    return None
+
+
+def touched(token_id: int, key_hash: str, last_used: datetime | None) -> datetime | None:
+    """The token's ``last_used``, written now if due (``_touch_due``)."""
+    now = timezone.now()
+    if _touch_due(key_hash, last_used, now):
+        ApiToken.objects.filter(pk=token_id).update(last_used=now)
+        return now
+    return last_used
+
+
+def partial_user(values: dict):
+    """The account as a token's entry holds it (``_USER_FIELDS``): any other
+    field is read when first used."""
+    return _partial(get_user_model(), {f: values[f] for f in _USER_FIELDS})
+
+
 def _partial(model, values: dict):
     """An instance with only ``values`` loaded (``from_db`` takes them in the
     model's field order); the other fields load when first read."""
@@ -124,17 +150,15 @@ class TokenAuthentication(authentication.BaseAuthentication):
             raise BadToken("this token is not valid") from None
         key_hash = hash_secret(secret)
         entry = _looked_up(key_hash)
-        if entry is None:
-            raise BadToken("this token is not valid")
-        if entry["revoked"]:
-            raise BadToken("this token was revoked; create a new one on your tokens page")
-        if not entry["user"]["is_active"]:
-            raise BadToken("the account of this token is disabled")
-        now = timezone.now()
+        why = refusal(
+            entry is not None,
+            entry is not None and entry["revoked"],
+            entry is not None and entry["user"]["is_active"],
+        )
+        if why is not None:
+            raise BadToken(why)
         last_used = entry["last_used"] and datetime.fromisoformat(entry["last_used"])
-        if _touch_due(key_hash, last_used, now):
-            ApiToken.objects.filter(pk=entry["token"]).update(last_used=now)
-            last_used = now
+        last_used = touched(entry["token"], key_hash, last_used)
         # the account as the entry says; any other field is read when first used
         user = _partial(get_user_model(), entry["user"])
         token = _partial(

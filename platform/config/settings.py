@@ -184,7 +184,8 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels-redis's, its group send in two round trips (config.channel_layer)
+            "BACKEND": "config.channel_layer.RedisChannelLayer",
             # redis-py 8 reads with a 5 s socket timeout by default, which races the
             # layer's 5 s blocking pop and tears idle sockets' consumers down
             # (django/channels_redis#422): wait longer than the pop, still finite

@@ -37,3 +37,10 @@ CHAT_NEW_ACCOUNT_WAIT_S = 0
 # a socket's database work on the one sync thread, as Channels does by default
 # (production spreads it over a pool: live/pool.py says why the tests do not)
 LIVE_SOCKET_THREADS = False
+
+# each xdist worker its own channel-layer keys on the shared Redis database: a
+# test emptying the layer (tests/live/conftest.py) never drops the groups of the
+# sockets another worker's test holds open at that moment
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER and "CONFIG" in CHANNEL_LAYERS["default"]:  # noqa: F405
+    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"asgi-{_WORKER}-"  # noqa: F405

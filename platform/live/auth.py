@@ -41,15 +41,22 @@ def header(scope, name: bytes) -> bytes | None:
 
 def token_user(authorization: bytes):
     """The account of a token header, or why there is none (the API's words)."""
+    user, _token, why = token_of(authorization)
+    return user, why
+
+
+def token_of(authorization: bytes):
+    """(account, token, why not) of a token header: the token's id and key
+    hash are what a socket's commands check again (live.commands)."""
     request = HttpRequest()
     request.META["HTTP_AUTHORIZATION"] = authorization.decode("latin-1")
     try:
         found = TokenAuthentication().authenticate(request)
     except AuthenticationFailed as exc:
-        return None, str(exc.detail)
+        return None, None, str(exc.detail)
     if found is None:  # another scheme (Basic, a cookie's...): not ours
-        return None, NOT_A_TOKEN
-    return found[0], None
+        return None, None, NOT_A_TOKEN
+    return found[0], found[1], None
 
 
 def session_user(scope):
@@ -90,8 +97,10 @@ class SocketAuth:
         authorization = header(scope, b"authorization")
         if authorization is None:
             return await self.browser(scope, receive, send)
-        user, refused = await database_sync_to_async(token_user)(authorization)
+        user, token, refused = await database_sync_to_async(token_of)(authorization)
         scope = dict(
             scope, user=user or AnonymousUser(), refused=refused, authorization=authorization
         )
+        if token is not None:  # what each command reads again with its match (live.commands)
+            scope["api_token"] = (token.pk, token.key_hash, token.last_used)
         return await self.inner(scope, receive, send)

@@ -30,6 +30,7 @@ from games.core.protocol import RoleRequired
 from games.models import Match
 
 from . import auth, commands
+from .groups import match_group, watchers_group
 from .pool import off_loop as _off_loop
 
 log = logging.getLogger(__name__)
@@ -43,10 +44,10 @@ def match_of_stream(stream: str) -> tuple[int, str] | None:
     return (int(found.group(1)), found.group(2)) if found else None
 
 
-def chat_sends(rows, groups_of) -> list[tuple[str, dict]]:
+def chat_sends(rows) -> list[tuple[str, dict]]:
     """The group messages announcing the chat rows of an append: a players'
-    room to every group of its match, a spectators' room to its moderators'
-    and spectators' groups only (never a seat's)."""
+    room to its match's group (every socket of the match), a spectators'
+    room to its watchers' group (moderators and spectators, never a seat)."""
     last: dict[str, object] = {}
     for row in rows:
         if match_of_stream(row.stream):
@@ -65,10 +66,8 @@ def chat_sends(rows, groups_of) -> list[tuple[str, dict]]:
             "at": max(r.recorded_at.timestamp() for r in news),
             "hidden": hidden,
         }
-        groups = groups_of(match)
-        if kind != PLAYERS:
-            groups = [g for g in groups if g.endswith((".mod", ".spectators"))]
-        sends += [(group, message) for group in groups]
+        group = match_group(match.pk) if kind == PLAYERS else watchers_group(match.pk)
+        sends.append((group, message))
     return sends
 
 

@@ -15,19 +15,27 @@ the first answer; another account's id is refused (command_id_reused)."""
 
 from __future__ import annotations
 
+import json
+from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.db import connection
 from django.http import HttpRequest
 from django.utils import translation
 from rest_framework import exceptions
 
+from api.authentication import BadToken, partial_user, refusal, touched
 from api.exceptions import handle
+from api.models import ApiToken
 from api.parsers import BoundedJSONError, parse_bounded_json
 from api.throttling import CommandThrottles, wait_before_next
+from eventlog import rows as db_rows
 from games import services
 from games.api import send_move
 from games.core.protocol import SEAT, SPECTATOR_VIEW
-from games.models import Match
+from games.limits import MAX_PK
+from games.models import Match, SeatHolder
 from games.table_moves import move_from_table
 
 from . import auth
@@ -98,12 +106,74 @@ def _account(scope):
     return user
 
 
-def decide(pk: int, scope, content: dict, *, csrf_token) -> dict:
-    """The answer to one move message on match ``pk``'s socket."""
+def _command_read_sql() -> str:
+    tokens, users = ApiToken._meta.db_table, get_user_model()._meta.db_table
+    holders = SeatHolder._meta.db_table
+    return (
+        f"SELECT {db_rows.columns(Match, 'm.')}, "
+        f'(SELECT h."seat" FROM "{holders}" h WHERE h."match_id" = m."id" '
+        f'AND h."user_id" = (SELECT "user_id" FROM "{tokens}" WHERE "id" = %s) '
+        'ORDER BY h."seat" LIMIT 1), '
+        f'(SELECT json_build_array(t."revoked" IS NULL, t."last_used", u."id", u."username", '
+        f'u."is_active", u."is_staff", u."is_superuser") FROM "{tokens}" t '
+        f'JOIN "{users}" u ON u."id" = t."user_id" WHERE t."id" = %s) '
+        f'FROM "{Match._meta.db_table}" m WHERE m."id" = %s'
+    )
+
+
+_COMMAND_READ = _command_read_sql()
+
+
+def _read_with_token(pk: int, scope):
+    """A token socket's command: match ``pk`` with the seat the token's account
+    holds in it, and the token and its account as they stand, in one
+    statement (what ``_account`` and ``send_move``'s match lookup read
+    otherwise: a cache round trip, then a query). (user, match), or None when
+    the match is not there (the whole path says why); a token revoked or
+    deleted, or its account disabled: BadToken, in the API's words."""
+    token_id, key_hash, last_used = scope["api_token"]
+    if pk > MAX_PK:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(_COMMAND_READ, [token_id, token_id, pk])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    found = row[-1]
+    if isinstance(found, str | bytes):
+        found = json.loads(found)
+    valid, used, uid, username, active, staff, superuser = found or (False,) + (None,) * 6
+    why = refusal(found is not None, not valid, bool(active))
+    if why is not None:
+        raise BadToken(why)
+    used = datetime.fromisoformat(used) if isinstance(used, str) else used
+    touched(token_id, key_hash, used or last_used)
+    user = partial_user(
+        {
+            "id": uid,
+            "username": username,
+            "is_active": active,
+            "is_staff": staff,
+            "is_superuser": superuser,
+        }
+    )
+    match = db_rows.instance(Match, row)
+    match.seat_read_for = (uid, row[-2])
+    return user, match
+
+
+def decide(pk: int, scope, content: dict, *, csrf_token, moved: list | None = None) -> dict:
+    """The answer to one move message on match ``pk``'s socket. An API
+    command acknowledged puts in ``moved`` the match row as its append left
+    it and who holds which seat as the command read it ({account id: seat}):
+    the mover's table is rendered from them, not read again."""
     ident = content.get("id")
     shown = ident if isinstance(ident, str) and len(ident) <= 64 else None
     try:
-        user = _account(scope)
+        read = (
+            _read_with_token(pk, scope) if "api_token" in scope and "form" not in content else None
+        )
+        user, match = read if read is not None else (_account(scope), None)
         if "match" in content and content["match"] != pk:
             raise exceptions.ValidationError(
                 {"match": [f"this socket carries the moves of match {pk}: send others on theirs"]}
@@ -119,8 +189,10 @@ def decide(pk: int, scope, content: dict, *, csrf_token) -> dict:
         if not limits.allow_request(request, None):
             raise exceptions.Throttled(limits.wait())
         data = {"command": content["command"], "command_id": ident}
-        match, _viewer, rows = send_move(pk, user, data)
+        match, viewer, rows = send_move(pk, user, data, match=match)
         version = rows[-1].version if rows else match.version
+        if moved is not None:
+            moved.append((match, {user.pk: viewer.seat}))
         return {"type": "ack", "id": shown, "version": version}
     except Exception as exc:
         response = handle(exc, {})

@@ -1,4 +1,5 @@
-"""One socket per viewer of a match: it joins its viewer's group only and
+"""One socket per viewer of a match: it joins its match's group (each
+version announced there once, with no card in it: live.groups) and
 forwards its own viewer's table, rendered once for every socket of that
 viewer in this process (render.viewer_tables); a seat's socket carries its moves
 too (``{"command": {...}, "id": ...}`` as the API's, ``{"form": {...}, "id":
@@ -30,6 +31,7 @@ import json
 import logging
 import random
 import re
+import time
 import uuid
 
 from channels.db import database_sync_to_async
@@ -48,13 +50,13 @@ from games.visibility import recorded
 
 from . import auth, commands, publisher
 from .chat import ChatSocket
-from .groups import group_for
+from .groups import groups_for
 from .pool import off_loop as _off_loop
 from .render import (
     CSRF_SLOT,
     ViewerTable,
     fragment,
-    seats_by_account,
+    match_and_seats,
     spectator_tables,
     viewer_tables,
 )
@@ -109,17 +111,17 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         if found is None:
             await self.close(code=NO_SUCH_MATCH, reason="no such match")
             return
-        self.viewer, self.group, visible, self.policy, self.delay = found
+        self.viewer, self.joined, visible, self.policy, self.delay = found
         if not visible:
             # the page says when it opens and opens itself then
             await self.close(code=NOT_VISIBLE_YET, reason="not visible yet: too recent")
             return
         publisher.serving_on(asyncio.get_running_loop())
         try:
-            await self.channel_layer.group_add(self.group, self.channel_name)
+            await self._join()
         except Exception as exc:  # the layer away (Redis restarting): joined again later
             log.warning("socket of match %s could not join its group: %s", self.pk, exc)
-        self.groups.append(self.group)  # discarded on disconnect
+        self.groups.extend(self.joined)  # discarded on disconnect
         await viewers.joined(self)  # the viewer counts (broadcast.viewers)
         if self.viewer.kind == SPECTATOR_VIEW.kind:
             # read once joined: what was appended before is held, what comes after announced
@@ -144,7 +146,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             else:
                 row = read(match.stream, after=self.released - 1)[:1]
                 self.released_due = recorded(row[0]) + delay if row else visibility.clock()
-        return viewer, group_for(match.pk, viewer), visible, policy, delay
+        return viewer, groups_for(match.pk, viewer), visible, policy, delay
 
     def _pending(self) -> list[tuple[int, float]]:
         """The versions after the last one held or released, each with the
@@ -177,7 +179,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         await asyncio.sleep(random.uniform(0, period))  # sockets opened together spread out
         while True:
             try:
-                await self.channel_layer.group_add(self.group, self.channel_name)
+                await self._join()
                 if self.viewer.kind == SPECTATOR_VIEW.kind:
                     self._hold_all(await _off_loop(self._pending)())
                 elif newer := await _off_loop(self._newer)():
@@ -188,6 +190,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
                 # the kind of error only: a rendering error's text could name a card
                 log.warning("socket of match %s could not rejoin (%s)", self.pk, type(exc).__name__)
             await asyncio.sleep(period)
+
+    async def _join(self):
+        for group in self.joined:
+            await self.channel_layer.group_add(group, self.channel_name)
 
     def _newer(self) -> int | None:
         """The stream's version if newer than what this socket has shown."""
@@ -234,13 +240,18 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
     def _decide(self, content: dict) -> tuple[dict, ViewerTable | None]:
         """The answer, and for an ack without a table of its own (the JSON
         socket's) the viewer's table after it: no second trip to the pool."""
+        moved: list = []
         with translation.override(self.language):
-            answer = commands.decide(self.pk, self.scope, content, csrf_token=self._csrf_token)
+            answer = commands.decide(
+                self.pk, self.scope, content, csrf_token=self._csrf_token, moved=moved
+            )
         if answer.get("type") != "ack" or "html" in answer:
             return answer, None
         if self.viewer.kind == SPECTATOR_VIEW.kind:
             return answer, None
-        return answer, self._shared_render()
+        # the match row as the move's own append left it, and the seat its
+        # command was checked against: nothing read again
+        return answer, self._shared_render(*moved[0]) if moved else self._shared_render()
 
     async def table_update(self, event):
         if self.viewer.kind != SPECTATOR_VIEW.kind:
@@ -422,18 +433,33 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             same = await viewer_of(table.match, user, table.facts) == self.viewer
         gone = None
         if same and token and self.scope.get("authorization"):
-            gone = (await _off_loop(auth.token_user)(self.scope["authorization"]))[1]
+            # a seat's table read its holders' tokens in force: asked again only
+            # when it did not, or longer ago than a moment
+            found = self.scope.get("api_token")
+            in_force = (
+                table.token_in_force(uid, found[0]) if found and self.viewer.kind == SEAT else None
+            )
+            if in_force is None:
+                gone = (await _off_loop(auth.token_user)(self.scope["authorization"]))[1]
+            elif not in_force:
+                gone = "this token is no longer in force"
         if not same or gone:
             try:
-                await self.channel_layer.group_discard(self.group, self.channel_name)
+                for group in self.joined:
+                    await self.channel_layer.group_discard(group, self.channel_name)
             except Exception as exc:  # the socket closes anyway
                 log.warning("socket of match %s could not leave its group: %s", self.pk, exc)
             raise _ViewerChanged if not same else _TokenGone
 
-    def _shared_render(self) -> ViewerTable:
+    def _shared_render(self, match=None, seat_of: dict | None = None) -> ViewerTable:
         """The message of this socket's viewer at the match's version, with a
-        slot for the CSRF token: the same for every socket of the viewer."""
-        match = Match.objects.get(pk=self.pk)
+        slot for the CSRF token: the same for every socket of the viewer.
+        ``match`` and ``seat_of`` (account id -> seat) when the caller has
+        them as they stand (a move's answer), else read now."""
+        tokens, read_at = None, 0.0
+        if match is None:
+            read_at = time.monotonic()
+            match, seat_of, tokens = match_and_seats(self.pk)  # one statement
         with translation.override(self.language):
             version, payload = self._table(match, CSRF_SLOT)
         return ViewerTable(
@@ -441,7 +467,9 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             self._message(version, payload),
             match,
             visibility.match_facts(match),
-            seats_by_account(match),
+            seat_of,
+            tokens,
+            read_at,
         )
 
     def _table(self, match, csrf_token: str) -> tuple[int, str | dict]:

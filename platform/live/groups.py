@@ -1,40 +1,31 @@
-"""The groups a match's sockets join: one per seat, one for its moderators,
-one for its spectators (fed behind the delay by each spectator's consumer)."""
+"""The groups a match's sockets join: every socket of a match joins its
+match's group, where each version is announced once (one group_send per
+version, not one per kind of viewer: the message carries no card, each
+consumer renders its own viewer's table) and the players' room chat is
+told; moderators and spectators join its watchers' group as well, where
+the spectators' room chat is told (never a seat's socket)."""
 
 from __future__ import annotations
 
-import re
-
-from games.core.protocol import MODERATOR, SEAT, Viewer
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+from games.core.protocol import SEAT, Viewer
 
 
-def seat_group(match_id: int, seat: str) -> str:
+def match_group(match_id: int) -> str:
     # a group name allows only ASCII letters, digits, '-', '_' and '.'
-    return f"match-{match_id}.seat-{_UNSAFE.sub('_', seat)[:60]}"
+    return f"match-{match_id}"
 
 
-def moderator_group(match_id: int) -> str:
-    return f"match-{match_id}.mod"
+def watchers_group(match_id: int) -> str:
+    return f"match-{match_id}.watch"
 
 
-def spectator_group(match_id: int) -> str:
-    return f"match-{match_id}.spectators"
-
-
-def group_for(match_id: int, viewer: Viewer) -> str:
+def groups_for(match_id: int, viewer: Viewer) -> list[str]:
+    """The groups a socket of ``viewer`` joins."""
     if viewer.kind == SEAT:
-        return seat_group(match_id, viewer.seat)
-    if viewer.kind == MODERATOR:
-        return moderator_group(match_id)
-    return spectator_group(match_id)
+        return [match_group(match_id)]
+    return [match_group(match_id), watchers_group(match_id)]
 
 
 def groups_of(match) -> list[str]:
-    """Every group of a match, each told when its stream moves."""
-    return [
-        *(seat_group(match.pk, s) for s in match.seats),
-        moderator_group(match.pk),
-        spectator_group(match.pk),
-    ]
+    """The groups a new version of ``match`` is told to: one, its every socket's."""
+    return [match_group(match.pk)]

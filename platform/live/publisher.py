@@ -174,6 +174,6 @@ def _version_sends(match, row) -> list[tuple[str, dict]]:
 def _announce_chat(layer, rows) -> None:
     """A match room's news to its match's groups (live.chat.chat_sends)."""
     try:
-        send(layer, chat_sends(rows, groups_of))
+        send(layer, chat_sends(rows))
     except Exception:  # a lost message costs little: the next connect catches up
         log.exception("could not announce the chat of %s", sorted({r.stream for r in rows}))

@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
+from django.db import connection
 from django.template.loader import render_to_string
 
+from api.models import ApiToken
+from eventlog import rows as db_rows
+from games.models import Match, SeatHolder
 from games.presenters.table import table_for
 
 
@@ -118,11 +125,61 @@ class ViewerTable:
     match: object
     facts: object
     seat_of: dict  # account id -> the first seat it holds, by name (visibility.seat_of)
+    # account id -> its tokens in force (none: the account is disabled), read
+    # with the table at ``read_at`` (time.monotonic); None: not read with it
+    tokens: dict | None = None
+    read_at: float = 0.0
+
+    def token_in_force(self, uid, token_id) -> bool | None:
+        """Whether token ``token_id`` of account ``uid`` was in force when
+        the table was read, if that was within ``TOKENS_FRESH_S``; None:
+        not known (ask the token's own check)."""
+        if self.tokens is None or time.monotonic() - self.read_at > TOKENS_FRESH_S:
+            return None
+        return token_id in self.tokens.get(uid, ())
 
 
-def seats_by_account(match) -> dict[int, str]:
-    """Who holds which seat, read once for every socket of a version."""
+# a table's read of the seats' tokens answers for a socket's token this long
+# (the sockets told of one version ask within moments of its render)
+TOKENS_FRESH_S = 1.0
+
+
+def _match_and_seats_sql() -> str:
+    holders, tokens = SeatHolder._meta.db_table, ApiToken._meta.db_table
+    users = get_user_model()._meta.db_table
+    in_force = (
+        f'(SELECT COALESCE(json_agg(t."id"), \'[]\'::json) FROM "{tokens}" t '
+        f'WHERE t."user_id" = h."user_id" AND t."revoked" IS NULL AND u."is_active")'
+    )
+    return (
+        f"SELECT {db_rows.columns(Match, 'm.')}, "
+        f'(SELECT json_agg(json_build_array(h."user_id", h."seat", {in_force}) ORDER BY h."seat") '
+        f'FROM "{holders}" h JOIN "{users}" u ON u."id" = h."user_id" '
+        f'WHERE h."match_id" = m."id") '
+        f'FROM "{Match._meta.db_table}" m WHERE m."id" = %s'
+    )
+
+
+_MATCH_AND_SEATS = _match_and_seats_sql()
+
+
+def match_and_seats(pk: int) -> tuple[Match, dict[int, str], dict[int, frozenset]]:
+    """Match ``pk``, who holds which seat (account id -> the first seat it
+    holds, by name) and each holder's API tokens in force (none while the
+    account is disabled), in one statement: what a seat's shared render
+    reads, and its sockets' rights are checked against (Match.DoesNotExist
+    if gone)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_MATCH_AND_SEATS, [pk])
+        row = cursor.fetchone()
+    if row is None:
+        raise Match.DoesNotExist(f"no match {pk}")
+    held_json = row[-1]
+    if isinstance(held_json, str | bytes):
+        held_json = json.loads(held_json)
     held: dict[int, str] = {}
-    for user_id, seat in match.holders.order_by("seat").values_list("user_id", "seat"):
+    tokens: dict[int, frozenset] = {}
+    for user_id, seat, in_force in held_json or ():
         held.setdefault(user_id, seat)
-    return held
+        tokens[user_id] = frozenset(in_force or ())
+    return db_rows.instance(Match, row), held, tokens

@@ -218,7 +218,7 @@ def test_a_socket_with_nothing_to_see_is_closed_with_the_reason():
 def test_on_channels_redis_a_seat_socket_gets_its_table_after_each_move(settings):
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "config.channel_layer.RedisChannelLayer",  # production's
             "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
         }
     }
@@ -964,3 +964,64 @@ def test_a_pushed_table_carries_a_masked_csrf_token_never_the_secret():
     assert secret not in pushed["html"] and token != secret
     url = f"/games/matches/{match.pk}/command"
     assert browser.post(url, {"control": "x", "csrfmiddlewaretoken": token}).status_code == 302
+
+
+def test_a_version_is_told_to_one_group_and_a_spectators_room_never_to_a_seats():
+    """Every socket of a match joins its match's group, where each version is
+    sent once; the spectators' room chat goes to the watchers' group, which
+    no seat's socket joins."""
+    from types import SimpleNamespace
+
+    from games.core.protocol import MODERATOR_VIEW
+    from live.chat import chat_sends
+    from live.groups import groups_for, match_group, watchers_group
+
+    ana, ben = users("ana_g", "ben_g")
+    match = seated(ana, ben)
+    assert groups_of(match) == [match_group(match.pk)]
+    assert groups_for(match.pk, Viewer.of_seat("ana")) == [match_group(match.pk)]
+    for viewer in (SPECTATOR_VIEW, MODERATOR_VIEW):
+        assert groups_for(match.pk, viewer) == [match_group(match.pk), watchers_group(match.pk)]
+
+    def row(room):
+        return SimpleNamespace(
+            stream=f"chat-m{match.pk}-{room}",
+            type="chat_message",
+            data={},
+            recorded_at=match.created_at,
+        )
+
+    assert [g for g, _ in chat_sends([row("players")])] == [match_group(match.pk)]
+    assert [g for g, _ in chat_sends([row("spectators")])] == [watchers_group(match.pk)]
+
+
+def test_a_seats_render_reads_the_match_and_its_holders_in_one_statement():
+    """What every seat socket's rights are checked against: the match row and
+    account id -> its first seat by name (bots hold none), read together."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from live.render import match_and_seats
+
+    ana, ben = users("ana_1", "ben_1")
+    match = seated(ana, ben)
+    with CaptureQueriesContext(connection) as queries:
+        row, seat_of, _tokens = match_and_seats(match.pk)
+    assert len(queries) == 1
+    assert (row.pk, row.version, row.stream) == (match.pk, match.version, match.stream)
+    assert seat_of == {ana.pk: "ana", ben.pk: "ben"}
+    match.holders.filter(seat="ben").update(user=ana)  # ana holds both: her first by name
+    match.holders.filter(seat="ana").update(user=None, bot="random")
+    assert _tokens == {ana.pk: frozenset(), ben.pk: frozenset()}
+    from api.models import ApiToken
+
+    issued = ApiToken.issue(ana, "bot")[0]
+    revoked = ApiToken.issue(ana, "old")[0]
+    revoked.revoke()
+    assert match_and_seats(match.pk)[2][ana.pk] == {issued.pk}
+    ana.is_active = False
+    ana.save()
+    assert match_and_seats(match.pk)[2][ana.pk] == frozenset()  # none while disabled
+    assert match_and_seats(match.pk)[1] == {ana.pk: "ben"}
+    with pytest.raises(type(match).DoesNotExist):
+        match_and_seats(match.pk + 1000)

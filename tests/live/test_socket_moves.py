@@ -153,6 +153,35 @@ def test_the_push_carries_the_apis_view_and_legal_commands():
     assert first["legal"]["commands"]
 
 
+def test_the_movers_table_after_its_ack_is_the_apis_view_and_legal_commands():
+    """The mover's table is rendered from the row its own append left (not
+    read again): it is what GET /view and /legal give right after the move."""
+    ana, ben = users("ana_a", "ben_a")
+    match = seated(ana, ben)
+    mover = to_move(match)
+    user = ana if mover == "ana" else ben
+    secret = token(user)
+
+    async def body():
+        comm = bot_socket(match.pk, secret)
+        first = await opened(comm)
+        await comm.send_json_to({"command": first["legal"]["commands"][0], "id": "mine-1"})
+        ack = await answer_to(comm, "mine-1")
+        pushed = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return ack, pushed
+
+    ack, pushed = async_to_sync(body)()
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(user)
+    assert ack["type"] == "ack" and pushed["type"] == "update"
+    assert pushed["version"] == ack["version"] == pushed["view"]["version"]
+    assert pushed["view"] == api.get(f"/api/matches/{match.pk}/").json()
+    assert pushed["legal"] == api.get(f"/api/matches/{match.pk}/legal").json()
+
+
 def test_the_other_seat_hears_of_a_move_from_the_process_that_made_it(settings):
     """Production's web role (no inline reactors, and none running here): the
     socket's move is told to the other seat at once, not after a reactors' pass."""
@@ -353,6 +382,50 @@ def test_another_accounts_command_id_is_refused_and_a_retry_writes_once():
     assert after_reuse == after_first
 
 
+@pytest.mark.parametrize("counts_in", ["process", "redis"])
+def test_the_rate_limits_refuse_over_the_socket_as_over_http(settings, monkeypatch, counts_in):
+    """The API's command limits hold on the socket, counted per account
+    where the API counts them (Redis in production): past the burst, the
+    command is refused with its wait, and nothing is written."""
+    if counts_in == "redis":
+        import os
+
+        from django.core.cache import cache
+        from rest_framework.throttling import SimpleRateThrottle
+
+        if not os.environ.get("REDIS_URL"):
+            pytest.skip("needs Redis: set REDIS_URL")
+        monkeypatch.setattr(SimpleRateThrottle, "cache", cache)
+        client = cache._cache.get_client(None, write=True)
+        for key in client.scan_iter(match="*throttle_commands*"):  # ids repeat across tests
+            client.delete(key)
+    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], commands_burst="2/min")
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    ana, ben = users(f"ana_{counts_in[:3]}", f"ben_{counts_in[:3]}")
+    match = seated(ana, ben)
+    mover, user = _mover_socket(match, ana, ben)
+    legal = services.legal_for(match, Viewer.of_seat(mover))[1][0]
+    secret = token(user)
+
+    async def body():
+        comm = bot_socket(match.pk, secret)
+        await opened(comm)
+        answers = []
+        for i in range(3):
+            await comm.send_json_to({"command": legal, "id": f"rate-{i}"})
+            answers.append(await answer_to(comm, f"rate-{i}"))
+            if i == 1:
+                written = await count(match)
+        await comm.disconnect()
+        return answers, written
+
+    answers, written = async_to_sync(body)()
+    assert answers[0]["type"] == "ack"
+    assert answers[2]["type"] == "refused" and answers[2]["code"] == "throttled", answers[2]
+    assert answers[2]["retry_after"] > 0
+    assert events(match) == written  # the refused one wrote nothing
+
+
 # ---- rights change mid-match: the very next command is refused ------------------------
 def _mover_socket(match, ana, ben):
     mover = to_move(match)
@@ -406,6 +479,79 @@ def test_a_revoked_token_is_refused_at_its_next_command_and_the_socket_closed():
     assert "revoked" in answer["message"]
     assert (closing["type"], closing["code"]) == ("websocket.close", NOT_AUTHENTICATED)
     assert events(match) == before
+
+
+@pytest.mark.parametrize("change", ["revoked", "deleted", "disabled"])
+def test_a_token_changed_behind_the_caches_back_is_refused_at_its_next_command(change):
+    """A command reads its token and account with its match, in the same
+    statement: a change the token cache was not told of (no signal: an
+    update in bulk) refuses the very next command and closes the socket."""
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    ana, ben = users(f"ana_{change[:3]}", f"ben_{change[:3]}")
+    match = seated(ana, ben)
+    mover, user = _mover_socket(match, ana, ben)
+    legal = services.legal_for(match, Viewer.of_seat(mover))[1][0]
+    issued, secret = ApiToken.issue(user, "bot")
+    before = events(match)
+
+    def change_it():
+        tokens = ApiToken.objects.filter(pk=issued.pk)
+        if change == "revoked":
+            tokens.update(revoked=timezone.now())
+        elif change == "deleted":
+            tokens.delete()
+        else:
+            User.objects.filter(pk=user.pk).update(is_active=False)
+
+    async def body():
+        comm = bot_socket(match.pk, secret.encode())
+        await opened(comm)
+        await database_sync_to_async(change_it)()
+        await comm.send_json_to({"command": legal, "id": f"{change}-1"})
+        answer = await answer_to(comm, f"{change}-1")
+        closing = await comm.receive_output(timeout=5)
+        return answer, closing
+
+    answer, closing = async_to_sync(body)()
+    assert (answer["type"], answer["code"]) == ("refused", "bad_token")
+    words = {"revoked": "revoked", "deleted": "not valid", "disabled": "disabled"}[change]
+    assert words in answer["message"]
+    assert (closing["type"], closing["code"]) == ("websocket.close", NOT_AUTHENTICATED)
+    assert events(match) == before
+
+
+@pytest.mark.parametrize("change", ["revoked", "disabled"])
+def test_a_token_changed_behind_the_caches_back_gets_no_more_pushes(change):
+    """A seat's push checks its socket's token against the tokens in force
+    read with the table: a token revoked, or its account disabled, without
+    the token cache being told, gets nothing of the next version."""
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    ana, ben = users(f"ana_p{change[:3]}", f"ben_p{change[:3]}")
+    match = seated(ana, ben)
+    mover = to_move(match)
+    watcher, user = ("ben", ben) if mover == "ana" else ("ana", ana)
+    issued, secret = ApiToken.issue(user, "bot")
+
+    def change_it():
+        if change == "revoked":
+            ApiToken.objects.filter(pk=issued.pk).update(revoked=timezone.now())
+        else:
+            User.objects.filter(pk=user.pk).update(is_active=False)
+
+    async def body():
+        comm = bot_socket(match.pk, secret.encode())
+        await opened(comm)
+        await database_sync_to_async(change_it)()
+        legal = await database_sync_to_async(services.legal_for)(match, Viewer.of_seat(mover))
+        await database_sync_to_async(services.submit)(match, mover, legal[1][0])
+        return await comm.receive_output(timeout=5)
+
+    last = async_to_sync(body)()
+    assert (last["type"], last.get("code")) == ("websocket.close", NOT_AUTHENTICATED), watcher
 
 
 def test_a_token_in_the_url_or_a_bad_one_is_refused_at_the_handshake():
