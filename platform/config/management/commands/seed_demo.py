@@ -292,7 +292,8 @@ class Command(BaseCommand):
         # the first series not player2's are played now: the next round is open
         played = list(Match.objects.filter(show_stream=stream, status="live").order_by("id")[1:3])
         for m in played:
-            match_services.play_bots(m, rng=rng)
+            with transaction.atomic():  # one commit a series, not one a move
+                match_services.play_bots(m, rng=rng)
         self._dispute(host, played[0], mods[0])
         self.stdout.write("seeded a running bracket")
 
