@@ -37,17 +37,17 @@ def _compile_stale_catalogs():
 # the longest browser files (about half a minute or more each), handed out
 # first among the browser tests so that the two workers end together
 # (--dist loadfile gives files out in the order collected)
-LONG_BROWSER_FILES = (  # longest first; seconds with the other worker busy, load ~12 (6 Dec 2026)
-    "test_accessibility.py",  # 160 s: seeds the demo, walks every page (axe, CSP, names)
-    "test_accessibility_fr.py",  # 160 s: the same in French
-    "test_home.py",  # 100 s: seeds the demo once for its four tests
-    "test_table_craft.py",  # 100 s: a bout of each game
-    "test_schedule.py",  # 50 s
-    "test_live_socket.py",  # 50 s
-    "test_games.py",  # 45 s
-    "test_practice.py",  # 40 s
-    "test_dashboard.py",  # 35 s
-    "test_broadcast.py",  # 35 s
+LONG_BROWSER_FILES = (  # longest first; seconds with the other worker busy, load 5-8 (6 Dec 2026)
+    "test_accessibility.py",  # 115 s: seeds the demo, walks every page (axe, CSP, names)
+    "test_accessibility_fr.py",  # 100 s: the same in French
+    "test_home.py",  # 50 s: seeds the demo once for its four tests
+    "test_table_craft.py",  # 45 s: a bout of each game
+    "test_live_socket.py",  # 35 s
+    "test_broadcast.py",  # 30 s
+    "test_schedule.py",  # 30 s
+    "test_delayed_spectator.py",  # 30 s
+    "test_watching.py",  # 30 s
+    "test_chat.py",  # 30 s
 )
 
 
