@@ -23,7 +23,9 @@ import json
 import math
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +60,30 @@ LEVEL_BUDGETS = {
     3: Budget(300, 0.25),
     4: Budget(900, 0.8),
 }
+
+
+# a ceiling on every level's budget while set (``thinking_at_most``): None, none
+_CEILING: ContextVar[Budget | None] = ContextVar("search_ceiling", default=None)
+
+
+@contextmanager
+def thinking_at_most(ceiling: Budget) -> Iterator[None]:
+    """Within it, every level searches at most ``ceiling`` (iterations and cap,
+    each the smaller of the two): for play nobody watches being thought, as the
+    demo's history seeded in the past (levels are shown by name; how long they
+    thought there is no part of it). The levels keep their own budgets outside."""
+    token = _CEILING.set(ceiling)
+    try:
+        yield
+    finally:
+        _CEILING.reset(token)
+
+
+def _in_force(budget: Budget) -> Budget:
+    ceiling = _CEILING.get()
+    if ceiling is None:
+        return budget
+    return Budget(min(budget.iterations, ceiling.iterations), min(budget.cap_s, ceiling.cap_s))
 
 
 # how often each level slips (a random legal move instead of its own): level
@@ -295,8 +321,9 @@ def _as_command(command):
 
 
 # ---- level 2: determinised search -----------------------------------------------
-def determinised(spec: SearchSpec, budget: Budget):
+def determinised(spec: SearchSpec, level_budget: Budget):
     def bot(view, seat, rng, legal):
+        budget = _in_force(level_budget)
         srng = random.Random(rng.getrandbits(64))
         now = spec.now_of(view)
         deal = spec.deals(view, seat)
@@ -443,8 +470,9 @@ def _iterate(spec, root, root_moves, seat, deals, now, rng) -> None:
             n.tally.add(result.get(n.seat, 0.0))
 
 
-def ismcts(spec: SearchSpec, budget: Budget, weighted: bool = False):
+def ismcts(spec: SearchSpec, level_budget: Budget, weighted: bool = False):
     def bot(view, seat, rng, legal):
+        budget = _in_force(level_budget)
         srng = random.Random(rng.getrandbits(64))
         now = spec.now_of(view)
         deals = spec.deals(view, seat)

@@ -33,6 +33,18 @@ ROLES = {
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def bots_think_as_at_seeding():
+    """The tests that play the demo on (the live show's death match, the cup's
+    series) test what follows a match's end, not how well its bots play: they
+    search as the seeding's do (seed_demo.HISTORY_THINKING), not for seconds."""
+    from config.management.commands.seed_demo import HISTORY_THINKING
+    from games.core.search import thinking_at_most
+
+    with thinking_at_most(HISTORY_THINKING):
+        yield
+
+
 def logins_in(output):
     return dict(re.findall(r"demo login: (\S+) / (\S+)", output))
 

@@ -116,24 +116,44 @@ def demo_site(rows_kept_for_the_module):
             user.save()
 
 
+def session_cookie(user, site) -> dict:
+    """A logged-in session for ``user`` made on the server, as the test client's
+    ``force_login`` makes it (the session row, the user's backend), as the
+    cookie a browser context takes: a login without the login page's two requests."""
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    name = settings.SESSION_COOKIE_NAME
+    return {"name": name, "value": client.cookies[name].value, "url": site}
+
+
 @pytest.fixture
 def contexts(browser, site):
-    """``open(user=None, **context_options)``: a fresh browser context (its own
-    cookies), logged in as ``user`` through the login page, by typing and
-    clicking; returns its page. Every context is closed after the test."""
+    """``open(user=None, through_form=False, **context_options)``: a fresh
+    browser context (its own cookies), logged in as ``user`` and on the home
+    page; returns its page. The session is made on the server and handed to
+    the context as its cookie (``session_cookie``); with ``through_form`` the
+    login page is used instead, by typing and clicking (the login's own
+    browser test, test_login.py). Every context is closed after the test."""
     opened = []
 
-    def open_(user=None, **options):
+    def open_(user=None, through_form=False, **options):
         context = browser.new_context(base_url=site, **options)
         context.set_default_timeout(10_000)
         opened.append(context)
         page = context.new_page()
         if user is not None:
-            page.goto("/accounts/login/")
-            page.get_by_label("Username").fill(user.username)
-            page.get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Log in").click()
-            page.wait_for_url(f"{site}/")
+            if through_form:
+                page.goto("/accounts/login/")
+                page.get_by_label("Username").fill(user.username)
+                page.get_by_label("Password").fill(PASSWORD)
+                page.get_by_role("button", name="Log in").click()
+                page.wait_for_url(f"{site}/")
+            else:
+                context.add_cookies([session_cookie(user, site)])
+                page.goto("/")
             assert page.get_by_role("button", name=f"Log out {user.username}").is_visible()
         return page
 

@@ -385,3 +385,36 @@ def test_a_bluff_is_mixed_not_always_the_same_move():
         moves = {str(bot(view, seat, random.Random(seed), legal)) for seed in range(12)}
         varied += len(moves) > 1
     assert varied >= 2
+
+
+def test_a_ceiling_bounds_every_levels_search_while_it_holds(monkeypatch):
+    """``thinking_at_most`` (the demo's history, seed_demo): within it, levels 2
+    to 4 search at most its iterations (level 2 counts a round of its moves as
+    theirs); outside it, their own budgets again."""
+    from games.core import search
+
+    spec = spec_of("doubting-love-letter")
+    no_slips = {2: 0.0, 3: 0.0, 4: 0.0}
+    bots = level_bots(spec, budgets={n: Budget(200, math.inf) for n in (2, 3, 4)}, slips=no_slips)
+    playouts = []
+    real = search.playout
+    monkeypatch.setattr(search, "playout", lambda *a: playouts.append(1) or real(*a))
+    rules = spec.rules
+    decisions = [
+        (state, seat, rules.legal_commands(state, seat))
+        for state, seat in reached_states("doubting-love-letter", 2, None, matches=1)
+    ]
+    state, seat, legal = next(d for d in decisions if len(d[2]) >= 2)
+    view = rules.view(state, Viewer.of_seat(seat))
+
+    def thought(level: str) -> int:
+        playouts.clear()
+        bots[level](view, seat, random.Random(1), legal)
+        return len(playouts)
+
+    one_round = search.ROOT_PROPOSALS + search.EXPLORE + 1
+    for level in ("level2", "level3", "level4"):
+        assert thought(level) > 3 * one_round, level
+        with search.thinking_at_most(Budget(1, math.inf)):
+            assert 0 < thought(level) <= one_round, level
+        assert thought(level) > 3 * one_round, level

@@ -10,12 +10,14 @@ import time
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
+from django.db import transaction
 
 from broadcast import overlays
 from games import services as match_services
 from games.core.playout import level_holder
 from games.core.protocol import RuleError
 from games.core.registry import available
+from games.core.search import Budget, thinking_at_most
 from games.models import Match
 from ratings import demo as ratings_demo
 from ratings import seasons
@@ -46,6 +48,16 @@ OPTIONS = {
     "final_first_to": 2,
     "game_pool": ["doubting-love-letter", "love-me-not", "higher-lower", "bleven"],
 }
+
+# the demo's history (the finished show, the cup's first series, the leagues, the
+# live show's steps up to its death match) is played here, at seeding, where
+# nobody watches a bot think: every level searches at most this (a few playouts,
+# ten milliseconds). The levels keep their own budgets once the demo runs.
+HISTORY_THINKING = Budget(iterations=12, cap_s=0.01)
+
+# the finished show: one bout (one of Bleven's crowns) a death match and the final,
+# a history of some hundreds of moves rather than thousands, its final replayable
+FINISHED_OPTIONS = {**OPTIONS, "death_match_first_to": 1, "final_first_to": 1}
 
 # a match a demo person plays waits for them: no decision clock times them out
 # before they arrive (the bots move at once all the same)
@@ -85,14 +97,16 @@ class Command(BaseCommand):
 
     def _seed(self, org, mods, player, player2):
         rng = random.SystemRandom()
-        self._finished_show(org, mods, rng)
-        with held():  # the scene is set step by step; the autopilot takes over after
-            self._live_show(org, mods, player, rng)
-        self._broadcast(org)
-        self._bracket(player2, mods, rng)
-        self._game_matches(player, player2, rng)
-        self._scheduled_show(org, mods)
-        self._leagues(org, player, player2, rng)
+        with thinking_at_most(HISTORY_THINKING):
+            with transaction.atomic():  # played to its end by bots: one commit, not one a move
+                self._finished_show(org, mods, rng)
+            with held():  # the scene is set step by step; the autopilot takes over after
+                self._live_show(org, mods, player, rng)
+            self._broadcast(org)
+            self._bracket(player2, mods, rng)
+            self._game_matches(player, player2, rng)
+            self._scheduled_show(org, mods)
+            self._leagues(org, player, player2, rng)
         self.stdout.write(self.style.SUCCESS("demo seeded"))
 
     def _user(self, name, superuser=False):
@@ -136,7 +150,7 @@ class Command(BaseCommand):
             entrants=ENTRANTS,
             # played on a simulated clock but recorded now: a spectator delay would
             # show it running for the delay's first minutes
-            options={**OPTIONS, "spectator_delay_s": 0},
+            options={**FINISHED_OPTIONS, "spectator_delay_s": 0},
             # played out here, thousands of moves: level 1 thinks in a millisecond
             holders=level_bots(ENTRANTS, levels=(1,)),
             now=start,
@@ -278,7 +292,8 @@ class Command(BaseCommand):
         # the first series not player2's are played now: the next round is open
         played = list(Match.objects.filter(show_stream=stream, status="live").order_by("id")[1:3])
         for m in played:
-            match_services.play_bots(m, rng=rng)
+            with transaction.atomic():  # one commit a series, not one a move
+                match_services.play_bots(m, rng=rng)
         self._dispute(host, played[0], mods[0])
         self.stdout.write("seeded a running bracket")
 
