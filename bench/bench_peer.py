@@ -126,6 +126,10 @@ def merge(results: list[dict]) -> dict:
     }
     if fetch:
         out["view_fetch_ms"] = stack.summary_ms(fetch)
+    for key in ("open_ms", "push_wait_ms"):  # ours over the socket
+        samples = [x / 1e3 for r in results for x in r.get(key, [])]
+        if samples:
+            out[key] = stack.summary_ms(samples)
     if any("requests" in r for r in results):
         req = Counter()
         for r in results:
@@ -763,11 +767,30 @@ def _prepare_ours(st: stack.Stack, s: dict, pool_size: int, options: dict) -> tu
     return users_json, pool
 
 
-def _phases(sides: dict, peer: PeerServer, s: dict, sizes: dict) -> tuple[dict, dict]:
+def _cpu_snapshot(st: stack.Stack, peer: PeerServer, drivers: dict) -> dict[str, float]:
+    """CPU seconds so far of our stack's roles, PostgreSQL, Redis and the
+    machine (stack.cpu_snapshot), and of the peer's server and both drivers."""
+    snap = st.cpu_snapshot()
+    snap["peer_server"] = stack.cpu_s(peer.proc.pid) if peer.proc else 0.0
+    for side, driver in drivers.items():
+        snap[f"driver_{side}"] = stack.cpu_s(driver.proc.pid)
+    return snap
+
+
+def cpu_per_move(spans: list[tuple[dict, dict]], moves: int) -> dict[str, float]:
+    """Each part's CPU milliseconds a move over a side's load phases."""
+    return stack.cpu_ms_per(stack.cpu_spent(*(snap for span in spans for snap in span)), moves)
+
+
+def _phases(
+    sides: dict, peer: PeerServer, s: dict, sizes: dict, snapshot
+) -> tuple[dict, dict, dict]:
     """Each kind's phases, the sides taking turns (ours first in even rounds);
     (each phase's result by kind and side, the peer's statements counted
-    around its latency phases)."""
+    around its latency phases, each side's CPU a move over its load phases:
+    ``snapshot()`` before and after each)."""
     runs: dict[str, dict[str, list]] = {k: {"ours": [], "peer": []} for k in sizes["per"]}
+    cpu_spans: dict[str, list] = {"ours": [], "peer": []}
     census_peer = {}
     for kind in ("latency", "load"):
         for r in range(s["rounds"]):
@@ -775,6 +798,7 @@ def _phases(sides: dict, peer: PeerServer, s: dict, sizes: dict) -> tuple[dict, 
             for side in order:
                 if side == "peer" and kind == "latency" and not runs[kind]["peer"]:
                     census_peer["before"] = peer.query_counts()
+                before = snapshot() if kind == "load" else None
                 res = sides[side].phase(
                     {
                         "name": f"{kind}-{r + 1}",
@@ -784,6 +808,8 @@ def _phases(sides: dict, peer: PeerServer, s: dict, sizes: dict) -> tuple[dict, 
                         "seconds": s["seconds"],
                     }
                 )
+                if before is not None:
+                    cpu_spans[side].append((before, snapshot(), res["moves_total"]))
                 runs[kind][side].append(res)
                 if side == "peer" and kind == "latency" and r == s["rounds"] - 1:
                     census_peer["after"] = peer.query_counts()
@@ -793,7 +819,11 @@ def _phases(sides: dict, peer: PeerServer, s: dict, sizes: dict) -> tuple[dict, 
                     f"{kind} {r + 1} {side}: {res['moves']} moves in {res['seconds']} s, "
                     f"p50 {stack.pct(lat, 0.5)} ms, errors {res['error_count']}"
                 )
-    return runs, census_peer
+    cpu = {
+        side: cpu_per_move([(b, a) for b, a, _ in spans], sum(n for _, _, n in spans))
+        for side, spans in cpu_spans.items()
+    }
+    return runs, census_peer, cpu
 
 
 def _census_of_peer(counted: dict) -> dict:
@@ -867,7 +897,10 @@ def main(results_dir) -> dict:
         ready = {"ours": ours.expect("READY", 300), "peer": bgio.expect("READY", 600)}
         say(f"drivers ready: {ready}")
 
-        runs, census_peer = _phases({"ours": ours, "peer": bgio}, peer, s, sizes)
+        sides = {"ours": ours, "peer": bgio}
+        runs, census_peer, cpu = _phases(
+            sides, peer, s, sizes, lambda: _cpu_snapshot(st, peer, sides)
+        )
         results = {}
         for kind in sizes["per"]:
             ours_m, peer_m = merge(runs[kind]["ours"]), merge(runs[kind]["peer"])
@@ -903,6 +936,7 @@ def main(results_dir) -> dict:
         "prepare": ready,
         "latency": results["latency"],
         "load": results["load"],
+        "cpu_ms_per_move": cpu,
         "goal": judge(results["load"], results["latency"]),
         "census": {"ours": census_ours, "peer": _census_of_peer(census_peer)},
         "persisted": _persisted(totals, db_ours, db_peer),
@@ -1059,6 +1093,67 @@ def _md_profile(r: dict) -> list[str]:
     return lines
 
 
+CPU_PARTS = {
+    "web1": "our web (gunicorn and its uvicorn workers)",
+    "reactors": "our `run_reactors` (live, clocks, webhooks, reminders, ratings)",
+    "peer_server": "boardgame.io's server (Node)",
+    "postgres": "PostgreSQL (all its processes)",
+    "redis": "Redis (ours)",
+    "driver_ours": "the driver of our side (Node)",
+    "driver_peer": "the driver of boardgame.io's side (Node)",
+    "client": "this benchmark's process",
+    "other": "the rest of the machine",
+    "machine": "**the machine, all of it**",
+}
+
+
+def _md_cpu(r: dict) -> list[str]:
+    """Where the CPU went under load, a move, on each side."""
+    cpu = r.get("cpu_ms_per_move")
+    if not cpu:
+        return []
+    ours, peer = cpu.get("ours", {}), cpu.get("peer", {})
+    lines = [
+        "",
+        "Where the CPU goes under load, from `/proc` before and after each load phase "
+        "(milliseconds of CPU a move, warm-up moves included; 2 cores give 2,000 ms a second, so "
+        f"{GOAL_MOVES_PER_S} moves/s leave {2000 / GOAL_MOVES_PER_S:.1f} ms a move for everything):",
+        "",
+        "| part | ours | boardgame.io |",
+        "|---|---:|---:|",
+    ]
+    for key, label in CPU_PARTS.items():
+        if ours.get(key) or peer.get(key):
+            lines.append(
+                f"| {label} | {_v(ours.get(key), '{:.2f}')} | {_v(peer.get(key), '{:.2f}')} |"
+            )
+    return lines
+
+
+def _md_cycle(r: dict) -> list[str]:
+    """Ours over the socket: a match's cycle under load beside its acks (the
+    waits the latency column leaves out)."""
+    ours = r["load"]["ours"]
+    push, opened = ours.get("push_wait_ms"), ours.get("open_ms")
+    if not push:
+        return []
+    one = r["latency"]["ours"].get("push_wait_ms") or {}
+    return [
+        "",
+        f"A match's cycle on ours under load: the ack p50 {_v(ours['latency_ms']['p50'])} ms; "
+        f"then the wait for the push that names the seat to move, p50 **{_v(push['p50'])} ms** "
+        f"(mean {_v(push['mean'])}, p99 {_v(push['p99'])}; one match at a time p50 "
+        f"{_v(one.get('p50'))} ms)"
+        + (
+            f"; a new match's two sockets opened in p50 {_v(opened['p50'])} ms ({opened['n']} opened)"
+            if opened
+            else ""
+        )
+        + ". The pushes, not the commands, hold the matches back: that wait is where the "
+        "throughput goes.",
+    ]
+
+
 def _md_durability(r: dict) -> list[str]:
     d = r.get("durability") or {}
     if "ours" not in d:
@@ -1078,5 +1173,11 @@ def _md_durability(r: dict) -> list[str]:
 
 def markdown(r: dict) -> str:
     return "\n".join(
-        _md_table(r) + _md_goal(r) + _md_durability(r) + _md_per_move(r) + _md_profile(r)
+        _md_table(r)
+        + _md_goal(r)
+        + _md_cycle(r)
+        + _md_cpu(r)
+        + _md_durability(r)
+        + _md_per_move(r)
+        + _md_profile(r)
     )

@@ -243,3 +243,21 @@ def test_the_kill_check_counts_acknowledged_moves_past_what_each_store_holds(pee
 def test_the_moves_per_s_over_fifty_matches_is_judged_apart_from_the_ratio(peer):
     md = peer.markdown(_result(peer))  # ours 10 moves/s, twice the peer's
     assert "ours 10.0 moves/s over 50 live matches (goal ≥ 300: **missed**)" in md
+
+
+def test_the_cpu_a_move_sums_each_part_over_a_sides_load_phases(peer):
+    first = (
+        {"web1": 1.0, "postgres": 2.0, "machine": 10.0},
+        {"web1": 2.0, "postgres": 2.5, "machine": 12.0},
+    )
+    second = (
+        {"web1": 5.0, "postgres": 3.0, "machine": 20.0},
+        {"web1": 6.0, "postgres": 4.0, "machine": 24.0},
+    )
+    cpu = peer.cpu_per_move([first, second], 100)  # 2 s of web, 1.5 of PostgreSQL, 6 busy
+    assert cpu["web1"] == 20.0 and cpu["postgres"] == 15.0
+    assert cpu["machine"] == 60.0 and cpu["other"] == 25.0  # busy time no part accounts for
+    result = {**_result(peer), "cpu_ms_per_move": {"ours": cpu, "peer": {"machine": 7.5}}}
+    md = peer.markdown(result)
+    assert "| our web (gunicorn and its uvicorn workers) | 20.00 | – |" in md
+    assert "| **the machine, all of it** | 60.00 | 7.50 |" in md

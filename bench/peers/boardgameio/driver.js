@@ -311,7 +311,12 @@ class OursSocketMatch {
 
   // one move: the seat the newest push names sends it; returns its latency (send to ack)
   async move(stats, n) {
-    if (!this.seats) await this.open();
+    if (!this.seats) {
+      const o0 = now();
+      await this.open();
+      stats.opens.push(now() - o0);
+    }
+    const w0 = now(); // from the last ack to the push that names the seat to move
     const any = await this.firstPush();
     const seat = OursMatch.turnOf(any.view);
     if (any.view.finished || seat === null) {
@@ -320,6 +325,7 @@ class OursSocketMatch {
     }
     // the seat to move holds its view at the newest version (its push)
     const mine = await this.seats[seat].untilVersion(this.version, `push to ${seat} in ${this.id}`, limits.requestMs);
+    stats.pushWaits.push(now() - w0);
     const command = OursMatch.prototype.choose.call({ view: mine.view, seat, random: this.random, id: this.id });
     const id = `peer-${this.id}-${n}`;
     const t0 = now();
@@ -449,7 +455,7 @@ class BgioMatch {
 // --------------------------------------------------------------- phases ----
 
 async function runPhase(phase, pool, totals) {
-  const stats = { latency: [], fetch: [], errors: [], moves: 0, measured: 0, acked: [] };
+  const stats = { latency: [], fetch: [], errors: [], moves: 0, measured: 0, acked: [], opens: [], pushWaits: [] };
   limits.requestMs = phase.request_ms || REQUEST_TIMEOUT_MS;
   let t0 = null; // when the warm-up ended
   let t1 = null;
@@ -508,6 +514,10 @@ async function runPhase(phase, pool, totals) {
     seconds: Math.round(elapsed * 1000) / 1000,
     latency_ms: stats.latency.map((x) => Math.round(x * 1000) / 1000),
     fetch_ms: stats.fetch.map((x) => Math.round(x * 1000) / 1000),
+    // ours over the socket: opening a match's two sockets, and waiting for the push
+    // that names the seat to move after the last ack (neither is in latency_ms)
+    open_ms: stats.opens.map((x) => Math.round(x * 1000) / 1000),
+    push_wait_ms: stats.pushWaits.map((x) => Math.round(x * 1000) / 1000),
     matches_finished: finished,
     pool_ran_dry: poolEmpty > 0,
     pool_left: pool.length,
