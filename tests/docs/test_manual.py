@@ -140,28 +140,37 @@ def test_every_make_target_named_exists():
     assert not missing, f"the manual names make targets that do not exist: {missing}"
 
 
+CODE_FOLDERS = (
+    "platform",
+    "games",
+    "tournaments",
+    "ratings",
+    "broadcast",
+    "chat",
+    "bench",
+    "docker",
+)
+
+
+def _code_files(folders):
+    """(path, text) of every code file under ``folders`` (Python, shell,
+    YAML, JavaScript, Dockerfiles)."""
+    for folder in folders:
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in {".py", ".sh", ".yaml", ".yml", ".js"} or path.name == "Dockerfile":
+                yield path, path.read_text(errors="replace")
+
+
 def _env_read_by_the_code() -> set[str]:
     """Every environment variable a file of the project or its scripts reads."""
     pattern = re.compile(
         r"""(?:environ(?:\.get|\.setdefault)?\s*[(\[]\s*|getenv\(\s*|\benv\w*\(\s*)["']([A-Z][A-Z0-9_]+)["']"""
     )
     found = set()
-    for folder in (
-        "platform",
-        "games",
-        "tournaments",
-        "ratings",
-        "broadcast",
-        "chat",
-        "bench",
-        "docker",
-    ):
-        for path in (ROOT / folder).rglob("*"):
-            if path.suffix in {".py", ".sh", ".yaml", ".yml", ".js"} or path.name == "Dockerfile":
-                text = path.read_text(errors="replace")
-                found |= set(pattern.findall(text))
-                if path.suffix in {".sh", ".yaml", ".yml"} or path.name == "Dockerfile":
-                    found |= set(re.findall(r"\$\{?([A-Z][A-Z0-9_]+)", text))
+    for path, text in _code_files(CODE_FOLDERS):
+        found |= set(pattern.findall(text))
+        if path.suffix in {".sh", ".yaml", ".yml"} or path.name == "Dockerfile":
+            found |= set(re.findall(r"\$\{?([A-Z][A-Z0-9_]+)", text))
     return found
 
 
@@ -183,22 +192,9 @@ def _names_in_the_code() -> set[str]:
     """Every capitalised name the project's code assigns or reads by name
     (settings, the environment, constants)."""
     found = _env_read_by_the_code()
-    for folder in (
-        "platform",
-        "games",
-        "tournaments",
-        "ratings",
-        "broadcast",
-        "chat",
-        "bench",
-        "docker",
-        "tests",
-    ):
-        for path in (ROOT / folder).rglob("*"):
-            if path.suffix in {".py", ".sh", ".yaml", ".yml", ".js"} or path.name == "Dockerfile":
-                text = path.read_text(errors="replace")
-                found |= set(re.findall(r"^\s*([A-Z][A-Z0-9_]+)\s*[:=]", text, re.M))
-                found |= set(re.findall(r"[\"']([A-Z][A-Z0-9]*_[A-Z0-9_]+)[\"']", text))
+    for _path, text in _code_files((*CODE_FOLDERS, "tests")):
+        found |= set(re.findall(r"^\s*([A-Z][A-Z0-9_]+)\s*[:=]", text, re.M))
+        found |= set(re.findall(r"[\"']([A-Z][A-Z0-9]*_[A-Z0-9_]+)[\"']", text))
     return found
 
 

@@ -481,13 +481,26 @@ def test_a_revoked_token_is_refused_at_its_next_command_and_the_socket_closed():
     assert events(match) == before
 
 
+def _change_behind_the_caches_back(change, issued, user):
+    """The token ``issued`` to ``user`` revoked, deleted, or its account
+    disabled, by an update the token cache is not told of."""
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    tokens = ApiToken.objects.filter(pk=issued.pk)
+    if change == "revoked":
+        tokens.update(revoked=timezone.now())
+    elif change == "deleted":
+        tokens.delete()
+    else:
+        User.objects.filter(pk=user.pk).update(is_active=False)
+
+
 @pytest.mark.parametrize("change", ["revoked", "deleted", "disabled"])
 def test_a_token_changed_behind_the_caches_back_is_refused_at_its_next_command(change):
     """A command reads its token and account with its match, in the same
     statement: a change the token cache was not told of (no signal: an
     update in bulk) refuses the very next command and closes the socket."""
-    from django.contrib.auth.models import User
-    from django.utils import timezone
 
     ana, ben = users(f"ana_{change[:3]}", f"ben_{change[:3]}")
     match = seated(ana, ben)
@@ -497,13 +510,7 @@ def test_a_token_changed_behind_the_caches_back_is_refused_at_its_next_command(c
     before = events(match)
 
     def change_it():
-        tokens = ApiToken.objects.filter(pk=issued.pk)
-        if change == "revoked":
-            tokens.update(revoked=timezone.now())
-        elif change == "deleted":
-            tokens.delete()
-        else:
-            User.objects.filter(pk=user.pk).update(is_active=False)
+        _change_behind_the_caches_back(change, issued, user)
 
     async def body():
         comm = bot_socket(match.pk, secret.encode())
@@ -527,8 +534,6 @@ def test_a_token_changed_behind_the_caches_back_gets_no_more_pushes(change):
     """A seat's push checks its socket's token against the tokens in force
     read with the table: a token revoked, or its account disabled, without
     the token cache being told, gets nothing of the next version."""
-    from django.contrib.auth.models import User
-    from django.utils import timezone
 
     ana, ben = users(f"ana_p{change[:3]}", f"ben_p{change[:3]}")
     match = seated(ana, ben)
@@ -537,10 +542,7 @@ def test_a_token_changed_behind_the_caches_back_gets_no_more_pushes(change):
     issued, secret = ApiToken.issue(user, "bot")
 
     def change_it():
-        if change == "revoked":
-            ApiToken.objects.filter(pk=issued.pk).update(revoked=timezone.now())
-        else:
-            User.objects.filter(pk=user.pk).update(is_active=False)
+        _change_behind_the_caches_back(change, issued, user)
 
     async def body():
         comm = bot_socket(match.pk, secret.encode())
