@@ -97,10 +97,9 @@ def _own_rate_limit_counts(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _a_channel_layer_of_its_own():
-    """Each test gets a fresh channel layer. channels_redis lets one event loop
-    at a time receive on a layer object: a socket left receiving by an earlier
-    test's server or communicator (its loop gone) would refuse every later
-    receive in this process ("Two event loops are trying to receive()")."""
+    """Each test gets a fresh channel layer: nothing an earlier test's server or
+    communicator left subscribed or receiving (its loop gone) reaches a later
+    test's sockets."""
     from channels.layers import channel_layers
 
     channel_layers.backends.clear()

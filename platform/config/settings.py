@@ -184,11 +184,13 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            # channels-redis's, its group send in two round trips (config.channel_layer)
-            "BACKEND": "config.channel_layer.RedisChannelLayer",
-            # redis-py 8 reads with a 5 s socket timeout by default, which races the
-            # layer's 5 s blocking pop and tears idle sockets' consumers down
-            # (django/channels_redis#422): wait longer than the pop, still finite
+            # channels-redis's pub/sub layer: a process subscribes once to each group its
+            # sockets joined and hands a message to them in memory, as lila-ws does (the
+            # list-based layer queued a process's messages behind one blocking pop each and
+            # dropped them past a capacity under load: docs/benchmarks/learned.md)
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            # a command (a publish, a subscribe) to a Redis that stopped answering fails
+            # after this, and the socket's rejoin (LIVE_REJOIN_S) catches up
             "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
         }
     }

@@ -218,7 +218,7 @@ def test_a_socket_with_nothing_to_see_is_closed_with_the_reason():
 def test_on_channels_redis_a_seat_socket_gets_its_table_after_each_move(settings):
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "config.channel_layer.RedisChannelLayer",  # production's
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",  # production's
             "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
         }
     }
@@ -229,7 +229,7 @@ def test_on_channels_redis_a_seat_socket_gets_its_table_after_each_move(settings
     async def body():
         from channels.layers import get_channel_layer
 
-        assert type(get_channel_layer()).__name__ == "RedisChannelLayer"
+        assert type(get_channel_layer()).__name__ == "RedisPubSubChannelLayer"
         comm = socket(match.pk, cookie)
         await opened(comm)
         versions = [await move(match, seed=1), await move(match, seed=2)]
@@ -573,28 +573,6 @@ def test_a_socket_opened_while_the_layer_is_away_joins_once_it_is_back(settings,
     first, version, pushed = async_to_sync(body)()
     assert first["version"] == version - 1 and "html" in first
     assert pushed["version"] == version
-
-
-@pytest.mark.redis
-def test_the_configured_redis_layer_keeps_an_idle_receiver_past_redis_py_8s_read_timeout():
-    """redis-py 8 reads with a 5 s timeout by default, which races the layer's
-    5 s blocking pop: an idle socket's consumer died every few seconds
-    (django/channels_redis#422). The project's layer waits longer."""
-    from channels.layers import get_channel_layer
-
-    layer = get_channel_layer()
-    assert type(layer).__name__ == "RedisChannelLayer"  # CI's settings, as production's
-
-    async def body():
-        channel = await layer.new_channel()
-        waiting = asyncio.ensure_future(layer.receive(channel))
-        await asyncio.sleep(7)  # idle longer than the 5 s read timeout
-        if waiting.done():
-            waiting.result()  # raises the TimeoutError the default would give
-        await layer.send(channel, {"type": "still.here"})
-        return await asyncio.wait_for(waiting, 5)
-
-    assert async_to_sync(body)() == {"type": "still.here"}
 
 
 # ---- a release that cannot render is tried again ---------------------------

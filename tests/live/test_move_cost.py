@@ -34,7 +34,7 @@ MOVES = 12
 BUDGET = {
     "pg_round_trips": 4,
     "pg_transactions": 3,
-    "redis_round_trips": 7,
+    "redis_round_trips": 3,
     "celery_publishes": 0,
     "group_send": 1,
 }
