@@ -160,10 +160,12 @@ if DATABASE_URL:
         "default": dj_database_url.parse(
             DATABASE_URL,
             conn_max_age=0 if DB_POOL_SIZE else int(os.environ.get("DB_CONN_MAX_AGE", "60")),
-            conn_health_checks=True,
+            # pooled: the pool checks a connection idle a while (config.pooled_postgresql)
+            conn_health_checks=not DB_POOL_SIZE,
         )
     }
     if DB_POOL_SIZE:
+        DATABASES["default"]["ENGINE"] = "config.pooled_postgresql"
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1,
             "max_size": DB_POOL_SIZE,

@@ -1,0 +1,42 @@
+"""Django's PostgreSQL backend, its pool (DB_POOL_SIZE: the web role's) checking
+a connection before lending it only when it sat idle a while. psycopg_pool's
+own check (Django's, with health checks on) is a round trip to PostgreSQL at
+every checkout, and a socket's work checks one out per call (live.pool): two
+of a move's round trips. A connection given back a moment ago was working
+then; one that broke since (a connection cut, the server restarted) fails its
+first use, that request answered 503 (config.middleware), and the pool discards it
+when it comes back."""
+
+from __future__ import annotations
+
+from time import monotonic
+
+from django.db.backends.postgresql import base
+from psycopg_pool import ConnectionPool
+
+# a connection idle longer than this is checked before it is lent again
+RECHECK_AFTER_IDLE_S = 1.0
+
+
+def returned(conn) -> None:
+    """The pool's ``reset``: when the connection came back."""
+    conn._returned_at = monotonic()
+
+
+def check_when_idle(conn) -> None:
+    """The pool's ``check``: psycopg_pool's, for a connection idle a while."""
+    if monotonic() - getattr(conn, "_returned_at", float("-inf")) < RECHECK_AFTER_IDLE_S:
+        return
+    ConnectionPool.check_connection(conn)
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    @property
+    def pool(self):
+        pool = super().pool
+        # Django builds the pool with its own check or none (health checks off
+        # here) and no reset: ours set before it opens (psycopg_pool 3.3's
+        # attributes; tests/config/test_db_pool.py fails if they stop working)
+        if pool is not None and pool._check is None:
+            pool._check, pool._reset = check_when_idle, returned
+        return pool
