@@ -1,10 +1,11 @@
 """The benchmarks' pages cannot drift from the recorded results: the goals
 table (docs/benchmarks/index.md) and the results page are what bench/run.py
 makes of the committed bench/results/*.json, each result carries the verdicts
-its benchmark makes of its own figures, and a goal without a verdict fails
-clearly."""
+its benchmark makes of its own figures, a goal without a verdict fails
+clearly, and each missed goal has its short section."""
 
 import json
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -146,3 +147,25 @@ def test_rejudge_stores_each_results_verdicts_from_its_figures(bench, tmp_path):
     assert stored == {"finished_at": "x", "p99": 375, "verdicts": [_row()]}
     with pytest.raises(bench.run.GoalsError, match="fast: the result carries no verdicts"):
         bench.run.rejudge({"fast": SimpleNamespace()}, tmp_path)  # a module without verdicts()
+
+
+def _missed_sections() -> dict[str, str]:
+    text = (BENCH.parent / "docs" / "benchmarks" / "index.md").read_text()
+    section = text.split("\n## Where each missed goal stands\n", 1)[1].split("\n## ", 1)[0]
+    parts = re.split(r"^### (\S+)\n", section, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_each_benchmark_with_a_missed_goal_has_a_short_section_on_its_recorded_run(committed):
+    missed = {
+        name: result
+        for name, result in committed.items()
+        if any(r["verdict"] == "missed" for r in result["verdicts"])
+    }
+    sections = _missed_sections()
+    assert sorted(sections) == sorted(missed), "sections of 'Where each missed goal stands'"
+    for name, text in sections.items():
+        day = missed[name]["finished_at"][:10]
+        assert day in text, f"the section {name} is not about its recorded run of {day}"
+        lines = [line for line in text.strip().splitlines() if line]
+        assert 3 <= len(lines) <= 6, f"the section {name}: {len(lines)} lines, not 3 to 6"
