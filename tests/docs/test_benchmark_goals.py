@@ -6,6 +6,7 @@ clearly, and each missed goal has its short section."""
 
 import json
 import re
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -147,6 +148,39 @@ def test_rejudge_stores_each_results_verdicts_from_its_figures(bench, tmp_path):
     assert stored == {"finished_at": "x", "p99": 375, "verdicts": [_row()]}
     with pytest.raises(bench.run.GoalsError, match="fast: the result carries no verdicts"):
         bench.run.rejudge({"fast": SimpleNamespace()}, tmp_path)  # a module without verdicts()
+
+
+FAKE = """
+def main(results_dir):
+    return {"finished_at": "2026-12-06T10:00:00Z", "p99": 375}
+
+
+def verdicts(result):
+    return [{"goal": "p99 <= 100 ms", "figure": f"{result['p99']} ms", VERDICT "run": "2026-12-06"}]
+"""
+
+
+@pytest.mark.parametrize("verdict", ['"verdict": "missed",', ""])
+def test_a_benchmark_run_stores_its_verdicts_or_fails_naming_the_goal(
+    bench, tmp_path, monkeypatch, verdict
+):
+    path = tmp_path / "bench_fake.py"
+    path.write_text(FAKE.replace("VERDICT", verdict))
+    monkeypatch.setattr(bench.run, "discover", lambda: {"fake": path})
+    monkeypatch.delitem(sys.modules, "bench_fake", raising=False)
+    try:
+        if verdict:
+            assert bench.run.run_child("fake", tmp_path) == 0
+        else:
+            with pytest.raises(
+                SystemExit, match="bench_fake: fake: the goal 'p99 <= 100 ms' has no"
+            ):
+                bench.run.run_child("fake", tmp_path)
+    finally:
+        sys.modules.pop("bench_fake", None)
+    stored = json.loads((tmp_path / "fake.json").read_text())  # the figures kept either way
+    assert stored["p99"] == 375
+    assert [r.get("verdict") for r in stored["verdicts"]] == (["missed"] if verdict else [None])
 
 
 def _missed_sections() -> dict[str, str]:
