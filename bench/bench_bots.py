@@ -502,3 +502,62 @@ def markdown(result: dict) -> str:
         f"{words[goals['beginner']]}. The issue asks for ≥ 1,000 bouts a pair.",
     ]
     return "\n".join(lines)
+
+
+def _closest(cells: list[tuple[float, str]], what: str) -> str:
+    """How many cells fall short of their goal and the one furthest below it
+    (or closest to it): each cell is (its figure over the goal, its words)."""
+    short = sum(1 for margin, _ in cells if margin < 1)
+    worst = min(cells)[1]
+    if short:
+        return f"{short} of {len(cells)} {what} short; the furthest: {worst}"
+    return f"all {len(cells)} {what} met; the closest: {worst}"
+
+
+def verdicts(result: dict) -> list[dict]:
+    """The goals measured, as bench/run.py's goals table reads them."""
+    games, goals = result["games"], result["goals"]
+
+    def lv(key: str) -> str:
+        return "L" + key.removeprefix("level")
+
+    two = [
+        (r["rate"] / GOAL_RATE, f"{slug} {lv(r['level'])} v {lv(r['against'])}, {_pct(r)}")
+        for slug, g in games.items()
+        for r in g["ladder"]
+    ]
+    four = [
+        (r["over_fair"] / GOAL_FOUR, f"{slug} {lv(r['level'])}, {r['over_fair']:.2f} ×")
+        for slug, g in games.items()
+        for r in g["ladder_four"]
+    ]
+    times = [
+        (limit / max(g["p95_ms"][k], 1e-9), f"{slug} {lv(k)}, {g['p95_ms'][k]:g} of {limit:,} ms")
+        for slug, g in games.items()
+        for k, limit in GOAL_P95_MS.items()
+        if g["p95_ms"].get(k) is not None
+    ]
+    beginner = [
+        (
+            g["beginner_vs_level1"]["rate"] / GOAL_BEGINNER,
+            f"{slug}, {_pct(g['beginner_vs_level1'])}",
+        )
+        for slug, g in games.items()
+        if "beginner_vs_level1" in g
+    ]
+    judged = [
+        (
+            "ladder_two",
+            f"each level ≥ {100 * GOAL_RATE:.0f} % against the level below, two seats",
+            two,
+            "rungs",
+        ),
+        ("ladder_four", f"each level ≥ {GOAL_FOUR:g} × its fair share, four seats", four, "rungs"),
+        ("move_time", "p95 move time L1 ≤ 30 ms, L2 ≤ 100, L3 ≤ 300, L4 ≤ 1,000", times, "levels"),
+        ("beginner", f"a beginner ≥ {100 * GOAL_BEGINNER:.0f} % against L1", beginner, "games"),
+    ]
+    return [
+        stack.verdict(result, goal, _closest(cells, what), goals[key])
+        for key, goal, cells, what in judged
+        if cells and goals[key] is not None
+    ]

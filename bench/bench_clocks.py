@@ -792,3 +792,17 @@ def markdown(result: dict) -> str:
         "`clock`, same command id).",
     ]
     return "\n".join(lines)
+
+
+def verdicts(result: dict) -> list[dict]:
+    """The goal, on the run it is judged on, as bench/run.py's goals table reads it."""
+    g, j = result["goal"], result["goal"]["judged_on"]
+    return [
+        stack.verdict(
+            result,
+            f"{result['params']['matches']} matches created {_pattern(j['stagger_ms'])}, "
+            f"the {j['pool']} worker: timeout p99 < {g['p99_below_ms']:g} ms",
+            f"{_ms(g['p99_ms'])} ms",
+            g["met"],
+        )
+    ]

@@ -403,3 +403,33 @@ def markdown(r: dict) -> str:
             ),
         ]
     return "\n".join(lines)
+
+
+def verdicts(r: dict) -> list[dict]:
+    """Each run's goal as bench/run.py's goals table reads it."""
+    rows = []
+    for run in r["runs"]:
+        made = f"{run['matches']} matches " + (
+            f"one every {run['stagger_ms']} ms" if run["stagger_ms"] else "back to back (burst)"
+        )
+        timed_out = f"{run['timed_out']}/{run['matches']} timed out"
+        if run.get("goal"):
+            g = run["goal"]
+            rows.append(
+                stack.verdict(
+                    r,
+                    f"{made}: timeout p99 ≤ {g['p99_at_most_ms']:g} ms",
+                    f"{_v(run['lateness_ms']['p99'])} ms ({timed_out})",
+                    g["met"],
+                )
+            )
+        if "every_timeout_once" in run:
+            rows.append(
+                stack.verdict(
+                    r,
+                    f"{made}, a worker SIGKILLed: every timeout written once",
+                    f"{timed_out}, {run['written_twice']} twice",
+                    run["every_timeout_once"],
+                )
+            )
+    return rows

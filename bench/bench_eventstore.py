@@ -857,3 +857,22 @@ def markdown(result: dict) -> str:
         + _md_goals(result)
     )
     return "\n".join(lines)
+
+
+def verdicts(result: dict) -> list[dict]:
+    """The goals, judged on the goal mode's commits (bench/run.py's goals table)."""
+    conc = result["modes"][result["goals_mode"]].get("concurrent") or {}
+    names = {
+        "append_vs_raw": "append, one writer",
+        "concurrent_append_vs_raw": f"append, {conc.get('writers')} writers on as many streams",
+    }
+    return [
+        stack.verdict(
+            result,
+            f"{names[key]}: ≥ {g['target']:g} × raw psycopg",
+            f"{g['value']:.2f} ×",
+            g["met"],
+        )
+        for key, g in result["goals"].items()
+        if g["value"] is not None
+    ]

@@ -423,3 +423,48 @@ def _shows_markdown(shows: dict) -> str:
         "length and read from the event log only by what reads it (history pages, rulings).",
     ]
     return "\n".join(lines)
+
+
+def verdicts(result: dict) -> list[dict]:
+    """The goals as bench/run.py's goals table reads them, each naming the sizes
+    this run measured."""
+    g, rows = result["goals"], []
+    if result.get("phases"):
+        p, ph = result["params"], result["phases"]
+        small, large = ph["small"]["events_in_log"], ph["large"]["events_in_log"]
+        w, late = p["window"], p["late_from"]
+        for label in ("small", "large"):
+            x = g[f"late_vs_first_{label}"]
+            rows.append(
+                stack.verdict(
+                    result,
+                    f"moves {late}–{late + w - 1} vs 1–{w} ≤ {x['target']:g} ×, "
+                    f"a log of {ph[label]['events_in_log']:,} events",
+                    f"{x['value']:.2f} ×",
+                    x["met"],
+                )
+            )
+        for when, words in (("first", f"moves 1–{w}"), ("late", f"moves {late}–{late + w - 1}")):
+            x = g[f"large_vs_small_{when}"]
+            rows.append(
+                stack.verdict(
+                    result,
+                    f"a log of {large:,} vs {small:,} events ≤ {x['target']:g} ×, {words}",
+                    f"{x['value']:.2f} ×",
+                    x["met"],
+                )
+            )
+    if result.get("shows"):
+        sizes = result["shows"]["params"]["sizes"]
+        for kind, words in (("cold", "cold (another process wrote last)"), ("warm", "warm")):
+            x = g[f"show_long_vs_short_{kind}"]
+            rows.append(
+                stack.verdict(
+                    result,
+                    f"show command at {sizes['long']:,} vs {sizes['short']:,} events "
+                    f"≤ {x['target']:g} ×, {words}",
+                    f"{x['value']:.2f} ×",
+                    x["met"],
+                )
+            )
+    return rows

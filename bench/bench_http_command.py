@@ -589,3 +589,37 @@ def _md_cpu(tp: dict) -> list[str]:
 def markdown(r: dict) -> str:
     tp = r["throughput"]
     return "\n".join(_md_latency(r) + _md_throughput(r) + _md_bare(tp) + _md_cpu(tp))
+
+
+def verdicts(r: dict) -> list[dict]:
+    """The goals as bench/run.py's goals table reads them."""
+    lat, tp = r["latency"], r["throughput"]
+    ms, g = lat["ms"], lat["goal"]
+    rows = [
+        stack.verdict(
+            r,
+            f"command p50 ≤ {g['p50_ratio_at_most']:g} × a bare one-INSERT DRF view's",
+            f"{_v(lat['ratio_p50'], '{:.2f}')} × ({_v(ms['command']['p50'], '{:.1f}')} "
+            f"against {_v(ms['bare']['p50'], '{:.1f}')} ms)",
+            g["met"],
+        ),
+        stack.verdict(
+            r,
+            f"≥ {tp['goal']['commands_per_s_at_least']:g} commands/s over "
+            f"{tp['matches']} live bot matches",
+            f"{_v(tp['commands_per_s'])} /s",
+            tp["goal"]["met"],
+        ),
+    ]
+    if tp.get("bare"):
+        gb = tp["goal_vs_bare"]
+        rows.append(
+            stack.verdict(
+                r,
+                f"commands/s ≥ {gb['ratio_at_least']:g} × the bare view's requests/s",
+                f"{_v(tp['ratio_to_bare'], '{:.2f}')} × ({_v(tp['commands_per_s'])} against "
+                f"{_v(tp['bare']['requests_per_s'])} /s)",
+                gb["met"],
+            )
+        )
+    return rows

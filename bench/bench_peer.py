@@ -1181,3 +1181,53 @@ def markdown(r: dict) -> str:
         + _md_per_move(r)
         + _md_profile(r)
     )
+
+
+def verdicts(r: dict) -> list[dict]:
+    """The goals as bench/run.py's goals table reads them."""
+    g, p = r["goal"], r["params"]
+    ol, pl = r["load"]["ours"], r["load"]["peer"]
+    one_o, one_p = r["latency"]["ours"], r["latency"]["peer"]
+    over = "both over their sockets" if p.get("ours_over") == "socket" else "ours over HTTP"
+    matches = f"{p['matches']} matches at once"
+    rows = [
+        stack.verdict(
+            r,
+            f"ours ≥ {g['moves_per_s_ratio_at_least']:g} × boardgame.io's moves/s, {matches}, "
+            f"{over}",
+            f"{_v(r['load']['ratio']['moves_per_s'], '{:.2f}')} × ({_v(ol['moves_per_s'])} "
+            f"against {_v(pl['moves_per_s'])} /s)",
+            g["moves_per_s_met"],
+        ),
+        stack.verdict(
+            r,
+            f"ours ≥ {g.get('moves_per_s_at_least', GOAL_MOVES_PER_S):g} moves/s, {matches}",
+            f"{_v(ol['moves_per_s'])} /s",
+            bool(g.get("moves_per_s_absolute_met")),
+        ),
+        stack.verdict(
+            r,
+            "a lower p50 move latency than boardgame.io's, one match at a time",
+            f"{_v(one_o['latency_ms']['p50'])} against {_v(one_p['latency_ms']['p50'])} ms",
+            g["p50_lower_one_match"],
+        ),
+        stack.verdict(
+            r,
+            f"a lower p50 move latency than boardgame.io's, {matches}",
+            f"{_v(ol['latency_ms']['p50'])} against {_v(pl['latency_ms']['p50'])} ms",
+            g["p50_lower_under_load"],
+        ),
+    ]
+    d = r.get("durability") or {}
+    if "ours" in d:
+        o, peer = d["ours"], d["peer"]
+        rows.append(
+            stack.verdict(
+                r,
+                "the server SIGKILLed under load: 0 acknowledged moves lost",
+                f"ours {o['missing']} of {o['acknowledged']:,}; boardgame.io {peer['missing']} "
+                f"of {peer['acknowledged']:,}",
+                o["missing"] == 0,
+            )
+        )
+    return rows

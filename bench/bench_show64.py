@@ -497,3 +497,18 @@ def markdown(r: dict) -> str:
             f"Statuses: {sh['statuses']}.",
         ]
     )
+
+
+def verdicts(r: dict) -> list[dict]:
+    """The goal as bench/run.py's goals table reads it."""
+    sh = r["show"]
+    return [
+        stack.verdict(
+            r,
+            f"a show of {r['params']['entrants']} entrants to a champion: 0 5xx, 0 lost "
+            "events, every socket at the last version",
+            f"{sh['champion'] or 'no champion'} in {sh['duration_s']} s; {sh['server_errors']} "
+            f"5xx, {r['log']['lost']} lost, {sh['sockets_missing_last_version']} sockets behind",
+            r["goal"]["met"],
+        )
+    ]

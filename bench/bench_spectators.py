@@ -330,3 +330,17 @@ def markdown(r: dict) -> str:
             f"and idle ({r['connect_s']} s to open them).",
         ]
     )
+
+
+def verdicts(r: dict) -> list[dict]:
+    """The goal as bench/run.py's goals table reads it."""
+    g, d = r["goal"], r["delivery_after_delay_ms"]
+    return [
+        stack.verdict(
+            r,
+            f"{r['params']['clients']} sockets on a delayed group: delivery p99 "
+            f"≤ {g['p99_at_most_ms']:g} ms after the delay, none missing or early",
+            f"{_v(d['p99'])} ms ({r['opened']} open, {r['missing']} missing, {r['early']} early)",
+            g["met"],
+        )
+    ]

@@ -440,6 +440,18 @@ def result_header(name: str, title: str, started: float) -> dict:
     }
 
 
+def verdict(result: dict, goal: str, figure: str, met: bool) -> dict:
+    """One goal of a result, in the shape every benchmark's ``verdicts(result)``
+    returns and bench/run.py's goals table reads: the goal, the figure the run
+    measured, met or missed, and the run's date (its ``finished_at``)."""
+    return {
+        "goal": goal,
+        "figure": figure,
+        "verdict": "met" if met else "missed",
+        "run": result["finished_at"][:10],
+    }
+
+
 def environment(stack: Stack) -> dict:
     """What the stack runs on, measured before the benchmark's load."""
     pg = stack.sql("SELECT version()")[0][0].split(" on ")[0]

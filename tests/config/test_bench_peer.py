@@ -2,37 +2,21 @@
 how phases become moves/s and percentiles, how a py-spy profile is cut into
 ms per move, and which pinned Node packages count as missing."""
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _load(name: str):
-    """A bench/ module, imported without leaving bench/ on the import path
-    (the project must not see the benchmarks' site: test_bench_site)."""
-    saved = list(sys.path)
-    try:
-        spec = importlib.util.spec_from_file_location(f"_bench_{name}", BENCH / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path[:] = saved
+from tests.helpers.bench import BENCH, load_bench
 
 
 @pytest.fixture(scope="module")
 def peer():
-    return _load("bench_peer")
+    return load_bench("bench_peer")
 
 
 @pytest.fixture(scope="module")
 def run():
-    return _load("run")
+    return load_bench("run")
 
 
 def phase(latency_ms, seconds, **extra):
