@@ -124,25 +124,46 @@ def _names(cls: type) -> tuple[str, ...]:
 def to_json(x: Any) -> Any:
     """A state as JSON: tuples, sets, dicts (any keys) and the games'
     dataclasses tagged, so ``from_json`` gives back an equal value of the same
-    types."""
-    if x is None or type(x) in _PLAIN:  # exact types: an enum is refused, not flattened
-        return x
-    if type(x) is list:
-        return [to_json(v) for v in x]
-    if type(x) is tuple:
-        return {"t": [to_json(v) for v in x]}
-    if type(x) is dict:
-        return {"d": [[to_json(k), to_json(v)] for k, v in x.items()]}
-    if type(x) is frozenset:
-        return {"f": [to_json(v) for v in x]}
-    if type(x) is set:
-        return {"s": [to_json(v) for v in x]}
+    types. Every move's state is encoded (its shared tier), so the type is
+    looked up once per value (``_ENCODERS``) and a class is checked once per
+    process (``_encodable``), not once per value."""
     cls = type(x)
-    if is_dataclass(x) and cls.__module__.startswith("games."):
+    if x is None or cls in _PLAIN:  # exact types: an enum is refused, not flattened
+        return x
+    encoder = _ENCODERS.get(cls)
+    if encoder is not None:
+        return encoder(x)
+    name, names = _encodable(cls)
+    return {"c": name, "v": [to_json(getattr(x, f)) for f in names]}
+
+
+_ENCODERS: dict[type, Any] = {
+    list: lambda x: [to_json(v) for v in x],
+    tuple: lambda x: {"t": [to_json(v) for v in x]},
+    dict: lambda x: {"d": [[to_json(k), to_json(v)] for k, v in x.items()]},
+    frozenset: lambda x: {"f": [to_json(v) for v in x]},
+    set: lambda x: {"s": [to_json(v) for v in x]},
+}
+# the games' dataclasses a state may hold: class -> (its tag, its fields)
+_DATACLASSES: dict[type, tuple[str, tuple[str, ...]]] = {}
+
+
+def _encodable(cls: type) -> tuple[str, tuple[str, ...]]:
+    """(tag, field names) of a games' dataclass that ``from_json`` reads
+    back as itself (``_state_class``), else TypeError."""
+    found = _DATACLASSES.get(cls)
+    if found is None:
         name = _class_name(cls)
-        if _state_class(name) is cls:
-            return {"c": name, "v": [to_json(getattr(x, f)) for f in _names(cls)]}
-    raise TypeError(f"a match state holds no {cls.__name__}")
+        if not (is_dataclass(cls) and cls.__module__.startswith("games.")):
+            raise TypeError(f"a match state holds no {cls.__name__}")
+        try:
+            same = _state_class(name) is cls
+        except ValueError:
+            same = False
+        if not same:
+            raise TypeError(f"a match state holds no {cls.__name__}")
+        found = _DATACLASSES[cls] = (name, _names(cls))
+    return found
 
 
 def from_json(x: Any) -> Any:

@@ -16,6 +16,7 @@ the first answer; another account's id is refused (command_id_reused)."""
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime
 from typing import Any
 
@@ -39,7 +40,7 @@ from games.models import Match, SeatHolder
 from games.table_moves import move_from_table
 
 from . import auth
-from .render import fragment
+from .render import fragment, holders_of, holders_sql
 
 # a move is a few dozen bytes: anything this large is not one
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -116,7 +117,8 @@ def _command_read_sql() -> str:
         'ORDER BY h."seat" LIMIT 1), '
         f'(SELECT json_build_array(t."revoked" IS NULL, t."last_used", u."id", u."username", '
         f'u."is_active", u."is_staff", u."is_superuser") FROM "{tokens}" t '
-        f'JOIN "{users}" u ON u."id" = t."user_id" WHERE t."id" = %s) '
+        f'JOIN "{users}" u ON u."id" = t."user_id" WHERE t."id" = %s), '
+        f"{holders_sql()} "  # the other seats' rights, for their tables made with this move's
         f'FROM "{Match._meta.db_table}" m WHERE m."id" = %s'
     )
 
@@ -139,7 +141,7 @@ def _read_with_token(pk: int, scope):
         row = cursor.fetchone()
     if row is None:
         return None
-    found = row[-1]
+    found = row[-2]
     if isinstance(found, str | bytes):
         found = json.loads(found)
     valid, used, uid, username, active, staff, superuser = found or (False,) + (None,) * 6
@@ -158,15 +160,18 @@ def _read_with_token(pk: int, scope):
         }
     )
     match = db_rows.instance(Match, row)
-    match.seat_read_for = (uid, row[-2])
+    match.seat_read_for = (uid, row[-3])
+    match.holders_read = (*holders_of(row[-1]), time.monotonic())
     return user, match
 
 
 def decide(pk: int, scope, content: dict, *, csrf_token, moved: list | None = None) -> dict:
     """The answer to one move message on match ``pk``'s socket. An API
     command acknowledged puts in ``moved`` the match row as its append left
-    it and who holds which seat as the command read it ({account id: seat}):
-    the mover's table is rendered from them, not read again."""
+    it, who holds which seat as the command read it ({account id: seat}),
+    and with a token's command (whose statement read every seat's holder)
+    each holder's tokens in force and when they were read (else None, 0):
+    the tables after the move are rendered from them, not read again."""
     ident = content.get("id")
     shown = ident if isinstance(ident, str) and len(ident) <= 64 else None
     try:
@@ -189,10 +194,11 @@ def decide(pk: int, scope, content: dict, *, csrf_token, moved: list | None = No
         if not limits.allow_request(request, None):
             raise exceptions.Throttled(limits.wait())
         data = {"command": content["command"], "command_id": ident}
+        holders = getattr(match, "holders_read", None)
         match, viewer, rows = send_move(pk, user, data, match=match)
         version = rows[-1].version if rows else match.version
         if moved is not None:
-            moved.append((match, {user.pk: viewer.seat}))
+            moved.append((match, *(holders or ({user.pk: viewer.seat}, None, 0.0))))
         return {"type": "ack", "id": shown, "version": version}
     except Exception as exc:
         response = handle(exc, {})

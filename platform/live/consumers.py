@@ -1,7 +1,9 @@
 """One socket per viewer of a match: it joins its match's group (each
 version announced there once, with no card in it: live.groups) and
 forwards its own viewer's table, rendered once for every socket of that
-viewer in this process (render.viewer_tables); a seat's socket carries its moves
+viewer in this process (render.viewer_tables; a move decided here renders
+the other seats' tables with the mover's, from what its command read); a
+seat's socket carries its moves
 too (``{"command": {...}, "id": ...}`` as the API's, ``{"form": {...}, "id":
 ...}`` as the table's controls), decided by the same code as the HTTP ones
 (games.api.send_move, games.table_moves) and answered on the socket once
@@ -33,7 +35,9 @@ import random
 import re
 import time
 import uuid
+import weakref
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
@@ -70,6 +74,12 @@ VIEWER_CHANGED = 4409  # the account's role in the match changed: reload as who 
 NOT_AUTHENTICATED = 4401  # a bad or revoked token, a token in the URL, a session logged out
 
 
+# the seats' sockets of each match open in this process (their tables are made
+# with a move decided here), and the moves of each match being decided here
+_seat_sockets: dict[int, weakref.WeakSet] = {}
+_moving: dict[int, asyncio.Future] = {}
+
+
 class _ViewerChanged(Exception):
     pass
 
@@ -85,6 +95,18 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
     A seat sends its moves as {"command" or "form", "id"} and gets
     {"type": "ack", "id", "version"} or {"type": "refused", "id", "code",
     "message"} (live.commands)."""
+
+    async def dispatch(self, message):
+        """Channels' dispatch without its ``aclose_old_connections`` before
+        every message: that is a trip to the one sync thread (behind the
+        HTTP views' work) for each frame and each group message, to close
+        connections this consumer never leaves open there: its database
+        work runs through ``off_loop`` or ``database_sync_to_async``, which
+        close theirs around each call."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self):
         self.pk = self.scope["url_route"]["kwargs"]["pk"]
@@ -122,6 +144,8 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         except Exception as exc:  # the layer away (Redis restarting): joined again later
             log.warning("socket of match %s could not join its group: %s", self.pk, exc)
         self.groups.extend(self.joined)  # discarded on disconnect
+        if self.viewer.kind == SEAT:
+            _seat_sockets.setdefault(self.pk, weakref.WeakSet()).add(self)
         await viewers.joined(self)  # the viewer counts (broadcast.viewers)
         if self.viewer.kind == SPECTATOR_VIEW.kind:
             # read once joined: what was appended before is held, what comes after announced
@@ -161,6 +185,11 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         return sorted((v, d) for d, v in due.items())
 
     async def disconnect(self, code):
+        sockets = _seat_sockets.get(getattr(self, "pk", None))
+        if sockets is not None:
+            sockets.discard(self)
+            if not sockets:
+                del _seat_sockets[self.pk]
         await viewers.left(self)
         for pending in (
             getattr(self, "release", None),
@@ -217,15 +246,25 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
     async def command(self, content: dict):
         """One move, decided off the event loop on a thread of the pool (no
         other socket waits for it), answered once its event is committed;
-        an ack's table is rendered on the same thread right after it."""
+        an ack's table is rendered on the same thread right after it, and
+        so are the other seats' sockets' of this process: their announcement
+        of the move waits for those (``_moving``), so they render nothing."""
         table = None
+        moving = asyncio.get_running_loop().create_future()
+        _moving[self.pk] = moving
         try:
-            answer, table = await _off_loop(self._decide)(content)
+            answer, table, others = await _off_loop(self._decide)(content, self._peers())
+            for peer, made in others:
+                viewer_tables.put(peer._table_key(made.version), made)
         except Exception:
             log.exception("a move over the socket of match %s failed", self.pk)
             answer = commands.refused(
                 None, "error", "the server failed to decide this move; try again"
             )
+        finally:
+            moving.set_result(None)
+            if _moving.get(self.pk) is moving:
+                del _moving[self.pk]
         if "html" in answer:  # the table a person's move is answered with
             self.shown = max(self.shown, answer["version"])
         await self.send_json(answer)
@@ -237,24 +276,55 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             # who this socket spoke for is gone: nothing more of the match on it
             await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
 
-    def _decide(self, content: dict) -> tuple[dict, ViewerTable | None]:
+    def _decide(
+        self, content: dict, peers: list[MatchConsumer] = ()
+    ) -> tuple[dict, ViewerTable | None, list[tuple[MatchConsumer, ViewerTable]]]:
         """The answer, and for an ack without a table of its own (the JSON
-        socket's) the viewer's table after it: no second trip to the pool."""
+        socket's) the viewer's table after it: no second trip to the pool;
+        and when the command read every seat's holder with the match (a
+        token's), the table of each of ``peers`` (the other seats' sockets
+        of this process) after it too, so theirs read nothing either."""
         moved: list = []
         with translation.override(self.language):
             answer = commands.decide(
                 self.pk, self.scope, content, csrf_token=self._csrf_token, moved=moved
             )
         if answer.get("type") != "ack" or "html" in answer:
-            return answer, None
+            return answer, None, []
         if self.viewer.kind == SPECTATOR_VIEW.kind:
-            return answer, None
-        # the match row as the move's own append left it, and the seat its
-        # command was checked against: nothing read again
-        return answer, self._shared_render(*moved[0]) if moved else self._shared_render()
+            return answer, None, []
+        if not moved:
+            return answer, self._shared_render(), []
+        # the match row as the move's own append left it, and the seats its
+        # command read with it: nothing read again
+        table, others = self._shared_render(*moved[0]), []
+        if moved[0][2] is not None:  # the holders' tokens read: their rights are checkable
+            for peer in peers:
+                try:
+                    others.append((peer, peer._shared_render(*moved[0])))
+                except Exception as exc:  # that socket renders its own when told
+                    log.info("table of match %s not made with the move (%s)", self.pk, type(exc))
+        return answer, table, others
+
+    def _table_key(self, version: int) -> tuple:
+        """The key of this socket's viewer's table at ``version`` in viewer_tables."""
+        return (self.pk, type(self).__name__, self.viewer, version, self.language)
+
+    def _peers(self) -> list[MatchConsumer]:
+        """One socket of every other kind of seat's table of this match open
+        in this process (another seat, or the JSON and HTML sockets' own)."""
+        mine, found = self._table_key(0), {}
+        for peer in list(_seat_sockets.get(self.pk, ())):
+            key = peer._table_key(0)
+            if key != mine:
+                found.setdefault(key, peer)
+        return list(found.values())
 
     async def table_update(self, event):
         if self.viewer.kind != SPECTATOR_VIEW.kind:
+            moving = _moving.get(self.pk)
+            if moving is not None:  # a move of this match decided here: its tables come with it
+                await asyncio.shield(moving)
             announced = int(event.get("version", 0))
             if announced > self.shown:  # else shown already (a move's answer)
                 await self.push(announced=announced)
@@ -414,8 +484,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         if announced is None:
             table = await render()
         else:
-            key = (self.pk, type(self).__name__, self.viewer, announced, self.language)
-            table = await viewer_tables.get(key, render)
+            table = await viewer_tables.get(self._table_key(announced), render)
         # a move's answer read the token a moment ago (live.commands)
         await self._check_rights(table, token=rendered is None)
         return table
@@ -451,12 +520,18 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
                 log.warning("socket of match %s could not leave its group: %s", self.pk, exc)
             raise _ViewerChanged if not same else _TokenGone
 
-    def _shared_render(self, match=None, seat_of: dict | None = None) -> ViewerTable:
+    def _shared_render(
+        self,
+        match=None,
+        seat_of: dict | None = None,
+        tokens: dict | None = None,
+        read_at: float = 0.0,
+    ) -> ViewerTable:
         """The message of this socket's viewer at the match's version, with a
         slot for the CSRF token: the same for every socket of the viewer.
-        ``match`` and ``seat_of`` (account id -> seat) when the caller has
-        them as they stand (a move's answer), else read now."""
-        tokens, read_at = None, 0.0
+        ``match``, ``seat_of`` (account id -> seat) and perhaps the holders'
+        ``tokens`` in force read at ``read_at`` when the caller has them as
+        they stand (a move's answer), else read now."""
         if match is None:
             read_at = time.monotonic()
             match, seat_of, tokens = match_and_seats(self.pk)  # one statement
@@ -514,7 +589,8 @@ class ApiMatchConsumer(MatchConsumer):
         return commands.json_table(match, self.viewer)
 
     def _message(self, version: int, payload) -> str:
-        return json.dumps({"type": "update", "version": version, **payload})
+        # made once for every socket of the viewer: compact, as the API's JSON
+        return json.dumps({"type": "update", "version": version, **payload}, separators=(",", ":"))
 
     def _own(self, text: str) -> str:
         return text  # the very same bytes for every socket of the viewer

@@ -51,7 +51,7 @@ class SharedRenders:
 
     def __init__(self, size: int = 128, keep_s: float = 2.0):
         self.size, self.keep_s = size, keep_s
-        self._tasks: OrderedDict[Hashable, asyncio.Task] = OrderedDict()
+        self._tasks: OrderedDict[Hashable, asyncio.Future] = OrderedDict()
         self._done_at: dict[Hashable, float] = {}
         self.started = 0  # renders started, for the tests and the curious
 
@@ -73,6 +73,24 @@ class SharedRenders:
             self._tasks.move_to_end(key)
         # one waiter going away (a socket closing) does not cancel the others' render
         return await asyncio.shield(task)
+
+    def put(self, key: Hashable, value) -> bool:
+        """Serve ``value`` for ``key`` as if rendered now (a render made
+        beside another, from what it read), unless a render of ``key`` is
+        kept or under way: that one is left as it is. True if put."""
+        loop = asyncio.get_running_loop()
+        task = self._tasks.get(key)
+        if task is not None and task.get_loop() is loop and not self._expired(key, loop):
+            return False
+        ready = loop.create_future()
+        ready.set_result(value)
+        self._tasks[key] = ready
+        self._tasks.move_to_end(key)
+        self._done_at[key] = loop.time()
+        while len(self._tasks) > self.size:
+            oldest = next(iter(self._tasks))
+            self._forget(oldest, self._tasks[oldest])
+        return True
 
     def _expired(self, key, loop) -> bool:
         done = self._done_at.get(key)
@@ -144,7 +162,10 @@ class ViewerTable:
 TOKENS_FRESH_S = 1.0
 
 
-def _match_and_seats_sql() -> str:
+def holders_sql() -> str:
+    """A column: who holds which seat of match ``m`` and each
+    holder's API tokens in force (none while the account is disabled), as
+    ``holders_of`` reads it."""
     holders, tokens = SeatHolder._meta.db_table, ApiToken._meta.db_table
     users = get_user_model()._meta.db_table
     in_force = (
@@ -152,10 +173,28 @@ def _match_and_seats_sql() -> str:
         f'WHERE t."user_id" = h."user_id" AND t."revoked" IS NULL AND u."is_active")'
     )
     return (
-        f"SELECT {db_rows.columns(Match, 'm.')}, "
         f'(SELECT json_agg(json_build_array(h."user_id", h."seat", {in_force}) ORDER BY h."seat") '
         f'FROM "{holders}" h JOIN "{users}" u ON u."id" = h."user_id" '
-        f'WHERE h."match_id" = m."id") '
+        'WHERE h."match_id" = m."id")'
+    )
+
+
+def holders_of(held_json) -> tuple[dict[int, str], dict[int, frozenset]]:
+    """``holders_sql``'s column read: (account id -> the first seat it holds,
+    by name; account id -> its tokens in force)."""
+    if isinstance(held_json, str | bytes):
+        held_json = json.loads(held_json)
+    held: dict[int, str] = {}
+    tokens: dict[int, frozenset] = {}
+    for user_id, seat, in_force in held_json or ():
+        held.setdefault(user_id, seat)
+        tokens[user_id] = frozenset(in_force or ())
+    return held, tokens
+
+
+def _match_and_seats_sql() -> str:
+    return (
+        f"SELECT {db_rows.columns(Match, 'm.')}, {holders_sql()} "
         f'FROM "{Match._meta.db_table}" m WHERE m."id" = %s'
     )
 
@@ -174,12 +213,5 @@ def match_and_seats(pk: int) -> tuple[Match, dict[int, str], dict[int, frozenset
         row = cursor.fetchone()
     if row is None:
         raise Match.DoesNotExist(f"no match {pk}")
-    held_json = row[-1]
-    if isinstance(held_json, str | bytes):
-        held_json = json.loads(held_json)
-    held: dict[int, str] = {}
-    tokens: dict[int, frozenset] = {}
-    for user_id, seat, in_force in held_json or ():
-        held.setdefault(user_id, seat)
-        tokens[user_id] = frozenset(in_force or ())
+    held, tokens = holders_of(row[-1])
     return db_rows.instance(Match, row), held, tokens

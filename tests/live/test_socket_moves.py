@@ -182,31 +182,63 @@ def test_the_movers_table_after_its_ack_is_the_apis_view_and_legal_commands():
     assert pushed["legal"] == api.get(f"/api/matches/{match.pk}/legal").json()
 
 
+# ---- a move over its socket, and the other seat's push of it -------------------------
+def _two_bots(prefix: str):
+    ana, ben = users(f"ana_{prefix}", f"ben_{prefix}")
+    match = seated(ana, ben)
+    mover = to_move(match)
+    other = "ben" if mover == "ana" else "ana"
+    who = {"ana": ana, "ben": ben}
+    issued = {s: ApiToken.issue(who[s], "bot") for s in who}
+    return match, mover, other, who, issued
+
+
+async def _move_over_its_socket(match, mover, other, issued, between=None):
+    """Both seats' sockets open, ``between()`` done, then the mover's move
+    over its socket: (its ack, what the other seat's socket gets next)."""
+    sockets = {s: bot_socket(match.pk, issued[s][1].encode()) for s in issued}
+    first = {s: await opened(comm) for s, comm in sockets.items()}
+    if between is not None:
+        await database_sync_to_async(between)()
+    command = first[mover]["legal"]["commands"][0]
+    await sockets[mover].send_json_to({"command": command, "id": "with-1"})
+    ack = await answer_to(sockets[mover], "with-1")
+    got = await sockets[other].receive_output(timeout=5)
+    for comm in sockets.values():
+        await comm.disconnect()
+    return ack, got
+
+
 def test_the_other_seat_hears_of_a_move_from_the_process_that_made_it(settings):
     """Production's web role (no inline reactors, and none running here): the
     socket's move is told to the other seat at once, not after a reactors' pass."""
     settings.REACTORS_INLINE = False
     settings.LIVE_REJOIN_S = 60  # the sockets' own catch-up would tell it after that
-    ana, ben = users("ana_t", "ben_t")
-    match = seated(ana, ben)
-    mover = to_move(match)
-    secrets = {s: token(ana if s == "ana" else ben) for s in ("ana", "ben")}
-    other = "ben" if mover == "ana" else "ana"
-
-    async def body():
-        sockets = {s: bot_socket(match.pk, secrets[s]) for s in secrets}
-        first = {s: await opened(comm) for s, comm in sockets.items()}
-        command = first[mover]["legal"]["commands"][0]
-        await sockets[mover].send_json_to({"command": command, "id": "told-1"})
-        ack = await answer_to(sockets[mover], "told-1")
-        pushed = await sockets[other].receive_json_from(timeout=5)
-        for comm in sockets.values():
-            await comm.disconnect()
-        return ack, pushed
-
-    ack, pushed = async_to_sync(body)()
+    match, mover, other, _who, issued = _two_bots("t")
+    ack, got = async_to_sync(_move_over_its_socket)(match, mover, other, issued)
+    pushed = json.loads(got["text"])
     assert ack["type"] == "ack"
     assert pushed["type"] == "update" and pushed["view"]["version"] == ack["version"]
+
+
+def test_a_match_sockets_messages_take_no_trip_to_close_old_connections(monkeypatch):
+    """Channels' dispatch sends every frame and group message to the one
+    sync thread first (close_old_connections); the match socket's database
+    work closes its own connections, so its messages skip that trip: a move
+    and the other seat's push of it call it not once, and each still
+    answers."""
+    import channels.consumer
+
+    trips = []
+
+    async def counted():
+        trips.append(1)
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+    match, mover, other, _who, issued = _two_bots("d")
+    ack, got = async_to_sync(_move_over_its_socket)(match, mover, other, issued)
+    assert ack["type"] == "ack" and json.loads(got["text"])["version"] == ack["version"]
+    assert trips == []
 
 
 def test_every_bot_socket_of_a_seat_gets_the_same_bytes_from_one_render(monkeypatch):
@@ -776,3 +808,90 @@ def test_a_seat_resigns_over_its_socket_as_the_post_would():
     assert "You resigned" in made["html"]
     last = read(match.stream)[-1]
     assert last.type == "series_forfeited" and last.data["loser"] == "ana"
+
+
+def test_the_other_seats_table_is_made_with_the_move_and_is_its_own(monkeypatch):
+    """A token's move reads every seat's holder with its match: the other
+    seat's socket in this process gets its table made with the move, read
+    from nothing more (no statement of its own), and it is that seat's
+    view, as GET /view gives its account, not the mover's."""
+    from live import consumers
+
+    reads = []
+    real = consumers.match_and_seats
+
+    def counted(pk):
+        reads.append(pk)
+        return real(pk)
+
+    monkeypatch.setattr(consumers, "match_and_seats", counted)
+    match, mover, other, who, issued = _two_bots("mw")
+
+    async def body():
+        return await _move_over_its_socket(
+            match, mover, other, issued, between=lambda: reads.clear()
+        )
+
+    ack, got = async_to_sync(body)()
+    pushed = json.loads(got["text"])
+    assert ack["type"] == "ack" and pushed["version"] == ack["version"]
+    assert reads == []  # neither seat's table after the move read the match again
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(who[other])
+    assert pushed["view"]["viewer"] == {"kind": "seat", "seat": other}
+    assert pushed["view"] == api.get(f"/api/matches/{match.pk}/").json()
+    assert pushed["legal"] == api.get(f"/api/matches/{match.pk}/legal").json()
+
+
+@pytest.mark.parametrize("change", ["revoked", "disabled", "removed"])
+def test_the_other_seat_made_a_table_with_the_move_still_loses_its_rights_at_once(change):
+    """The other seat's rights are checked against what the move's statement
+    read: its token changed behind the cache's back, or its seat given to a
+    bot, before the move: it gets nothing of the move, and is closed."""
+    from live.consumers import VIEWER_CHANGED
+
+    match, mover, other, who, issued = _two_bots(f"r{change[:3]}")
+
+    def change_it():
+        if change == "removed":
+            match.holders.filter(seat=other).update(user=None, bot="random")
+        else:
+            _change_behind_the_caches_back(change, issued[other][0], who[other])
+
+    async def body():
+        return await _move_over_its_socket(match, mover, other, issued, between=change_it)
+
+    ack, got = async_to_sync(body)()
+    assert ack["type"] == "ack"
+    closed = VIEWER_CHANGED if change == "removed" else NOT_AUTHENTICATED
+    assert (got["type"], got.get("code")) == ("websocket.close", closed), got
+
+
+def test_a_table_put_beside_a_render_is_served_for_its_key_alone_and_never_replaces_one():
+    """viewer_tables.put: what a move made for another socket is served for
+    that key only (another viewer or version renders its own), and a
+    render already kept or under way for the key is left as it is."""
+    from live.render import SharedRenders
+
+    renders = SharedRenders()
+    rendered = []
+
+    async def render(name):
+        rendered.append(name)
+        return name
+
+    async def body():
+        seat_b, v2 = (1, "Json", "ben", 2, "en"), (1, "Json", "ben", 3, "en")
+        assert renders.put(seat_b, "made with the move")
+        got = [await renders.get(seat_b, lambda: render("b2"))]
+        got.append(await renders.get((1, "Json", "ana", 2, "en"), lambda: render("a2")))
+        got.append(await renders.get(v2, lambda: render("b3")))
+        assert not renders.put(v2, "another")  # b3 is kept: not replaced
+        got.append(await renders.get(v2, lambda: render("again")))
+        return got
+
+    got = async_to_sync(body)()
+    assert got == ["made with the move", "a2", "b3", "b3"]
+    assert rendered == ["a2", "b3"]
