@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from csp.constants import NONE, SELF
@@ -183,6 +184,16 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+
+
+def channel_layer_prefix(redis_url: str) -> str:
+    """The channel layer's names carry the Redis database of REDIS_URL:
+    pub/sub channels are the whole server's, not a database's, so two sites
+    on one Redis server (or two test runs) keep apart as their keys do."""
+    database = urlsplit(redis_url).path.strip("/")
+    return f"asgi-{database if database.isdigit() else 0}-"
+
+
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -193,7 +204,10 @@ if REDIS_URL:
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             # a command (a publish, a subscribe) to a Redis that stopped answering fails
             # after this, and the socket's rejoin (LIVE_REJOIN_S) catches up
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
+                "prefix": channel_layer_prefix(REDIS_URL),
+            },
         }
     }
     CELERY_BROKER_URL = REDIS_URL

@@ -38,9 +38,9 @@ CHAT_NEW_ACCOUNT_WAIT_S = 0
 # (production spreads it over a pool: live/pool.py says why the tests do not)
 LIVE_SOCKET_THREADS = False
 
-# each xdist worker its own channel-layer keys on the shared Redis database: a
-# test emptying the layer (tests/live/conftest.py) never drops the groups of the
-# sockets another worker's test holds open at that moment
+# each xdist worker its own channel-layer names (pub/sub channels are the Redis
+# server's): match and show ids repeat across the workers' databases, and a
+# socket of one worker's test must not hear another's groups
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _WORKER and "CONFIG" in CHANNEL_LAYERS["default"]:  # noqa: F405
-    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"asgi-{_WORKER}-"  # noqa: F405
+    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] += f"{_WORKER}-"  # noqa: F405

@@ -35,6 +35,36 @@ def test_the_settings_run_the_pub_sub_layer():
     assert isinstance(get_channel_layer(), RedisPubSubChannelLayer)
 
 
+def test_two_sites_on_one_redis_server_do_not_hear_each_other():
+    """Pub/sub channels are the server's, not a database's: the layer's names
+    carry REDIS_URL's database, so a site on database 1 and one on 2 keep
+    apart, as their keys do."""
+    from config.settings import channel_layer_prefix
+
+    url = os.environ["REDIS_URL"].rsplit("/", 1)[0]
+    one, two = channel_layer_prefix(f"{url}/1"), channel_layer_prefix(f"{url}/2")
+    assert (one, two, channel_layer_prefix(url)) == ("asgi-1-", "asgi-2-", "asgi-0-")
+
+    async def body():
+        run = uuid.uuid4().hex[:6]  # this test's own names on the shared server
+        first, second = layer(prefix=one + run), layer(prefix=two + run)
+        a, b = await first.new_channel(), await second.new_channel()
+        await first.group_add("match-1.seat-p1", a)
+        await second.group_add("match-1.seat-p1", b)
+        await first.group_send("match-1.seat-p1", {"type": "x", "site": 1})
+        got = await asyncio.wait_for(first.receive(a), 5)
+        try:
+            heard = await asyncio.wait_for(second.receive(b), 0.3)
+        except TimeoutError:
+            heard = None
+        await first.flush()
+        await second.flush()
+        return got, heard
+
+    got, heard = async_to_sync(body)()
+    assert got["site"] == 1 and heard is None
+
+
 def test_a_group_send_reaches_every_member_once_in_one_round_trip():
     async def body():
         ours = layer()
