@@ -57,23 +57,39 @@ def _playouts(slug, n_seats=2):
     return out
 
 
-def test_higher_lower_compact_playout_matches_the_rules():
-    """The same rewards, from the same rng, as the playout through the rules
-    (the auction's states included: there the rules play until the show)."""
-    spec = spec_of("higher-lower")
+def _compact_playouts_match_the_rules(slug) -> list:
+    """Every case's playout on the compact state against the rules' own, from
+    the same seeds: the same rewards, the same draws. Returns the cases with
+    their rules' rewards."""
+    spec = spec_of(slug)
     assert spec.finish is not None
     slow = dataclasses.replace(spec, finish=None)
-    cases = _playouts("higher-lower")
+    cases = _playouts(slug)
     assert len(cases) > 50
-    phases = Counter()
+    played = []
     for state, now in cases:
-        phases[state.phase] += 1
         for seed in SEEDS:
             fast_rng, slow_rng = random.Random(seed), random.Random(seed)
             expected = search.playout(slow, state, now, slow_rng)
             assert search.playout(spec, state, now, fast_rng) == expected
             assert fast_rng.random() == slow_rng.random()  # the same draws were made
-    assert {"auction", "turns"} <= set(phases)
+            played.append((state, expected))
+    return played
+
+
+def test_higher_lower_compact_playout_matches_the_rules():
+    """The same rewards, from the same rng, as the playout through the rules
+    (the auction's states included: there the rules play until the show)."""
+    phases = {state.phase for state, _ in _compact_playouts_match_the_rules("higher-lower")}
+    assert {"auction", "turns"} <= phases
+
+
+def test_love_me_not_compact_playout_matches_the_rules():
+    """The same rewards, from the same rng, as the playout through the rules,
+    from every turn (the seat's own choice made or not, the other's too)."""
+    played = _compact_playouts_match_the_rules("love-me-not")
+    ends = {tuple(sorted(rewards.values())) for _, rewards in played}
+    assert ends == {(0.0, 1.0), (0.5, 0.5)}  # won and lost, tied: both kinds of end
 
 
 def test_higher_lower_compact_playout_ends_with_the_rules_chips():
