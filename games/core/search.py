@@ -44,6 +44,11 @@ WEIGHT_POOL = 256  # deals drawn once per move at level 4, weighed, then drawn b
 ROOT_PROPOSALS = 8  # calls of the level 1 policy for the moves searched at the root
 NODE_PROPOSALS = 2  # the same, deeper in the tree
 EXPLORE = 2  # other legal moves searched beside the policy's
+# below the root, a node takes other moves than the policy's only once visited
+# WIDEN x (its children)^2 times (progressive widening): a node seldom visited
+# plays as the playouts do, where each visit once added a random move, so a
+# move's value at the root was mostly against random replies
+WIDEN = 4
 SIGNIFICANCE = 0.5  # standard errors by which a move must beat level 1's to replace it
 
 
@@ -245,10 +250,18 @@ def playout(spec: SearchSpec, state, now: float, rng: random.Random) -> dict[str
 
 
 def _proposals(
-    spec: SearchSpec, view: dict, seat: str, legal, state, rng, calls: int, policy=None
+    spec: SearchSpec,
+    view: dict,
+    seat: str,
+    legal,
+    state,
+    rng,
+    calls: int,
+    policy=None,
+    explore: int = EXPLORE,
 ) -> list:
     """The moves worth searching: what the level 1 policy plays (first) and
-    proposes over ``calls`` calls, a few other legal moves (bid sizes
+    proposes over ``calls`` calls, ``explore`` other legal moves (bid sizes
     bucketed by ``spec.candidates``) and, where allowed, letting the clock run."""
     out: list = []
     seen: set[str] = set()
@@ -263,9 +276,10 @@ def _proposals(
     policy = policy or spec.policy
     for _ in range(calls):
         add(policy(view, seat, rng, legal))
-    pool = spec.candidates(view, legal)
-    for c in rng.sample(pool, min(EXPLORE, len(pool))):
-        add(c)
+    if explore:
+        pool = spec.candidates(view, legal)
+        for c in rng.sample(pool, min(explore, len(pool))):
+            add(c)
     if spec.can_wait(spec.rules, state, seat):
         add(WAIT)
     return out
@@ -295,19 +309,20 @@ class Tally:
         return max(0.0, self.squares / self.n - m * m) / (self.n - 1)
 
 
-def _pick_final(spec, view, commands, tallies: list[Tally], rng):
+def _pick_final(spec, view, commands, tallies: list[Tally], rng, beats=None):
     """Level 1's move (``commands[0]``, itself mixed where level 1 bluffs)
     unless the search finds others clearly better (by SIGNIFICANCE standard
-    errors): then the best, or for a mixed decision (bluff, bid,
-    simultaneous commit) one of those drawn by its count, never always the top."""
+    errors; ``beats(i)`` where the game's search says so otherwise): then the
+    best, or for a mixed decision (bluff, bid, simultaneous commit) one of
+    those drawn by its count, never always the top."""
     base = tallies[0]
 
-    def beats(i: int) -> bool:
+    def unpaired(i: int) -> bool:
         t = tallies[i]
         gap = math.sqrt(t.var_of_mean() + base.var_of_mean())
         return t.n > 1 and t.mean - base.mean > SIGNIFICANCE * gap
 
-    better = [i for i in range(1, len(commands)) if beats(i)]
+    better = [i for i in range(1, len(commands)) if (beats or unpaired)(i)]
     if not better:
         return commands[0]
     best = max(better, key=lambda i: tallies[i].mean)
@@ -322,6 +337,12 @@ def _as_command(command):
 
 # ---- level 2: determinised search -----------------------------------------------
 def determinised(spec: SearchSpec, level_budget: Budget):
+    """Each candidate move played on the same deals, each deal's playouts
+    drawing the same random numbers (common random numbers): a move replaces
+    level 1's when its reward on the same deals is higher by SIGNIFICANCE
+    standard errors of the paired differences, a far smaller error than the
+    two means' (most deals end the same whichever move is made)."""
+
     def bot(view, seat, rng, legal):
         budget = _in_force(level_budget)
         srng = random.Random(rng.getrandbits(64))
@@ -332,24 +353,44 @@ def determinised(spec: SearchSpec, level_budget: Budget):
         if len(commands) <= 1:
             return _as_command(commands[0])
         tallies = [Tally() for _ in commands]
+        diffs = [Tally() for _ in commands]  # against level 1's move, deal by deal
         start = CLOCK()
         done = 0
         while done < budget.iterations and CLOCK() - start < budget.cap_s:
             state = deal(srng)
-            for i, command in enumerate(commands):
+            draws = srng.getrandbits(64)
+            rewards: list[float | None] = []
+            for command in commands:
                 if CLOCK() - start >= budget.cap_s:
                     break
-                try:
-                    after, t = play(spec, state, seat, command, now, srng)
-                except RuleError:
+                rewards.append(_played_out(spec, state, seat, command, now, draws))
+            for i, r in enumerate(rewards):
+                if r is None:
                     continue
-                result = playout(spec, after, t, srng)
-                if result is not None:
-                    tallies[i].add(result[seat])
+                tallies[i].add(r)
+                if i and rewards[0] is not None:
+                    diffs[i].add(r - rewards[0])
             done += len(commands)
-        return _as_command(_pick_final(spec, view, commands, tallies, srng))
+
+        def beats(i: int) -> bool:
+            d = diffs[i]
+            return d.n > 1 and d.mean > SIGNIFICANCE * math.sqrt(d.var_of_mean())
+
+        return _as_command(_pick_final(spec, view, commands, tallies, srng, beats))
 
     return bot
+
+
+def _played_out(spec, state, seat, command, now, draws: int) -> float | None:
+    """``seat``'s reward for ``command`` on ``state``, played out with an rng
+    seeded by ``draws`` (None: refused, or a playout stuck)."""
+    rng = random.Random(draws)
+    try:
+        after, t = play(spec, state, seat, command, now, rng)
+    except RuleError:
+        return None
+    result = playout(spec, after, t, rng)
+    return None if result is None else result[seat]
 
 
 # ---- levels 3 and 4: information-set MCTS ----------------------------------------
@@ -406,12 +447,18 @@ def weighted_deals(spec: SearchSpec, view: dict, seat: str, deals, rng: random.R
     return draw
 
 
-def _node_moves(spec: SearchSpec, state, mover: str, legal: list, rng: random.Random) -> list:
+def _node_moves(
+    spec: SearchSpec, node: Node, state, mover: str, legal: list, rng: random.Random
+) -> list:
     """The moves searched below the root: proposed by the playouts' policy
     (``spec.rollout``, a cheaper heuristic where the game has one), as a
-    node is met once per iteration that passes through it."""
+    node is met once per iteration that passes through it; others only as
+    the node's visits widen it (``WIDEN``)."""
     view = spec.view_of(state, mover)
-    return _proposals(spec, view, mover, legal, state, rng, NODE_PROPOSALS, spec.rollout)
+    widen = node.tally.n >= WIDEN * len(node.children) ** 2
+    return _proposals(
+        spec, view, mover, legal, state, rng, NODE_PROPOSALS, spec.rollout, EXPLORE if widen else 0
+    )
 
 
 def _descend(spec, root, root_moves, seat, state, now, rng):
@@ -427,7 +474,7 @@ def _descend(spec, root, root_moves, seat, state, now, rng):
                 return None
             state, t = stepped
             continue
-        moves = root_moves if node is root else _node_moves(spec, state, mover, legal, rng)
+        moves = root_moves if node is root else _node_moves(spec, node, state, mover, legal, rng)
         keys = [key_of(c) for c in moves]
         for k in keys:
             if k in node.children:

@@ -6,13 +6,14 @@ draws its deals by their weights."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections import Counter
 
 import pytest
 
 from games.core import search
-from games.core.protocol import Viewer
+from games.core.protocol import Decision, Event, Viewer, win_outcome
 from games.core.search import SearchSpec, weighted_deals
 from tests.games.test_bot_levels import reached_states, spec_of
 
@@ -57,23 +58,39 @@ def _playouts(slug, n_seats=2):
     return out
 
 
-def test_higher_lower_compact_playout_matches_the_rules():
-    """The same rewards, from the same rng, as the playout through the rules
-    (the auction's states included: there the rules play until the show)."""
-    spec = spec_of("higher-lower")
+def _compact_playouts_match_the_rules(slug) -> list:
+    """Every case's playout on the compact state against the rules' own, from
+    the same seeds: the same rewards, the same draws. Returns the cases with
+    their rules' rewards."""
+    spec = spec_of(slug)
     assert spec.finish is not None
     slow = dataclasses.replace(spec, finish=None)
-    cases = _playouts("higher-lower")
+    cases = _playouts(slug)
     assert len(cases) > 50
-    phases = Counter()
+    played = []
     for state, now in cases:
-        phases[state.phase] += 1
         for seed in SEEDS:
             fast_rng, slow_rng = random.Random(seed), random.Random(seed)
             expected = search.playout(slow, state, now, slow_rng)
             assert search.playout(spec, state, now, fast_rng) == expected
             assert fast_rng.random() == slow_rng.random()  # the same draws were made
-    assert {"auction", "turns"} <= set(phases)
+            played.append((state, expected))
+    return played
+
+
+def test_higher_lower_compact_playout_matches_the_rules():
+    """The same rewards, from the same rng, as the playout through the rules
+    (the auction's states included: there the rules play until the show)."""
+    phases = {state.phase for state, _ in _compact_playouts_match_the_rules("higher-lower")}
+    assert {"auction", "turns"} <= phases
+
+
+def test_love_me_not_compact_playout_matches_the_rules():
+    """The same rewards, from the same rng, as the playout through the rules,
+    from every turn (the seat's own choice made or not, the other's too)."""
+    played = _compact_playouts_match_the_rules("love-me-not")
+    ends = {tuple(sorted(rewards.values())) for _, rewards in played}
+    assert ends == {(0.0, 1.0), (0.5, 0.5)}  # won and lost, tied: both kinds of end
 
 
 def test_higher_lower_compact_playout_ends_with_the_rules_chips():
@@ -240,3 +257,93 @@ def test_love_letter_forgets_a_play_once_the_hand_moved():
     prince = {"type": "card_discarded", "seat": "bob", "card": "2", "by": "ana"}
     assert last_plays({"log": [played, prince]}, "ana") == {}
     assert last_plays({"log": [played]}, "bob") == {}  # its own plays say nothing
+
+
+class _Coin:
+    """A one-move toy game: ana keeps "a" or takes "b", then a hidden number
+    decides the bout; "b" wins on 3 % more of the numbers than "a"."""
+
+    def decide(self, state, command, ctx):
+        return [Event("chosen", {"move": command["move"]})]
+
+    def evolve(self, state, event):
+        return (state[0], event.data["move"])
+
+    def pending(self, state):
+        return [] if state[1] else [Decision("ana", "choose")]
+
+    def legal_commands(self, state, seat):
+        return [] if state[1] else [{"move": "a"}, {"move": "b"}]
+
+    def outcome(self, state):
+        if not state[1]:
+            return None
+        won = state[0] + (0.03 if state[1] == "b" else 0.0) > 0.5
+        return win_outcome(("ana", "bob"), ["ana" if won else "bob"])
+
+    def seats_of(self, state):
+        return ("ana", "bob")
+
+    def view(self, state, viewer):
+        return {}
+
+
+def test_level_2_compares_its_moves_on_the_same_deals():
+    """A move that wins a few bouts more on the same deals replaces level 1's:
+    the paired difference shows it within the budget, where the two means
+    alone (each one's error near 0.05) did not."""
+    spec = SearchSpec(
+        rules=_Coin(),
+        sample_state=lambda view, seat, rng: (rng.random(), None),
+        policy=lambda view, seat, rng, legal: legal[0],
+    )
+    bot = search.determinised(spec, search.Budget(200, math.inf))
+    legal = _Coin().legal_commands((0.0, None), "ana")
+    moves = Counter(bot({}, "ana", random.Random(seed), legal)["move"] for seed in range(20))
+    assert moves["b"] >= 16, moves
+
+
+class _Reply(_Coin):
+    """Ana keeps "a" or takes "b", then bob answers with one of eight moves;
+    his first one ("r0") is what the policy plays."""
+
+    def evolve(self, state, event):
+        return (*state, event.data["move"])
+
+    def pending(self, state):
+        return [Decision(("ana", "bob")[len(state) - 1], "choose")] if len(state) < 3 else []
+
+    def legal_commands(self, state, seat):
+        if len(state) == 1 and seat == "ana":
+            return [{"move": "a"}, {"move": "b"}]
+        if len(state) == 2 and seat == "bob":
+            return [{"move": f"r{i}"} for i in range(8)]
+        return []
+
+    def outcome(self, state):
+        if len(state) < 3:
+            return None
+        won = state[0] > 0.5 and state[2] != "r7"
+        return win_outcome(("ana", "bob"), ["ana" if won else "bob"])
+
+
+def test_the_tree_widens_below_the_root_as_its_nodes_are_visited():
+    """Below the root, a node plays the policy's move and takes others only
+    as its visits grow (WIDEN x children^2): bob's eight answers are not all
+    tried after a few visits, as they were when each visit added one."""
+    spec = SearchSpec(
+        rules=_Reply(),
+        sample_state=lambda view, seat, rng: (rng.random(),),
+        policy=lambda view, seat, rng, legal: legal[0],
+    )
+    rng = random.Random(2)
+    root = search.Node()
+    moves = [{"move": "a"}, {"move": "b"}]
+    for _ in range(300):
+        search._iterate(spec, root, moves, "ana", spec.deals({}, "ana"), 0.0, rng)
+    answers = [node for node in root.children.values()]
+    assert len(answers) == 2 and all(n.tally.n >= 100 for n in answers)
+    for node in answers:
+        tried = len(node.children)
+        assert 2 <= tried <= 1 + math.isqrt(node.tally.n // search.WIDEN), tried
+        assert search.key_of({"move": "r0"}) in node.children
