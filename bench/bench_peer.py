@@ -1149,8 +1149,14 @@ def _md_cycle(r: dict) -> list[str]:
             if opened
             else ""
         )
-        + ". The pushes, not the commands, hold the matches back: that wait is where the "
-        "throughput goes.",
+        + ". "
+        + (
+            "The pushes, not the commands, hold the matches back: that wait is where the "
+            "throughput goes."
+            if push["p50"] > ours["latency_ms"]["p50"]
+            else "The commands, not the pushes, hold the matches back: the ack is most of "
+            "the cycle."
+        ),
     ]
 
 
