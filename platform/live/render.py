@@ -66,9 +66,7 @@ class SharedRenders:
             self.started += 1
             self._tasks[key] = task
             task.add_done_callback(functools.partial(self._finished, key))
-            while len(self._tasks) > self.size:  # waiters of an evicted render still get it
-                oldest = next(iter(self._tasks))
-                self._forget(oldest, self._tasks[oldest])
+            self._trim()
         else:
             self._tasks.move_to_end(key)
         # one waiter going away (a socket closing) does not cancel the others' render
@@ -87,10 +85,14 @@ class SharedRenders:
         self._tasks[key] = ready
         self._tasks.move_to_end(key)
         self._done_at[key] = loop.time()
+        self._trim()
+        return True
+
+    def _trim(self) -> None:
+        """The oldest dropped past ``size`` (waiters of an evicted render still get it)."""
         while len(self._tasks) > self.size:
             oldest = next(iter(self._tasks))
             self._forget(oldest, self._tasks[oldest])
-        return True
 
     def _expired(self, key, loop) -> bool:
         done = self._done_at.get(key)

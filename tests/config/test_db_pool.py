@@ -3,13 +3,9 @@ back a moment ago without a round trip to check it, checks one that sat idle
 a while, and replaces one found broken by that check: the request that gets
 it never sees the broken one."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.config.test_deploy import ROOT, production_env
+from tests.config.test_deploy import run_pooled
 
 pytestmark = pytest.mark.postgres
 
@@ -53,27 +49,7 @@ print(back_to_back, after_idle, len(set(pids)), survivor != victim)
 
 
 def test_a_connection_given_back_a_moment_ago_is_lent_unchecked_an_idle_one_checked(tmp_path):
-    env = production_env(
-        tmp_path,
-        DATABASE_URL=os.environ["DATABASE_URL"],
-        DJANGO_ALLOWED_HOSTS="127.0.0.1",
-        DB_POOL_SIZE="1",
-        DB_CONN_MAX_AGE="0",
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        cwd=ROOT / "platform",
-        env={
-            **env,
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            "PYTHONPATH": f"{ROOT / 'platform'}:{ROOT}",
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    back_to_back, after_idle, connections, replaced = proc.stdout.split()[-4:]
+    back_to_back, after_idle, connections, replaced = run_pooled(tmp_path, SCRIPT, "1")[-4:]
     # five requests back to back on one connection: one check, of the new
     # connection (Django's health checks would have made one a request);
     # after an idle second: one

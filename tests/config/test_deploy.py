@@ -299,6 +299,32 @@ def test_the_entrypoint_leaves_the_reactors_to_their_own_processes(tmp_path):
     )
 
 
+def run_pooled(tmp_path, code: str, pool_size: str) -> list[str]:
+    """``code`` run by Python under the production settings on the tests'
+    database with a pool of ``pool_size`` (DB_POOL_SIZE): the words it printed."""
+    env = production_env(
+        tmp_path,
+        DATABASE_URL=os.environ["DATABASE_URL"],
+        DJANGO_ALLOWED_HOSTS="127.0.0.1",
+        DB_POOL_SIZE=pool_size,
+        DB_CONN_MAX_AGE="0",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT / "platform",
+        env={
+            **env,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "PYTHONPATH": f"{ROOT / 'platform'}:{ROOT}",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.split()
+
+
 POOLED = (
     "import django; django.setup()\n"
     "from django.conf import settings\n"
@@ -326,27 +352,7 @@ def test_the_web_roles_pool_hands_a_closed_connection_to_the_next_request(
     of opening one of its own (without the pool: ten connections; the pool
     grows while the first request waits for its first connection, up to its
     size of three on a loaded machine)."""
-    env = production_env(
-        tmp_path,
-        DATABASE_URL=os.environ["DATABASE_URL"],
-        DJANGO_ALLOWED_HOSTS="127.0.0.1",
-        DB_POOL_SIZE=size,
-        DB_CONN_MAX_AGE="0",
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", POOLED],
-        cwd=ROOT / "platform",
-        env={
-            **env,
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            "PYTHONPATH": f"{ROOT / 'platform'}:{ROOT}",
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    max_age, max_size, opened = proc.stdout.split()[-3:]
+    max_age, max_size, opened = run_pooled(tmp_path, POOLED, size)[-3:]
     assert (max_age, max_size) == ("0", pool) and int(opened) in connections
     assert 'export DB_POOL_SIZE="${DB_POOL_SIZE:-8}"' in (DOCKER / "entrypoint.sh").read_text()
 

@@ -31,6 +31,14 @@ def layer(address: str | None = None, prefix: str | None = None) -> RedisPubSubC
     )
 
 
+async def next_or_none(ours, channel, timeout: float = 0.3):
+    """The next message on ``channel``, or None when none comes in ``timeout``."""
+    try:
+        return await asyncio.wait_for(ours.receive(channel), timeout)
+    except TimeoutError:
+        return None
+
+
 def test_the_settings_run_the_pub_sub_layer():
     assert isinstance(get_channel_layer(), RedisPubSubChannelLayer)
 
@@ -53,10 +61,7 @@ def test_two_sites_on_one_redis_server_do_not_hear_each_other():
         await second.group_add("match-1.seat-p1", b)
         await first.group_send("match-1.seat-p1", {"type": "x", "site": 1})
         got = await asyncio.wait_for(first.receive(a), 5)
-        try:
-            heard = await asyncio.wait_for(second.receive(b), 0.3)
-        except TimeoutError:
-            heard = None
+        heard = await next_or_none(second, b)
         await first.flush()
         await second.flush()
         return got, heard
@@ -80,10 +85,7 @@ def test_a_group_send_reaches_every_member_once_in_one_round_trip():
             await ours.group_send("nobody", {"type": "table.update", "version": 3})
         got = [await asyncio.wait_for(ours.receive(c), 5) for c in local]
         got.append(await asyncio.wait_for(other.receive(remote), 5))
-        try:
-            more = await asyncio.wait_for(ours.receive(local[0]), 0.3)
-        except TimeoutError:
-            more = None
+        more = await next_or_none(ours, local[0])
         await ours.flush()
         await other.flush()
         return census.counts, got, more
@@ -103,10 +105,7 @@ def test_a_member_that_left_hears_nothing_more():
         await ours.group_discard("g", leaves)
         await ours.group_send("g", {"type": "x", "n": 1})
         to_stays = await asyncio.wait_for(ours.receive(stays), 5)
-        try:
-            to_leaves = await asyncio.wait_for(ours.receive(leaves), 0.3)
-        except TimeoutError:
-            to_leaves = None
+        to_leaves = await next_or_none(ours, leaves)
         await ours.flush()
         return to_stays, to_leaves
 
