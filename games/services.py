@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -69,18 +69,30 @@ PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
 MAX_RETRIES = 5
 
 # listeners(match, new_events, state, now) run inside the append's transaction,
-# so what a show or bracket records about a match commits with it
-_match_listeners: list = []
+# so what a show or bracket records about a match commits with it; each names
+# the event types it acts on, and a move with none of them is appended alone
+# (its statement its whole transaction, the listeners not called)
+_match_listeners: list[tuple[Callable, frozenset[str] | None]] = []
 
 
-def on_match_events(fn):
-    if fn not in _match_listeners:
-        _match_listeners.append(fn)
+def on_match_events(fn, *, types: Iterable[str] | None):
+    """Call ``fn(match, new_events, state, now)`` in the transaction of each
+    move whose new events hold one of ``types`` (None: of every move)."""
+    if all(f is not fn for f, _ in _match_listeners):
+        _match_listeners.append((fn, None if types is None else frozenset(types)))
     return fn
 
 
+def _listened(new: list) -> list[Callable]:
+    """The match listeners that act on one of ``new``'s event types."""
+    types = {e.type for e in new}
+    return [
+        fn for fn, acts_on in _match_listeners if acts_on is None or not acts_on.isdisjoint(types)
+    ]
+
+
 def _notify(match: Match, new: list, state: MatchState, now: float) -> None:
-    for fn in list(_match_listeners):
+    for fn in _listened(new):
         fn(match, new, state, now)
 
 
@@ -539,7 +551,15 @@ def _append_move(match: Match, loaded: Loaded, new: list, t: float, **how) -> li
         _notify(match, new, state, t)
 
     inline = match_row_inline(match, state, index)
-    rows = append(match.stream, loaded.version, new, within=record, inline=inline, **how)
+    rows = append(
+        match.stream,
+        loaded.version,
+        new,
+        within=record,
+        inline=inline,
+        within_writes=bool(_listened(new)),
+        **how,
+    )
     if rows and not rows.replay and _committed_listeners:
         transaction.on_commit(lambda: _tell_committed(match, rows))
     return rows

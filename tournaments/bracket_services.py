@@ -327,4 +327,6 @@ def bracket_output(stream: str) -> dict:
     return out
 
 
-match_services.on_match_events(_on_match_events)
+match_services.on_match_events(
+    _on_match_events, types=("series_ended", "series_forfeited", "series_overturned")
+)

@@ -605,7 +605,9 @@ def _on_match_events(match: Match, new: list, state, now: float) -> None:
     _reconcile(match.show_stream, ctx)
 
 
-match_services.on_match_events(_on_match_events)
+match_services.on_match_events(
+    _on_match_events, types=("series_ended", "series_forfeited", "item_used")
+)
 
 
 # ---- items granted during a match -------------------------------------------------

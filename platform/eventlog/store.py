@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, transaction
 from django.db.models import Max
 from psycopg.pq import TransactionStatus
 
@@ -243,6 +243,15 @@ class _Conflict(Exception):
     command id was already used on it."""
 
 
+class _NotWhole(Exception):
+    """An append run alone in autocommit did not land whole (a lost race, a
+    rebuild): its statement undid itself, and it is made again in a transaction."""
+
+
+# the SQLSTATE of eventlog_append_not_whole() (migration 0010)
+NOT_WHOLE = "EV001"
+
+
 # Each append holds its stream's PostgreSQL advisory lock (STREAM_LOCK,
 # hashtext(stream)) in shared mode; a rebuild of one stream's read models
 # holds it exclusively (``lock_stream``): appends to that stream wait for it,
@@ -286,6 +295,7 @@ def append(
     fingerprint: str | None = None,
     within: Callable[[Appended], None] | None = None,
     inline: Inline | None = None,
+    within_writes: bool = True,
 ) -> Appended:
     """Append ``events`` after ``expected_version`` in one transaction.
 
@@ -294,7 +304,10 @@ def append(
     append opens it, so its BEGIN costs no round trip of its own and no
     savepoint is needed. ``inline``: writes that may go in the append's own
     statement instead of the projectors (``Inline``); ``within`` is told
-    whether they did (``Appended.inline``).
+    whether they did (``Appended.inline``). ``within_writes=False`` says that
+    ``within`` writes nothing to the database: an append with ``inline`` then
+    runs alone in autocommit (one round trip, its commit included) when its
+    statement lands whole, and ``within`` runs after its commit.
 
     A command id already recorded on this stream returns the events it wrote
     the first time, marked ``replay``, and writes nothing; with a
@@ -312,10 +325,14 @@ def append(
     if inline is not None and not (inserts.fits(rows) and _covered(rows, inline.covers)):
         inline = None
     alone = _alone(rows, within, inline, inserts)
+    whole = inline is not None and not within_writes and not connection.in_atomic_block
     try:
         if alone:
             inserts.insert(rows, expected_version, None, fingerprint)
+        elif whole and _landed_whole(rows, expected_version, inline, inserts, fingerprint):
+            pass
         else:
+            whole = False
             inline = _append_in_transaction(
                 rows, expected_version, inline, within, inserts, fingerprint
             )
@@ -327,9 +344,28 @@ def append(
             if first:
                 return first
         raise ConcurrencyError(stream, expected_version, stream_version(stream)) from None
-    if alone:
+    if whole and within is not None:
+        within(Appended(rows, inline=True))
+    if alone or whole:
         _fan_out(rows)
     return Appended(rows, inline=inline is not None)
+
+
+def _landed_whole(
+    rows: list[StoredEvent],
+    expected_version: int,
+    inline: Inline,
+    inserts: _Inserts,
+    fingerprint: str | None,
+) -> bool:
+    """The append and ``inline``'s writes alone in autocommit, in one
+    statement that undoes itself unless every row went in and the writes
+    landed; False when it did (nothing written)."""
+    try:
+        inserts.insert(rows, expected_version, inline, fingerprint, whole=True)
+    except _NotWhole:
+        return False
+    return True
 
 
 def _stored_rows(
@@ -417,11 +453,12 @@ class _Inserts:
     """How a database takes an append's rows: ``insert(rows, expected_version,
     inline, fingerprint)``, inside the append's transaction, checks and
     inserts them (``_Conflict`` if the stream moved on or the command id is
-    taken) and says whether ``inline``'s writes landed with them; appends of
-    up to ``one_statement`` rows go in one statement, which may carry an
-    ``Inline`` and run alone in autocommit."""
+    taken) and says whether ``inline``'s writes landed with them (with
+    ``whole=True``, outside any transaction: all of it lands or ``_NotWhole``);
+    appends of up to ``one_statement`` rows go in one statement, which may
+    carry an ``Inline`` and run alone in autocommit."""
 
-    insert: Callable[[list[StoredEvent], int, Inline | None, str | None], bool]
+    insert: Callable[..., bool]
     one_statement: int
 
     def fits(self, rows: list[StoredEvent]) -> bool:
@@ -456,11 +493,13 @@ _PREPARE_MAX = 16  # appends of up to this many events run a prepared statement
 _prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection -> names
 
 
-def _append_sql(n: int, mark, inline: Inline | None = None) -> str:
+def _append_sql(n: int, mark, inline: Inline | None = None, whole: bool = False) -> str:
     """The append of ``n`` rows; ``mark(i)`` is the i-th parameter (from 1):
     the stream lock's class and the stream, 7 per row, then the stream, its
     expected version, the stream again and the command id (a command id the stream already
-    holds writes nothing: no row of a batch is skipped alone); then ``inline``'s."""
+    holds writes nothing: no row of a batch is skipped alone); then ``inline``'s.
+    ``whole``: the statement raises NOT_WHOLE (so undoes all it wrote) unless
+    all ``n`` rows went in and ``inline``'s writes landed."""
     width = len(_ROW_TYPES)
     values = ", ".join(
         "(" + ", ".join(f"{mark(3 + r * width + k)}::{t}" for k, t in enumerate(_ROW_TYPES)) + ")"
@@ -483,14 +522,26 @@ def _append_sql(n: int, mark, inline: Inline | None = None) -> str:
     if inline is None:
         return f"WITH guard AS ({guard}) {insert}"
     ctes = inline.ctes(lambda i: mark(last + 3 + i))
+    if not whole:
+        return (
+            f"WITH guard AS ({guard}), appended AS ({insert}), {ctes} "
+            f"SELECT id, version, recorded_at, ({inline.landed}) FROM appended"
+        )
+    # the check drives the query, so it runs even when no row went in
     return (
-        f"WITH guard AS ({guard}), appended AS ({insert}), {ctes} "
-        f"SELECT id, version, recorded_at, ({inline.landed}) FROM appended"
+        f"WITH guard AS ({guard}), appended AS ({insert}), {ctes}, "
+        f"append_whole AS (SELECT CASE WHEN (SELECT count(*) FROM appended) = {n} "
+        f"AND ({inline.landed}) THEN true ELSE eventlog_append_not_whole() END AS landed) "
+        "SELECT a.id, a.version, a.recorded_at, w.landed FROM append_whole w "
+        "LEFT JOIN appended a ON true"
     )
 
 
 def _insert_checked(
-    rows: list[StoredEvent], expected_version: int, inline: Inline | None = None
+    rows: list[StoredEvent],
+    expected_version: int,
+    inline: Inline | None = None,
+    whole: bool = False,
 ) -> bool:
     """PostgreSQL, one statement (one round trip with its BEGIN): take the
     stream's lock in shared mode (``lock_stream``), check the version, insert. A row whose
@@ -498,7 +549,9 @@ def _insert_checked(
     skipped, not an error, so the caller's transaction stays usable and a
     projector's own IntegrityError is never mistaken for a lost race; fewer
     rows back than sent means the append lost, and raising undoes any row it
-    did insert. Whether ``inline``'s writes landed (``Inline.landed``)."""
+    did insert. Whether ``inline``'s writes landed (``Inline.landed``).
+    ``whole`` (with ``inline``, outside any transaction): ``_NotWhole``
+    unless all of it landed, nothing written then."""
     params = [STREAM_LOCK, rows[0].stream]
     for r in rows:
         params += [
@@ -511,7 +564,12 @@ def _insert_checked(
             r.command_seq,
         ]
     params += [rows[0].stream, expected_version, rows[0].stream, rows[0].command_id]
-    found = _run_append(len(rows), params, inline)
+    try:
+        found = _run_append(len(rows), params, inline, whole)
+    except DatabaseError as exc:
+        if whole and _not_whole(exc):
+            raise _NotWhole from None
+        raise
     returned = {version: (pk, at) for pk, version, at, *_landed in found}
     if len(returned) != len(rows):
         raise _Conflict
@@ -522,7 +580,14 @@ def _insert_checked(
     return all(landed for *_row, landed in found) if inline is not None else True
 
 
-def _run_append(n: int, params: list, inline: Inline | None = None) -> list[tuple]:
+def _not_whole(exc: BaseException) -> bool:
+    """Whether ``exc`` is an append's statement undoing itself (``whole``)."""
+    return getattr(exc.__cause__, "sqlstate", None) == NOT_WHOLE
+
+
+def _run_append(
+    n: int, params: list, inline: Inline | None = None, whole: bool = False
+) -> list[tuple]:
     """The append statement, prepared once per connection and shape (the
     server plans it once, not on every append: planning cost as much as
     running it), its PREPARE sent with its first use; over ``_PREPARE_MAX``
@@ -539,16 +604,20 @@ def _run_append(n: int, params: list, inline: Inline | None = None) -> list[tupl
             cur.execute("SELECT name FROM pg_prepared_statements")
             names = _prepared[raw] = {name for (name,) in cur.fetchall()}
     name = f"eventlog_append_{n}" + (f"_{inline.name}" if inline is not None else "")
+    name += "_whole" if whole else ""
     if name in names:
         before = []
     else:
-        before = [f"PREPARE {name} AS {_append_sql(n, lambda i: f'${i}', inline)}"]
+        before = [f"PREPARE {name} AS {_append_sql(n, lambda i: f'${i}', inline, whole)}"]
     try:
         out = _execute_opening(
             f"EXECUTE {name} ({', '.join(['%s'] * len(params))})", params, before
         )
-    except Exception:
-        _prepared.pop(raw, None)  # look again: the PREPARE may or may not have stood
+    except Exception as exc:
+        if _not_whole(exc):
+            names.add(name)  # only its EXECUTE undid itself: the PREPARE stands
+        else:
+            _prepared.pop(raw, None)  # look again: the PREPARE may or may not have stood
         raise
     names.add(name)
     return out
@@ -609,7 +678,10 @@ def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tup
 # the PostgreSQL statement above, or SQLite's checks and row-by-row insert
 _inserts = Fork(
     postgresql=_Inserts(
-        lambda rows, expected, inline, _fp: _insert_checked(rows, expected, inline), _PREPARE_MAX
+        lambda rows, expected, inline, _fp, whole=False: _insert_checked(
+            rows, expected, inline, whole
+        ),
+        _PREPARE_MAX,
     ),
     portable=_Inserts(_insert_row_by_row, 0),
 )

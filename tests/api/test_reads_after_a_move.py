@@ -68,8 +68,10 @@ def test_a_moves_answer_and_the_next_legal_read_no_event(token_client, settings)
             assert not [q for q in sql if q.startswith('SELECT "games_seatholder"')], sql
             read = [q for q in sql if 'FROM "games_match"' in q and 'FROM "games_seatholder"' in q]
             assert len(read) == 1, sql
-        after_commit = command_queries.captured_queries
-        after_commit = after_commit[[q["sql"] for q in after_commit].index("COMMIT") :]
+        # after the append's statement (its commit: no listener acts on the move)
+        sql = [q["sql"] for q in command_queries.captured_queries]
+        appended = next(i for i, q in enumerate(sql) if "EXECUTE eventlog_append" in q)
+        after_commit = command_queries.captured_queries[appended + 1 :]
         if n:  # the first move's announcement read the creation record (its delay), once
             assert _log_reads(after_commit) == []
         assert answer.json()["view"] == _folded_view(match, seat)

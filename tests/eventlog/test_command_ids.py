@@ -168,7 +168,7 @@ def test_losing_a_same_command_id_race_notifies_nothing():
 
     from eventlog import store
 
-    services.on_match_events(listener)
+    services.on_match_events(listener, types=None)
     store.on_append(hook)
     try:
         match = services.create_match(
@@ -193,5 +193,5 @@ def test_losing_a_same_command_id_race_notifies_nothing():
             assert heard[0][1] == written
         assert set(appended) <= set(StoredEvent.objects.values_list("id", flat=True))
     finally:
-        services._match_listeners.remove(listener)
+        services._match_listeners.remove((listener, None))
         store._after_commit.remove(hook)

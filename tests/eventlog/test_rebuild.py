@@ -541,17 +541,18 @@ def test_a_match_that_ends_while_a_rebuild_re_rates_its_game_is_rated_after_it(g
 def test_a_move_whose_statement_waited_for_a_rebuild_writes_the_rebuilt_match_row(monkeypatch):
     """The move's one statement (its match row written inline, no projector
     in the way) takes its snapshot before the rebuild commits: its UPDATE
-    sees only the row the rebuild deleted (the row stayed behind the log, with
-    an old deadline). The append sees that and runs the projectors instead."""
+    sees only the row the rebuild deleted (the row would stay behind the log,
+    with an old deadline). The statement sees that and undoes itself, and the
+    move is made again in a transaction that sees the rebuilt row."""
     held, _ = _two_live_matches()
     gate = Gate(lambda stream: stream == held.stream)
     held_forget = _ReadModel(gate, None, None, None)
     monkeypatch.setattr(eventlog_readmodels, "_models", [*eventlog_readmodels._models, held_forget])
     statements, run_append = [], store._run_append
 
-    def noted_run_append(n, params, inline=None):
-        statements.append(inline is not None)
-        return run_append(n, params, inline)
+    def noted_run_append(n, params, inline=None, whole=False):
+        statements.append((inline is not None, whole))
+        return run_append(n, params, inline, whole)
 
     monkeypatch.setattr(store, "_run_append", noted_run_append)
     appends = []
@@ -560,9 +561,11 @@ def test_a_move_whose_statement_waited_for_a_rebuild_writes_the_rebuilt_match_ro
         wait_for(lambda: waiting_on_a_lock() or writer.done.is_set(), "the append waits")
         assert not writer.done.is_set(), "an append to the stream being rebuilt did not wait"
     finished(writer)
-    assert statements == [True], "the move's statement did not carry its match row"
+    # alone, its statement undid itself; again in a transaction, after the
+    # rebuild, its writes found the rebuilt row
+    assert statements == [(True, True), (True, False)], statements
     row = Match.objects.get(pk=held.pk)
     assert row.version == stream_version(held.stream) == len(read(held.stream))
     assert row.updated_at == read(held.stream)[-1].recorded_at
-    assert not appends[0].inline  # the projectors wrote it
+    assert appends[0].inline
     assert_rebuild_changes_nothing()

@@ -172,9 +172,10 @@ def test_a_move_writes_its_match_row_and_notes_in_its_append_message(
             continue
         if any("_match_row" in q for q in sent):
             break
-    assert len(sent) == 2, (sent, shapes)
-    assert re.match(r'Query "BEGIN; EXECUTE eventlog_append_\d+_match_row', sent[0]), sent
-    assert sent[1] == 'Query "COMMIT"'
+    # no listener acts on a plain move: its statement is its whole transaction
+    assert len(sent) == 1, (sent, shapes)
+    assert re.match(r'Query "EXECUTE eventlog_append_\d+_match_row_whole', sent[0]), sent
+    assert connection.connection.info.transaction_status.name == "IDLE"
     live = _match_tables(match)
     assert live[0]["version"] == match.version == read(match.stream)[-1].version
     assert live[0]["next_deadline"] is not None and live[0]["waiting_on"]
@@ -235,3 +236,110 @@ def test_a_projector_that_cannot_say_what_it_writes_runs_and_the_caller_writes(
     live = _match_tables(match)
     assert live[0]["version"] == rows[-1].version and live[0]["updated_at"] == rows[-1].recorded_at
     assert live[0]["next_deadline"] is not None
+
+
+def test_a_move_a_listener_acts_on_is_one_transaction_with_what_it_writes(
+    tmp_path, settings, match, play
+):
+    """A match listener (a show's, a bracket's) writes in the move's
+    transaction: a move whose events it acts on keeps its BEGIN and COMMIT."""
+    from games import services
+
+    settings.REACTORS_INLINE = False
+    for seed in range(1, 8):
+        play(match, seed)()
+    seen = frozenset(r.type for r in read(match.stream))  # a move's usual events
+    heard = []
+
+    def listener(m, new, state, now):
+        heard.append(connection.in_atomic_block)
+
+    services.on_match_events(listener, types=seen)
+    try:
+        for seed in range(8, 60):
+            heard.clear()
+            sent = messages(play(match, seed), tmp_path)
+            if heard and not any("PREPARE" in q for q in sent):
+                break
+    finally:
+        services._match_listeners.remove((listener, seen))
+    assert heard == [True], heard
+    assert re.match(r'Query "BEGIN; EXECUTE eventlog_append_\d+_match_row \(', sent[0]), sent
+    assert sent[-1] == 'Query "COMMIT"'
+
+
+def test_a_move_alone_that_loses_its_race_writes_nothing(tmp_path, match, play):
+    from games import services
+    from games.clock_index import inline_row
+
+    play(match, 1)()
+    before = _match_tables(match)
+    stale = services.load(match)
+    inline = inline_row(match, None, ["nobody"], {"ana": "changed"})
+    told = []
+
+    def late():
+        append(
+            match.stream,
+            stale.version - 1,
+            [NewEvent("late", {}), NewEvent("later", {})],
+            inline=inline,
+            within=told.append,
+            within_writes=False,
+        )
+
+    with pytest.raises(ConcurrencyError):
+        messages(late, tmp_path)
+    assert told == []
+    assert _match_tables(match) == before
+    assert read(match.stream)[-1].version == stale.version
+
+
+def test_a_move_alone_whose_writes_found_no_row_is_made_again_in_a_transaction(
+    tmp_path, settings, monkeypatch, match, play
+):
+    """The statement of a move run alone undoes itself when its match row's
+    writes did not land (as when a rebuild replaced the row): the move is
+    made again in a transaction, its events written once, its row by the
+    projectors."""
+    import dataclasses
+
+    from eventlog import store
+    from eventlog.readmodels import rebuild_stream
+    from games import services
+
+    settings.REACTORS_INLINE = False
+    play(match, 1)()
+    before = len(read(match.stream))
+    real = services.match_row_inline
+
+    def missing(*args):
+        inline = real(*args)
+        return dataclasses.replace(inline, name=f"{inline.name}_missed", landed="false")
+
+    monkeypatch.setattr(services, "match_row_inline", missing)
+    tries, run_append = [], store._run_append
+
+    def noted(n, params, inline=None, whole=False):
+        tries.append((inline.name, whole))
+        return run_append(n, params, inline, whole)
+
+    monkeypatch.setattr(store, "_run_append", noted)
+    told = []
+    sent = messages(lambda: told.append(play(match, 2)()), tmp_path)
+    rows = told[0]
+    assert rows and not rows.inline  # the projectors wrote the row
+    assert tries == [("match_row_missed", True), ("match_row_missed", False)], tries
+    whole = next(i for i, q in enumerate(sent) if "_missed_whole AS" in q)
+    # its PREPARE stood: the transaction's first message carries its BEGIN
+    assert sent[whole + 1].startswith('Query "PREPARE eventlog_append_'), sent
+    assert not any("pg_prepared_statements" in q for q in sent), sent
+    assert sent[-1] == 'Query "COMMIT"'
+    events = read(match.stream)
+    assert [r.version for r in events] == list(range(1, before + len(rows) + 1))
+    assert [r.id for r in events[before:]] == [r.id for r in rows]  # written once
+    live = _match_tables(match)
+    assert live[0]["version"] == rows[-1].version == match.version
+    assert live[0]["next_deadline"] is not None
+    rebuild_stream(match.stream)
+    assert _match_tables(match) == live
