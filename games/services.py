@@ -68,31 +68,44 @@ log = logging.getLogger(__name__)
 PLATFORM = {"layer": "platform"}  # metadata of events the games never fold
 MAX_RETRIES = 5
 
+
 # listeners(match, new_events, state, now) run inside the append's transaction,
 # so what a show or bracket records about a match commits with it; each names
-# the event types it acts on, and a move with none of them is appended alone
-# (its statement its whole transaction, the listeners not called)
-_match_listeners: list[tuple[Callable, frozenset[str] | None]] = []
+# the event types it acts on and the matches (those of a show or of a
+# bracket), and a move no listener acts on is appended alone (its statement
+# its whole transaction)
+@dataclass(frozen=True)
+class _MatchListener:
+    fn: Callable
+    types: frozenset[str] | None  # None: every move
+    of: str  # the prefix of the show_stream of the matches it follows ("": all)
+
+    def acts_on(self, match: Match, types: set[str]) -> bool:
+        return match.show_stream.startswith(self.of) and (
+            self.types is None or not self.types.isdisjoint(types)
+        )
 
 
-def on_match_events(fn, *, types: Iterable[str] | None):
+_match_listeners: list[_MatchListener] = []
+
+
+def on_match_events(fn, *, types: Iterable[str] | None, of: str = ""):
     """Call ``fn(match, new_events, state, now)`` in the transaction of each
-    move whose new events hold one of ``types`` (None: of every move)."""
-    if all(f is not fn for f, _ in _match_listeners):
-        _match_listeners.append((fn, None if types is None else frozenset(types)))
+    move whose new events hold one of ``types`` (None: of every move), on
+    matches whose ``show_stream`` starts with ``of`` (a show's: "show-")."""
+    if all(listener.fn is not fn for listener in _match_listeners):
+        _match_listeners.append(_MatchListener(fn, None if types is None else frozenset(types), of))
     return fn
 
 
-def _listened(new: list) -> list[Callable]:
-    """The match listeners that act on one of ``new``'s event types."""
+def _listened(match: Match, new: list) -> list[Callable]:
+    """The match listeners that act on this move of ``match``."""
     types = {e.type for e in new}
-    return [
-        fn for fn, acts_on in _match_listeners if acts_on is None or not acts_on.isdisjoint(types)
-    ]
+    return [listener.fn for listener in _match_listeners if listener.acts_on(match, types)]
 
 
 def _notify(match: Match, new: list, state: MatchState, now: float) -> None:
-    for fn in _listened(new):
+    for fn in _listened(match, new):
         fn(match, new, state, now)
 
 
@@ -557,7 +570,7 @@ def _append_move(match: Match, loaded: Loaded, new: list, t: float, **how) -> li
         new,
         within=record,
         inline=inline,
-        within_writes=bool(_listened(new)),
+        within_writes=bool(_listened(match, new)),
         **how,
     )
     if rows and not rows.replay and _committed_listeners:

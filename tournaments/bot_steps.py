@@ -60,5 +60,7 @@ def _on_show_command(stream: str, new: list, now: float) -> None:
         drive(stream, now=now)
 
 
-match_services.on_match_events(_on_match_events, types=("series_ended", "series_forfeited"))
+match_services.on_match_events(
+    _on_match_events, types=("series_ended", "series_forfeited"), of="show-"
+)
 show_services.after_command(_on_show_command)

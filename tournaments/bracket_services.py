@@ -328,5 +328,7 @@ def bracket_output(stream: str) -> dict:
 
 
 match_services.on_match_events(
-    _on_match_events, types=("series_ended", "series_forfeited", "series_overturned")
+    _on_match_events,
+    types=("series_ended", "series_forfeited", "series_overturned"),
+    of="bracket-",
 )

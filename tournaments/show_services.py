@@ -606,7 +606,7 @@ def _on_match_events(match: Match, new: list, state, now: float) -> None:
 
 
 match_services.on_match_events(
-    _on_match_events, types=("series_ended", "series_forfeited", "item_used")
+    _on_match_events, types=("series_ended", "series_forfeited", "item_used"), of="show-"
 )
 
 

@@ -193,5 +193,7 @@ def test_losing_a_same_command_id_race_notifies_nothing():
             assert heard[0][1] == written
         assert set(appended) <= set(StoredEvent.objects.values_list("id", flat=True))
     finally:
-        services._match_listeners.remove((listener, None))
+        services._match_listeners[:] = [
+            x for x in services._match_listeners if x.fn is not listener
+        ]
         store._after_commit.remove(hook)

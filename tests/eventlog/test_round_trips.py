@@ -184,13 +184,22 @@ def test_a_move_writes_its_match_row_and_notes_in_its_append_message(
     assert _match_tables(match) == live
 
 
-def test_a_whole_match_written_inline_equals_its_rebuild(match, play):
+def test_a_whole_match_written_inline_equals_its_rebuild(monkeypatch, match, play):
     """Every move goes in one statement, those that score a bout or end the
     match too (their scores, status and winners from the state they lead
-    to): what a rebuild writes, mid-match and at the end."""
+    to): what a rebuild writes, mid-match and at the end. The match is no
+    show's nor bracket's: no listener acts on its end, and every statement
+    is its whole transaction."""
     from eventlog import store
     from eventlog.readmodels import rebuild_stream
 
+    alone, run_append = [], store._run_append
+
+    def noted(n, params, inline=None, whole=False):
+        alone.append(whole)
+        return run_append(n, params, inline, whole)
+
+    monkeypatch.setattr(store, "_run_append", noted)
     inline, seed = [], 0
     while match.status == "live" and seed < 400:
         seed += 1
@@ -202,6 +211,7 @@ def test_a_whole_match_written_inline_equals_its_rebuild(match, play):
             assert _match_tables(match) == live
     assert match.status == "finished"
     assert all(inline), inline
+    assert alone and all(alone), alone
     live = _match_tables(match)
     assert live[0]["next_deadline"] is None and live[0]["waiting_on"] == []
     assert not [t for _i, _u, t, _a in live[1] if t.startswith("Your turn: ")]
@@ -255,6 +265,12 @@ def test_a_move_a_listener_acts_on_is_one_transaction_with_what_it_writes(
         heard.append(connection.in_atomic_block)
 
     services.on_match_events(listener, types=seen)
+    shows_only = []  # a listener of shows' matches: this one is none
+
+    def of_shows(*args):
+        shows_only.append(args)
+
+    services.on_match_events(of_shows, types=seen, of="show-")
     try:
         for seed in range(8, 60):
             heard.clear()
@@ -262,8 +278,11 @@ def test_a_move_a_listener_acts_on_is_one_transaction_with_what_it_writes(
             if heard and not any("PREPARE" in q for q in sent):
                 break
     finally:
-        services._match_listeners.remove((listener, seen))
+        services._match_listeners[:] = [
+            x for x in services._match_listeners if x.fn not in (listener, of_shows)
+        ]
     assert heard == [True], heard
+    assert shows_only == []
     assert re.match(r'Query "BEGIN; EXECUTE eventlog_append_\d+_match_row \(', sent[0]), sent
     assert sent[-1] == 'Query "COMMIT"'
 
