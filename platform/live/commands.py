@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import time
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -165,13 +165,22 @@ def _read_with_token(pk: int, scope):
     return user, match
 
 
+class Moved(NamedTuple):
+    """What an acknowledged API command read and left, so the tables after
+    it are rendered from it, not read again: the match row as its append left
+    it, who holds which seat ({account id: seat}), and with a token's command
+    (whose statement read every seat's holder) each holder's tokens in force
+    and when they were read (else None, 0)."""
+
+    match: Match
+    seat_of: dict[int, str]
+    tokens: dict[int, frozenset] | None
+    read_at: float
+
+
 def decide(pk: int, scope, content: dict, *, csrf_token, moved: list | None = None) -> dict:
-    """The answer to one move message on match ``pk``'s socket. An API
-    command acknowledged puts in ``moved`` the match row as its append left
-    it, who holds which seat as the command read it ({account id: seat}),
-    and with a token's command (whose statement read every seat's holder)
-    each holder's tokens in force and when they were read (else None, 0):
-    the tables after the move are rendered from them, not read again."""
+    """The answer to one move message on match ``pk``'s socket; an API
+    command acknowledged puts its ``Moved`` in ``moved``."""
     ident = content.get("id")
     shown = ident if isinstance(ident, str) and len(ident) <= 64 else None
     try:
@@ -198,7 +207,7 @@ def decide(pk: int, scope, content: dict, *, csrf_token, moved: list | None = No
         match, viewer, rows = send_move(pk, user, data, match=match)
         version = rows[-1].version if rows else match.version
         if moved is not None:
-            moved.append((match, *(holders or ({user.pk: viewer.seat}, None, 0.0))))
+            moved.append(Moved(match, *(holders or ({user.pk: viewer.seat}, None, 0.0))))
         return {"type": "ack", "id": shown, "version": version}
     except Exception as exc:
         response = handle(exc, {})

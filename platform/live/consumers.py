@@ -284,7 +284,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         and when the command read every seat's holder with the match (a
         token's), the table of each of ``peers`` (the other seats' sockets
         of this process) after it too, so theirs read nothing either."""
-        moved: list = []
+        moved: list[commands.Moved] = []
         with translation.override(self.language):
             answer = commands.decide(
                 self.pk, self.scope, content, csrf_token=self._csrf_token, moved=moved
@@ -297,11 +297,12 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             return answer, self._shared_render(), []
         # the match row as the move's own append left it, and the seats its
         # command read with it: nothing read again
-        table, others = self._shared_render(*moved[0]), []
-        if moved[0][2] is not None:  # the holders' tokens read: their rights are checkable
+        (made,) = moved
+        table, others = self._shared_render(*made), []
+        if made.tokens is not None:  # the holders' tokens read: their rights are checkable
             for peer in peers:
                 try:
-                    others.append((peer, peer._shared_render(*moved[0])))
+                    others.append((peer, peer._shared_render(*made)))
                 except Exception as exc:  # that socket renders its own when told
                     log.info("table of match %s not made with the move (%s)", self.pk, type(exc))
         return answer, table, others
