@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -60,6 +61,35 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, default=str, ensure_ascii=False)
 
 
+class HeldRepeats(logging.Filter):
+    """One record per ``seconds`` for each logger and message: a loop that
+    logs the same failure every second (channels-redis's pub/sub reader
+    while Redis restarts) writes it once, then once a minute saying how
+    many it held back."""
+
+    def __init__(self, seconds: float = 60.0):
+        super().__init__()
+        self.seconds = seconds
+        self._seen: dict[tuple[str, str], tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, str(record.msg))
+        with self._lock:
+            last, held = self._seen.get(key, (None, 0))
+            if last is not None and record.created - last < self.seconds:
+                self._seen[key] = (last, held + 1)
+                return False
+            self._seen[key] = (record.created, 0)
+        if held:
+            record.msg = f"{record.msg} (and {held} more like it in the last {self.seconds:.0f} s)"
+        return True
+
+
+# loggers of libraries that repeat a failure in a loop, each record held to one a minute
+HELD_REPEATS = ("channels_redis.pubsub",)
+
+
 def logging_config(fmt: str, level: str) -> dict:
     """The LOGGING setting: one console handler, JSON or plain. The servers'
     and Celery's own loggers go through it too, so one process writes one
@@ -75,6 +105,7 @@ def logging_config(fmt: str, level: str) -> dict:
             "json": {"()": "runtime.logging.JsonFormatter"},
             "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
         },
+        "filters": {"held_repeats": {"()": "runtime.logging.HeldRepeats"}},
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": formatter}},
         "root": {"handlers": ["console"], "level": level},
         "loggers": {
@@ -82,6 +113,7 @@ def logging_config(fmt: str, level: str) -> dict:
                 name: through_root
                 for name in ("gunicorn.error", "gunicorn.access", "uvicorn", "uvicorn.access")
             },
+            **{name: {"filters": ["held_repeats"]} for name in HELD_REPEATS},
             # billiard's pool logger never propagates (it reports pool children that
             # exit, e.g. on a SIGTERM from outside): it gets the console handler itself
             "multiprocessing": {"handlers": ["console"], "propagate": False, "level": "WARNING"},
