@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 import weakref
+from collections import Counter
 
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -33,7 +34,8 @@ _own: tuple[int, asyncio.AbstractEventLoop] | None = None
 _own_lock = threading.Lock()
 # sends not yet done, kept so they are not collected mid-run (and for flush)
 _in_flight: set = set()
-# sends one loop has in flight, one after the other: a match's versions in order
+# per loop, the sends in flight to each group, one after the other (a match's
+# versions in order); the groups of different matches go on in parallel
 _order: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 # with the layer away (Redis restarting), sends wait on it: beyond this many, drop
 MAX_IN_FLIGHT = 1000
@@ -44,16 +46,35 @@ def serving_on(loop: asyncio.AbstractEventLoop) -> None:
     _sockets_loop = loop
 
 
+class _InOrder:
+    """Each group's sends one after the other, groups in parallel: a send
+    waits only for those to its own group (one match's) started before it."""
+
+    def __init__(self):
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.users: Counter = Counter()
+
+    async def send(self, layer, group: str, message: dict) -> None:
+        lock = self.locks.setdefault(group, asyncio.Lock())
+        self.users[group] += 1
+        try:
+            async with lock:
+                await layer.group_send(group, message)
+        finally:
+            self.users[group] -= 1
+            if not self.users[group]:
+                del self.users[group], self.locks[group]
+
+
 async def _send_all(layer, sends: list[tuple[str, dict]]) -> None:
     loop = asyncio.get_running_loop()
     order = _order.get(loop)
     if order is None:
-        order = _order[loop] = asyncio.Lock()
-    async with order:
-        results = await asyncio.gather(
-            *(layer.group_send(group, message) for group, message in sends),
-            return_exceptions=True,
-        )
+        order = _order[loop] = _InOrder()
+    results = await asyncio.gather(
+        *(order.send(layer, group, message) for group, message in sends),
+        return_exceptions=True,
+    )
     for (group, message), result in zip(sends, results, strict=True):
         if isinstance(result, BaseException):  # a lost message costs nothing: clients catch up
             log.warning(

@@ -1003,3 +1003,30 @@ def test_a_seats_render_reads_the_match_and_its_holders_in_one_statement():
     assert match_and_seats(match.pk)[1] == {ana.pk: "ben"}
     with pytest.raises(type(match).DoesNotExist):
         match_and_seats(match.pk + 1000)
+
+
+def test_a_group_waits_only_for_its_own_sends():
+    """Each group's versions go out in order, and a send held up on one
+    match's group does not hold another match's (live.publisher)."""
+
+    class SlowLayer:
+        def __init__(self):
+            self.sent, self.held = [], asyncio.Event()
+
+        async def group_send(self, group, message):
+            if message["version"] == 1 and group == "match-1":
+                await self.held.wait()
+            self.sent.append((group, message["version"]))
+
+    async def body():
+        layer = SlowLayer()
+        first = asyncio.ensure_future(publisher._send_all(layer, [("match-1", {"version": 1})]))
+        second = asyncio.ensure_future(publisher._send_all(layer, [("match-1", {"version": 2})]))
+        other = asyncio.ensure_future(publisher._send_all(layer, [("match-2", {"version": 7})]))
+        await asyncio.wait_for(other, timeout=5)
+        assert layer.sent == [("match-2", 7)]  # match-1's version 1 still held
+        layer.held.set()
+        await asyncio.wait_for(asyncio.gather(first, second), timeout=5)
+        return layer.sent
+
+    assert asyncio.run(body()) == [("match-2", 7), ("match-1", 1), ("match-1", 2)]
