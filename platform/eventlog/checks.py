@@ -121,3 +121,30 @@ def log_transactions_behind_the_server(app_configs=None, databases=None, **kwarg
                 )
             )
     return errors
+
+
+@register(Tags.database)
+def append_not_whole_function(app_configs=None, databases=None, **kwargs):
+    """The function an append alone calls to undo itself (migration 0010):
+    without it, every move's statement fails."""
+    errors = []
+    for alias in databases or []:
+        connection = connections[alias]
+        if connection.vendor != "postgresql":
+            continue
+        applied = MigrationRecorder(connection).applied_migrations()
+        if ("eventlog", "0010_append_not_whole") not in applied:
+            continue
+        with connection.cursor() as cur:
+            cur.execute("SELECT to_regprocedure('eventlog_append_not_whole()') IS NOT NULL")
+            (found,) = cur.fetchone()
+        if not found:
+            errors.append(
+                Error(
+                    f"the event log's function eventlog_append_not_whole() is missing ({alias}):"
+                    " every move would fail",
+                    hint="migrate eventlog back to 0009 and forward again to reinstall it",
+                    id="eventlog.E003",
+                )
+            )
+    return errors

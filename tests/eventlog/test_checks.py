@@ -35,3 +35,16 @@ def test_a_log_ahead_of_the_servers_transactions_is_named():
     assert [e.id for e in errors] == ["eventlog.E002"]
     assert "the reactors would skip every new event" in errors[0].msg
     assert "pg_resetwal" in errors[0].hint
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_a_missing_append_function_is_named():
+    from eventlog.checks import append_not_whole_function
+
+    assert append_not_whole_function(databases=["default"]) == []
+    with connection.cursor() as cur:  # undone with the test's transaction
+        cur.execute("DROP FUNCTION eventlog_append_not_whole()")
+    errors = append_not_whole_function(databases=["default"])
+    assert [e.id for e in errors] == ["eventlog.E003"]
+    assert "every move would fail" in errors[0].msg
