@@ -10,9 +10,11 @@ search's randomness is drawn from the bot's rng, so a seed replays a move
 
 Levels: 0 random legal, 1 the game's heuristic, 2 determinised search (each
 candidate move scored by heuristic playouts on sampled deals), 3 ISMCTS (one
-tree over the information set, a deal sampled per iteration, UCB, heuristic
-playouts), 4 ISMCTS over deals weighted by what the opponents' own claims,
-challenges and bids say (``spec.weigh``), with a larger budget.
+tree over the information set, a deal sampled per iteration, UCB below the
+root, heuristic playouts), 4 ISMCTS over deals weighted by what the
+opponents' own claims, challenges and bids say (``spec.weigh``), with a
+larger budget. Levels 2 to 4 compare their root moves alike: every move on
+each deal with the same random numbers, judged by the paired differences.
 """
 
 from __future__ import annotations
@@ -309,12 +311,12 @@ class Tally:
         return max(0.0, self.squares / self.n - m * m) / (self.n - 1)
 
 
-def _pick_final(spec, view, commands, tallies: list[Tally], rng, beats=None):
+def _pick_final(spec, view, commands, tallies: list[Tally], rng, beats=None, weights=None):
     """Level 1's move (``commands[0]``, itself mixed where level 1 bluffs)
     unless the search finds others clearly better (by SIGNIFICANCE standard
     errors; ``beats(i)`` where the game's search says so otherwise): then the
     best, or for a mixed decision (bluff, bid, simultaneous commit) one of
-    those drawn by its count, never always the top."""
+    those drawn by its count (or by ``weights``), never always the top."""
     base = tallies[0]
 
     def unpaired(i: int) -> bool:
@@ -328,7 +330,10 @@ def _pick_final(spec, view, commands, tallies: list[Tally], rng, beats=None):
     best = max(better, key=lambda i: tallies[i].mean)
     if not spec.mixed(view, commands[best]):
         return commands[best]
-    return commands[rng.choices(better, weights=[tallies[i].n for i in better])[0]]
+    odds = [(weights or [t.n for t in tallies])[i] for i in better]
+    if sum(odds) <= 0:
+        odds = [1.0] * len(better)
+    return commands[rng.choices(better, weights=odds)[0]]
 
 
 def _as_command(command):
@@ -336,12 +341,47 @@ def _as_command(command):
 
 
 # ---- level 2: determinised search -----------------------------------------------
+def _paired(spec, view, commands, deal, srng, budget, evaluate, start=None):
+    """Each of ``commands`` evaluated on the same deals, each deal's
+    evaluations drawing the same random numbers (common random numbers):
+    ``evaluate(state, command, index, draws)`` is the bot seat's reward (None:
+    refused or stuck). A move replaces level 1's (``commands[0]``) when its
+    reward on the same deals is higher by SIGNIFICANCE standard errors of the
+    paired differences, a far smaller error than the two means' (most deals
+    end the same whichever move is made)."""
+    tallies = [Tally() for _ in commands]
+    diffs = [Tally() for _ in commands]  # against level 1's move, deal by deal
+    start = CLOCK() if start is None else start
+    done = 0
+    while done < budget.iterations and CLOCK() - start < budget.cap_s:
+        state = deal(srng)
+        draws = srng.getrandbits(64)
+        rewards: list[float | None] = []
+        for i, command in enumerate(commands):
+            if CLOCK() - start >= budget.cap_s:
+                break
+            rewards.append(evaluate(state, command, i, draws))
+        for i, r in enumerate(rewards):
+            if r is None:
+                continue
+            tallies[i].add(r)
+            if i and rewards[0] is not None:
+                diffs[i].add(r - rewards[0])
+        done += len(commands)
+
+    def beats(i: int) -> bool:
+        d = diffs[i]
+        return d.n > 1 and d.mean > SIGNIFICANCE * math.sqrt(d.var_of_mean())
+
+    # a mixed decision draws among the moves that beat level 1's by how much
+    # they beat it (every move was tried on as many deals)
+    gains = [max(d.mean, 0.0) for d in diffs]
+    return _as_command(_pick_final(spec, view, commands, tallies, srng, beats, gains))
+
+
 def determinised(spec: SearchSpec, level_budget: Budget):
-    """Each candidate move played on the same deals, each deal's playouts
-    drawing the same random numbers (common random numbers): a move replaces
-    level 1's when its reward on the same deals is higher by SIGNIFICANCE
-    standard errors of the paired differences, a far smaller error than the
-    two means' (most deals end the same whichever move is made)."""
+    """Each candidate move played out by the heuristic on the same deals,
+    compared with level 1's move deal by deal (``_paired``)."""
 
     def bot(view, seat, rng, legal):
         budget = _in_force(level_budget)
@@ -352,31 +392,11 @@ def determinised(spec: SearchSpec, level_budget: Budget):
         commands = _proposals(spec, view, seat, legal, probe, srng, ROOT_PROPOSALS)
         if len(commands) <= 1:
             return _as_command(commands[0])
-        tallies = [Tally() for _ in commands]
-        diffs = [Tally() for _ in commands]  # against level 1's move, deal by deal
-        start = CLOCK()
-        done = 0
-        while done < budget.iterations and CLOCK() - start < budget.cap_s:
-            state = deal(srng)
-            draws = srng.getrandbits(64)
-            rewards: list[float | None] = []
-            for command in commands:
-                if CLOCK() - start >= budget.cap_s:
-                    break
-                rewards.append(_played_out(spec, state, seat, command, now, draws))
-            for i, r in enumerate(rewards):
-                if r is None:
-                    continue
-                tallies[i].add(r)
-                if i and rewards[0] is not None:
-                    diffs[i].add(r - rewards[0])
-            done += len(commands)
 
-        def beats(i: int) -> bool:
-            d = diffs[i]
-            return d.n > 1 and d.mean > SIGNIFICANCE * math.sqrt(d.var_of_mean())
+        def evaluate(state, command, i, draws):
+            return _played_out(spec, state, seat, command, now, draws)
 
-        return _as_command(_pick_final(spec, view, commands, tallies, srng, beats))
+        return _paired(spec, view, commands, deal, srng, budget, evaluate)
 
     return bot
 
@@ -499,11 +519,17 @@ def _descend(spec, root, root_moves, seat, state, now, rng):
 
 
 def _iterate(spec, root, root_moves, seat, deals, now, rng) -> None:
+    _iterate_on(spec, root, root_moves, seat, deals(rng), now, rng)
+
+
+def _iterate_on(spec, root, root_moves, seat, deal, now, rng) -> float | None:
+    """One iteration on the sampled state ``deal``: selection, expansion, a
+    playout and its rewards backed up the path; ``seat``'s reward (None: a
+    move refused, or the playout stuck)."""
     rules = spec.rules
-    deal = deals(rng)
     descended = _descend(spec, root, root_moves, seat, deal, now, rng)
     if descended is None:
-        return
+        return None
     path, state, t = descended
     out = rules.outcome(state)
     if out is not None:
@@ -511,13 +537,21 @@ def _iterate(spec, root, root_moves, seat, deals, now, rng) -> None:
     else:
         result = playout(spec, state, t, rng)
     if result is None:
-        return
+        return None
     for n in path:
         if n.seat is not None:
             n.tally.add(result.get(n.seat, 0.0))
+    return result.get(seat)
 
 
 def ismcts(spec: SearchSpec, level_budget: Budget, weighted: bool = False):
+    """One tree over the information set, a deal sampled per iteration. At
+    the root every move is searched on each deal, its subtree descended with
+    the same random numbers (as level 2 plays its moves out), and the moves
+    compared deal by deal (``_paired``): UCB at the root spread the visits
+    over the moves, and their means' errors hid all but large differences,
+    so level 3 mostly played level 1's move. Below the root, UCB as usual."""
+
     def bot(view, seat, rng, legal):
         budget = _in_force(level_budget)
         srng = random.Random(rng.getrandbits(64))
@@ -531,14 +565,11 @@ def ismcts(spec: SearchSpec, level_budget: Budget, weighted: bool = False):
         if weighted:
             deals = weighted_deals(spec, view, seat, deals, srng)
         root = Node()
-        for _ in range(budget.iterations):
-            if CLOCK() - start >= budget.cap_s:
-                break
-            _iterate(spec, root, moves, seat, deals, now, srng)
-        tallies = [
-            root.children[key_of(m)].tally if key_of(m) in root.children else Tally() for m in moves
-        ]
-        return _as_command(_pick_final(spec, view, moves, tallies, srng))
+
+        def evaluate(state, command, i, draws):
+            return _iterate_on(spec, root, [command], seat, state, now, random.Random(draws))
+
+        return _paired(spec, view, moves, deals, srng, budget, evaluate, start)
 
     return bot
 

@@ -347,3 +347,55 @@ def test_the_tree_widens_below_the_root_as_its_nodes_are_visited():
         tried = len(node.children)
         assert 2 <= tried <= 1 + math.isqrt(node.tally.n // search.WIDEN), tried
         assert search.key_of({"move": "r0"}) in node.children
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["level3", "level4"])
+def test_levels_3_and_4_compare_their_root_moves_on_the_same_deals(weighted):
+    """The tree's root plays every move on each deal with the same draws and
+    compares them deal by deal, as level 2 does: the move that wins 3 % more
+    bouts replaces level 1's within the budget (UCB's visits and the two
+    means' errors left level 1's move nearly every time)."""
+    spec = SearchSpec(
+        rules=_Coin(),
+        sample_state=lambda view, seat, rng: (rng.random(), None),
+        policy=lambda view, seat, rng, legal: legal[0],
+    )
+    bot = search.ismcts(spec, search.Budget(200, math.inf), weighted=weighted)
+    legal = _Coin().legal_commands((0.0, None), "ana")
+    moves = Counter(bot({}, "ana", random.Random(seed), legal)["move"] for seed in range(20))
+    assert moves["b"] >= 16, moves
+
+
+class _Three(_Coin):
+    """Ana keeps "a", or takes "b" (wins on 5 % more of the numbers) or "c"
+    (on 25 % more)."""
+
+    def legal_commands(self, state, seat):
+        return [] if state[1] else [{"move": "a"}, {"move": "b"}, {"move": "c"}]
+
+    def outcome(self, state):
+        if not state[1]:
+            return None
+        edge = {"a": 0.0, "b": 0.05, "c": 0.25}[state[1]]
+        won = state[0] + edge > 0.5
+        return win_outcome(("ana", "bob"), ["ana" if won else "bob"])
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_a_mixed_decision_draws_the_moves_by_how_much_they_beat_level_1s(level):
+    """Mixed (a bluff, a bid): among the moves that beat level 1's, each is
+    drawn by its gain over it, so the far better move is drawn most often
+    and the other still now and then (every move was tried on as many deals:
+    their counts, once the weights, said nothing)."""
+    spec = SearchSpec(
+        rules=_Three(),
+        sample_state=lambda view, seat, rng: (rng.random(), None),
+        policy=lambda view, seat, rng, legal: legal[0],
+        candidates=lambda view, legal: legal[1:],  # both others searched
+        mixed=lambda view, command: True,
+    )
+    budget = search.Budget(600, math.inf)
+    bot = search.determinised(spec, budget) if level == 2 else search.ismcts(spec, budget)
+    legal = _Three().legal_commands((0.0, None), "ana")
+    moves = Counter(bot({}, "ana", random.Random(seed), legal)["move"] for seed in range(60))
+    assert moves["c"] >= 40 and moves["b"] >= 2 and moves["a"] <= 3, moves
