@@ -89,6 +89,17 @@ _TX_AHEAD_SQL = (
 )
 
 
+def _postgresql_after(databases, migration: str):
+    """(alias, connection) of each PostgreSQL database among ``databases``
+    where the log's ``migration`` ran."""
+    for alias in databases or []:
+        connection = connections[alias]
+        if connection.vendor != "postgresql":
+            continue
+        if ("eventlog", migration) in MigrationRecorder(connection).applied_migrations():
+            yield alias, connection
+
+
 @register(Tags.database)
 def log_transactions_behind_the_server(app_configs=None, databases=None, **kwargs):
     """PostgreSQL: every event was written by a transaction older than the
@@ -97,13 +108,7 @@ def log_transactions_behind_the_server(app_configs=None, databases=None, **kwarg
     the events the reactors have passed (they read in (tx, id) order), and
     webhooks, live updates, reminders and ratings would skip it without a word."""
     errors = []
-    for alias in databases or []:
-        connection = connections[alias]
-        if connection.vendor != "postgresql":
-            continue
-        applied = MigrationRecorder(connection).applied_migrations()
-        if ("eventlog", "0007_reactors_event_tx") not in applied:
-            continue
+    for alias, connection in _postgresql_after(databases, "0007_reactors_event_tx"):
         with connection.cursor() as cur:
             cur.execute(_TX_AHEAD_SQL.format(table=StoredEvent._meta.db_table))
             newest, server_next = cur.fetchone()
@@ -128,13 +133,7 @@ def append_not_whole_function(app_configs=None, databases=None, **kwargs):
     """The function an append alone calls to undo itself (migration 0010):
     without it, every move's statement fails."""
     errors = []
-    for alias in databases or []:
-        connection = connections[alias]
-        if connection.vendor != "postgresql":
-            continue
-        applied = MigrationRecorder(connection).applied_migrations()
-        if ("eventlog", "0010_append_not_whole") not in applied:
-            continue
+    for alias, connection in _postgresql_after(databases, "0010_append_not_whole"):
         with connection.cursor() as cur:
             cur.execute("SELECT to_regprocedure('eventlog_append_not_whole()') IS NOT NULL")
             (found,) = cur.fetchone()
