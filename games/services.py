@@ -104,11 +104,6 @@ def _listened(match: Match, new: list) -> list[Callable]:
     return [listener.fn for listener in _match_listeners if listener.acts_on(match, types)]
 
 
-def _notify(match: Match, new: list, state: MatchState, now: float) -> None:
-    for fn in _listened(match, new):
-        fn(match, new, state, now)
-
-
 # listeners(match, rows) run once the transaction that appended a move has
 # committed, in the process that made it (live tells the match's sockets at
 # once, not after the reactors' pass); a failing one costs the move nothing
@@ -561,8 +556,10 @@ def _append_move(match: Match, loaded: Loaded, new: list, t: float, **how) -> li
             index_written(match, rows[-1], index, state)
         else:
             set_deadline(match, state)
-        _notify(match, new, state, t)
+        for listener in listeners:
+            listener(match, new, state, t)
 
+    listeners = _listened(match, new)  # none: the append is its whole transaction
     inline = match_row_inline(match, state, index)
     rows = append(
         match.stream,
@@ -570,7 +567,7 @@ def _append_move(match: Match, loaded: Loaded, new: list, t: float, **how) -> li
         new,
         within=record,
         inline=inline,
-        within_writes=bool(_listened(match, new)),
+        within_writes=bool(listeners),
         **how,
     )
     if rows and not rows.replay and _committed_listeners:

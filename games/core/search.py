@@ -518,10 +518,6 @@ def _descend(spec, root, root_moves, seat, state, now, rng):
     return path, state, t
 
 
-def _iterate(spec, root, root_moves, seat, deals, now, rng) -> None:
-    _iterate_on(spec, root, root_moves, seat, deals(rng), now, rng)
-
-
 def _iterate_on(spec, root, root_moves, seat, deal, now, rng) -> float | None:
     """One iteration on the sampled state ``deal``: selection, expansion, a
     playout and its rewards backed up the path; ``seat``'s reward (None: a

@@ -329,9 +329,7 @@ def append(
     try:
         if alone:
             inserts.insert(rows, expected_version, None, fingerprint)
-        elif whole and _landed_whole(rows, expected_version, inline, inserts, fingerprint):
-            pass
-        else:
+        elif not (whole and _landed_whole(rows, expected_version, inline, inserts, fingerprint)):
             whole = False
             inline = _append_in_transaction(
                 rows, expected_version, inline, within, inserts, fingerprint

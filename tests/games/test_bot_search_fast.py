@@ -340,7 +340,7 @@ def test_the_tree_widens_below_the_root_as_its_nodes_are_visited():
     root = search.Node()
     moves = [{"move": "a"}, {"move": "b"}]
     for _ in range(300):
-        search._iterate(spec, root, moves, "ana", spec.deals({}, "ana"), 0.0, rng)
+        search._iterate_on(spec, root, moves, "ana", spec.deals({}, "ana")(rng), 0.0, rng)
     answers = [node for node in root.children.values()]
     assert len(answers) == 2 and all(n.tally.n >= 100 for n in answers)
     for node in answers:
