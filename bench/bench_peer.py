@@ -20,9 +20,12 @@ matches at once, the same number of moves, loopback only.
   (BENCH_PEER_OURS_OVER=http): a seat GETs its view when the turn comes to it
   and POSTs its command (``/api/matches/<id>/commands``).
 
-Phases, interleaved (ours, peer, then peer, ours, ... so a drift of the
-machine's load falls on both): ``latency`` (one match at a time) and ``load``
-(BENCH_PEER_MATCHES at once). Then, not counted: a census of what each side
+First each side plays WARM_MOVES moves under load, not measured, so that
+both are measured as running servers, not cold ones (ours: each pooled
+PostgreSQL connection's caches, plans and trigger functions; the peer's
+Node JIT). Then phases, interleaved (ours, peer, then peer, ours, ... so a
+drift of the machine's load falls on both): ``latency`` (one match at a
+time) and ``load`` (BENCH_PEER_MATCHES at once). Then, not counted: a census of what each side
 does per move (statements; for ours through the Django test client) and, for
 ours, a py-spy profile of the web workers during one more load phase. Every
 move acknowledged is checked to be in each side's database. Last, the
@@ -80,6 +83,7 @@ KILL_RATE = 600  # moves/s: the pools hold enough matches for the kill phase at 
 KILL_WAIT_MS = 3000  # in the kill phase, a wait's bound (a dead server answers nothing)
 KILL_AT_MOVES = 100  # the kill phase is under way once this many moves are acknowledged
 KILL_PHASE_S = 90  # the kill phase's bound
+WARM_MOVES = 500  # a side's moves under load before anything is measured
 
 
 def say(msg: str) -> None:
@@ -712,6 +716,7 @@ def _sizes(s: dict) -> dict:
     }
     warm = {"latency": 5, "load": m}
     played = s["latency_moves"] + s["moves"] + s["rounds"] * (warm["latency"] + warm["load"])
+    played += WARM_MOVES
     # the kill phase: a load phase again, at up to KILL_RATE moves/s until the kill
     played += KILL_AT_MOVES + math.ceil(s["kill_after_s"] * KILL_RATE)
     pool_peer = 2 * m + math.ceil(played / SHORTEST_MATCH) + 2
@@ -792,6 +797,17 @@ def _phases(
     runs: dict[str, dict[str, list]] = {k: {"ours": [], "peer": []} for k in sizes["per"]}
     cpu_spans: dict[str, list] = {"ours": [], "peer": []}
     census_peer = {}
+    for side in ("ours", "peer"):
+        res = sides[side].phase(
+            {
+                "name": "warm",
+                "matches": s["matches"],
+                "moves": WARM_MOVES,
+                "warmup": 0,
+                "seconds": s["seconds"],
+            }
+        )
+        say(f"warm {side}: {res['moves']} moves in {res['seconds']} s (not measured)")
     for kind in ("latency", "load"):
         for r in range(s["rounds"]):
             order = ["ours", "peer"] if r % 2 == 0 else ["peer", "ours"]

@@ -49,6 +49,7 @@ from games.core.protocol import (
 from games.core.registry import series_for
 from games.core.series import MatchState
 from games.holders import is_bot
+from runtime.after_answer import after_answer
 
 from . import states, visibility
 from .clock_index import (
@@ -571,7 +572,9 @@ def _append_move(match: Match, loaded: Loaded, new: list, t: float, **how) -> li
         **how,
     )
     if rows and not rows.replay and _committed_listeners:
-        transaction.on_commit(lambda: _tell_committed(match, rows))
+        # after the kept state's copy (its on_commit came first): another
+        # process told of the version finds its state
+        transaction.on_commit(lambda: after_answer(lambda: _tell_committed(match, rows)))
     return rows
 
 

@@ -229,6 +229,9 @@ REACTOR_LEASE_S = float(os.environ.get("REACTOR_LEASE_S") or 10)
 # catch-up), then parks it after this many tries in a row (reactors.ParkedAppend)
 REACTOR_RETRIES = int(os.environ.get("REACTOR_RETRIES") or 5)
 REACTOR_BACKOFF_S = float(os.environ.get("REACTOR_BACKOFF_S") or 1)
+# once an append wakes the reactors, the appends of this many seconds more are
+# gathered into the same pass (one read and one pass for many moves under load)
+REACTOR_GATHER_S = float(os.environ.get("REACTOR_GATHER_S") or 0.01)
 # recurring shows (templates) are periodic tasks in the database: django-celery-beat's
 # scheduler runs them (beat in production; the embedded thread under `make run`)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"

@@ -28,6 +28,7 @@ VIEWER_CHANGED and the page reloads as whoever they are now."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 import json
 import logging
@@ -51,6 +52,7 @@ from games import services, visibility
 from games.core.protocol import SEAT, SPECTATOR_VIEW
 from games.models import Match
 from games.visibility import recorded
+from runtime.after_answer import answer_first
 
 from . import auth, commands, publisher
 from .chat import ChatSocket
@@ -249,11 +251,14 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         an ack's table is rendered on the same thread right after it, and
         so are the other seats' sockets' of this process: their announcement
         of the move waits for those (``_moving``), so they render nothing."""
-        table = None
-        moving = asyncio.get_running_loop().create_future()
+        table, sent = None, None
+        loop = asyncio.get_running_loop()
+        moving = loop.create_future()
         _moving[self.pk] = moving
         try:
-            answer, table, others = await _off_loop(self._decide)(content, self._peers())
+            answer, table, others, sent = await _off_loop(self._decide)(
+                content, self._peers(), loop
+            )
             for peer, made in others:
                 viewer_tables.put(peer._table_key(made.version), made)
         except Exception:
@@ -267,7 +272,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
                 del _moving[self.pk]
         if "html" in answer:  # the table a person's move is answered with
             self.shown = max(self.shown, answer["version"])
-        await self.send_json(answer)
+        if sent is None:
+            await self.send_json(answer)
+        else:  # sent from the thread before the tables were made
+            await asyncio.wrap_future(sent)
         if answer.get("type") == "ack" and answer["version"] > self.shown:
             # the mover's table now, not once the move is announced: shared with
             # the seat's other sockets woken by the announcement of that version
@@ -277,35 +285,53 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
 
     def _decide(
-        self, content: dict, peers: list[MatchConsumer] = ()
-    ) -> tuple[dict, ViewerTable | None, list[tuple[MatchConsumer, ViewerTable]]]:
+        self, content: dict, peers: list[MatchConsumer] = (), loop=None
+    ) -> tuple[
+        dict,
+        ViewerTable | None,
+        list[tuple[MatchConsumer, ViewerTable]],
+        concurrent.futures.Future | None,
+    ]:
         """The answer, and for an ack without a table of its own (the JSON
         socket's) the viewer's table after it: no second trip to the pool;
         and when the command read every seat's holder with the match (a
         token's), the table of each of ``peers`` (the other seats' sockets
-        of this process) after it too, so theirs read nothing either."""
+        of this process) after it too, so theirs read nothing either.
+
+        Such an ack is sent on ``loop`` as soon as the move committed (the
+        future of that send is returned last, else None): the tables, the
+        kept state's copy and the version's announcement come after it
+        (runtime.after_answer)."""
         moved: list[commands.Moved] = []
-        with translation.override(self.language):
-            answer = commands.decide(
-                self.pk, self.scope, content, csrf_token=self._csrf_token, moved=moved
-            )
-        if answer.get("type") != "ack" or "html" in answer:
-            return answer, None, []
-        if self.viewer.kind == SPECTATOR_VIEW.kind:
-            return answer, None, []
-        if not moved:
-            return answer, self._shared_render(), []
-        # the match row as the move's own append left it, and the seats its
-        # command read with it: nothing read again
-        (made,) = moved
-        table, others = self._shared_render(*made), []
-        if made.tokens is not None:  # the holders' tokens read: their rights are checkable
-            for peer in peers:
+        with answer_first():
+            with translation.override(self.language):
+                answer = commands.decide(
+                    self.pk, self.scope, content, csrf_token=self._csrf_token, moved=moved
+                )
+            if answer.get("type") != "ack" or "html" in answer:
+                return answer, None, [], None
+            sent = None
+            if loop is not None:
+                sent = asyncio.run_coroutine_threadsafe(self.send_json(answer), loop)
+            if self.viewer.kind == SPECTATOR_VIEW.kind:
+                return answer, None, [], sent
+            # the match row as the move's own append left it, and the seats its
+            # command read with it: nothing read again; a table not made here
+            # is made when pushed (the move stands, acknowledged)
+            made = moved[0] if moved else ()
+            table, others = None, []
+            # with the holders' tokens read, the other seats' rights are checkable
+            for socket in (self, *(peers if moved and made.tokens is not None else ())):
                 try:
-                    others.append((peer, peer._shared_render(*made)))
-                except Exception as exc:  # that socket renders its own when told
+                    rendered = socket._shared_render(*made)
+                except Exception as exc:
                     log.info("table of match %s not made with the move (%s)", self.pk, type(exc))
-        return answer, table, others
+                    continue
+                if socket is self:
+                    table = rendered
+                else:
+                    others.append((socket, rendered))
+            return answer, table, others, sent
 
     def _table_key(self, version: int) -> tuple:
         """The key of this socket's viewer's table at ``version`` in viewer_tables."""

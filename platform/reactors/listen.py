@@ -10,6 +10,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import connection
 
 log = logging.getLogger(__name__)
@@ -91,8 +92,9 @@ class Listening(Polling):
         try:
             for note in conn.notifies(timeout=timeout, stop_after=1):
                 woken.add(note.payload)
-            for note in conn.notifies(timeout=0):  # the rest already here: one catch-up for all
-                woken.add(note.payload)
+            if woken.streams or woken.everything:  # and the next few ms': one catch-up
+                for note in conn.notifies(timeout=settings.REACTOR_GATHER_S):
+                    woken.add(note.payload)
         except Exception:
             log.exception("reactors: the LISTEN connection failed; polling")
             self.close()

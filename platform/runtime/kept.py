@@ -31,6 +31,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from django.core.cache import caches
 from django.db import transaction
 
+from .after_answer import after_answer
 from .seal import seal, unseal
 
 CACHE_ALIAS = "states"  # the cache every process shares (Django's CACHES)
@@ -107,7 +108,8 @@ class KeptByVersion(Generic[E]):
             return None
 
     def keep(self, stream: str, entry: E) -> None:
-        """Keep ``entry`` here now, and in the shared tier once its rows commit."""
+        """Keep ``entry`` here now, and in the shared tier once its rows commit
+        (after the move's answer, within ``answer_first``)."""
         self.keep_local(stream, entry)
         key = self.key(stream)
 
@@ -118,7 +120,7 @@ class KeptByVersion(Generic[E]):
             except Exception:  # the cache is away (or the fold holds another class): refolded
                 self.log.warning("%s of %s not cached", self.what, stream, exc_info=True)
 
-        transaction.on_commit(publish)
+        transaction.on_commit(lambda: after_answer(publish))
 
     # ---- reading at a tag ----------------------------------------------------------
     def lookup(self, stream: str, tag) -> tuple[E | None, list[E]]:

@@ -895,3 +895,59 @@ def test_a_table_put_beside_a_render_is_served_for_its_key_alone_and_never_repla
     got = async_to_sync(body)()
     assert got == ["made with the move", "a2", "b3", "b3"]
     assert rendered == ["a2", "b3"]
+
+
+def test_the_ack_goes_out_before_the_tables_the_kept_state_and_the_announcement(
+    settings, monkeypatch
+):
+    """A move over the socket is acknowledged as soon as its event committed:
+    while the tables after it are still being made, the mover has its ack,
+    and neither the shared copy of the state nor the other seat's news of the
+    version has gone out yet; both follow the tables (runtime.after_answer),
+    the state's copy first, so the other seat's process finds it."""
+    import threading
+
+    from games import states
+    from live import consumers, publisher
+
+    settings.REACTORS_INLINE = False
+    settings.LIVE_REJOIN_S = 60
+    rendering, go_on = threading.Event(), threading.Event()
+    real_render, real_send = consumers.MatchConsumer._shared_render, publisher.send
+    order = []
+
+    def held_render(self, *made):
+        if made:  # the tables made with the move: held until the ack is seen
+            rendering.set()
+            assert go_on.wait(10)
+        return real_render(self, *made)
+
+    def told(layer, sends):
+        order.append(("told", states.KEPT.shared(match.stream).version))
+        return real_send(layer, sends)
+
+    monkeypatch.setattr(consumers.MatchConsumer, "_shared_render", held_render)
+    monkeypatch.setattr(publisher, "send", told)
+    match, mover, other, _who, issued = _two_bots("af")
+
+    async def body():
+        sockets = {s: bot_socket(match.pk, issued[s][1].encode()) for s in issued}
+        first = {s: await opened(comm) for s, comm in sockets.items()}
+        command = first[mover]["legal"]["commands"][0]
+        await sockets[mover].send_json_to({"command": command, "id": "af-1"})
+        ack = await answer_to(sockets[mover], "af-1")
+        held = rendering.is_set() and not go_on.is_set()
+        kept_then = states.KEPT.shared(match.stream)  # not on the sync thread: it is held
+        told_then = list(order)
+        go_on.set()
+        got = json.loads((await sockets[other].receive_output(timeout=5))["text"])
+        for comm in sockets.values():
+            await comm.disconnect()
+        return ack, held, kept_then, told_then, got
+
+    ack, held, kept_then, told_then, got = async_to_sync(body)()
+    assert ack["type"] == "ack" and held
+    assert kept_then is None or kept_then.version < ack["version"]
+    assert told_then == []
+    assert order == [("told", ack["version"])]  # told once its state's copy was there
+    assert got["type"] == "update" and got["version"] == ack["version"]

@@ -3,6 +3,7 @@ sleeps its timeout and has everything read; on PostgreSQL a LISTEN wakes at
 the append's commit and names its stream and transaction, where polling over
 the same append still only times out."""
 
+import threading
 import time
 from types import SimpleNamespace
 
@@ -51,3 +52,33 @@ def test_listening_names_what_was_appended_where_polling_only_times_out():
         assert listening.wait(0.01) == listen.Woken()  # nothing since: an empty wake
     finally:
         listening.close()
+
+
+@pytest.mark.postgres
+def test_appends_close_together_wake_the_reactors_once(settings):
+    """The appends of REACTOR_GATHER_S after the one that woke the reactors
+    come with it, so one pass reads them all; one after the window wakes
+    the next wait."""
+    settings.REACTOR_GATHER_S = 0.5
+    listening = listen.wakeup(connection)
+    assert listening.listen() is not None
+    try:
+        _append("t-first")
+        later = threading.Timer(0.1, _append_elsewhere, ["t-soon-after"])
+        later.start()
+        woken = listening.wait(30)
+        later.join()
+        assert set(woken.streams) == {"t-first", "t-soon-after"}
+        settings.REACTOR_GATHER_S = 0.0
+        _append("t-next")
+        assert set(listening.wait(30).streams) == {"t-next"}
+    finally:
+        listening.close()
+
+
+def _append_elsewhere(stream) -> None:
+    """An append from another thread (its own connection), as another process's."""
+    try:
+        _append(stream)
+    finally:
+        connection.close()
