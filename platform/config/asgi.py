@@ -22,3 +22,7 @@ application = ProtocolTypeRouter(
         "websocket": SocketAuth(URLRouter(websocket_urlpatterns)),
     }
 )
+
+from runtime.startup import freeze_startup  # noqa: E402
+
+freeze_startup()  # once the application is built: a worker's start, out of the collector's way

@@ -79,3 +79,11 @@ def _say_through_logging() -> None:
         say.info(str(msg).strip())
 
     worker_program.safe_say = safe_say
+
+
+@signals.worker_process_init.connect
+def _freeze_startup(**_kwargs) -> None:
+    """Each pool process, once forked: its start out of the collector's way."""
+    from runtime.startup import freeze_startup
+
+    freeze_startup()

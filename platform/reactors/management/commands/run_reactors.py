@@ -5,6 +5,7 @@ import threading
 from django.core.management.base import BaseCommand
 
 from reactors.follow import Follower, registered
+from runtime.startup import freeze_startup
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +21,7 @@ class Command(BaseCommand):
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
         follower = Follower()
+        freeze_startup()
         names = ", ".join(r.name for r in registered())
         log.info("reactors following the log as %s: %s", follower.owner, names)
         follower.run(stop)
