@@ -505,6 +505,11 @@ def _append_sql(n: int, mark, inline: Inline | None = None, whole: bool = False)
     )
     last = 3 + n * width
     guard = f"SELECT pg_advisory_xact_lock_shared({mark(1)}::integer, hashtext({mark(2)}::varchar))"
+    if whole:  # notified after its commit (_NOTIFY_AFTER), not by the trigger (migration 0011)
+        guard += (
+            ", set_config('eventlog.notify_after', 'on', true), set_config('eventlog.appended', "
+            f"pg_current_xact_id()::text || E'\\n' || {mark(2)}::varchar, false)"
+        )
     insert = (
         f"INSERT INTO {_TABLE} (stream, version, type, data, metadata, command_id, command_seq, recorded_at) "
         "SELECT v.stream, v.version, v.type, v.data, v.metadata, v.command_id, v.command_seq, statement_timestamp() "
@@ -609,7 +614,10 @@ def _run_append(
         before = [f"PREPARE {name} AS {_append_sql(n, lambda i: f'${i}', inline, whole)}"]
     try:
         out = _execute_opening(
-            f"EXECUTE {name} ({', '.join(['%s'] * len(params))})", params, before
+            f"EXECUTE {name} ({', '.join(['%s'] * len(params))})",
+            params,
+            before,
+            then_notify=whole,
         )
     except Exception as exc:
         if _not_whole(exc):
@@ -621,12 +629,29 @@ def _run_append(
     return out
 
 
-def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tuple]:
+# after an append alone commits, in the same message: its NOTIFY in a
+# transaction of its own that waits for no flush (migration 0011)
+_NOTIFY_AFTER = [
+    "COMMIT",
+    "BEGIN",
+    "SET LOCAL synchronous_commit TO off",
+    "SELECT pg_notify('eventlog_appended', current_setting('eventlog.appended'))",
+    "COMMIT",
+]
+
+
+def _execute_opening(
+    sql: str, params: list, before: list[str] = (), then_notify: bool = False
+) -> list[tuple]:
     """The rows ``sql`` returns, run on Django's connection after the
     statements ``before`` (no parameters), all in one message. When it is
     the transaction's first statement, psycopg would send its BEGIN alone
     and wait for it: it goes in the same message instead, so an append
     outside any other transaction is one round trip and its COMMIT.
+    ``then_notify`` (an append alone, outside any transaction): ``sql`` in a
+    transaction of its own, then its NOTIFY in another (``_NOTIFY_AFTER``),
+    still one message; on an error nothing after it ran, and its transaction
+    is rolled back.
 
     On psycopg's own cursor (Django's cursor factory, so bound on the client
     as every query): Django's wrapper around it costs as much client time
@@ -649,7 +674,17 @@ def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tup
         and raw.read_only is None
         and raw.deferrable is None
     )
-    head = [*before, "BEGIN"] if opening else list(before)
+    head = [*before, "BEGIN"] if opening or then_notify else list(before)
+    tail = _NOTIFY_AFTER if then_notify and not opening else []
+    try:
+        return _run_message(db, raw, head, sql, params, tail, opening)
+    except Exception:
+        if tail and raw.pgconn.transaction_status == TransactionStatus.INERROR:
+            raw.execute("ROLLBACK")  # what failed left its explicit transaction open
+        raise
+
+
+def _run_message(db, raw, head: list, sql: str, params: list, tail: list, opening: bool):
     started = time.monotonic()
     with db.wrap_database_errors, raw.cursor() as cur:
         if opening:
@@ -663,7 +698,8 @@ def _execute_opening(sql: str, params: list, before: list[str] = ()) -> list[tup
             # and Django puts autocommit back when the block ends, as always.
             # Keeping to Django's state alone costs a move a round trip.
             raw.autocommit = True
-        cur.execute("".join(f"{h}; " for h in head) + sql, params)
+        text = "".join(f"{h}; " for h in head) + sql + "".join(f"; {t}" for t in tail)
+        cur.execute(text, params)
         for _ in head:
             cur.nextset()
         out = cur.fetchall()

@@ -204,7 +204,7 @@ def test_a_timeout_is_one_message_with_its_commit_and_writes_what_a_rebuild_does
     sent = [m for m in sent if m not in creation]
     assert len(sent) == 3, "\n".join(sent)
     assert "pg_try_advisory_lock" in sent[0] or sent[0].startswith('Query "SELECT'), sent
-    assert re.match(r'Query "EXECUTE eventlog_append_\d+_match_row_whole', sent[1]), sent
+    assert re.match(r'Query "BEGIN; EXECUTE eventlog_append_\d+_match_row_whole', sent[1]), sent
     assert "pg_advisory_unlock" in sent[2], sent
     row = Match.objects.filter(pk=match.pk).values().get()
     assert row["status"] == "finished" and row["winners"] and sum(row["scores"].values()) > 0

@@ -174,7 +174,8 @@ def test_a_move_writes_its_match_row_and_notes_in_its_append_message(
             break
     # no listener acts on a plain move: its statement is its whole transaction
     assert len(sent) == 1, (sent, shapes)
-    assert re.match(r'Query "EXECUTE eventlog_append_\d+_match_row_whole', sent[0]), sent
+    # its own transaction, then its NOTIFY in another (migration 0011): one message
+    assert re.match(r'Query "BEGIN; EXECUTE eventlog_append_\d+_match_row_whole', sent[0]), sent
     assert connection.connection.info.transaction_status.name == "IDLE"
     live = _match_tables(match)
     assert live[0]["version"] == match.version == read(match.stream)[-1].version
@@ -350,8 +351,10 @@ def test_a_move_alone_whose_writes_found_no_row_is_made_again_in_a_transaction(
     assert rows and not rows.inline  # the projectors wrote the row
     assert tries == [("match_row_missed", True), ("match_row_missed", False)], tries
     whole = next(i for i, q in enumerate(sent) if "_missed_whole AS" in q)
-    # its PREPARE stood: the transaction's first message carries its BEGIN
-    assert sent[whole + 1].startswith('Query "PREPARE eventlog_append_'), sent
+    # the transaction it undid is rolled back; its PREPARE stood: the
+    # transaction's first message carries its BEGIN
+    assert sent[whole + 1] == 'Query "ROLLBACK"', sent
+    assert sent[whole + 2].startswith('Query "PREPARE eventlog_append_'), sent
     assert not any("pg_prepared_statements" in q for q in sent), sent
     assert sent[-1] == 'Query "COMMIT"'
     events = read(match.stream)
@@ -362,3 +365,45 @@ def test_a_move_alone_whose_writes_found_no_row_is_made_again_in_a_transaction(
     assert live[0]["next_deadline"] is not None
     rebuild_stream(match.stream)
     assert _match_tables(match) == live
+
+
+def test_a_move_alone_notifies_the_reactors_once_after_its_commit(settings, match, play):
+    """The append alone notifies in a transaction of its own after its commit
+    (the trigger stays quiet for it): one notification, naming the stream
+    and the transaction that wrote the events, as the trigger's would."""
+    from reactors import positions
+
+    settings.REACTORS_INLINE = False
+    with psycopg.connect(**connection.get_connection_params(), autocommit=True) as listening:
+        listening.execute("LISTEN eventlog_appended")
+        for seed in range(1, 30):  # a move whose append goes alone
+            rows = play(match, seed)()
+            if rows.inline:
+                break
+        told = [n.payload for n in listening.notifies(timeout=0.5)]
+    tx = positions.position_of(rows[-1].id)[0]
+    assert told[-1] == f"{tx}\n{match.stream}"
+    assert told.count(told[-1]) == 1, told  # not by the trigger as well
+
+
+def test_the_notify_trigger_is_quiet_for_a_transaction_that_notifies_after_it():
+    """What an append alone sets for its transaction (``eventlog.notify_after``)
+    keeps the trigger from notifying; any other append is notified by it."""
+    params = connection.get_connection_params()
+    with psycopg.connect(**params, autocommit=True) as listening:
+        listening.execute("LISTEN eventlog_appended")
+        with psycopg.connect(**params) as writer:
+            for quiet, stream in (
+                (True, f"nq-{uuid.uuid4().hex}"),
+                (False, f"nl-{uuid.uuid4().hex}"),
+            ):
+                if quiet:
+                    writer.execute("SELECT set_config('eventlog.notify_after', 'on', true)")
+                writer.execute(
+                    "INSERT INTO eventlog_storedevent (stream, version, type, data, metadata, "
+                    "command_seq, recorded_at) VALUES (%s, 1, 'thing_done', '{}', '{}', 0, now())",
+                    [stream],
+                )
+                writer.commit()
+        told = [n.payload.split("\n")[1] for n in listening.notifies(timeout=0.5)]
+    assert told == [stream]  # the second, not the first

@@ -33,7 +33,8 @@ MOVES = 12
 # what a move costs now, at most (each change that cut it lowered its line)
 BUDGET = {
     "pg_round_trips": 2,
-    "pg_transactions": 2,
+    # the read's, the append's, and its NOTIFY's own (sent with it: no round trip)
+    "pg_transactions": 3,
     "redis_round_trips": 3,
     "celery_publishes": 0,
     "group_send": 1,
