@@ -459,6 +459,26 @@ def test_love_letter_counting_reads_the_card_kept():
     assert plain[2] / plain[6] == pytest.approx(2.0)
 
 
+def test_love_me_not_search_policy_discards_away_from_the_rivals_jacks():
+    """The rival shows the Jack of hearts: a heart discarded scores for it,
+    so the search levels' policy keeps the heart and discards the spade
+    (the heuristic sees the two splits as equal)."""
+    from games.love_me_not.levels import rival_bot
+
+    view = {
+        "seats": ["ana", "bob"],
+        "hand": ["2H", "3S"],
+        "tableaus": {"ana": ["4C"], "bob": ["JH"]},
+        "piles": {"ana": ["5D"], "bob": None},
+        "turns": 5,
+        "turn": 2,
+    }
+    legal = [{"type": "choose", "keep": "2H", "discard": "3S"}]
+    legal.append({"type": "choose", "keep": "3S", "discard": "2H"})
+    for seed in range(10):
+        assert rival_bot(view, "ana", random.Random(seed), legal) == legal[0]
+
+
 def test_love_letter_search_tries_the_likeliest_guess_only():
     """Beside the policy's moves, the search tries one Guard guess a target:
     the card the counts make likeliest (both Princes unseen, one King)."""
