@@ -15,11 +15,14 @@ root, heuristic playouts), 4 ISMCTS over deals weighted by what the
 opponents' own claims, challenges and bids say (``spec.weigh``), with a
 larger budget. Levels 2 to 4 compare their root moves alike: every move on
 each deal with the same random numbers, judged by the paired differences.
+Where a game has a stronger play than level 1's (``spec.searching``), a
+search level starts from it and plays its playouts with it.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 import json
 import math
@@ -156,6 +159,11 @@ class SearchSpec:
     rollout: Callable[[dict, str, random.Random, list], Mapping[str, Any] | None] | None = None
     # each level's rate of slips (None: LEVEL_SLIPS), see ``erring``
     slips: Mapping[int, float] | None = None
+    # a search level's own policy (level -> policy; a level not named: ``policy``):
+    # its move unless the search finds a better one, and its playouts' and its
+    # tree's (``rollout`` then unused), where a game has a stronger play than
+    # level 1's to search with
+    searching: Mapping[int, Callable] | None = None
     # the seat's view as the search's policies read it (None: ``rules.view``):
     # a cheaper build of the same dict (or of the part the policies read),
     # shared data read-only; playouts ask for one at every step
@@ -595,10 +603,17 @@ def level_bots(
     """The five levels, as a game's RULES.bots entries ("level0".."level4")."""
     b = {**LEVEL_BUDGETS, **(budgets or {})}
     rate = {**LEVEL_SLIPS, **(spec.slips or {}), **(slips or {})}
+    own = spec.searching or {}
+
+    def at(level: int) -> SearchSpec:
+        if level not in own:
+            return spec
+        return dataclasses.replace(spec, policy=own[level], rollout=None)
+
     return {
         "level0": random_bot,
         "level1": erring(spec.policy, rate[1]),
-        "level2": erring(determinised(spec, b[2]), rate[2]),
-        "level3": erring(ismcts(spec, b[3]), rate[3]),
-        "level4": erring(ismcts(spec, b[4], weighted=True), rate[4]),
+        "level2": erring(determinised(at(2), b[2]), rate[2]),
+        "level3": erring(ismcts(at(3), b[3]), rate[3]),
+        "level4": erring(ismcts(at(4), b[4], weighted=True), rate[4]),
     }

@@ -9,6 +9,11 @@ deal by what the others chose to keep: a player who just played a card most
 likely kept the higher one (nine times in ten, against one in ten for the
 lower: the weight once was 1.5 against 1, and counted two equal cards as a
 lower one kept).
+
+The search levels play from a stronger policy than level 1's heuristic
+(``counting``): the rivals' cards read from the counts and from what the
+seat saw (level 2), and also from the card each rival kept (levels 3 and
+4); a Guard's guesses searched are the likeliest only (``candidates``).
 """
 
 from __future__ import annotations
@@ -176,6 +181,112 @@ def weigh(view, seat, state: LoveLetterState) -> float:
     return weight
 
 
+def beliefs(view, seat, inferring: bool = True) -> dict[str, dict[int, float]]:
+    """Each other live seat's card as this seat believes it: a known card
+    (``known_cards``, kept through the plays of other cards) for sure; else
+    the unseen cards counted, with ``inferring`` each weighed as ``weigh``
+    weighs a deal (the higher card kept after the seat's last play)."""
+    pool = Counter(CLASSIC_DECK)
+    pool.subtract(int(c) for c in view["hand"] or ())
+    pool.subtract(int(c) for c in view["removed"])
+    for cards in view["discards"].values():
+        pool.subtract(int(c) for c in cards)
+    known = known_cards(view, seat)
+    for c in known.values():
+        pool[c] -= 1
+    last = last_plays(view, seat) if inferring else {}
+    out: dict[str, dict[int, float]] = {}
+    for s in view["seats"]:
+        if s == seat or s in view["out"] or not view["hand_sizes"][s]:
+            continue
+        if s in known:
+            out[s] = {known[s]: 1.0}
+            continue
+        played = last.get(s)
+        odds = {}
+        for c, n in pool.items():
+            if n <= 0:
+                continue
+            odds[c] = float(n)
+            if played is not None and c != played and not (played == 7 and c in (5, 6)):
+                odds[c] *= KEPT_HIGHER if c > played else 1 - KEPT_HIGHER
+        total = sum(odds.values()) or 1.0
+        out[s] = {c: w / total for c, w in odds.items()}
+    return out
+
+
+def counting(inferring: bool):
+    """A search level's policy: the heuristic's play, each rival's card read
+    from ``beliefs`` rather than from the counts alone (the heuristic forgets
+    a card it saw once its holder plays another): a Guard names the likeliest
+    card, a Baron, a Prince on a rival or a King weighs the odds. Won 55.5 +-
+    1.3 % of 6,000 bouts against the heuristic, inferring; 52.8 without."""
+
+    def bot(view, seat, rng, legal):
+        return _counted(view, seat, rng, legal, beliefs(view, seat, inferring))
+
+    return bot
+
+
+def _counted(view, seat, rng, legal, odds):
+    hand = [int(c) for c in view["hand"] or ()]
+
+    def score(cmd) -> float:
+        card = int(cmd["card"])
+        rest = list(hand)
+        rest.remove(card)
+        kept = rest[0] if rest else 0
+        target = cmd.get("target")
+        p = odds.get(target, {})
+        s = kept * 0.5
+        if card == 8:
+            return -100.0
+        if card == 1 and target is not None:
+            s += 20 * p.get(int(cmd["guess"]), 0.0)
+        elif card == 2:
+            s += 1.0 if target is not None and max(p.values(), default=1.0) < 1.0 else 0.2
+        elif card == 3 and target is not None:
+            won = sum(q for c, q in p.items() if c < kept)
+            lost = sum(q for c, q in p.items() if c > kept)
+            s += 15 * (won - lost)
+        elif card == 4:
+            s += 1.5
+        elif card == 5:
+            if target == seat:
+                s += -100 if kept == 8 else (2 - kept) * 0.8
+            elif target is not None:
+                s += 1.0 + 15 * p.get(8, 0.0)
+        elif card == 6 and target is not None:
+            s += sum(c * q for c, q in p.items()) - kept - 0.5
+        elif card == 7:
+            s += 0.5
+        return s + rng.random() * 0.01
+
+    return max(legal, key=score)
+
+
+counting_bot = counting(inferring=True)
+plain_counting_bot = counting(inferring=False)
+
+
+def candidates(view, legal) -> list:
+    """The moves the search tries beside the policy's: a Guard names only
+    the likeliest card of each target by the counts (``beliefs``, not
+    inferring: the policy proposes its own guess), as the search's few deals
+    would tell the guesses apart by chance alone: with every guess tried,
+    level 2 won 46.3 +- 5.6 % of 300 bouts against its own policy."""
+    odds = beliefs(view, view["you"], inferring=False)
+    out = []
+    for c in legal:
+        if c["card"] == "1" and c.get("target") is not None:
+            p = odds.get(c["target"], {})
+            best = max((g for g in p if g != 1), key=p.get, default=None)
+            if best is not None and int(c["guess"]) != best:
+                continue
+        out.append(c)
+    return out
+
+
 def now_of(view) -> float:
     deadline = view["deadline"]
     return deadline - CLOCK_S if deadline is not None else 0.0
@@ -189,5 +300,9 @@ SPEC = SearchSpec(
     now_of=now_of,
     view=search_view,
     sampler=sampler,
+    candidates=candidates,
+    # level 2 counts the cards and keeps what it saw; levels 3 and 4 also
+    # read the card a rival kept from the one it played
+    searching={2: plain_counting_bot, 3: counting_bot, 4: counting_bot},
 )
 LEVELS = level_bots(SPEC)

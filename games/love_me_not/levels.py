@@ -2,7 +2,9 @@
 
 Hidden from a seat: the opponent's hand, their face-down keeps and discards,
 and the deck. Nothing the opponent does reveals anything before the reveal
-(their choices are secret), so level 4 is level 3 with a larger budget.
+(their choices are secret), so level 4 is level 3 with a larger budget (a
+deal weighed by how likely the opponent was to keep what it kept over the
+discard the deal gives it measured no better: 50.0 +- 7.7 % of 160 bouts).
 """
 
 from __future__ import annotations
@@ -106,6 +108,33 @@ def _score(tableau, pile, opp_pile) -> int:
     return sum(t[s] * p[s] for s in t) + sum(o[c[-1]] for c in tableau if c[0] == "J")
 
 
+def rival_bot(view, seat, rng, legal):
+    """The search levels' policy: the heuristic's split, less a point for
+    each of the rival's Jacks (in its open tableau) of the suit discarded
+    (each scores a card of its suit in this seat's pile), and a kept Jack
+    worth the cards of its suit the rival's pile may end with (five piled
+    cards, drawn from the unseen ones' suits) rather than the heuristic's one
+    point. Won 52.0 +- 1.3 % of 6,000 bouts against the heuristic."""
+    other = next(s for s in view["seats"] if s != seat)
+    tableau = _suits(view["tableaus"][seat] or [])
+    pile = _suits(view["piles"][seat] or [])
+    open_cards = [c for c in view["tableaus"][other] if c is not None]
+    jacks = _suits(c for c in open_cards if c[0] == "J")
+    seen = set(view["hand"] or ()) | set(view["tableaus"][seat]) | set(view["piles"][seat])
+    unseen = _suits(c for c in DECK if c not in seen and c not in open_cards)
+    left = max(0, int(view["turns"]) - int(view["turn"]))
+    share = TURNS / (sum(unseen.values()) or 1)
+
+    def value(c) -> float:
+        keep, discard = c["keep"], c["discard"]
+        v = split_value(tableau, pile, left, keep, discard, rng) - jacks[discard[-1]]
+        if keep[0] == "J":
+            v += unseen[keep[-1]] * share - 1.0
+        return v
+
+    return max(legal, key=value)
+
+
 def _simultaneous(view, command) -> bool:
     return True  # both choose at once: a fixed choice is exploitable
 
@@ -120,5 +149,8 @@ SPEC = SearchSpec(
     # 51.4 +- 1.8 % of 3,000 bouts against it (its goal: at least half); at
     # 0.5, 54.4 +- 1.8 %, and level 1 still won 65.9 +- 1.7 % against level 0
     slips={1: 0.5},
+    # levels 3 and 4 start from a split that reads the rival's Jacks (level 2
+    # meets its goal with level 1's); the playouts stay the heuristic's (``finish``)
+    searching={3: rival_bot, 4: rival_bot},
 )
 LEVELS = level_bots(SPEC)

@@ -418,3 +418,26 @@ def test_a_ceiling_bounds_every_levels_search_while_it_holds(monkeypatch):
         with search.thinking_at_most(Budget(1, math.inf)):
             assert 0 < thought(level) <= one_round, level
         assert thought(level) > 3 * one_round, level
+
+
+def test_a_search_level_plays_its_own_policy():
+    """``searching`` names a level's policy: its move where the search has no
+    other to try; a level not named plays level 1's."""
+    spec = spec_of("love-letter")
+    state, seat = next(
+        (s, seat)
+        for s, seat in reached_states("love-letter", 2, None)
+        if len(spec.rules.legal_commands(s, seat)) > 1
+    )
+    legal = spec.rules.legal_commands(state, seat)
+    view = spec.rules.view(state, Viewer.of_seat(seat))
+    own = dataclasses.replace(
+        spec,
+        policy=lambda view, seat, rng, legal: legal[0],
+        candidates=lambda view, legal: [],
+        searching={2: lambda view, seat, rng, legal: legal[-1]},
+    )
+    bots = level_bots(own, SMALL, slips=dict.fromkeys(range(1, 5), 0.0))
+    assert bots["level1"](view, seat, random.Random(1), legal) == legal[0]
+    assert bots["level2"](view, seat, random.Random(1), legal) == legal[-1]
+    assert bots["level3"](view, seat, random.Random(1), legal) == legal[0]

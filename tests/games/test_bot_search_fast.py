@@ -399,3 +399,94 @@ def test_a_mixed_decision_draws_the_moves_by_how_much_they_beat_level_1s(level):
     legal = _Three().legal_commands((0.0, None), "ana")
     moves = Counter(bot({}, "ana", random.Random(seed), legal)["move"] for seed in range(60))
     assert moves["c"] >= 40 and moves["b"] >= 2 and moves["a"] <= 3, moves
+
+
+def _ll_view(log, hand, **more):
+    return {
+        "you": "ana",
+        "seats": ["ana", "bob"],
+        "hand": hand,
+        "removed": [],
+        "discards": {"ana": [], "bob": [c["card"] for c in log if c["type"] == "card_played"]},
+        "out": [],
+        "hand_sizes": {"ana": len(hand), "bob": 1},
+        "log": log,
+        **more,
+    }
+
+
+def _ll_guard_moves(hand):
+    return [
+        {"type": "play", "card": c, "target": "bob", "guess": g}
+        for c in hand
+        if c == "1"
+        for g in "2345678"
+    ] + [{"type": "play", "card": c, "target": "bob"} for c in hand if c != "1"]
+
+
+def test_love_letter_counting_keeps_a_card_seen_through_other_plays():
+    """A Priest saw bob's Prince; bob then played a Priest (keeping the
+    Prince): the search levels' Guard names the Prince, where the heuristic
+    forgot it at bob's play."""
+    from games.love_letter.levels import beliefs, counting_bot, plain_counting_bot
+
+    log = [
+        {"type": "card_played", "seat": "ana", "card": "2", "target": "bob"},
+        {"type": "card_seen", "seat": "ana", "target": "bob", "card": "5"},
+        {"type": "card_played", "seat": "bob", "card": "2", "target": "ana"},
+    ]
+    view = _ll_view(log, ["1", "3"])
+    view["discards"]["ana"] = ["2"]
+    assert beliefs(view, "ana")["bob"] == {5: 1.0}
+    guard = {"type": "play", "card": "1", "target": "bob", "guess": "5"}
+    for seed in SEEDS:
+        for bot in (counting_bot, plain_counting_bot):
+            assert bot(view, "ana", random.Random(seed), _ll_guard_moves(["1", "3"])) == guard
+
+
+def test_love_letter_counting_reads_the_card_kept():
+    """bob played a Priest: inferring, the cards above it are nine times the
+    likelier (KEPT_HIGHER), so a Guard names one of them; without, a Priest
+    is as likely as any card counted alike."""
+    from games.love_letter.levels import KEPT_HIGHER, beliefs
+
+    log = [{"type": "card_played", "seat": "bob", "card": "3", "target": "ana"}]
+    view = _ll_view(log, ["1", "4"])
+    inferred, plain = beliefs(view, "ana")["bob"], beliefs(view, "ana", inferring=False)["bob"]
+    assert sum(inferred.values()) == pytest.approx(1.0)
+    # two Priests unseen, one Prince... each card's share: counts x (0.9 above, 0.1 below)
+    assert inferred[2] / inferred[6] == pytest.approx(2 * (1 - KEPT_HIGHER) / KEPT_HIGHER)
+    assert plain[2] / plain[6] == pytest.approx(2.0)
+
+
+def test_love_me_not_search_policy_discards_away_from_the_rivals_jacks():
+    """The rival shows the Jack of hearts: a heart discarded scores for it,
+    so the search levels' policy keeps the heart and discards the spade
+    (the heuristic sees the two splits as equal)."""
+    from games.love_me_not.levels import rival_bot
+
+    view = {
+        "seats": ["ana", "bob"],
+        "hand": ["2H", "3S"],
+        "tableaus": {"ana": ["4C"], "bob": ["JH"]},
+        "piles": {"ana": ["5D"], "bob": None},
+        "turns": 5,
+        "turn": 2,
+    }
+    legal = [{"type": "choose", "keep": "2H", "discard": "3S"}]
+    legal.append({"type": "choose", "keep": "3S", "discard": "2H"})
+    for seed in range(10):
+        assert rival_bot(view, "ana", random.Random(seed), legal) == legal[0]
+
+
+def test_love_letter_search_tries_the_likeliest_guess_only():
+    """Beside the policy's moves, the search tries one Guard guess a target:
+    the card the counts make likeliest (both Princes unseen, one King)."""
+    from games.love_letter.levels import candidates
+
+    view = _ll_view([], ["1", "6"])
+    legal = _ll_guard_moves(["1", "6"])
+    tried = candidates(view, legal)
+    guesses = [c["guess"] for c in tried if c["card"] == "1"]
+    assert guesses in (["2"], ["3"], ["4"], ["5"])  # two of each unseen
+    assert [c for c in tried if c["card"] == "6"] == [c for c in legal if c["card"] == "6"]
