@@ -936,7 +936,8 @@ def test_the_ack_goes_out_before_the_tables_the_kept_state_and_the_announcement(
         command = first[mover]["legal"]["commands"][0]
         await sockets[mover].send_json_to({"command": command, "id": "af-1"})
         ack = await answer_to(sockets[mover], "af-1")
-        held = rendering.is_set() and not go_on.is_set()
+        # the ack may come before the tables are even begun: wait until they are
+        held = await asyncio.to_thread(rendering.wait, 5) and not go_on.is_set()
         kept_then = states.KEPT.shared(match.stream)  # not on the sync thread: it is held
         told_then = list(order)
         go_on.set()
