@@ -130,7 +130,7 @@ def merge(results: list[dict]) -> dict:
     }
     if fetch:
         out["view_fetch_ms"] = stack.summary_ms(fetch)
-    for key in ("open_ms", "push_wait_ms"):  # ours over the socket
+    for key in ("open_ms", "push_wait_ms"):  # opening: both sides; the push's wait: ours
         samples = [x / 1e3 for r in results for x in r.get(key, [])]
         if samples:
             out[key] = stack.summary_ms(samples)
@@ -1151,6 +1151,7 @@ def _md_cycle(r: dict) -> list[str]:
     waits the latency column leaves out)."""
     ours = r["load"]["ours"]
     push, opened = ours.get("push_wait_ms"), ours.get("open_ms")
+    peer_opened = r["load"]["peer"].get("open_ms")
     if not push:
         return []
     one = r["latency"]["ours"].get("push_wait_ms") or {}
@@ -1163,6 +1164,11 @@ def _md_cycle(r: dict) -> list[str]:
         + (
             f"; a new match's two sockets opened in p50 {_v(opened['p50'])} ms ({opened['n']} opened)"
             if opened
+            else ""
+        )
+        + (
+            f" (boardgame.io's two clients connected and synced in p50 {_v(peer_opened['p50'])} ms)"
+            if opened and peer_opened
             else ""
         )
         + ". "

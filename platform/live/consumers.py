@@ -56,7 +56,7 @@ from runtime.after_answer import answer_first
 
 from . import auth, commands, publisher
 from .chat import ChatSocket
-from .groups import groups_for
+from .groups import groups_for, match_group
 from .pool import off_loop as _off_loop
 from .render import (
     CSRF_SLOT,
@@ -128,6 +128,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         self.held: list[tuple[int, float]] = []
         self.released, self.released_due = 0, 0.0
         self.failures = 0  # releases in a row that could not render
+        self.opening: ViewerTable | None = None  # a seat's first table, made with the handshake
+        # every viewer's group joined first: a version committed once the first
+        # table below was read is announced to this socket
+        await self._join_now([match_group(self.pk)])
         found = await _off_loop(self._resolve)()
         # accepted, then closed with the reason: a code sent before accepting
         # never reaches the browser (it sees 1006 and retries forever)
@@ -141,11 +145,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             await self.close(code=NOT_VISIBLE_YET, reason="not visible yet: too recent")
             return
         publisher.serving_on(asyncio.get_running_loop())
-        try:
-            await self._join()
-        except Exception as exc:  # the layer away (Redis restarting): joined again later
-            log.warning("socket of match %s could not join its group: %s", self.pk, exc)
-        self.groups.extend(self.joined)  # discarded on disconnect
+        await self._join_now([g for g in self.joined if g not in self.groups])
         if self.viewer.kind == SEAT:
             _seat_sockets.setdefault(self.pk, weakref.WeakSet()).add(self)
         await viewers.joined(self)  # the viewer counts (broadcast.viewers)
@@ -172,6 +172,15 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             else:
                 row = read(match.stream, after=self.released - 1)[:1]
                 self.released_due = recorded(row[0]) + delay if row else visibility.clock()
+        else:
+            # the table the client's first "since" asks for, in this same hop (a
+            # version committed before the group is joined is caught once joined)
+            self.viewer = viewer
+            try:
+                self.opening = self._shared_render()
+            except Exception as exc:  # rendered again when asked, and told then
+                # the kind of error only: a rendering error's text could name a card
+                log.warning("match %s: first table not rendered (%s)", self.pk, type(exc).__name__)
         return viewer, groups_for(match.pk, viewer), visible, policy, delay
 
     def _pending(self) -> list[tuple[int, float]]:
@@ -222,9 +231,18 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
                 log.warning("socket of match %s could not rejoin (%s)", self.pk, type(exc).__name__)
             await asyncio.sleep(period)
 
-    async def _join(self):
-        for group in self.joined:
+    async def _join(self, groups: list[str] | None = None):
+        """Join ``groups`` (all of this socket's by default), each left on disconnect."""
+        for group in self.joined if groups is None else groups:
+            if group not in self.groups:
+                self.groups.append(group)
             await self.channel_layer.group_add(group, self.channel_name)
+
+    async def _join_now(self, groups: list[str]):
+        try:
+            await self._join(groups)
+        except Exception as exc:  # the layer away (Redis restarting): joined again later
+            log.warning("socket of match %s could not join its group: %s", self.pk, exc)
 
     def _newer(self) -> int | None:
         """The stream's version if newer than what this socket has shown."""
@@ -242,8 +260,11 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         if isinstance(since, bool) or not isinstance(since, int) or since < 0:
             await self.send_json({"error": commands.WHAT_TO_SEND})
             return
+        opening, self.opening = self.opening, None
+        if opening is not None and opening.version < self.shown:
+            opening = None  # a newer version was pushed after it was made
         self.shown = since
-        await self.push(answer=True)
+        await self.push(answer=True, rendered=opening)
 
     async def command(self, content: dict):
         """One move, decided off the event loop on a thread of the pool (no
@@ -348,6 +369,8 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         return list(found.values())
 
     async def table_update(self, event):
+        if not hasattr(self, "viewer"):  # refused at its handshake, closing
+            return
         if self.viewer.kind != SPECTATOR_VIEW.kind:
             moving = _moving.get(self.pk)
             if moving is not None:  # a move of this match decided here: its tables come with it

@@ -1030,3 +1030,69 @@ def test_a_group_waits_only_for_its_own_sends():
         return layer.sent
 
     assert asyncio.run(body()) == [("match-2", 7), ("match-1", 1), ("match-1", 2)]
+
+
+def test_a_seats_first_table_is_made_in_its_handshakes_trip_to_a_thread(settings, monkeypatch):
+    """Opening a seat's socket and asking for its table costs one trip to a
+    thread (the handshake's, which reads the match and renders the table),
+    not two: under load each trip waits for a thread of the pool."""
+    settings.LIVE_REJOIN_S = 60  # no catch-up trip meanwhile
+    trips = []
+    real = live_consumers._off_loop
+
+    def counted(fn):
+        on_a_thread = real(fn)
+
+        async def trip(*args, **kwargs):
+            trips.append(fn.__name__)
+            return await on_a_thread(*args, **kwargs)
+
+        return trip
+
+    monkeypatch.setattr(live_consumers, "_off_loop", counted)
+    ana, ben = users("ana_h", "ben_h")
+    match = seated(ana, ben)
+    cookie = session(ana, match)
+
+    async def body():
+        comm = socket(match.pk, cookie)
+        first = await opened(comm)
+        await comm.disconnect()
+        return first
+
+    first = async_to_sync(body)()
+    assert first["version"] == match.version and "<" in first["html"]
+    assert trips == ["_resolve"]
+
+
+def test_a_move_made_right_after_the_first_table_is_pushed_at_once(settings, monkeypatch):
+    """The first table is made before the handshake ends: a move committed
+    right after it (before the socket could join its group in the old order)
+    still reaches the socket at once, never after its rejoin, and no table
+    older than one already sent follows it."""
+    settings.LIVE_REJOIN_S = 60  # the rejoin's catch-up would hide a missed announcement
+    ana, ben = users("ana_m", "ben_m")
+    match = seated(ana, ben)
+    cookie = session(ana, match)
+    real = live_consumers.MatchConsumer._shared_render
+    moved = []
+
+    def render_then_move(self, *args, **kwargs):
+        table = real(self, *args, **kwargs)
+        if not args and not moved:  # the handshake's: a move right after it
+            moved.append(move_now(match))
+        return table
+
+    monkeypatch.setattr(live_consumers.MatchConsumer, "_shared_render", render_then_move)
+
+    async def body():
+        comm = socket(match.pk, cookie)
+        seen = [(await opened(comm))["version"]]
+        while seen[-1] < moved[0]:
+            seen.append((await comm.receive_json_from(timeout=5))["version"])
+        await comm.disconnect()
+        return seen
+
+    seen = async_to_sync(body)()
+    assert moved and seen[-1] == moved[0]
+    assert seen == sorted(seen)

@@ -9,7 +9,7 @@
 //   "server": "http://127.0.0.1:PORT",
 //   "seed": 1,
 //   "target": 5,             // bgio: tokens to win a match (its setupData)
-//   "pool_size": 80,         // bgio: matches the driver creates in the lobby, clients synced
+//   "pool_size": 80,         // bgio: matches the driver creates in the lobby, both seats joined
 //   "pool": [{"id": 12, "tokens": {"ana": "...", "ben": "..."}}, ...],  // ours: live matches
 //   "sockets": 50,           // ours over HTTP: keep-alive connections at most
 //   "transport": "socket"    // ours: "socket" (the match socket) or "http"
@@ -52,6 +52,7 @@ const REQUEST_TIMEOUT_MS = 15000;
 const limits = { requestMs: REQUEST_TIMEOUT_MS };
 const SYNC_TIMEOUT_MS = 90000; // preparing, not timed: the machine may be busy migrating
 const SEATS = ['ana', 'ben'];
+const bgio = {}; // boardgame.io's client modules and server, once main loads them
 
 function now() {
   return Number(process.hrtime.bigint()) / 1e6; // ms
@@ -385,45 +386,59 @@ class BgioSeat {
 }
 
 class BgioMatch {
-  constructor(matchID, seats, random) {
+  constructor(matchID, credentials, random) {
     this.id = matchID;
-    this.seats = seats; // playerID -> BgioSeat
+    this.credentials = credentials; // playerID -> its credentials from the lobby
+    this.seats = null; // playerID -> BgioSeat, once a slot takes the match
     this.random = random;
     this.finished = false;
   }
 
-  static async create(lobby, Client, SocketIO, LoveLetter, server, target, random) {
+  // the match made in the lobby and both seats joined (untimed, before the phases)
+  static async create(lobby, target, random) {
     const { matchID } = await lobby.createMatch('love-letter', {
       numPlayers: 2,
       setupData: { target },
     });
-    const seats = {};
+    const credentials = {};
     for (const playerID of ['0', '1']) {
       const { playerCredentials } = await lobby.joinMatch('love-letter', matchID, {
         playerID,
         playerName: SEATS[Number(playerID)],
       });
+      credentials[playerID] = playerCredentials;
+    }
+    return new BgioMatch(matchID, credentials, random);
+  }
+
+  // both seats' clients connected and synced: when a slot takes the match, as ours
+  async open() {
+    const { Client, SocketIO, LoveLetter, server } = bgio;
+    this.seats = {};
+    for (const [playerID, credentials] of Object.entries(this.credentials)) {
       const client = Client({
         game: LoveLetter,
         multiplayer: SocketIO({ server, socketOpts: { transports: ['websocket'] } }),
-        matchID,
+        matchID: this.id,
         playerID,
-        credentials: playerCredentials,
+        credentials,
         debug: false,
       });
-      seats[playerID] = new BgioSeat(client);
+      this.seats[playerID] = new BgioSeat(client);
       client.start();
     }
-    const m = new BgioMatch(matchID, seats, random);
-    // synced: both clients hold the match's state
     const synced = await Promise.all(
-      Object.values(seats).map((s) => s.until(0, `sync ${matchID}`, SYNC_TIMEOUT_MS)),
+      Object.values(this.seats).map((s) => s.until(0, `sync ${this.id}`, limits.requestMs)),
     );
-    m.last = synced[0];
-    return m;
+    this.last = synced[0];
   }
 
   async move(stats) {
+    if (!this.seats) {
+      const o0 = now();
+      await this.open();
+      stats.opens.push(now() - o0);
+    }
     const turn = this.last.ctx.currentPlayer;
     const seat = this.seats[turn];
     // the seat to move holds the state the last move left (the server pushed it)
@@ -448,7 +463,8 @@ class BgioMatch {
   }
 
   close() {
-    for (const s of Object.values(this.seats)) s.client.stop();
+    for (const s of Object.values(this.seats || {})) s.client.stop();
+    this.seats = null;
   }
 }
 
@@ -557,10 +573,11 @@ async function main() {
     const { Client, LobbyClient } = require('boardgame.io/client');
     const { SocketIO } = require('boardgame.io/multiplayer');
     const { LoveLetter } = require('./game');
+    Object.assign(bgio, { Client, SocketIO, LoveLetter, server: config.server });
     const lobby = new LobbyClient({ server: config.server });
     for (let i = 0; i < config.pool_size; i += 8) {
       const batch = Array.from({ length: Math.min(8, config.pool_size - i) }, () =>
-        BgioMatch.create(lobby, Client, SocketIO, LoveLetter, config.server, config.target, random),
+        BgioMatch.create(lobby, config.target, random),
       );
       pool.push(...(await Promise.all(batch)));
     }
