@@ -30,6 +30,8 @@ TOKEN_IN_URL_WORDS = (
     "never put a token in the URL: send it as the header Authorization: Token <secret>"
 )
 NOT_A_TOKEN = "send the header as: Authorization: Token <secret>"
+# the sockets whose consumer reads a token header itself (live.consumers)
+READS_ITS_TOKEN = re.compile(r"^/ws/(?:api/)?matches/\d+/$")
 
 
 def header(scope, name: bytes) -> bytes | None:
@@ -97,10 +99,20 @@ class SocketAuth:
         authorization = header(scope, b"authorization")
         if authorization is None:
             return await self.browser(scope, receive, send)
-        user, token, refused = await database_sync_to_async(token_of)(authorization)
-        scope = dict(
-            scope, user=user or AnonymousUser(), refused=refused, authorization=authorization
-        )
-        if token is not None:  # what each command reads again with its match (live.commands)
-            scope["api_token"] = (token.pk, token.key_hash, token.last_used)
+        if READS_ITS_TOKEN.match(scope.get("path", "")):
+            # a match socket reads it in its handshake's one trip to a thread (read_token)
+            scope = dict(
+                scope, user=AnonymousUser(), authorization=authorization, token_unread=True
+            )
+            return await self.inner(scope, receive, send)
+        scope = dict(scope, authorization=authorization)
+        read_token(scope, *(await database_sync_to_async(token_of)(authorization)))
         return await self.inner(scope, receive, send)
+
+
+def read_token(scope: dict, user, token, refused) -> None:
+    """A token handshake's account in ``scope`` (or why it is refused)."""
+    scope.pop("token_unread", None)
+    scope.update(user=user or AnonymousUser(), refused=refused)
+    if token is not None:  # what each command reads again with its match (live.commands)
+        scope["api_token"] = (token.pk, token.key_hash, token.last_used)

@@ -136,6 +136,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         # accepted, then closed with the reason: a code sent before accepting
         # never reaches the browser (it sees 1006 and retries forever)
         await self.accept()
+        if self.scope.get("refused"):  # its token, read with the match
+            await self.send_json(commands.refused(None, "bad_token", self.scope["refused"]))
+            await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
+            return
         if found is None:
             await self.close(code=NO_SUCH_MATCH, reason="no such match")
             return
@@ -155,6 +159,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         self.keeping = asyncio.ensure_future(self._keep_joined())
 
     def _resolve(self):
+        if self.scope.get("token_unread"):  # in this same trip (live.auth)
+            auth.read_token(self.scope, *auth.token_of(self.scope["authorization"]))
+            if self.scope["refused"]:
+                return None
         match = Match.objects.filter(pk=self.pk).first()
         if match is None:
             return None

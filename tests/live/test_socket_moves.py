@@ -952,3 +952,44 @@ def test_the_ack_goes_out_before_the_tables_the_kept_state_and_the_announcement(
     assert told_then == []
     assert order == [("told", ack["version"])]  # told once its state's copy was there
     assert got["type"] == "update" and got["version"] == ack["version"]
+
+
+def test_a_bots_socket_opens_in_one_trip_to_a_thread_its_token_read_there(settings, monkeypatch):
+    """A bot's socket: its token, its match and its first table are read in
+    the handshake's one trip to a thread (under load each trip waits for a
+    thread and a connection); a bad token there is still refused at once."""
+    from live import auth
+    from live import consumers as live_consumers
+
+    settings.LIVE_REJOIN_S = 60  # no catch-up trip meanwhile
+    trips = []
+    real = live_consumers._off_loop
+
+    def counted(fn):
+        on_a_thread = real(fn)
+
+        async def trip(*args, **kwargs):
+            trips.append(fn.__name__)
+            return await on_a_thread(*args, **kwargs)
+
+        return trip
+
+    monkeypatch.setattr(live_consumers, "_off_loop", counted)
+    monkeypatch.setattr(auth, "database_sync_to_async", counted)
+    match, mover, _other, _who, issued = _two_bots("o1")
+
+    async def body():
+        comm = bot_socket(match.pk, issued[mover][1].encode())
+        first = await opened(comm)
+        await comm.disconnect()
+        bad = bot_socket(match.pk, b"not-a-token")
+        assert (await bad.connect())[0]
+        refusal = await bad.receive_json_from(timeout=5)
+        closed = await bad.receive_output(timeout=5)
+        return first, refusal, closed
+
+    first, refusal, closed = async_to_sync(body)()
+    assert first["type"] == "update" and first["legal"]["commands"]
+    assert trips == ["_resolve", "_resolve"]
+    assert refusal["type"] == "refused" and refusal["code"] == "bad_token"
+    assert closed["type"] == "websocket.close" and closed["code"] == NOT_AUTHENTICATED
