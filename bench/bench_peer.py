@@ -824,12 +824,14 @@ def _phases(
                         "seconds": s["seconds"],
                     }
                 )
+                # a span's moves are its phase's own, warm-up included (the
+                # driver's moves_total counts every phase before it too)
                 if before is not None:
-                    cpu_spans[side].append((before, snapshot(), res["moves_total"]))
+                    cpu_spans[side].append((before, snapshot(), res["moves_all"]))
                 runs[kind][side].append(res)
                 if side == "peer" and kind == "latency" and r == s["rounds"] - 1:
                     census_peer["after"] = peer.query_counts()
-                    census_peer["moves"] = res["moves_total"]
+                    census_peer["moves"] = sum(x["moves_all"] for x in runs[kind]["peer"])
                 lat = sorted(res["latency_ms"])
                 say(
                     f"{kind} {r + 1} {side}: {res['moves']} moves in {res['seconds']} s, "

@@ -245,3 +245,44 @@ def test_the_cpu_a_move_sums_each_part_over_a_sides_load_phases(peer):
     md = peer.markdown(result)
     assert "| our web (gunicorn and its uvicorn workers) | 20.00 | – |" in md
     assert "| **the machine, all of it** | 60.00 | 7.50 |" in md
+
+
+def test_the_cpu_and_the_census_a_move_divide_by_the_phases_own_moves(peer, capsys):
+    """Each side's CPU a move is over its load phases' moves, and the peer's
+    statements a move over its latency phases' moves: never over the
+    driver's running total, which counts every phase before (the warm-up's
+    500 moves too) and made both look several times cheaper."""
+
+    class Driver:
+        def __init__(self):
+            self.total = 0
+
+        def phase(self, spec):
+            n = spec["moves"] + spec["warmup"]
+            self.total += n
+            return {
+                "moves": spec["moves"],
+                "moves_all": n,
+                "moves_total": self.total,
+                "seconds": 1.0,
+                "latency_ms": [1.0] * spec["moves"],
+                "error_count": 0,
+            }
+
+    sides = {"ours": Driver(), "peer": Driver()}
+
+    class Peer:  # its store: one UPDATE a move it ever took
+        def query_counts(self):
+            return {"UPDATE": sides["peer"].total}
+
+    def snapshot():  # CPU seconds so far: our web 2 ms a move of ours
+        every = sides["ours"].total + sides["peer"].total
+        return {"web1": 0.002 * sides["ours"].total, "machine": 0.005 * every}
+
+    s = {"rounds": 2, "matches": 50, "seconds": 30}
+    sizes = {"per": {"latency": 50, "load": 500}, "warm": {"latency": 5, "load": 50}}
+    _runs, census, cpu = peer._phases(sides, Peer(), s, sizes, snapshot)
+    assert cpu["ours"]["web1"] == pytest.approx(2.0)
+    assert cpu["ours"]["machine"] == pytest.approx(5.0)
+    assert census["moves"] == 2 * (50 + 5)
+    assert peer._census_of_peer(census)["per_move"]["UPDATE"] == 1.0
