@@ -496,6 +496,7 @@ for _ in range(%(moves)d):
     with CaptureQueriesContext(connection) as q:
         view = client.get(f"/api/matches/{m.pk}/", **h(seat)).json()
     kinds["get"].update(kind(x["sql"]) for x in q.captured_queries)
+    m.refresh_from_db()  # the match as it stands (a kept state is as current as its row)
     legal = services.legal_for(m, services.viewer_for(m, people[seat]))
     command = rng.choice(legal[1])
     with CaptureQueriesContext(connection) as q:

@@ -220,7 +220,12 @@ def _decode(text: str, stream: str) -> Entry:
     return _entry_from_json(json.loads(text))
 
 
-KEPT = KeptByVersion(_SEAL_PURPOSE, _key, _encode, _decode, what="state", log=log)
+# versions between a match's states shared with the other processes (about
+# seven moves): the others fold on from their own entry or the shared one
+SHARE_EVERY = 32
+KEPT = KeptByVersion(
+    _SEAL_PURPOSE, _key, _encode, _decode, what="state", log=log, share_every=SHARE_EVERY
+)
 local_entry, keep, forget_local, fold_at = KEPT.local, KEPT.keep, KEPT.forget_local, KEPT.fold_at
 _keep_local = KEPT.keep_local
 
@@ -237,8 +242,11 @@ def kept_at(stream: str, version: int, recorded_at: datetime | None) -> Entry | 
     one is kept (here, else in the shared tier)."""
     if recorded_at is None:
         return None
+    local = KEPT.local(stream)
+    if local is not None and 0 < version - local.version < KEPT.share_every:
+        return None  # as near as a shared one could be: folded on from it, no trip
     for tier in (KEPT.local, KEPT.shared):
-        entry = tier(stream)
+        entry = local if tier == KEPT.local else tier(stream)
         if entry is not None and (entry.tag[0], entry.tag[2]) == (version, recorded_at):
             if tier == KEPT.shared:
                 KEPT.keep_local(stream, entry)

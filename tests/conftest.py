@@ -387,6 +387,15 @@ def next_bot_move():
 
 
 @pytest.fixture
+def every_version_shared(monkeypatch):
+    """A match's every state shared with the other processes (as before
+    games.states.SHARE_EVERY), for tests of what the shared tier holds."""
+    from games import states
+
+    monkeypatch.setattr(states.KEPT, "share_every", 1)
+
+
+@pytest.fixture
 def bot_moves(next_bot_move):
     """``bot_moves(match, rng, n=1)``: n random bot moves, each by the seat it is up to."""
     from games import services

@@ -11,7 +11,11 @@ the entry's own row is not the log's). Nothing else invalidates an entry.
 
 Two tiers: this process's last entries, and a cache every process shares
 (Redis in production), which an entry reaches only once the transaction
-that wrote its rows commits. The shared tier holds text the caller encodes
+that wrote its rows commits. A kind of stream may share every version, or
+only every ``share_every`` versions (a match's: encoding a state for the
+other processes was a sixth of the web's CPU a move): a process then folds
+on from its own entry when it is that near, and another process from the
+shared one, reading only the rows after it. The shared tier holds text the caller encodes
 and decodes (JSON read back into its own classes, never a pickle), sealed
 with the site's secret key over its key and text (``runtime.seal``): an
 entry this site did not keep under that key is not used, and the stream is
@@ -58,7 +62,9 @@ class KeptByVersion(Generic[E]):
     what it cannot hold); ``purpose``: the seal's salt; ``what``: the word
     the warnings use; ``log``: the caller's logger; the shared tier is the
     ``cache_alias`` cache, its entries kept ``ttl_s``, this process's tier
-    at most ``local_max`` streams."""
+    at most ``local_max`` streams; an entry reaches the shared tier when it is
+    the first this process keeps of its stream, or ``share_every`` versions
+    or more past the last it shared (1: every one)."""
 
     def __init__(
         self,
@@ -72,11 +78,13 @@ class KeptByVersion(Generic[E]):
         cache_alias: str = CACHE_ALIAS,
         ttl_s: int = TTL_S,
         local_max: int = LOCAL_MAX,
+        share_every: int = 1,
     ):
         self.purpose, self.key, self.encode, self.decode = purpose, key, encode, decode
         self.cache_alias, self.ttl_s, self.local_max = cache_alias, ttl_s, local_max
-        self.what, self.log = what, log
+        self.what, self.log, self.share_every = what, log, share_every
         self.local_tier: OrderedDict[str, E] = OrderedDict()
+        self.shared_at: OrderedDict[str, int] = OrderedDict()  # the last version shared
         self._lock = threading.Lock()
 
     # ---- this process's tier -----------------------------------------------------
@@ -95,6 +103,19 @@ class KeptByVersion(Generic[E]):
         """Empty this process's tier (what another process starts with)."""
         with self._lock:
             self.local_tier.clear()
+            self.shared_at.clear()
+
+    def _to_share(self, stream: str, version: int) -> bool:
+        """Whether this entry goes to the shared tier (then noted as shared)."""
+        with self._lock:
+            last = self.shared_at.get(stream)
+            if last is not None and last <= version < last + self.share_every:
+                return False
+            self.shared_at[stream] = version
+            self.shared_at.move_to_end(stream)
+            while len(self.shared_at) > self.local_max:
+                self.shared_at.popitem(last=False)
+            return True
 
     # ---- the shared tier ---------------------------------------------------------
     def shared(self, stream: str) -> E | None:
@@ -111,6 +132,8 @@ class KeptByVersion(Generic[E]):
         """Keep ``entry`` here now, and in the shared tier once its rows commit
         (after the move's answer, within ``answer_first``)."""
         self.keep_local(stream, entry)
+        if not self._to_share(stream, entry.version):
+            return
         key = self.key(stream)
 
         def publish():
@@ -129,6 +152,8 @@ class KeptByVersion(Generic[E]):
         local = self.local(stream)
         if local is not None and local.tag == tag:
             return local, []
+        if local is not None and 0 < tag[0] - local.version < self.share_every:
+            return None, [local]  # as near as a shared one could be: no trip to it
         shared = self.shared(stream)
         if shared is not None and shared.tag == tag:
             self.keep_local(stream, shared)

@@ -2,6 +2,7 @@
 reads the stream's tip and the kept state, never a stale one; an older entry
 is folded on, anything unusable is folded again from the log."""
 
+import itertools
 import json
 import logging
 import random
@@ -98,7 +99,7 @@ def test_an_unreadable_shared_entry_falls_back_to_a_full_fold(counted, bot_moves
 
 
 def test_a_committed_state_is_shared_with_every_process(
-    counted, django_capture_on_commit_callbacks, bot_moves
+    counted, django_capture_on_commit_callbacks, bot_moves, every_version_shared
 ):
     rng = random.Random(14)
     match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
@@ -112,6 +113,46 @@ def test_a_committed_state_is_shared_with_every_process(
     loaded = services.load(match)
     assert loaded.state == truth and loaded.version == states.tip(match.stream)[0]
     assert counted == {"rows": [], "folds": 0}  # nothing read but the tip
+
+
+def test_a_matchs_state_is_shared_every_few_versions_and_folded_on_from(
+    counted, django_capture_on_commit_callbacks, bot_moves
+):
+    """A process shares the first state it keeps of a match, then one every
+    SHARE_EVERY versions or more (encoding each cost a sixth of the web's
+    CPU): another process folds on from the shared one, and a process that
+    kept one that near folds on from its own without asking the shared
+    tier; either reads only the rows after it, and plays as the log says."""
+    rng = random.Random(18)
+    match = services.create_match("love-me-not", ["ana", "ben"], rng=rng)
+    another_process()
+    shared = []
+    for _ in range(40):
+        if match.status != "live":
+            break
+        with django_capture_on_commit_callbacks(execute=True):  # each move committed
+            bot_moves(match, rng, 1)
+        match.refresh_from_db()
+        shared.append(states.KEPT.shared(match.stream).version)
+    versions = sorted(set(shared))
+    assert len(versions) >= 2 and versions[0] < versions[-1]  # shared more than once
+    assert all(b - a >= states.SHARE_EVERY for a, b in itertools.pairwise(versions))
+    assert match.version - versions[-1] < states.SHARE_EVERY + 10  # at most a move past
+    truth, tip = full_fold(match), states.tip(match.stream)
+    # another process: folds on from the shared state, the rows after it only
+    states.forget_local()
+    counted["rows"].clear()
+    counted["folds"] = 0
+    assert services.load(match).state == truth
+    assert counted["rows"] == [1 + tip[0] - versions[-1]] and counted["folds"] == 0
+    # this process, its own entry a few versions old: not the shared tier's
+    near = services._state_of_rows(match.game, read(match.stream)[: tip[0] - 3])
+    states.forget_local()
+    states._keep_local(match.stream, near)
+    caches[states.CACHE_ALIAS].clear()  # were it asked, it would have nothing
+    counted["rows"].clear()
+    assert services.load(match).state == truth
+    assert counted["rows"] == [4]  # its own row and the three after it
 
 
 def test_an_append_that_rolls_back_shares_nothing(
@@ -158,7 +199,7 @@ def test_a_new_match_is_kept_so_its_first_move_reads_no_log(
 
 
 def test_a_shared_entry_with_a_wrong_state_for_its_version_is_not_decided_from(
-    next_bot_move, django_capture_on_commit_callbacks
+    next_bot_move, django_capture_on_commit_callbacks, every_version_shared
 ):
     """Someone with the cache's credential writes, under the tip's own tag,
     the state before the last move: that seat may then play again. The

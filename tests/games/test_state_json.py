@@ -166,7 +166,9 @@ def test_a_planted_entry_is_never_unpickled_and_the_log_is_folded(counted, bot_m
 
 @pytest.mark.redis
 @pytest.mark.django_db
-def test_the_shared_tier_holds_json(bot_moves, django_capture_on_commit_callbacks):
+def test_the_shared_tier_holds_json(
+    bot_moves, django_capture_on_commit_callbacks, every_version_shared
+):
     import redis
 
     rng = random.Random(22)

@@ -898,7 +898,7 @@ def test_a_table_put_beside_a_render_is_served_for_its_key_alone_and_never_repla
 
 
 def test_the_ack_goes_out_before_the_tables_the_kept_state_and_the_announcement(
-    settings, monkeypatch
+    settings, monkeypatch, every_version_shared
 ):
     """A move over the socket is acknowledged as soon as its event committed:
     while the tables after it are still being made, the mover has its ack,
