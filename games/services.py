@@ -268,7 +268,23 @@ def _state_of_rows(game: str, rows) -> states.Entry:
 
 def _current(match: Match) -> states.Entry | None:
     """The stream's state at its tip, read as little as the kept entries
-    allow: the tip's tag, then the kept state, or the rows after it."""
+    allow: the tip's tag, then the kept state, or the rows after it; with
+    this process's own state a few versions behind the match row, the rows
+    from it on alone (one read: the last is the tip)."""
+    near = states.local_entry(match.stream)
+    if near is not None and 0 < match.version - near.version < states.SHARE_EVERY:
+        rows = read(match.stream, after=near.version - 1)
+        if rows:
+            return states.fold_at(
+                match.stream,
+                states.tag_of(rows[-1]),
+                lambda base: (
+                    _fold_on(match.game, base, rows[base.version - near.version :])
+                    if base.version >= near.version
+                    else None
+                ),
+                lambda: _full(match.game, read(match.stream)),
+            )
     tag = states.tip(match.stream)
     if tag is None:
         return None

@@ -9,6 +9,8 @@ import random
 
 import pytest
 from django.core.cache import caches
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from eventlog.store import read
 from games import services, states
@@ -151,8 +153,10 @@ def test_a_matchs_state_is_shared_every_few_versions_and_folded_on_from(
     states._keep_local(match.stream, near)
     caches[states.CACHE_ALIAS].clear()  # were it asked, it would have nothing
     counted["rows"].clear()
-    assert services.load(match).state == truth
+    with CaptureQueriesContext(connection) as queries:
+        assert services.load(match).state == truth
     assert counted["rows"] == [4]  # its own row and the three after it
+    assert len(queries) == 1  # those rows: the last is the tip, not read apart
 
 
 def test_an_append_that_rolls_back_shares_nothing(
