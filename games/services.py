@@ -271,8 +271,8 @@ def _current(match: Match) -> states.Entry | None:
     allow: the tip's tag, then the kept state, or the rows after it; with
     this process's own state a few versions behind the match row, the rows
     from it on alone (one read: the last is the tip)."""
-    near = states.local_entry(match.stream)
-    if near is not None and 0 < match.version - near.version < states.SHARE_EVERY:
+    near = states.near_entry(match.stream, match.version)
+    if near is not None:
         rows = read(match.stream, after=near.version - 1)
         if rows:
             return states.fold_at(

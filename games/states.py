@@ -227,6 +227,7 @@ KEPT = KeptByVersion(
     _SEAL_PURPOSE, _key, _encode, _decode, what="state", log=log, share_every=SHARE_EVERY
 )
 local_entry, keep, forget_local, fold_at = KEPT.local, KEPT.keep, KEPT.forget_local, KEPT.fold_at
+near_entry = KEPT.near
 _keep_local = KEPT.keep_local
 
 
@@ -240,15 +241,15 @@ def lookup(stream: str, tag: Tag) -> tuple[Entry | None, Entry | None]:
 def kept_at(stream: str, version: int, recorded_at: datetime | None) -> Entry | None:
     """The entry whose row is at ``version``, written at ``recorded_at``, if
     one is kept (here, else in the shared tier)."""
-    if recorded_at is None:
-        return None
-    local = KEPT.local(stream)
-    if local is not None and 0 < version - local.version < KEPT.share_every:
-        return None  # as near as a shared one could be: folded on from it, no trip
-    for tier in (KEPT.local, KEPT.shared):
-        entry = local if tier == KEPT.local else tier(stream)
-        if entry is not None and (entry.tag[0], entry.tag[2]) == (version, recorded_at):
-            if tier == KEPT.shared:
-                KEPT.keep_local(stream, entry)
-            return entry
+    if recorded_at is None or KEPT.near(stream, version) is not None:
+        return None  # near: folded on from this process's own, no trip
+
+    def at(entry: Entry | None) -> bool:
+        return entry is not None and (entry.tag[0], entry.tag[2]) == (version, recorded_at)
+
+    if at(local := KEPT.local(stream)):
+        return local
+    if at(shared := KEPT.shared(stream)):
+        KEPT.keep_local(stream, shared)
+        return shared
     return None

@@ -115,8 +115,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         self.language = commands.language_of(self.scope)
         if self.scope.get("refused"):  # told why, then closed (live.auth)
             await self.accept()
-            await self.send_json(commands.refused(None, "bad_token", self.scope["refused"]))
-            await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
+            await self._refuse_token()
             return
         self.shown = 0  # the newest version this socket has sent
         self.release: asyncio.TimerHandle | None = None
@@ -137,8 +136,7 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
         # never reaches the browser (it sees 1006 and retries forever)
         await self.accept()
         if self.scope.get("refused"):  # its token, read with the match
-            await self.send_json(commands.refused(None, "bad_token", self.scope["refused"]))
-            await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
+            await self._refuse_token()
             return
         if found is None:
             await self.close(code=NO_SUCH_MATCH, reason="no such match")
@@ -157,6 +155,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             # read once joined: what was appended before is held, what comes after announced
             self._hold_all(await _off_loop(self._pending)())
         self.keeping = asyncio.ensure_future(self._keep_joined())
+
+    async def _refuse_token(self):
+        await self.send_json(commands.refused(None, "bad_token", self.scope["refused"]))
+        await self.close(code=NOT_AUTHENTICATED, reason="not authenticated")
 
     def _resolve(self):
         if self.scope.get("token_unread"):  # in this same trip (live.auth)

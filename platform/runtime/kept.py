@@ -146,14 +146,23 @@ class KeptByVersion(Generic[E]):
         transaction.on_commit(lambda: after_answer(publish))
 
     # ---- reading at a tag ----------------------------------------------------------
+    def near(self, stream: str, version: int) -> E | None:
+        """This process's entry when it is behind ``version`` by less than
+        ``share_every``: as near as a shared one could be, so folded on from
+        without a trip to the shared tier."""
+        local = self.local(stream)
+        if local is not None and 0 < version - local.version < self.share_every:
+            return local
+        return None
+
     def lookup(self, stream: str, tag) -> tuple[E | None, list[E]]:
         """(the entry at exactly ``tag``, else None; the entries older than
         ``tag`` to fold on from, newest first)."""
         local = self.local(stream)
         if local is not None and local.tag == tag:
             return local, []
-        if local is not None and 0 < tag[0] - local.version < self.share_every:
-            return None, [local]  # as near as a shared one could be: no trip to it
+        if (near := self.near(stream, tag[0])) is not None:
+            return None, [near]
         shared = self.shared(stream)
         if shared is not None and shared.tag == tag:
             self.keep_local(stream, shared)

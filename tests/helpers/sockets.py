@@ -87,3 +87,26 @@ async def say(comm, room, text, ident) -> dict:
         msg = await chat_news(comm)
         if msg.get("id") == ident:
             return msg
+
+
+def count_trips(monkeypatch) -> list[str]:
+    """The names of what the match sockets run on a thread, in order, once
+    called (not when wrapped): live.consumers' pool and live.auth's sync
+    thread both counted."""
+    from live import auth, consumers
+
+    trips = []
+    real = consumers._off_loop
+
+    def counted(fn):
+        on_a_thread = real(fn)
+
+        async def trip(*args, **kwargs):
+            trips.append(fn.__name__)
+            return await on_a_thread(*args, **kwargs)
+
+        return trip
+
+    monkeypatch.setattr(consumers, "_off_loop", counted)
+    monkeypatch.setattr(auth, "database_sync_to_async", counted)
+    return trips

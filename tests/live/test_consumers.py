@@ -27,7 +27,7 @@ from live import consumers as live_consumers
 from live import publisher
 from live.consumers import NO_SUCH_MATCH, NOT_VISIBLE_YET, VIEWER_CHANGED
 from live.groups import groups_of
-from tests.helpers.sockets import opened, seated, session, socket, users
+from tests.helpers.sockets import count_trips, opened, seated, session, socket, users
 
 pytestmark = pytest.mark.usefixtures("live_db")
 
@@ -1037,19 +1037,7 @@ def test_a_seats_first_table_is_made_in_its_handshakes_trip_to_a_thread(settings
     thread (the handshake's, which reads the match and renders the table),
     not two: under load each trip waits for a thread of the pool."""
     settings.LIVE_REJOIN_S = 60  # no catch-up trip meanwhile
-    trips = []
-    real = live_consumers._off_loop
-
-    def counted(fn):
-        on_a_thread = real(fn)
-
-        async def trip(*args, **kwargs):
-            trips.append(fn.__name__)
-            return await on_a_thread(*args, **kwargs)
-
-        return trip
-
-    monkeypatch.setattr(live_consumers, "_off_loop", counted)
+    trips = count_trips(monkeypatch)
     ana, ben = users("ana_h", "ben_h")
     match = seated(ana, ben)
     cookie = session(ana, match)

@@ -20,7 +20,7 @@ from games.core.protocol import Viewer
 from games.presenters.table import table_for
 from live.consumers import NOT_AUTHENTICATED
 from tests.helpers.redaction import assert_no_leak, hidden_facts
-from tests.helpers.sockets import opened, seated, session, socket, users
+from tests.helpers.sockets import count_trips, opened, seated, session, socket, users
 
 pytestmark = pytest.mark.usefixtures("live_db")
 
@@ -958,24 +958,8 @@ def test_a_bots_socket_opens_in_one_trip_to_a_thread_its_token_read_there(settin
     """A bot's socket: its token, its match and its first table are read in
     the handshake's one trip to a thread (under load each trip waits for a
     thread and a connection); a bad token there is still refused at once."""
-    from live import auth
-    from live import consumers as live_consumers
-
     settings.LIVE_REJOIN_S = 60  # no catch-up trip meanwhile
-    trips = []
-    real = live_consumers._off_loop
-
-    def counted(fn):
-        on_a_thread = real(fn)
-
-        async def trip(*args, **kwargs):
-            trips.append(fn.__name__)
-            return await on_a_thread(*args, **kwargs)
-
-        return trip
-
-    monkeypatch.setattr(live_consumers, "_off_loop", counted)
-    monkeypatch.setattr(auth, "database_sync_to_async", counted)
+    trips = count_trips(monkeypatch)
     match, mover, _other, _who, issued = _two_bots("o1")
 
     async def body():
