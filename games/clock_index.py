@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from django.db import DEFAULT_DB_ALIAS, connection
+from django.db import DEFAULT_DB_ALIAS
 
 from eventlog import rows as db_rows
 from eventlog.store import Inline
@@ -73,9 +73,8 @@ def _write_in_one_statement(by: str, key, game: str, state: MatchState) -> tuple
     the statement that reads the row back: its values (``_MATCH_NAMES``) as
     this append's projectors left them, and the pending decisions."""
     nd, waiting_on, pending = clock_index(game, state)
-    with connection.cursor() as cursor:
-        cursor.execute(_SET_DEADLINE[by], [nd, json.dumps(waiting_on), key])
-        values = db_rows.values(Match, cursor.fetchone())
+    (row,) = db_rows.run(_SET_DEADLINE[by], [nd, json.dumps(waiting_on), key])
+    values = db_rows.values(Match, row)
     return values, pending
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import transaction
 
 from eventlog import rows as db_rows
 from eventlog.store import (
@@ -782,11 +782,10 @@ def match_seen_by(pk: int, user) -> Match | None:
     if pk > MAX_PK:
         return None
     uid = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
-    with connection.cursor() as cursor:
-        cursor.execute(_SEEN_BY, [uid, pk])
-        row = cursor.fetchone()
-    if row is None:
+    found = db_rows.run(_SEEN_BY, [uid, pk])
+    if not found:
         return None
+    row = found[0]
     match = db_rows.instance(Match, row)
     if uid is not None:
         match.seat_read_for = (uid, row[-1])

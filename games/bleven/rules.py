@@ -25,14 +25,13 @@ starts):
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
 from games.core.fields import shown, whole
-from games.core.frozen import replace
+from games.core.frozen import copied, replace
 from games.core.protocol import (
     EVERY_SEAT,
     MODERATOR,
@@ -610,7 +609,7 @@ class BlevenRules(BoutRules):
         for s in state.seats:
             if every_hand or s == me:
                 fields[s] = list(state.hand(s))
-        result = copy.deepcopy(dict(state.result)) if state.result is not None else None
+        result = copied(dict(state.result)) if state.result is not None else None
         if result is not None and "fields" in result:
             for s, cards in result["fields"].items():
                 fields.setdefault(s, list(cards))

@@ -8,6 +8,7 @@ changes on top is the same value; any other class gets the standard one."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any, TypeVar
 
@@ -37,3 +38,20 @@ def replace(obj: T, /, **changes: Any) -> T:
     new = object.__new__(cls)
     _set(new, "__dict__", {**obj.__dict__, **changes})
     return new
+
+
+def copied(value: Any) -> Any:
+    """``value`` copied as ``copy.deepcopy`` copies it, many times faster for
+    an event's data (dicts, lists, tuples, scalars; anything else goes to
+    deepcopy): what a view hands its reader, who may change it."""
+    cls = type(value)
+    if cls in _SCALARS:
+        return value
+    if cls is dict:
+        return {k: copied(v) for k, v in value.items()}
+    if cls is list or cls is tuple:
+        return cls(copied(v) for v in value)
+    return copy.deepcopy(value)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})

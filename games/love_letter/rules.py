@@ -31,14 +31,13 @@ redacted ``public`` form):
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from games.core.deal import REVEAL, commitment_of, new_salt, reveal_event
 from games.core.fields import shown
-from games.core.frozen import replace
+from games.core.frozen import copied, replace
 from games.core.protocol import (
     EVERY_SEAT,
     MODERATOR,
@@ -545,7 +544,7 @@ class LoveLetterRules(BoutRules):
         for e in state.log:
             data = e.for_viewer(viewer)
             if data is not None:
-                log.append({"type": e.type, **copy.deepcopy(dict(data))})
+                log.append({"type": e.type, **copied(dict(data))})
         pend = self.pending(state)
         return {
             "game": self.slug,
@@ -573,7 +572,7 @@ class LoveLetterRules(BoutRules):
             "finished": state.finished,
             "winners": list(state.winners),
             "reason": state.reason,
-            "showdown": copy.deepcopy(dict(state.showdown)) if state.showdown else None,
+            "showdown": copied(dict(state.showdown)) if state.showdown else None,
             "commitment": state.commitment,
             "revealed_deal": {
                 "order": list(state.order),

@@ -112,9 +112,7 @@ _FIRST = (datetime(1, 1, 1, tzinfo=UTC), 0)
 def _claim_due_advisory(at: datetime, after, limit: int, match_id: int | None = None) -> list:
     after = after or _FIRST
     params = [CLOCK_LOCK, at, after[0], after[1], match_id, match_id, limit]
-    with connection.cursor() as cursor:
-        cursor.execute(_CLAIM_DUE, params)
-        found = cursor.fetchall()
+    found = db_rows.run(_CLAIM_DUE, params)
     return [(db_rows.instance(Match, row), bool(row[-1])) for row in found]
 
 

@@ -24,7 +24,6 @@ import json
 import logging
 import re
 import time
-import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -488,7 +487,6 @@ def _alone(
 _TABLE = StoredEvent._meta.db_table
 _ROW_TYPES = ("varchar", "integer", "varchar", "jsonb", "jsonb", "varchar", "smallint")
 _PREPARE_MAX = 16  # appends of up to this many events run a prepared statement
-_prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection -> names
 
 
 def _append_sql(n: int, mark, inline: Inline | None = None, whole: bool = False) -> str:
@@ -601,11 +599,7 @@ def _run_append(
         params = [*params, *inline.params]
     connection.ensure_connection()
     raw = connection.connection
-    names = _prepared.get(raw)
-    if names is None:  # a new connection: what it has prepared already
-        with connection.cursor() as cur:
-            cur.execute("SELECT name FROM pg_prepared_statements")
-            names = _prepared[raw] = {name for (name,) in cur.fetchall()}
+    names = rows_of.prepared_on(raw)
     name = f"eventlog_append_{n}" + (f"_{inline.name}" if inline is not None else "")
     name += "_whole" if whole else ""
     if name in names:
@@ -623,7 +617,7 @@ def _run_append(
         if _not_whole(exc):
             names.add(name)  # only its EXECUTE undid itself: the PREPARE stands
         else:
-            _prepared.pop(raw, None)  # look again: the PREPARE may or may not have stood
+            rows_of.forget_prepared(raw)  # the PREPARE may or may not have stood
         raise
     names.add(name)
     return out

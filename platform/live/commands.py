@@ -21,7 +21,6 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.http import HttpRequest
 from django.utils import translation
 from rest_framework import exceptions
@@ -136,11 +135,10 @@ def _read_with_token(pk: int, scope):
     token_id, key_hash, last_used = scope["api_token"]
     if pk > MAX_PK:
         return None
-    with connection.cursor() as cursor:
-        cursor.execute(_COMMAND_READ, [token_id, token_id, pk])
-        row = cursor.fetchone()
-    if row is None:
+    found = db_rows.run(_COMMAND_READ, [token_id, token_id, pk])
+    if not found:
         return None
+    row = found[0]
     found = row[-2]
     if isinstance(found, str | bytes):
         found = json.loads(found)

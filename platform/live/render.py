@@ -16,7 +16,6 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.template.loader import render_to_string
 
 from api.models import ApiToken
@@ -210,10 +209,9 @@ def match_and_seats(pk: int) -> tuple[Match, dict[int, str], dict[int, frozenset
     account is disabled), in one statement: what a seat's shared render
     reads, and its sockets' rights are checked against (Match.DoesNotExist
     if gone)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_MATCH_AND_SEATS, [pk])
-        row = cursor.fetchone()
-    if row is None:
+    found = db_rows.run(_MATCH_AND_SEATS, [pk])
+    if not found:
         raise Match.DoesNotExist(f"no match {pk}")
+    row = found[0]
     held, tokens = holders_of(row[-1])
     return db_rows.instance(Match, row), held, tokens

@@ -139,7 +139,12 @@ class MatchRows:
             batch = sorted(self.streams)
             match = _match_model
             found = (
-                db_rows.fetch(match, db_rows.select(match, f'"stream" IN ({_in(batch)})'), batch)
+                db_rows.fetch(
+                    match,
+                    db_rows.select(match, f'"stream" IN ({_in(batch)})'),
+                    batch,
+                    prepare=False,
+                )
                 if batch and match is not None
                 else []
             )
@@ -177,7 +182,9 @@ def _held(owner: str, reactors: list[str], partitions: int, only) -> list[Reacto
     if only is not None:
         where += f' AND "partition" IN ({_in(only)})'
         params += sorted(only)
-    return db_rows.fetch(ReactorPartition, db_rows.select(ReactorPartition, where), params)
+    return db_rows.fetch(
+        ReactorPartition, db_rows.select(ReactorPartition, where), params, prepare=False
+    )
 
 
 def _locked_at(pks: list[int], position: tuple[int, int], owner: str | None) -> set[int]:

@@ -106,11 +106,8 @@ class PostgresPositions:
 
 def _events(sql: str, params: list) -> list[StoredEvent]:
     """The events a ``_READ_PG``-like statement finds, each with its ``tx``."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
     events = []
-    for row in found:
+    for row in db_rows.run(sql, params):
         event = db_rows.instance(StoredEvent, row)
         event.tx = int(row[-1])
         events.append(event)

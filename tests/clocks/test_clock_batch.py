@@ -184,6 +184,8 @@ def test_a_timeout_is_one_message_with_its_commit_and_writes_what_a_rebuild_does
     what a rebuild writes."""
     import re
 
+    from eventlog import rows as db_rows
+    from eventlog import store
     from eventlog.readmodels import rebuild_stream
 
     settings.REACTORS_INLINE = False  # production: the reactors follow the log
@@ -197,13 +199,13 @@ def test_a_timeout_is_one_message_with_its_commit_and_writes_what_a_rebuild_does
     # once (live.publisher.announce_committed), reading the match's creation
     # record (its spectators' delay) the first time this process announces it
     appended = next(i for i, m in enumerate(sent) if "EXECUTE eventlog_append_" in m)
-    creation = [
-        m for m in sent[appended:] if m.startswith('Query "SELECT "id", "stream", "version"')
-    ]
+    creation_read = f'Query "EXECUTE {db_rows.prepared_name(store._READ)} '
+    creation = [m for m in sent[appended:] if m.startswith(creation_read)]
     assert len(creation) <= 1, sent
     sent = [m for m in sent if m not in creation]
     assert len(sent) == 3, "\n".join(sent)
-    assert "pg_try_advisory_lock" in sent[0] or sent[0].startswith('Query "SELECT'), sent
+    claim = f'Query "EXECUTE {db_rows.prepared_name(enforce._CLAIM_DUE)} '
+    assert sent[0].startswith(claim) or sent[0].startswith('Query "SELECT'), sent
     assert re.match(r'Query "BEGIN; EXECUTE eventlog_append_\d+_match_row_whole', sent[1]), sent
     assert "pg_advisory_unlock" in sent[2], sent
     row = Match.objects.filter(pk=match.pk).values().get()
