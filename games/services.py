@@ -782,10 +782,9 @@ def match_seen_by(pk: int, user) -> Match | None:
     if pk > MAX_PK:
         return None
     uid = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
-    found = db_rows.run(_SEEN_BY, [uid, pk])
-    if not found:
+    row = db_rows.first_row(_SEEN_BY, [uid, pk])
+    if row is None:
         return None
-    row = found[0]
     match = db_rows.instance(Match, row)
     if uid is not None:
         match.seat_read_for = (uid, row[-1])

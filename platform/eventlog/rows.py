@@ -11,7 +11,7 @@ import re
 import time
 import weakref
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model
 
 # psycopg connection -> the names of the statements prepared on it
@@ -81,15 +81,17 @@ def forget_prepared(raw) -> None:
     _prepared.pop(raw, None)
 
 
-def run(sql: str, params: list) -> list[tuple]:
+def run(sql: str, params: list, *, prepare: bool = True) -> list[tuple]:
     """The rows of ``sql`` (%s parameters). On PostgreSQL a statement
     PREPAREd on the server the first time each connection runs it (its
     PREPARE in the same message), then EXECUTEd: such a statement's planning
     cost more than running it (a match read with its seats: 0.55 ms to plan,
     0.13 ms to run). Never through psycopg's own preparing: that DEALLOCATEs
-    ALL at any ROLLBACK, the appends' statements too."""
+    ALL at any ROLLBACK, the appends' statements too. ``prepare=False``: a
+    statement whose text changes with its parameters (an ``IN`` of as many as
+    there are), not kept on the server."""
     db = connections[DEFAULT_DB_ALIAS]
-    if db.vendor != "postgresql":
+    if not prepare or db.vendor != "postgresql":
         with db.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
@@ -97,7 +99,7 @@ def run(sql: str, params: list) -> list[tuple]:
     db.validate_no_broken_transaction()
     raw = db.connection
     names = prepared_on(raw)
-    name, body = prepared_name(sql), _body(sql)
+    name = prepared_name(sql)
     marks = f" ({', '.join(['%s'] * len(params))})" if params else ""
     first = name not in names
     started = time.monotonic()
@@ -106,7 +108,7 @@ def run(sql: str, params: list) -> list[tuple]:
         # would log the EXECUTE, not the statement, and cost as much again
         with db.wrap_database_errors, raw.cursor() as cursor:
             if first:
-                cursor.execute(f"PREPARE {name} AS {body}; EXECUTE {name}{marks}", params)
+                cursor.execute(f"PREPARE {name} AS {_body(sql)}; EXECUTE {name}{marks}", params)
                 cursor.nextset()
             else:
                 cursor.execute(f"EXECUTE {name}{marks}", params)
@@ -115,11 +117,23 @@ def run(sql: str, params: list) -> list[tuple]:
         if first:
             forget_prepared(raw)
         raise
-    if db.queries_logged:  # DEBUG, or a test's capture: the statement run
-        took = f"{time.monotonic() - started:.3f}"
-        db.queries_log.append({"sql": db.ops.compose_sql(sql, params), "time": took})
+    logged(db, sql, params, started)  # the statement run, not its EXECUTE
     names.add(name)
     return found
+
+
+def first_row(sql: str, params: list) -> tuple | None:
+    """The first row ``run`` finds, or None."""
+    found = run(sql, params)
+    return found[0] if found else None
+
+
+def logged(db, sql: str, params: list, started: float) -> None:
+    """``sql`` in Django's query log when one is kept (DEBUG, a test's
+    capture), for a statement sent past Django's cursor wrapper."""
+    if db.queries_logged:
+        took = f"{time.monotonic() - started:.3f}"
+        db.queries_log.append({"sql": db.ops.compose_sql(sql, params), "time": took})
 
 
 @functools.cache
@@ -136,13 +150,5 @@ def _body(sql: str) -> str:
 
 
 def fetch(model: type[Model], sql: str, params: list, *, prepare: bool = True) -> list[Model]:
-    """The model instances ``sql`` (a ``select`` of it) finds (``run``);
-    ``prepare=False``: a statement whose text changes with its parameters (an
-    ``IN`` of as many as there are), not kept on the server."""
-    if prepare:
-        found = run(sql, params)
-    else:
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            found = cursor.fetchall()
-    return [instance(model, row) for row in found]
+    """The model instances ``sql`` (a ``select`` of it) finds (``run``)."""
+    return [instance(model, row) for row in run(sql, params, prepare=prepare)]

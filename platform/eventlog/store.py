@@ -697,9 +697,7 @@ def _run_message(db, raw, head: list, sql: str, params: list, tail: list, openin
         for _ in head:
             cur.nextset()
         out = cur.fetchall()
-        if db.queries_logged:
-            text = db.ops.last_executed_query(cur, sql, params)
-            db.queries_log.append({"sql": text, "time": f"{time.monotonic() - started:.3f}"})
+    rows_of.logged(db, sql, params, started)
     return out
 
 

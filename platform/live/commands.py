@@ -135,10 +135,9 @@ def _read_with_token(pk: int, scope):
     token_id, key_hash, last_used = scope["api_token"]
     if pk > MAX_PK:
         return None
-    found = db_rows.run(_COMMAND_READ, [token_id, token_id, pk])
-    if not found:
+    row = db_rows.first_row(_COMMAND_READ, [token_id, token_id, pk])
+    if row is None:
         return None
-    row = found[0]
     found = row[-2]
     if isinstance(found, str | bytes):
         found = json.loads(found)

@@ -209,9 +209,8 @@ def match_and_seats(pk: int) -> tuple[Match, dict[int, str], dict[int, frozenset
     account is disabled), in one statement: what a seat's shared render
     reads, and its sockets' rights are checked against (Match.DoesNotExist
     if gone)."""
-    found = db_rows.run(_MATCH_AND_SEATS, [pk])
-    if not found:
+    row = db_rows.first_row(_MATCH_AND_SEATS, [pk])
+    if row is None:
         raise Match.DoesNotExist(f"no match {pk}")
-    row = found[0]
     held, tokens = holders_of(row[-1])
     return db_rows.instance(Match, row), held, tokens

@@ -11,9 +11,11 @@ from games.core.frozen import copied
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 data = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.lists(inner, max_size=4).map(tuple)
-    | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=4).map(tuple)
+        | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
     max_leaves=30,
 )
 
