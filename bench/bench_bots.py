@@ -26,8 +26,10 @@ Settings (environment): BENCH_BOTS_GAMES (1000: bouts per pair at two
 seats), BENCH_BOTS_GAMES4 (BENCH_BOTS_GAMES / 4: at four seats; 0: none),
 BENCH_BOTS_ONLY (comma-separated game slugs; all by default),
 BENCH_BOTS_RUNGS (comma-separated levels, e.g. "level2,level3": only those
-rungs, each against the level below; "beginner" for the beginner's pair; all
-by default), BENCH_BOTS_MERGE (1: keep the games, rungs and move times of the
+rungs, each against the level below; "beginner" for the beginner's pair;
+"span" for level 4 against level 0, the widest the ladder is in that game
+(reported, not judged: four rungs of 60 % need about 84 %, ``SPAN_NEEDED``);
+all by default), BENCH_BOTS_MERGE (1: keep the games, rungs and move times of the
 last bench/results/bots.json that this run does not measure, so a table is
 assembled from runs sized to a few minutes each; each cell says its bouts),
 BENCH_BOTS_SEED (1), BENCH_BOTS_JOBS (1: processes playing bouts at once;
@@ -66,6 +68,13 @@ GOAL_RATE = 0.60
 GOAL_FOUR = 1.5
 GOAL_BEGINNER = 0.50
 GOAL_P95_MS = {"level1": 30, "level2": 100, "level3": 300, "level4": 1000}
+# the span: level 4 against level 0. Four rungs of 60 % (odds of 1.5 each)
+# compound, as ratings model it (Bradley–Terry), to odds of 1.5^4 ≈ 5.1: a
+# ladder of four such rungs fits in a game only if its strongest level wins
+# about 84 % of its bouts against random play
+SPAN = ("level4", "level0")
+RUNG_ODDS = GOAL_RATE / (1 - GOAL_RATE)
+SPAN_NEEDED = RUNG_ODDS**4 / (1 + RUNG_ODDS**4)
 SEATS = ("ana", "ben", "cal", "dee")
 RUNG_S = 3600  # a pair's bouts stop being started after this long (the bench stays bounded)
 QUICK_GAMES = 40  # BENCH_BOTS_QUICK=1: bouts a pair at two seats
@@ -306,9 +315,10 @@ def _p95_ms(samples) -> float | None:
     return round(1000 * s[int(0.95 * (len(s) - 1))], 2)
 
 
-def bench_game(
-    slug, games, games4, seed, log, rungs=(*LEVELS[1:], "beginner"), pool=None, bound_s=None
-) -> dict:
+RUNGS = (*LEVELS[1:], "beginner", "span")
+
+
+def bench_game(slug, games, games4, seed, log, rungs=RUNGS, pool=None, bound_s=None) -> dict:
     times: dict[str, list[float]] = {}
     walls: dict[str, list[float]] = {}
     started, cpu = time.perf_counter(), time.process_time()
@@ -325,6 +335,10 @@ def bench_game(
         won, n = duel(slug, "beginner", "level1", games, 2, False, seed, {}, {}, pool, bound_s)
         out["beginner_vs_level1"] = _rate(won, n)
         out["duration_s"] = round(time.perf_counter() - started, 1)
+    if "span" in rungs:  # its move times stay out of the levels' (the ladder's)
+        won, n = duel(slug, *SPAN, games, 2, False, seed, {}, {}, pool, bound_s)
+        out["span"] = _rate(won, n)
+        out["duration_s"] = round(time.perf_counter() - started, 1)
     # the CPU time of the bouts' processes: this one's, or the workers' (the
     # moves' CPU times, summed)
     out["cpu_s"] = round(
@@ -333,6 +347,8 @@ def bench_game(
     rates = ", ".join(f"{r['level']} {100 * r['rate']:.0f}% ({r['games']})" for r in two)
     if "beginner_vs_level1" in out:
         rates += f"; beginner {100 * out['beginner_vs_level1']['rate']:.0f}%"
+    if "span" in out:
+        rates += f"; L4 v L0 {100 * out['span']['rate']:.0f}% ({out['span']['games']})"
     log(f"{slug}: {rates} ({out['duration_s']} s)")
     return out
 
@@ -345,8 +361,9 @@ def merge_game(old: dict, new: dict) -> dict:
         have = {r["level"]: r for r in old.get(key, [])}
         have.update({r["level"]: r for r in new.get(key, [])})
         out[key] = [have[lv] for lv in LEVELS if lv in have]
-    if "beginner_vs_level1" in new:
-        out["beginner_vs_level1"] = new["beginner_vs_level1"]
+    for key in ("beginner_vs_level1", "span"):
+        if key in new:
+            out[key] = new[key]
     p95, moves = dict(old.get("p95_ms", {})), dict(old.get("moves", {}))
     wall = dict(old.get("p95_wall_ms", {}))
     for lv in LEVELS:
@@ -398,7 +415,7 @@ def main(results_dir) -> dict:
     jobs = _env_int("BENCH_BOTS_JOBS", 1)
     bound_s = _env_int("BENCH_BOTS_RUNG_S", QUICK_RUNG_S if quick else RUNG_S)
     slugs = _env_list("BENCH_BOTS_ONLY", GAMES)
-    rungs = tuple(_env_list("BENCH_BOTS_RUNGS", (*LEVELS[1:], "beginner")))
+    rungs = tuple(_env_list("BENCH_BOTS_RUNGS", RUNGS))
 
     def log(msg: str) -> None:
         print(f"  bots: {msg}", flush=True)
@@ -477,8 +494,8 @@ def markdown(result: dict) -> str:
         f"{env['cpus']} CPUs, Python {env['python']}.",
         "",
         "| game | L1 v L0 | L2 v L1 | L3 v L2 | L4 v L3 | four seats (× fair) "
-        "| p95 CPU ms L1 / L2 / L3 / L4 | beginner v L1 |",
-        "|---|---:|---:|---:|---:|---|---|---:|",
+        "| p95 CPU ms L1 / L2 / L3 / L4 | beginner v L1 | span: L4 v L0 |",
+        "|---|---:|---:|---:|---:|---|---|---:|---:|",
     ]
     for slug, g in result["games"].items():
         by_level = {r["level"]: r for r in g["ladder"]}
@@ -489,8 +506,8 @@ def markdown(result: dict) -> str:
         p95 = " / ".join(
             f"{g['p95_ms'][k]:g}" if g["p95_ms"].get(k) is not None else "—" for k in LEVELS[1:]
         )
-        beginner = _pct(g.get("beginner_vs_level1"))
-        lines.append(f"| {slug} | {rungs} | {four} | {p95} | {beginner} |")
+        beginner, span = _pct(g.get("beginner_vs_level1")), _pct(g.get("span"))
+        lines.append(f"| {slug} | {rungs} | {four} | {p95} | {beginner} | {span} |")
     goals = result["goals"]
     words = {True: "met", False: "**missed**", None: "not measured"}
     lines += [
@@ -500,6 +517,12 @@ def markdown(result: dict) -> str:
         f"{words[goals['ladder_four']]}; p95 move time L1 ≤ 30 ms, L2 ≤ 100 ms, L3 ≤ 300 ms, "
         f"L4 ≤ 1 s: {words[goals['move_time']]}; the beginner ≥ 50 % against L1: "
         f"{words[goals['beginner']]}. The issue asks for ≥ 1,000 bouts a pair.",
+        "",
+        f"The span (L4 against L0, reported, not judged): four rungs of "
+        f"{100 * GOAL_RATE:.0f} % each compound, as ratings model them (Bradley–Terry: odds "
+        f"of {RUNG_ODDS:g} a rung, {RUNG_ODDS**4:.1f} "
+        f"over four), to about {100 * SPAN_NEEDED:.0f} % for L4 against L0: a game whose span "
+        "is below that has no room for the ladder in single bouts, whatever the levels.",
     ]
     return "\n".join(lines)
 

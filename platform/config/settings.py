@@ -230,8 +230,9 @@ REACTOR_LEASE_S = float(os.environ.get("REACTOR_LEASE_S") or 10)
 REACTOR_RETRIES = int(os.environ.get("REACTOR_RETRIES") or 5)
 REACTOR_BACKOFF_S = float(os.environ.get("REACTOR_BACKOFF_S") or 1)
 # once an append wakes the reactors, the appends of this many seconds more are
-# gathered into the same pass (one read and one pass for many moves under load)
-REACTOR_GATHER_S = float(os.environ.get("REACTOR_GATHER_S") or 0.01)
+# gathered into the same pass (one read and one pass for many moves under load;
+# a move's own pushes do not wait for it: its process announces the version)
+REACTOR_GATHER_S = float(os.environ.get("REACTOR_GATHER_S") or 0.05)
 # recurring shows (templates) are periodic tasks in the database: django-celery-beat's
 # scheduler runs them (beat in production; the embedded thread under `make run`)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"

@@ -51,3 +51,29 @@ def test_a_pair_stops_at_its_bound(bench):
     total, played = bench.duel("love-letter", "level1", "level0", 50, 2, False, 1, {}, {}, None, 0)
     assert played == 1 and 0 <= total <= 1
     assert bench._rate(total, played)["games"] == 1
+
+
+def test_the_span_is_level_4_against_level_0_kept_apart_and_shown(bench):
+    """``span`` plays level 4 against level 0 (its moves not in the levels'
+    move times), a merge keeps a span measured before, and the table shows
+    it beside the share four rungs of 60 % would need."""
+    with search.thinking_at_most(search.Budget(4, 0.05)):
+        out = bench.bench_game("love-letter", 4, 0, 1, lambda msg: None, ("span",))
+    assert out["span"]["games"] == 4 and 0 <= out["span"]["rate"] <= 1
+    assert out["ladder"] == [] and out["moves"]["level4"] == 0
+    before = {"ladder": [], "ladder_four": [], "p95_ms": {}, "moves": {}, "span": out["span"]}
+    later = bench.bench_game("love-letter", 2, 0, 1, lambda msg: None, ("level1",))
+    merged = bench.merge_game(before, later)
+    assert merged["span"] == out["span"] and merged["ladder"][0]["level"] == "level1"
+    result = {
+        "title": "t",
+        "finished_at": "now",
+        "params": {"games": 4, "games_four": 0},
+        "environment": {"cpus": 2, "python": "3.11"},
+        "games": {"love-letter": merged},
+        "goals": bench._goals({"love-letter": merged}),
+    }
+    table = bench.markdown(result)
+    assert bench._pct(out["span"]) in table.splitlines()[4]
+    assert f"about {100 * bench.SPAN_NEEDED:.0f} %" in table
+    assert 0.83 < bench.SPAN_NEEDED < 0.84  # 1.5**4 / (1 + 1.5**4)
