@@ -326,8 +326,8 @@ def append(
     alone = _alone(rows, within, inline, inserts)
     whole = inline is not None and not within_writes and not connection.in_atomic_block
     try:
-        if alone:
-            inserts.insert(rows, expected_version, None, fingerprint)
+        if alone:  # notified after its commit, as a whole move (_NOTIFY_AFTER)
+            inserts.insert(rows, expected_version, None, fingerprint, whole=True)
         elif not (whole and _landed_whole(rows, expected_version, inline, inserts, fingerprint)):
             whole = False
             inline = _append_in_transaction(
@@ -468,9 +468,10 @@ def _alone(
     inline: Inline | None,
     inserts: _Inserts,
 ) -> bool:
-    """Whether the append is its whole transaction, so that its statement
-    runs in autocommit: one round trip with its commit, no BEGIN nor COMMIT.
-    That is when no transaction is open, nothing runs within it (no ``within``,
+    """Whether the append is its whole transaction, so that its statement,
+    its BEGIN and COMMIT and its NOTIFY after the commit (``_NOTIFY_AFTER``:
+    many writers at once no longer queue for the NOTIFY's lock) go in one
+    message, one round trip. That is when no transaction is open, nothing runs within it (no ``within``,
     no ``inline``, no projector writes anything for the rows), and the
     statement cannot insert a part of the rows (one row: a lost race inserts
     none)."""
@@ -624,12 +625,18 @@ def _run_append(
 
 
 # after an append alone commits, in the same message: its NOTIFY in a
-# transaction of its own that waits for no flush (migration 0011)
+# transaction of its own that waits for no flush (migration 0011). What the
+# statement's guard left (session-wide, so it outlives the commit) is sent
+# once and cleared; an append that lost its race left nothing (its guard did
+# not run), so nothing is sent for it
 _NOTIFY_AFTER = [
     "COMMIT",
     "BEGIN",
     "SET LOCAL synchronous_commit TO off",
-    "SELECT pg_notify('eventlog_appended', current_setting('eventlog.appended'))",
+    "SELECT pg_notify('eventlog_appended', a.payload) "
+    "FROM (SELECT current_setting('eventlog.appended', true) AS payload) a "
+    "WHERE a.payload <> ''",
+    "SELECT set_config('eventlog.appended', '', false)",
     "COMMIT",
 ]
 

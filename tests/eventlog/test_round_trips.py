@@ -1,7 +1,8 @@
 """An append on PostgreSQL is one message: alone (no transaction open, one
-event, nothing else to write with it) its statement is its own transaction,
-with no BEGIN nor COMMIT; otherwise the message carries its BEGIN and the
-COMMIT follows. A prepared statement after the first. Counted on the wire."""
+event, nothing else to write with it) its BEGIN, its statement, its COMMIT
+and its NOTIFY in a transaction of its own (migration 0011), with nothing
+after it; otherwise the message carries its BEGIN and the COMMIT follows. A
+prepared statement after the first. Counted on the wire."""
 
 import re
 import uuid
@@ -21,7 +22,7 @@ def test_an_append_alone_is_one_message_and_commits_by_itself(tmp_path):
     append(stream, 0, [NewEvent("first", {})])  # the statement is prepared by now
     sent = messages(lambda: append(stream, 1, [NewEvent("second", {"n": 2})]), tmp_path)
     assert len(sent) == 1, sent
-    assert sent[0].startswith('Query "EXECUTE eventlog_append_1'), sent
+    assert sent[0].startswith('Query "BEGIN; EXECUTE eventlog_append_1_whole'), sent
     assert connection.connection.info.transaction_status.name == "IDLE"
     assert [r.type for r in read(stream)] == ["first", "second"]
     # committed: another session (Django's connection settings) sees it
@@ -46,7 +47,8 @@ def test_inside_a_transaction_the_append_is_part_of_it(tmp_path):
     from django.db import transaction
 
     stream = f"rt-{uuid.uuid4().hex}"
-    append(stream, 0, [NewEvent("first", {})])
+    with transaction.atomic():  # the statement a transaction's append runs, prepared
+        append(stream, 0, [NewEvent("first", {})])
     seen = []
 
     def inside():
@@ -58,7 +60,7 @@ def test_inside_a_transaction_the_append_is_part_of_it(tmp_path):
     sent = messages(inside, tmp_path)
     assert seen == ["INTRANS"]
     assert sent[0] == 'Query "BEGIN"', sent  # the caller's transaction, then its savepoint
-    assert any(q.startswith('Query "EXECUTE eventlog_append_1') for q in sent), sent
+    assert any(q.startswith('Query "EXECUTE eventlog_append_1 (') for q in sent), sent
     assert sent[-1] == 'Query "ROLLBACK"'
     assert [r.type for r in read(stream)] == ["first"]  # rolled back with it
 
@@ -74,6 +76,26 @@ def test_an_append_alone_runs_the_after_commit_hooks_once(monkeypatch):
     with pytest.raises(ConcurrencyError):
         append(stream, 0, [NewEvent("late", {})])
     assert heard == [rows]  # a lost race tells no one
+
+
+def test_an_append_alone_notifies_once_after_its_commit_and_a_lost_race_not_at_all():
+    """Alone, the append is notified after its commit (the trigger quiet for
+    it): its transaction and stream, once. An append that lost its race
+    wrote nothing and does not send the last append's notification again
+    (the trigger's own, naming no stream, is all it sends)."""
+    from reactors import positions
+
+    stream = f"rt-{uuid.uuid4().hex}"
+    with psycopg.connect(**connection.get_connection_params(), autocommit=True) as listening:
+        listening.execute("LISTEN eventlog_appended")
+        rows = append(stream, 0, [NewEvent("first", {})])
+        with pytest.raises(ConcurrencyError):
+            append(stream, 0, [NewEvent("late", {})])
+        told = [n.payload for n in listening.notifies(timeout=0.5)]
+    tx = positions.position_of(rows[0].id)[0]
+    assert told[0] == f"{tx}\n{stream}"
+    assert [p.split("\n", 1)[1] for p in told[1:]] == [""], told
+    assert [r.type for r in read(stream)] == ["first"]
 
 
 def test_a_replayed_command_id_alone_answers_its_first_result(tmp_path):
