@@ -26,12 +26,20 @@ _table_schema = importlib.import_module(
 )._table_schema
 
 
-def _notify_function(schema: str, quiet_when_asked: bool) -> str:
+def _notify_function(schema: str, quiet_when_asked: bool, quiet_when_empty: bool = False) -> str:
     quiet = (
         "IF pg_catalog.current_setting('eventlog.notify_after', true) = 'on' THEN\n"
         "                    RETURN NULL;\n"
         "                END IF;"
         if quiet_when_asked
+        else ""
+    )
+    # (0012) a statement that inserted no row (a lost race, a command id
+    # already recorded) has nothing to tell: a stream-less payload would make
+    # every reactor read every partition
+    empty = (
+        "IF streams IS NULL THEN\n                    RETURN NULL;\n                END IF;"
+        if quiet_when_empty
         else ""
     )
     return f"""CREATE OR REPLACE FUNCTION {schema}.eventlog_notify_append() RETURNS trigger
@@ -41,6 +49,7 @@ def _notify_function(schema: str, quiet_when_asked: bool) -> str:
                 {quiet}
                 SELECT pg_catalog.string_agg(DISTINCT a.stream, E'\\n') INTO streams
                     FROM appended a;
+                {empty}
                 IF streams IS NULL OR pg_catalog.octet_length(streams) > {PAYLOAD_MAX} THEN
                     streams := '';
                 END IF;
