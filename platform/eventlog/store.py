@@ -305,8 +305,9 @@ def append(
     statement instead of the projectors (``Inline``); ``within`` is told
     whether they did (``Appended.inline``). ``within_writes=False`` says that
     ``within`` writes nothing to the database: an append with ``inline`` then
-    runs alone in autocommit (one round trip, its commit included) when its
-    statement lands whole, and ``within`` runs after its commit.
+    runs as its own transaction (one message, its commit and its NOTIFY
+    after it included) when its statement lands whole, and ``within`` runs
+    after its commit.
 
     A command id already recorded on this stream returns the events it wrote
     the first time, marked ``replay``, and writes nothing; with a
@@ -451,9 +452,10 @@ class _Inserts:
     inline, fingerprint)``, inside the append's transaction, checks and
     inserts them (``_Conflict`` if the stream moved on or the command id is
     taken) and says whether ``inline``'s writes landed with them (with
-    ``whole=True``, outside any transaction: all of it lands or ``_NotWhole``);
+    ``whole=True``, outside any transaction: its own transaction, notified
+    after its commit; with ``inline``, all of it lands or ``_NotWhole``);
     appends of up to ``one_statement`` rows go in one statement, which may
-    carry an ``Inline`` and run alone in autocommit."""
+    carry an ``Inline`` and be its own transaction."""
 
     insert: Callable[..., bool]
     one_statement: int
@@ -471,10 +473,10 @@ def _alone(
     """Whether the append is its whole transaction, so that its statement,
     its BEGIN and COMMIT and its NOTIFY after the commit (``_NOTIFY_AFTER``:
     many writers at once no longer queue for the NOTIFY's lock) go in one
-    message, one round trip. That is when no transaction is open, nothing runs within it (no ``within``,
-    no ``inline``, no projector writes anything for the rows), and the
-    statement cannot insert a part of the rows (one row: a lost race inserts
-    none)."""
+    message, one round trip. That is when no transaction is open, nothing
+    runs within it (no ``within``, no ``inline``, no projector writes
+    anything for the rows), and the statement cannot insert a part of the
+    rows (one row: a lost race inserts none)."""
     return (
         len(rows) == 1
         and within is None
@@ -495,8 +497,10 @@ def _append_sql(n: int, mark, inline: Inline | None = None, whole: bool = False)
     the stream lock's class and the stream, 7 per row, then the stream, its
     expected version, the stream again and the command id (a command id the stream already
     holds writes nothing: no row of a batch is skipped alone); then ``inline``'s.
-    ``whole``: the statement raises NOT_WHOLE (so undoes all it wrote) unless
-    all ``n`` rows went in and ``inline``'s writes landed."""
+    ``whole`` (the statement is its own transaction): its guard leaves what
+    ``_NOTIFY_AFTER`` sends, and with ``inline`` the statement raises
+    NOT_WHOLE (so undoes all it wrote) unless all ``n`` rows went in and
+    ``inline``'s writes landed."""
     width = len(_ROW_TYPES)
     values = ", ".join(
         "(" + ", ".join(f"{mark(3 + r * width + k)}::{t}" for k, t in enumerate(_ROW_TYPES)) + ")"
@@ -552,8 +556,9 @@ def _insert_checked(
     projector's own IntegrityError is never mistaken for a lost race; fewer
     rows back than sent means the append lost, and raising undoes any row it
     did insert. Whether ``inline``'s writes landed (``Inline.landed``).
-    ``whole`` (with ``inline``, outside any transaction): ``_NotWhole``
-    unless all of it landed, nothing written then."""
+    ``whole`` (outside any transaction): its own transaction, notified after
+    its commit; with ``inline``, ``_NotWhole`` unless all of it landed,
+    nothing written then."""
     params = [STREAM_LOCK, rows[0].stream]
     for r in rows:
         params += [
