@@ -591,6 +591,9 @@ def _django_setup(db_url: str) -> None:
     os.environ["DATABASE_URL"] = db_url
     # measured as deployed: DEBUG off (DEBUG wraps every query in a logging cursor)
     os.environ["DJANGO_DEBUG"] = "0"
+    # as deployed (docker/entrypoint.sh): the reactors follow the log in their
+    # own process, no inline pass in the appending one
+    os.environ["REACTORS_INLINE"] = "0"
     os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-not-a-secret")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django

@@ -608,10 +608,10 @@ def _run_append(
     names = rows_of.prepared_on(raw)
     name = f"eventlog_append_{n}" + (f"_{inline.name}" if inline is not None else "")
     name += "_whole" if whole else ""
-    if name in names:
-        before = []
-    else:
-        before = [f"PREPARE {name} AS {_append_sql(n, lambda i: f'${i}', inline, whole)}"]
+    statements = {name: lambda: _append_sql(n, lambda i: f"${i}", inline, whole)}
+    if whole:
+        statements[_NOTIFY_NAME] = lambda: _NOTIFY_SQL
+    before = [f"PREPARE {each} AS {sql()}" for each, sql in statements.items() if each not in names]
     try:
         out = _execute_opening(
             f"EXECUTE {name} ({', '.join(['%s'] * len(params))})",
@@ -621,29 +621,28 @@ def _run_append(
         )
     except Exception as exc:
         if _not_whole(exc):
-            names.add(name)  # only its EXECUTE undid itself: the PREPARE stands
+            names.update(statements)  # only its EXECUTE undid itself: the PREPAREs stand
         else:
-            rows_of.forget_prepared(raw)  # the PREPARE may or may not have stood
+            rows_of.forget_prepared(raw)  # the PREPAREs may or may not have stood
         raise
-    names.add(name)
+    names.update(statements)
     return out
 
 
 # after an append alone commits, in the same message: its NOTIFY in a
-# transaction of its own that waits for no flush (migration 0011). What the
-# statement's guard left (session-wide, so it outlives the commit) is sent
-# once and cleared; an append that lost its race left nothing (its guard did
-# not run), so nothing is sent for it
-_NOTIFY_AFTER = [
-    "COMMIT",
-    "BEGIN",
-    "SET LOCAL synchronous_commit TO off",
-    "SELECT pg_notify('eventlog_appended', a.payload) "
-    "FROM (SELECT current_setting('eventlog.appended', true) AS payload) a "
-    "WHERE a.payload <> ''",
-    "SELECT set_config('eventlog.appended', '', false)",
-    "COMMIT",
-]
+# transaction of its own that waits for no flush (migration 0011), the
+# implicit one of the message's last statement (prepared with the append's:
+# planning it cost as much as sending it). What the append's guard left
+# (session-wide, so it outlives the commit) is sent once and cleared; an
+# append that lost its race left nothing (its guard did not run), so nothing
+# is sent for it. The subquery's set_config is volatile, so it always runs
+_NOTIFY_NAME = "eventlog_notify_after"
+_NOTIFY_SQL = (
+    "SELECT pg_notify('eventlog_appended', a.payload), set_config('eventlog.appended', '', false) "
+    "FROM (SELECT current_setting('eventlog.appended', true) AS payload, "
+    "set_config('synchronous_commit', 'off', true)) a WHERE a.payload <> ''"
+)
+_NOTIFY_AFTER = ["COMMIT", f"EXECUTE {_NOTIFY_NAME}"]
 
 
 def _execute_opening(

@@ -307,6 +307,52 @@ def test_a_temp_table_of_the_same_name_does_not_blind_the_gap_check():
 
 @pytest.mark.postgres
 @pytest.mark.django_db
+def test_operators_on_the_search_path_do_not_blind_the_gap_check():
+    """A schema the app's role may use (as ``public`` is to every role before
+    PostgreSQL 15) holds an ``=`` that no two streams pass and a ``>`` that
+    no version passes, put before ``pg_catalog`` on the session's path; then
+    version 9 is appended after 2: still refused (the triggers name their
+    operators by schema, eventlog 0013)."""
+    role, schema = _app_role()
+    append("s-ops", 0, ev(2))
+    evil = f"gs_test_ops_{uuid.uuid4().hex[:8]}"
+    with connection.cursor() as cur:
+        cur.execute(f"CREATE SCHEMA {evil}")
+        cur.execute(
+            f"CREATE FUNCTION {evil}.never(varchar, varchar) RETURNS boolean "
+            "LANGUAGE sql IMMUTABLE AS 'SELECT false'"
+        )
+        cur.execute(
+            f"CREATE FUNCTION {evil}.never_int(integer, integer) RETURNS boolean "
+            "LANGUAGE sql IMMUTABLE AS 'SELECT false'"
+        )
+        cur.execute(
+            f"CREATE OPERATOR {evil}.= (LEFTARG = varchar, RIGHTARG = varchar, "
+            f"FUNCTION = {evil}.never)"
+        )
+        cur.execute(
+            f"CREATE OPERATOR {evil}.> (LEFTARG = integer, RIGHTARG = integer, "
+            f"FUNCTION = {evil}.never_int)"
+        )
+        cur.execute(f"GRANT USAGE ON SCHEMA {evil} TO {role}")
+        cur.execute(f"SET ROLE {role}")
+        cur.execute(f'SET search_path = {evil}, pg_catalog, "{schema}"')
+    try:
+        with pytest.raises(DatabaseError, match="gapless"), transaction.atomic():
+            with connection.cursor() as cur:
+                cur.execute(
+                    f"INSERT INTO {TABLE} (stream, version, type, data, metadata, command_seq,"
+                    " recorded_at) VALUES ('s-ops', 9, 'forged', '{}', '{}', 0, now())"
+                )
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("RESET ROLE")
+            cur.execute("RESET search_path")
+    assert [r.version for r in read("s-ops")] == [1, 2]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
 def test_the_database_sets_each_event_tx_whatever_the_insert_says():
     """``tx`` is what reactors order and cut the log by: a small value would
     hide an event from them, a huge one move a new reactor past the log's end."""

@@ -20,9 +20,11 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 def test_an_append_alone_is_one_message_and_commits_by_itself(tmp_path):
     stream = f"rt-{uuid.uuid4().hex}"
     append(stream, 0, [NewEvent("first", {})])  # the statement is prepared by now
-    sent = messages(lambda: append(stream, 1, [NewEvent("second", {"n": 2})]), tmp_path)
+    sent = messages(lambda: append(stream, 1, [NewEvent("second", {"n": 2})]), tmp_path, None)
     assert len(sent) == 1, sent
     assert sent[0].startswith('Query "BEGIN; EXECUTE eventlog_append_1_whole'), sent
+    # its NOTIFY after the commit, prepared with the append's statement
+    assert sent[0].endswith('; COMMIT; EXECUTE eventlog_notify_after"'), sent
     assert connection.connection.info.transaction_status.name == "IDLE"
     assert [r.type for r in read(stream)] == ["first", "second"]
     # committed: another session (Django's connection settings) sees it
@@ -31,6 +33,23 @@ def test_an_append_alone_is_one_message_and_commits_by_itself(tmp_path):
             "SELECT count(*) FROM eventlog_storedevent WHERE stream = %s", [stream]
         ).fetchone()
     assert n == 2
+
+
+def test_the_notify_after_an_append_alone_leaves_the_session_as_it_was():
+    """The NOTIFY's transaction turns synchronous_commit off for itself
+    alone: the session's next transaction waits for its flush as before."""
+    stream = f"rt-{uuid.uuid4().hex}"
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        (before,) = cursor.fetchone()
+        append(stream, 0, [NewEvent("first", {})])
+        append(stream, 1, [NewEvent("second", {})])
+        cursor.execute("SHOW synchronous_commit")
+        (after,) = cursor.fetchone()
+        cursor.execute("SELECT current_setting('eventlog.appended', true)")
+        (left,) = cursor.fetchone()
+    assert after == before == "on"
+    assert left == ""  # sent, then cleared
 
 
 def test_a_batch_is_one_message_with_its_begin_then_the_commit(tmp_path):

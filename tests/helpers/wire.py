@@ -6,8 +6,9 @@ import re
 from django.db import connection
 
 
-def messages(fn, tmp_path) -> list[str]:
-    """The queries the client sent while ``fn`` ran (libpq's trace)."""
+def messages(fn, tmp_path, width: int | None = 60) -> list[str]:
+    """The queries the client sent while ``fn`` ran (libpq's trace), each
+    cut to ``width`` characters (``None``: whole)."""
     connection.ensure_connection()
     path = tmp_path / "trace"
     with open(path, "w") as f:
@@ -17,4 +18,4 @@ def messages(fn, tmp_path) -> list[str]:
         finally:
             connection.connection.pgconn.untrace()
     sent = re.findall(r"\tF\t\d+\t(\w+)\t *(.*)", path.read_text())
-    return [f"{kind} {text[:60]}" for kind, text in sent]
+    return [f"{kind} {text[:width]}" for kind, text in sent]
