@@ -13,6 +13,9 @@ import weakref
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model
+from psycopg import errors, generators
+from psycopg.adapt import Transformer
+from psycopg.pq import ExecStatus, TransactionStatus
 
 # psycopg connection -> the names of the statements prepared on it
 _prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -103,16 +106,12 @@ def run(sql: str, params: list, *, prepare: bool = True) -> list[tuple]:
     marks = f" ({', '.join(['%s'] * len(params))})" if params else ""
     first = name not in names
     started = time.monotonic()
+    head = [f"PREPARE {name} AS {_body(sql)}"] if first else []
     try:
-        # psycopg's cursor (Django's own, bound on the client): Django's wrapper
-        # would log the EXECUTE, not the statement, and cost as much again
-        with db.wrap_database_errors, raw.cursor() as cursor:
-            if first:
-                cursor.execute(f"PREPARE {name} AS {_body(sql)}; EXECUTE {name}{marks}", params)
-                cursor.nextset()
-            else:
-                cursor.execute(f"EXECUTE {name}{marks}", params)
-            found = cursor.fetchall()
+        # past Django's wrapper, which would log the EXECUTE, not the
+        # statement, and cost as much again
+        with db.wrap_database_errors:
+            found = message(raw, head, f"EXECUTE {name}{marks}", params)
     except Exception:
         if first:
             forget_prepared(raw)
@@ -120,6 +119,38 @@ def run(sql: str, params: list, *, prepare: bool = True) -> list[tuple]:
     logged(db, sql, params, started)  # the statement run, not its EXECUTE
     names.add(name)
     return found
+
+
+def message(raw, head: list[str], sql: str, params: list, tail: list[str] = ()) -> list[tuple]:
+    """The rows ``sql`` returns, sent on psycopg's connection ``raw`` in one
+    message after the statements ``head`` and before ``tail`` (the whole
+    text's %s marks bound on the client, as Django's cursor binds them).
+    Past psycopg's cursor when psycopg would send nothing of its own first
+    (autocommit, or a transaction begun): the cursor's bookkeeping cost a
+    one-event append about 45 µs of CPU and 50 of wall time (2026-12-07),
+    a sixth of the append; else through it, which sends its BEGIN."""
+    text = "".join(f"{h}; " for h in head) + sql + "".join(f"; {t}" for t in tail)
+    if not raw.autocommit and raw.pgconn.transaction_status == TransactionStatus.IDLE:
+        with raw.cursor() as cursor:
+            cursor.execute(text, params)
+            for _ in head:
+                cursor.nextset()
+            return cursor.fetchall()
+    adapt = Transformer(raw)
+    query = text.encode(raw.info.encoding) % tuple(
+        b"NULL" if p is None else adapt.as_literal(p) for p in params
+    )
+    with raw.lock:
+        raw.pgconn.send_query(query)
+        results = raw.wait(generators.execute(raw.pgconn))
+    for result in results:
+        if result.status == ExecStatus.FATAL_ERROR:
+            raise errors.error_from_result(result, encoding=raw.info.encoding)
+        if result.status not in (ExecStatus.COMMAND_OK, ExecStatus.TUPLES_OK):
+            raise errors.InternalError(f"unexpected result: {ExecStatus(result.status).name}")
+    rows = results[len(head)]
+    adapt.set_pgresult(rows)
+    return adapt.load_rows(0, rows.ntuples, tuple)
 
 
 def first_row(sql: str, params: list) -> tuple | None:

@@ -658,9 +658,9 @@ def _execute_opening(
     still one message; on an error nothing after it ran, and its transaction
     is rolled back.
 
-    On psycopg's own cursor (Django's cursor factory, so bound on the client
-    as every query): Django's wrapper around it costs as much client time
-    as quoting the parameters, so only what it does that an append needs is
+    Bound on the client as every query, past Django's wrapper and psycopg's
+    cursor (``rows.message``): the wrapper costs as much client time as
+    quoting the parameters, so only what it does that an append needs is
     done here (errors as Django's, the broken-transaction check, the query
     log when DEBUG or a test keeps one)."""
     db = connections[DEFAULT_DB_ALIAS]
@@ -691,7 +691,7 @@ def _execute_opening(
 
 def _run_message(db, raw, head: list, sql: str, params: list, tail: list, opening: bool):
     started = time.monotonic()
-    with db.wrap_database_errors, raw.cursor() as cur:
+    with db.wrap_database_errors:
         if opening:
             # Why psycopg's own autocommit: psycopg sends the BEGIN of a
             # transaction alone and waits for it (in pipeline mode too), and
@@ -703,11 +703,7 @@ def _run_message(db, raw, head: list, sql: str, params: list, tail: list, openin
             # and Django puts autocommit back when the block ends, as always.
             # Keeping to Django's state alone costs a move a round trip.
             raw.autocommit = True
-        text = "".join(f"{h}; " for h in head) + sql + "".join(f"; {t}" for t in tail)
-        cur.execute(text, params)
-        for _ in head:
-            cur.nextset()
-        out = cur.fetchall()
+        out = rows_of.message(raw, head, sql, params, tail)
     rows_of.logged(db, sql, params, started)
     return out
 

@@ -70,3 +70,41 @@ def test_a_failed_first_run_leaves_the_next_one_working():
     with pytest.raises(Exception, match="division by zero"):
         rows.run("SELECT 1 / %s", [0])
     assert rows.run("SELECT 1 / %s", [1]) == [(1,)]
+
+
+def test_every_character_and_kind_is_bound_as_psycopgs_cursor_binds_it():
+    """The reads and appends go past psycopg's cursor (rows.message), bound
+    by psycopg's own adapters: what comes back is what went in."""
+    import datetime
+    import decimal
+
+    tricky = "a'b\\c %s %% \"d\"; DROP TABLE x; -- é ✓ 🂡\n\tend"
+    moment = datetime.datetime(2026, 12, 7, 10, 0, 0, 123456, tzinfo=datetime.timezone.utc)
+    found = rows.run(
+        "SELECT %s::text, %s::timestamptz, %s::numeric, %s::int, %s::boolean, %s::text IS NULL",
+        [tricky, moment, decimal.Decimal("-1e-30"), -2147483648, False, None],
+    )
+    assert found == [(tricky, moment, decimal.Decimal("-1e-30"), -2147483648, False, True)]
+    stream = f"pr-{uuid.uuid4().hex}-{tricky}"
+    append(stream, 0, [NewEvent("a", {"text": tricky})])
+    assert [(r.stream, r.data) for r in read(stream)] == [(stream, {"text": tricky})]
+
+
+def test_an_error_is_djangos_and_the_connection_goes_on():
+    from django.db import DataError
+
+    with pytest.raises(DataError, match="division by zero"):
+        rows.run("SELECT 2 / %s", [0])
+    assert rows.run("SELECT 2 / %s", [2]) == [(1,)]
+
+
+def test_in_a_block_not_yet_begun_a_read_runs_in_its_transaction():
+    """psycopg begins the transaction of Django's block on its first
+    statement: a read that is the block's first goes through psycopg's
+    cursor, so it and what follows share one transaction."""
+    rows.run("SELECT pg_current_xact_id()::text", [])  # the statements on the connection listed
+    with transaction.atomic():
+        (first,) = rows.run("SELECT pg_current_xact_id()::text", [])[0]
+        (second,) = rows.run("SELECT pg_current_xact_id()::text || %s", [""])[0]
+        assert connection.connection.info.transaction_status.name == "INTRANS"
+    assert first == second
