@@ -128,7 +128,11 @@ def message(raw, head: list[str], sql: str, params: list, tail: list[str] = ()) 
     Past psycopg's cursor when psycopg would send nothing of its own first
     (autocommit, or a transaction begun): the cursor's bookkeeping cost a
     one-event append about 45 µs of CPU and 50 of wall time (2026-12-07),
-    a sixth of the append; else through it, which sends its BEGIN."""
+    a sixth of the append; else through it, which sends its BEGIN. What it
+    calls of psycopg (its generators, Transformer.as_literal and load_rows,
+    error_from_result) is what its cursor calls: the version is pinned
+    (constraints.txt), and tests/eventlog/test_prepared_reads.py binds
+    and loads every kind through it."""
     text = "".join(f"{h}; " for h in head) + sql + "".join(f"; {t}" for t in tail)
     if not raw.autocommit and raw.pgconn.transaction_status == TransactionStatus.IDLE:
         with raw.cursor() as cursor:
