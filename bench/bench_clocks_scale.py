@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import sys
 import threading
@@ -161,9 +162,13 @@ def _wait(streams: list[str], until: float) -> dict:
         time.sleep(0.2)
 
 
-def _writers(st: stack.Stack) -> dict[str, str]:
-    """stream -> the task that wrote its first timeout ("armed" or "sweep"), from the logs."""
-    out: dict[str, str] = {}
+_WRITTEN = re.compile(r"begun (-?[\d.]+) ms after its deadline, written in ([\d.]+) ms")
+
+
+def _writers(st: stack.Stack) -> dict[str, tuple[str, float | None, float | None]]:
+    """stream -> (the task that wrote its first timeout, "armed" or "sweep";
+    how many ms after the deadline it began; how many it took), from the logs."""
+    out: dict[str, tuple] = {}
     for name in ("worker1", "worker2"):
         path = st.workdir / f"{name}.log"
         if not path.exists():
@@ -183,7 +188,9 @@ def _writers(st: stack.Stack) -> dict[str, str]:
                 if task.startswith("clocks.sweep")
                 else "other"
             )
-            out.setdefault(rec.get("stream", ""), path_)
+            timed = _WRITTEN.search(str(rec.get("message", "")))
+            begun, took = (float(timed[1]), float(timed[2])) if timed else (None, None)
+            out.setdefault(rec.get("stream", ""), (path_, begun, took))
     return out
 
 
@@ -223,7 +230,7 @@ def _lateness(made: list, got: dict, writers: dict) -> tuple:
         if len(firsts) > 1:
             twice += 1
         late = (firsts[0][0] - m["deadline"]) * 1e3
-        path = writers.get(m["stream"], "other")
+        path, begun, took = writers.get(m["stream"], ("other", None, None))
         lateness.append(late)
         by_path[path].append(late / 1e3)
         per_match.append(
@@ -232,6 +239,8 @@ def _lateness(made: list, got: dict, writers: dict) -> tuple:
                 "lateness_ms": round(late, 1),
                 "path": path,
                 "create_ms": round(m["create_ms"], 1),
+                "begun_ms": begun,
+                "written_in_ms": took,
             }
         )
     return lateness, by_path, twice, missing, per_match
@@ -270,6 +279,7 @@ def _run(tag: str, st: stack.Stack, s: dict, stagger_ms: int, kill: bool = False
         "deadline_span_s": round(max(deadlines) - min(deadlines), 2),
         "lateness_ms": summary,
         "by_path": {k: stack.summary_ms(v) for k, v in by_path.items() if v},
+        "latest": _latest(per_match),
         "per_match": per_match,
     }
     if goal is not None:
@@ -291,7 +301,25 @@ def _run(tag: str, st: stack.Stack, s: dict, stagger_ms: int, kill: bool = False
         f"p50 {summary['p50']} p99 {summary['p99']} max {summary['max']}; by armed task "
         f"{len(by_path['armed'])}, sweep {len(by_path['sweep'])}, unknown {len(by_path['other'])}"
     )
+    say(
+        f"[{tag}] the latest: "
+        + "; ".join(
+            f"{x['lateness_ms']} ms (begun {x['begun_ms']}, written in {x['written_in_ms']}, "
+            f"{x['path']})"
+            for x in run["latest"]
+        )
+    )
     return run
+
+
+def _latest(per_match: list[dict], n: int = 5) -> list[dict]:
+    """The ``n`` latest timeouts: how late each was written, how late its
+    task began and how long it took (from the worker's log), which path."""
+    done = [m for m in per_match if m.get("timed_out", True)]
+    keys = ("lateness_ms", "begun_ms", "written_in_ms", "path")
+    return [
+        {k: m[k] for k in keys} for m in sorted(done, key=lambda m: -m["lateness_ms"])[:n]
+    ]
 
 
 def main(results_dir) -> dict:

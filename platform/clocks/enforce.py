@@ -144,7 +144,8 @@ _release = Fork(postgresql=_release_advisory, portable=_nothing_to_release)
 
 
 def _enforce(match: Match, now: float | None) -> int:
-    now = time.time() if now is None else now
+    begun = time.time()
+    now = begun if now is None else now
     deadline = match.next_deadline.timestamp()
     if deadline > now:
         return 0
@@ -162,7 +163,16 @@ def _enforce(match: Match, now: float | None) -> int:
                 system_id=timeout_id,
                 now=now,
             )
-            log.info("timeout of %s written: %d event(s)", match.stream, len(rows))
+            # how late it began and how long it took: a late timeout's two
+            # causes (its wake, or its write) told apart (bench clocks_scale)
+            log.info(
+                "timeout of %s written: %d event(s), begun %.1f ms after its deadline, "
+                "written in %.1f ms",
+                match.stream,
+                len(rows),
+                (now - deadline) * 1e3,
+                (time.time() - begun) * 1e3,
+            )
     except RuleError:
         return 0  # the match moved on: nothing is due any more
     except ConcurrencyError:
