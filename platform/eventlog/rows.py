@@ -140,8 +140,8 @@ def message(raw, head: list[str], sql: str, params: list, tail: list[str] = ()) 
             for _ in head:
                 cursor.nextset()
             return cursor.fetchall()
-    adapt = Transformer(raw)
-    query = text.encode(raw.info.encoding) % tuple(
+    adapt, encoding = Transformer(raw), raw.info.encoding
+    query = text.encode(encoding) % tuple(
         b"NULL" if p is None else adapt.as_literal(p) for p in params
     )
     with raw.lock:
@@ -149,7 +149,7 @@ def message(raw, head: list[str], sql: str, params: list, tail: list[str] = ()) 
         results = raw.wait(generators.execute(raw.pgconn))
     for result in results:
         if result.status == ExecStatus.FATAL_ERROR:
-            raise errors.error_from_result(result, encoding=raw.info.encoding)
+            raise errors.error_from_result(result, encoding=encoding)
         if result.status not in (ExecStatus.COMMAND_OK, ExecStatus.TUPLES_OK):
             raise errors.InternalError(f"unexpected result: {ExecStatus(result.status).name}")
     rows = results[len(head)]

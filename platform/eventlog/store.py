@@ -608,10 +608,12 @@ def _run_append(
     names = rows_of.prepared_on(raw)
     name = f"eventlog_append_{n}" + (f"_{inline.name}" if inline is not None else "")
     name += "_whole" if whole else ""
-    statements = {name: lambda: _append_sql(n, lambda i: f"${i}", inline, whole)}
-    if whole:
-        statements[_NOTIFY_NAME] = lambda: _NOTIFY_SQL
-    before = [f"PREPARE {each} AS {sql()}" for each, sql in statements.items() if each not in names]
+    statements = [name, _NOTIFY_NAME] if whole else [name]
+    before = []
+    if name not in names:
+        before.append(f"PREPARE {name} AS {_append_sql(n, lambda i: f'${i}', inline, whole)}")
+    if whole and _NOTIFY_NAME not in names:
+        before.append(f"PREPARE {_NOTIFY_NAME} AS {_NOTIFY_SQL}")
     try:
         out = _execute_opening(
             f"EXECUTE {name} ({', '.join(['%s'] * len(params))})",
