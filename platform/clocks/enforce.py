@@ -30,16 +30,22 @@ from runtime.logging import log_context
 
 log = logging.getLogger(__name__)
 
-BATCH = 100  # due matches read from the index per query
+# due matches read and claimed per query: few, so that enforcers running at
+# once (the loop, its helper, a wake-up, the sweep) share a backlog instead
+# of one of them claiming a hundred and writing them one by one
+BATCH = 2
 CLOCK_LOCK = 0x636C6B73  # "clks": the advisory lock class of a claimed match
 
 
-def enforce_due(now: float | None = None, limit: int = BATCH) -> int:
+def enforce_due(now: float | None = None, limit: int = BATCH, each_read=None) -> int:
     """Fire every passed deadline in the index; returns events written.
 
     Reads and claims the due matches ``limit`` at a time, earliest deadline
     first, and goes on after the last one read (a match it could not move on
-    is not read again), until a read finds fewer than ``limit``."""
+    is not read again), until a read finds fewer than ``limit``. After each
+    read's timeouts, ``each_read(late_s)`` hears how far past its deadline
+    the earliest match read was (a loop keeps its promise, and sees that it
+    falls behind)."""
     written = 0
     after: tuple[datetime, int] | None = None
     while True:
@@ -47,7 +53,10 @@ def enforce_due(now: float | None = None, limit: int = BATCH) -> int:
         batch = _claim_due(at, after, limit)
         if batch:  # read before enforcing: a submit moves the match's deadline on
             after = (batch[-1][0].next_deadline, batch[-1][0].pk)
+            late_s = (at - batch[0][0].next_deadline).total_seconds()
         written += _enforce_claimed(batch, now)
+        if batch and each_read is not None:
+            each_read(late_s)
         if len(batch) < limit:
             return written
 

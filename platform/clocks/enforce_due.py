@@ -11,5 +11,5 @@ from .watch import run_loop
 
 
 @shared_task(name="clocks.enforce_due", ignore_result=True, acks_late=True)
-def enforce_due_deadlines() -> int:
-    return run_loop()
+def enforce_due_deadlines(helper: bool = False) -> int:
+    return run_loop(helper=helper)

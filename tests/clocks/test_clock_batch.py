@@ -213,3 +213,43 @@ def test_a_timeout_is_one_message_with_its_commit_and_writes_what_a_rebuild_does
     assert row["next_deadline"] is None and row["waiting_on"] == []
     rebuild_stream(match.stream)
     assert Match.objects.filter(pk=match.pk).values().get() == row
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_enforcer_stuck_on_its_claims_leaves_the_backlog_to_another(monkeypatch):
+    """Enforcers claim a few due matches at a time: one that writes slowly
+    (a busy process) holds only those, and another takes the rest."""
+    t0 = 2_250_000.0
+    matches = _matches(10, t0)
+    enforce_one = enforce._enforce
+    slow_begun = threading.Event()
+    written_by = {}
+
+    def enforce_and_note(match, now):
+        if threading.current_thread().name == "slow":
+            slow_begun.set()
+            time.sleep(0.3)
+        n = enforce_one(match, now)
+        if n:
+            written_by[match.pk] = threading.current_thread().name
+        return n
+
+    monkeypatch.setattr(enforce, "_enforce", enforce_and_note)
+
+    def enforcer():
+        try:
+            enforce_due(now=t0 + 4)
+        finally:
+            connection.close()
+
+    slow = threading.Thread(target=enforcer, name="slow")
+    slow.start()
+    assert slow_begun.wait(10)  # it holds its first claims
+    quick = threading.Thread(target=enforcer, name="quick")
+    quick.start()
+    quick.join()
+    slow.join()
+    assert all(len(_timeouts(m)) == 1 for m in matches)
+    by_slow = [pk for pk, name in written_by.items() if name == "slow"]
+    assert len(by_slow) <= 4, written_by  # its first claims, not the backlog

@@ -22,7 +22,9 @@ def no_loop(settings):
     arming._armed.clear()
     watch._seen = (0.0, 0.0)
     cache.delete(watch._key())
-    yield
+    # a loop behind its deadlines asks for a helper: never sent from a test
+    with mock.patch.object(watch.current_app, "send_task") as helper_asked:
+        yield helper_asked
     cache.delete(watch._key())
     watch._seen = (0.0, 0.0)
 
@@ -50,7 +52,7 @@ def _timeouts(match):
 @pytest.mark.django_db
 def test_a_deadline_a_running_loop_watches_costs_no_wake_up(no_loop):
     now = time.time()
-    watch._promise(now + 5)  # a loop runs and watches the next 5 s
+    cache.set(watch._key(), now + 5, timeout=watch.KEEP_S)  # a loop watches the next 5 s
     with mock.patch.object(enforce_due.enforce_due_deadlines, "apply_async") as send:
         arming.wake_at(_at(now + 2.0031), now)  # watched: no wake-up of its own
         arming.wake_at(_at(now + 0.0131), now)  # too close for the loop's next look
@@ -62,7 +64,7 @@ def test_a_deadline_a_running_loop_watches_costs_no_wake_up(no_loop):
 @pytest.mark.django_db
 def test_a_dead_loops_promise_runs_out_and_wake_ups_are_sent_again(no_loop):
     now = time.time()
-    watch._promise(now + 5)
+    cache.set(watch._key(), now + 5, timeout=watch.KEEP_S)
     cache.delete(watch._key())  # what the key's short life does when no loop writes it
     watch._seen = (0.0, 0.0)  # read more than KEEP_S / 2 ago
     with mock.patch.object(enforce_due.enforce_due_deadlines, "apply_async") as send:
@@ -95,9 +97,69 @@ def test_a_wake_up_while_a_loop_runs_enforces_what_is_due_once(no_loop):
     due = _due_at(time.time(), seed=9)
     time.sleep(max(0.0, due.next_deadline.timestamp() - time.time()) + 0.01)
     until = time.time() + 5
-    watch._promise(until)  # another worker's loop
+    cache.set(watch._key(), until, timeout=watch.KEEP_S)  # another worker's loop
     started = time.time()
     assert watch.run_loop() >= 1
     assert time.time() - started < 1  # it did not loop
     assert len(_timeouts(due)) == 1
     assert cache.get(watch._key()) == until  # the other loop's promise stands
+
+
+@pytest.mark.django_db
+def test_a_loop_that_falls_behind_asks_for_one_helper(no_loop, settings, caplog):
+    settings.CLOCKS_ARM_AHEAD_S = 0.3  # the loop ends soon after the backlog
+    late = [_due_at(time.time() - 1, seed=20 + i) for i in range(5)]  # a second behind
+    with caplog.at_level("INFO", logger="clocks.watch"):
+        watch.run_loop()
+    assert [c.kwargs for c in no_loop.call_args_list] == [{"kwargs": {"helper": True}}]
+    assert no_loop.call_args.args == ("clocks.enforce_due",)
+    assert "ms behind: a helper asked for" in caplog.text
+    assert all(len(_timeouts(m)) == 1 for m in late)
+
+
+@pytest.mark.django_db
+def test_a_loop_on_time_or_with_a_helper_running_asks_for_none(no_loop, settings, monkeypatch):
+    settings.CLOCKS_ARM_AHEAD_S = 0.3
+    monkeypatch.setattr(watch, "HELP_LATE_S", 0.5)  # on time, even on a busy machine
+    on_time = _due_at(time.time() + 0.1, seed=30)  # falls due while the loop looks
+    watch.run_loop()
+    assert len(_timeouts(on_time)) == 1
+    assert no_loop.call_count == 0
+    late = _due_at(time.time() - 1, seed=31)
+    cache.set(watch._helper_key(), time.time(), timeout=5)  # a helper runs
+    try:
+        watch.run_loop()
+    finally:
+        cache.delete(watch._helper_key())
+    assert no_loop.call_count == 0
+    assert len(_timeouts(late)) == 1
+
+
+@pytest.mark.django_db
+def test_a_helper_enforces_what_is_due_and_ends_when_nothing_has_been(no_loop, caplog):
+    due = [_due_at(time.time() - 0.5, seed=40 + i) for i in range(3)]
+    started = time.time()
+    with caplog.at_level("INFO", logger="clocks.watch"):
+        written = enforce_due.enforce_due_deadlines.run(helper=True)
+    took = time.time() - started
+    assert written >= len(due)
+    assert all(len(_timeouts(m)) == 1 for m in due)
+    assert watch.LINGER_S <= took < watch.LINGER_S + 5  # lingered, then ended
+    assert cache.get(watch._helper_key()) is None  # and gave its key back
+    assert "the clocks' helper started" in caplog.text
+    assert f"the clocks' helper ended: {written} event(s) written" in caplog.text
+
+
+@pytest.mark.django_db
+def test_a_second_helper_enforces_what_is_due_once(no_loop):
+    due = _due_at(time.time() - 0.5, seed=50)
+    running = time.time()
+    cache.set(watch._helper_key(), running, timeout=5)  # another helper runs
+    try:
+        started = time.time()
+        assert watch.run_loop(helper=True) >= 1
+        assert time.time() - started < watch.LINGER_S  # it did not linger
+        assert cache.get(watch._helper_key()) == running  # the other's key stands
+    finally:
+        cache.delete(watch._helper_key())
+    assert len(_timeouts(due)) == 1
