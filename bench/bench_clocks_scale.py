@@ -317,9 +317,7 @@ def _latest(per_match: list[dict], n: int = 5) -> list[dict]:
     task began and how long it took (from the worker's log), which path."""
     done = [m for m in per_match if m.get("timed_out", True)]
     keys = ("lateness_ms", "begun_ms", "written_in_ms", "path")
-    return [
-        {k: m[k] for k in keys} for m in sorted(done, key=lambda m: -m["lateness_ms"])[:n]
-    ]
+    return [{k: m[k] for k in keys} for m in sorted(done, key=lambda m: -m["lateness_ms"])[:n]]
 
 
 def main(results_dir) -> dict:

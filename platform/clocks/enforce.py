@@ -43,9 +43,9 @@ def enforce_due(now: float | None = None, limit: int = BATCH, each_read=None) ->
     Reads and claims the due matches ``limit`` at a time, earliest deadline
     first, and goes on after the last one read (a match it could not move on
     is not read again), until a read finds fewer than ``limit``. After each
-    read's timeouts, ``each_read(late_s)`` hears how far past its deadline
-    the earliest match read was (a loop keeps its promise, and sees that it
-    falls behind)."""
+    read whose timeouts wrote something, ``each_read(late_s)`` hears how far
+    past its deadline the earliest match read was (a loop keeps its promise,
+    and sees that it falls behind)."""
     written = 0
     after: tuple[datetime, int] | None = None
     while True:
@@ -54,16 +54,20 @@ def enforce_due(now: float | None = None, limit: int = BATCH, each_read=None) ->
         if batch:  # read before enforcing: a submit moves the match's deadline on
             after = (batch[-1][0].next_deadline, batch[-1][0].pk)
             late_s = (at - batch[0][0].next_deadline).total_seconds()
-        written += _enforce_claimed(batch, now)
-        if batch and each_read is not None:
+        done = _enforce_claimed(batch, now)
+        written += done
+        if done and each_read is not None:
             each_read(late_s)
         if len(batch) < limit:
             return written
 
 
-def next_deadline() -> datetime | None:
-    """The earliest deadline of any live match in the index."""
+def next_deadline(after: float | None = None) -> datetime | None:
+    """The earliest deadline of any live match in the index (later than
+    ``after`` when given)."""
     live = Match.objects.filter(status="live", next_deadline__isnull=False)
+    if after is not None:
+        live = live.filter(next_deadline__gt=datetime.fromtimestamp(after, tz=UTC))
     return live.order_by("next_deadline").values_list("next_deadline", flat=True).first()
 
 

@@ -99,12 +99,13 @@ def _watch(start: float, until: float) -> int:
     beat = _Beat(_key(), until, asks_for_help=True)
     written = 0
     while True:
-        written += enforce_due(each_read=beat)
+        looked_at = time.time()
+        done = enforce_due(each_read=beat)
+        written += done
         now = time.time()
         if now >= until:
             break
-        nxt = next_deadline()
-        nxt = nxt.timestamp() if nxt is not None else None
+        nxt = _next_look(done, looked_at)
         if nxt is not None and nxt - now <= ahead:
             until = beat.value = max(until, min(now + ahead, start + LOOP_S))
         beat(0.0 if nxt is None else now - nxt)
@@ -112,6 +113,15 @@ def _watch(start: float, until: float) -> int:
         time.sleep(max(0.0, min(wait, until - now)))
     # what is due by the end of the promise (a deadline arming left to the loop)
     return written + enforce_due()
+
+
+def _next_look(written: int, looked_at: float) -> float | None:
+    """The deadline a loop waits for. After a pass (begun at ``looked_at``)
+    that wrote nothing, what was due when it began is another enforcer's
+    claim or a timeout that fails: the next deadline after that, so the
+    loop does not spin on those."""
+    nxt = next_deadline() if written else next_deadline(after=looked_at)
+    return nxt.timestamp() if nxt is not None else None
 
 
 class _Beat:
@@ -156,6 +166,7 @@ def _help() -> int:
     log.info("the clocks' helper started")
     try:
         while True:
+            looked_at = time.time()
             done = enforce_due(each_read=beat)
             written += done
             now = time.time()
@@ -165,9 +176,8 @@ def _help() -> int:
                 log.info("the clocks' helper ended: %d event(s) written", written)
                 return written
             beat(0.0)
-            nxt = next_deadline()
-            wait = LOOK_S if nxt is None else min(max(0.0, nxt.timestamp() - now), LOOK_S)
-            time.sleep(wait)
+            nxt = _next_look(done, looked_at)
+            time.sleep(LOOK_S if nxt is None else min(max(0.0, nxt - now), LOOK_S))
     finally:
         try:
             cache.delete(_helper_key())

@@ -9,7 +9,7 @@ from unittest import mock
 import pytest
 from django.core.cache import cache
 
-from clocks import arming, enforce_due, watch
+from clocks import arming, enforce, enforce_due, watch
 from eventlog.store import read
 from games import services
 
@@ -163,3 +163,21 @@ def test_a_second_helper_enforces_what_is_due_once(no_loop):
     finally:
         cache.delete(watch._helper_key())
     assert len(_timeouts(due)) == 1
+
+
+@pytest.mark.django_db
+def test_a_timeout_that_keeps_failing_does_not_make_the_loop_spin(no_loop, settings, monkeypatch):
+    settings.CLOCKS_ARM_AHEAD_S = 0.5
+    broken = _due_at(time.time() - 1, seed=60)
+    tried = []
+
+    def fail(match, now):
+        tried.append(match.pk)
+        raise RuntimeError("a bug in one game")
+
+    monkeypatch.setattr(enforce, "_enforce", fail)
+    watch.run_loop()
+    assert _timeouts(broken) == []
+    # tried once a look (every LOOK_S), not as fast as the loop can go
+    assert 1 <= len(tried) <= 0.5 / watch.LOOK_S + 5, len(tried)
+    assert no_loop.call_count == 0  # stuck, not behind: no helper

@@ -21,9 +21,7 @@ def scale():
 
 
 @pytest.mark.django_db
-def test_the_bench_reads_how_late_each_timeout_began_and_how_long_it_took(
-    scale, caplog, tmp_path
-):
+def test_the_bench_reads_how_late_each_timeout_began_and_how_long_it_took(scale, caplog, tmp_path):
     t0 = 2_000_000.0
     match = services.create_match(
         "doubting-love-letter",

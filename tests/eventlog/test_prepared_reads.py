@@ -78,8 +78,8 @@ def test_every_character_and_kind_is_bound_as_psycopgs_cursor_binds_it():
     import datetime
     import decimal
 
-    tricky = "a'b\\c %s %% \"d\"; DROP TABLE x; -- é ✓ 🂡\n\tend"
-    moment = datetime.datetime(2026, 12, 7, 10, 0, 0, 123456, tzinfo=datetime.timezone.utc)
+    tricky = 'a\'b\\c %s %% "d"; DROP TABLE x; -- é ✓ 🂡\n\tend'
+    moment = datetime.datetime(2026, 12, 7, 10, 0, 0, 123456, tzinfo=datetime.UTC)
     found = rows.run(
         "SELECT %s::text, %s::timestamptz, %s::numeric, %s::int, %s::boolean, %s::text IS NULL",
         [tricky, moment, decimal.Decimal("-1e-30"), -2147483648, False, None],
