@@ -151,9 +151,9 @@ class _Beat:
 
 
 def _help() -> int:
-    """Enforce what is due beside the loop until nothing
-    has been due for ``LINGER_S`` (at most ``LOOP_S``). One helper at a time:
-    a second wake-up enforces what is due once."""
+    """Enforce what is due beside the loop until nothing has been due for
+    ``LINGER_S`` (at most ``LOOP_S``). One helper at a time: a second
+    wake-up enforces what is due once."""
     start = time.time()
     try:
         ours = cache.add(_helper_key(), start, timeout=KEEP_S)
