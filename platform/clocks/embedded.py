@@ -15,10 +15,12 @@ SWEEP_S = 2.0  # look at least this often, as the beat sweep would
 BOT_TICK_S = 0.5  # how often to look while bots have moves to make
 
 
-def _next_wait() -> float:
+def _next_wait(after: float | None = None) -> float:
+    """Until the earliest deadline (later than ``after`` when given), at most
+    ``SWEEP_S``."""
     from .enforce import next_deadline
 
-    nxt = next_deadline()
+    nxt = next_deadline(after)
     if nxt is None:
         return SWEEP_S
     return max(0.0, min(SWEEP_S, nxt.timestamp() - time.time()))
@@ -36,11 +38,15 @@ def _step() -> float:
 
     from .enforce import sweep
 
+    looked_at = time.time()
     n = sweep()
     if n:
         log.info("clock: %d timeout event(s) written", n)
     moved = move_bots_due()
-    return min(_next_wait(), BOT_TICK_S) if moved or _bots_waiting() else _next_wait()
+    # a sweep that wrote nothing left what was due to a timeout that fails
+    # (logged, tried again): wait for the next deadline, not spin on it
+    wait = _next_wait(None if n else looked_at)
+    return min(wait, BOT_TICK_S) if moved or _bots_waiting() else wait
 
 
 _background = Background("clock", _step, retry_s=SWEEP_S)

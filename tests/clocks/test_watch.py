@@ -181,3 +181,24 @@ def test_a_timeout_that_keeps_failing_does_not_make_the_loop_spin(no_loop, setti
     # tried once a look (every LOOK_S), not as fast as the loop can go
     assert 1 <= len(tried) <= 0.5 / watch.LOOK_S + 5, len(tried)
     assert no_loop.call_count == 0  # stuck, not behind: no helper
+
+
+@pytest.mark.django_db
+def test_the_embedded_clock_waits_after_a_timeout_that_fails(monkeypatch):
+    """`make run`'s clock thread: a sweep that wrote nothing because a timeout
+    fails waits for the next deadline (none here: a sweep's interval), not
+    0 s, as it did; the next sweep tries it again."""
+    from clocks import embedded
+
+    broken = _due_at(time.time() - 1, seed=70)
+    enforce_one = enforce._enforce
+
+    def fail(match, now):
+        raise RuntimeError("a bug in one game")
+
+    monkeypatch.setattr(enforce, "_enforce", fail)
+    assert embedded._step() == pytest.approx(embedded.SWEEP_S, abs=0.01)
+    assert _timeouts(broken) == []
+    monkeypatch.setattr(enforce, "_enforce", enforce_one)
+    assert embedded._step() == pytest.approx(embedded.SWEEP_S, abs=0.01)  # written, none due
+    assert len(_timeouts(broken)) == 1
