@@ -15,12 +15,11 @@ SWEEP_S = 2.0  # look at least this often, as the beat sweep would
 BOT_TICK_S = 0.5  # how often to look while bots have moves to make
 
 
-def _next_wait(after: float | None = None) -> float:
-    """Until the earliest deadline (later than ``after`` when given), at most
-    ``SWEEP_S``."""
-    from .enforce import next_deadline
+def _next_wait(written: int, looked_at: float) -> float:
+    """Until the deadline to wait for (``enforce.next_look``), at most ``SWEEP_S``."""
+    from .enforce import next_look
 
-    nxt = next_deadline(after)
+    nxt = next_look(written, looked_at)
     if nxt is None:
         return SWEEP_S
     return max(0.0, min(SWEEP_S, nxt.timestamp() - time.time()))
@@ -43,9 +42,7 @@ def _step() -> float:
     if n:
         log.info("clock: %d timeout event(s) written", n)
     moved = move_bots_due()
-    # a sweep that wrote nothing left what was due to a timeout that fails
-    # (logged, tried again): wait for the next deadline, not spin on it
-    wait = _next_wait(None if n else looked_at)
+    wait = _next_wait(n, looked_at)
     return min(wait, BOT_TICK_S) if moved or _bots_waiting() else wait
 
 

@@ -71,6 +71,14 @@ def next_deadline(after: float | None = None) -> datetime | None:
     return live.order_by("next_deadline").values_list("next_deadline", flat=True).first()
 
 
+def next_look(written: int, looked_at: float) -> datetime | None:
+    """The deadline an enforcer waits for after a pass begun at ``looked_at``:
+    the earliest in the index; after a pass that wrote nothing, the earliest
+    later than ``looked_at``, since what was due then is another enforcer's
+    claim or a timeout that fails (logged, tried again), never spun on."""
+    return next_deadline() if written else next_deadline(after=looked_at)
+
+
 def enforce_match(match_id: int, now: float | None = None) -> int:
     """Fire every passed deadline of one match. Returns events written."""
     at = datetime.fromtimestamp(time.time() if now is None else now, tz=UTC)

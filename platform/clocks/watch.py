@@ -31,7 +31,7 @@ from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 
-from .enforce import enforce_due, next_deadline
+from .enforce import enforce_due, next_look
 
 log = logging.getLogger(__name__)
 
@@ -109,19 +109,19 @@ def _watch(start: float, until: float) -> int:
         if nxt is not None and nxt - now <= ahead:
             until = beat.value = max(until, min(now + ahead, start + LOOP_S))
         beat(0.0 if nxt is None else now - nxt)
-        wait = LOOK_S if nxt is None else min(max(0.0, nxt - now), LOOK_S)
-        time.sleep(max(0.0, min(wait, until - now)))
+        time.sleep(max(0.0, min(_pause(nxt, now), until - now)))
     # what is due by the end of the promise (a deadline arming left to the loop)
     return written + enforce_due()
 
 
 def _next_look(written: int, looked_at: float) -> float | None:
-    """The deadline a loop waits for. After a pass (begun at ``looked_at``)
-    that wrote nothing, what was due when it began is another enforcer's
-    claim or a timeout that fails: the next deadline after that, so the
-    loop does not spin on those."""
-    nxt = next_deadline() if written else next_deadline(after=looked_at)
+    nxt = next_look(written, looked_at)
     return nxt.timestamp() if nxt is not None else None
+
+
+def _pause(nxt: float | None, now: float) -> float:
+    """Until ``nxt``, looking again at least every ``LOOK_S``."""
+    return LOOK_S if nxt is None else min(max(0.0, nxt - now), LOOK_S)
 
 
 class _Beat:
@@ -177,7 +177,7 @@ def _help() -> int:
                 return written
             beat(0.0)
             nxt = _next_look(done, looked_at)
-            time.sleep(LOOK_S if nxt is None else min(max(0.0, nxt - now), LOOK_S))
+            time.sleep(_pause(nxt, now))
     finally:
         try:
             cache.delete(_helper_key())

@@ -165,10 +165,10 @@ def test_a_second_helper_enforces_what_is_due_once(no_loop):
     assert len(_timeouts(due)) == 1
 
 
-@pytest.mark.django_db
-def test_a_timeout_that_keeps_failing_does_not_make_the_loop_spin(no_loop, settings, monkeypatch):
-    settings.CLOCKS_ARM_AHEAD_S = 0.5
-    broken = _due_at(time.time() - 1, seed=60)
+@pytest.fixture
+def timeouts_fail(monkeypatch):
+    """Every timeout raises (a bug in one game); the matches it was tried on,
+    in order (``monkeypatch.undo()`` puts the real enforcer back)."""
     tried = []
 
     def fail(match, now):
@@ -176,29 +176,30 @@ def test_a_timeout_that_keeps_failing_does_not_make_the_loop_spin(no_loop, setti
         raise RuntimeError("a bug in one game")
 
     monkeypatch.setattr(enforce, "_enforce", fail)
+    return tried
+
+
+@pytest.mark.django_db
+def test_a_timeout_that_keeps_failing_does_not_make_the_loop_spin(no_loop, settings, timeouts_fail):
+    settings.CLOCKS_ARM_AHEAD_S = 0.5
+    broken = _due_at(time.time() - 1, seed=60)
     watch.run_loop()
     assert _timeouts(broken) == []
     # tried once a look (every LOOK_S), not as fast as the loop can go
-    assert 1 <= len(tried) <= 0.5 / watch.LOOK_S + 5, len(tried)
+    assert 1 <= len(timeouts_fail) <= 0.5 / watch.LOOK_S + 5, len(timeouts_fail)
     assert no_loop.call_count == 0  # stuck, not behind: no helper
 
 
 @pytest.mark.django_db
-def test_the_embedded_clock_waits_after_a_timeout_that_fails(monkeypatch):
+def test_the_embedded_clock_waits_after_a_timeout_that_fails(timeouts_fail, monkeypatch):
     """`make run`'s clock thread: a sweep that wrote nothing because a timeout
     fails waits for the next deadline (none here: a sweep's interval), not
     0 s, as it did; the next sweep tries it again."""
     from clocks import embedded
 
     broken = _due_at(time.time() - 1, seed=70)
-    enforce_one = enforce._enforce
-
-    def fail(match, now):
-        raise RuntimeError("a bug in one game")
-
-    monkeypatch.setattr(enforce, "_enforce", fail)
     assert embedded._step() == pytest.approx(embedded.SWEEP_S, abs=0.01)
     assert _timeouts(broken) == []
-    monkeypatch.setattr(enforce, "_enforce", enforce_one)
+    monkeypatch.undo()  # the game's bug mended
     assert embedded._step() == pytest.approx(embedded.SWEEP_S, abs=0.01)  # written, none due
     assert len(_timeouts(broken)) == 1
