@@ -100,11 +100,20 @@ def test_the_stands_never_reach_a_seat_and_reach_the_other_spectators(contexts, 
         n: contexts(u)
         for n, u in (("ana", ana_user), ("sam", make_user("sam")), ("tom", make_user("tom")))
     }
-    for who, page in pages.items():
-        with page.expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url) as ws:
+    seat_frames = []  # heard from the socket's opening: a first frame may come before goto returns
+    pages["ana"].on(
+        "websocket", lambda ws: ws.on("framereceived", lambda frame: seat_frames.append(frame))
+    )
+    for page in pages.values():
+        with page.expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url):
             page.goto(f"/games/matches/{match.pk}/")
-        if who == "ana":  # a spectator's socket may wait for the match to open to them:
-            ws.value.wait_for_event("framereceived")  # their panel asks meanwhile
+    # the seat's socket is up (a spectator's may wait for the match to open to
+    # them: their panel asks meanwhile)
+    for _ in range(200):
+        if seat_frames:
+            break
+        pages["ana"].wait_for_timeout(50)
+    assert seat_frames, "the seat's socket sent nothing"
     assert pages["ana"].locator(f"#chat-m{match.pk}-spectators").count() == 0  # not even the room
     box = pages["sam"].get_by_label("Your message in the Spectators' room")
     box.fill("ben holds the prince")
