@@ -14,6 +14,27 @@ def site(asgi_site):
     return asgi_site
 
 
+def _open_table(page, match) -> list:
+    """``page`` at the match's table; returns once its socket sent a frame,
+    heard from the socket's opening (a first frame may come before goto
+    returns). The list of the frames heard, which goes on filling."""
+    frames = []
+
+    def heard(ws):
+        if f"/ws/matches/{match.pk}/" in ws.url:
+            # a function of our own: playwright tags the handler it is given
+            ws.on("framereceived", lambda frame: frames.append(frame))
+
+    page.on("websocket", heard)
+    page.goto(f"/games/matches/{match.pk}/")
+    for _ in range(200):
+        if frames:
+            break
+        page.wait_for_timeout(50)
+    assert frames, "the table's socket sent nothing"
+    return frames
+
+
 def test_two_people_chat_at_a_table(contexts, make_user, shot, doc_shot):
     ana_user, ben_user = make_user("ana"), make_user("ben")
     match = services.create_match(
@@ -25,9 +46,7 @@ def test_two_people_chat_at_a_table(contexts, make_user, shot, doc_shot):
     ana = contexts(ana_user)
     ben = contexts(ben_user, viewport={"width": 390, "height": 844})
     for page in (ana, ben):
-        with page.expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url) as ws:
-            page.goto(f"/games/matches/{match.pk}/")
-        ws.value.wait_for_event("framereceived")  # the socket is up
+        _open_table(page, match)
     box = ana.get_by_label("Your message in the Players' room")
     box.fill("<b>good luck</b>")
     box.press("Enter")
@@ -69,9 +88,7 @@ def test_a_moderator_s_link_is_a_link_and_the_long_timeouts_are_buttons(contexts
     )
     chat.post(match_room(match, PLAYERS), ana_user, 'https://ana.example/ "<i>x</i>"')
     mo = contexts(mo_user)
-    with mo.expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url) as ws:
-        mo.goto(f"/games/matches/{match.pk}/")
-    ws.value.wait_for_event("framereceived")
+    _open_table(mo, match)
     room = mo.locator(f"#chat-m{match.pk}-players")
     assert room.locator("a").count() == 0  # ana's link is text
     box = mo.get_by_label("Your message in the Players' room")
@@ -100,20 +117,12 @@ def test_the_stands_never_reach_a_seat_and_reach_the_other_spectators(contexts, 
         n: contexts(u)
         for n, u in (("ana", ana_user), ("sam", make_user("sam")), ("tom", make_user("tom")))
     }
-    seat_frames = []  # heard from the socket's opening: a first frame may come before goto returns
-    pages["ana"].on(
-        "websocket", lambda ws: ws.on("framereceived", lambda frame: seat_frames.append(frame))
-    )
-    for page in pages.values():
-        with page.expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url):
-            page.goto(f"/games/matches/{match.pk}/")
-    # the seat's socket is up (a spectator's may wait for the match to open to
-    # them: their panel asks meanwhile)
-    for _ in range(200):
-        if seat_frames:
-            break
-        pages["ana"].wait_for_timeout(50)
-    assert seat_frames, "the seat's socket sent nothing"
+    _open_table(pages["ana"], match)  # the seat's socket is up
+    # a spectator's socket may wait for the match to open to them: their
+    # panel asks meanwhile
+    for name in ("sam", "tom"):
+        with pages[name].expect_websocket(lambda ws: f"/ws/matches/{match.pk}/" in ws.url):
+            pages[name].goto(f"/games/matches/{match.pk}/")
     assert pages["ana"].locator(f"#chat-m{match.pk}-spectators").count() == 0  # not even the room
     box = pages["sam"].get_by_label("Your message in the Spectators' room")
     box.fill("ben holds the prince")
