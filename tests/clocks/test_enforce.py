@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from clocks.enforce import _claim_due, _release
+from clocks.enforce import _claim_due, _next_deadline, _release
 
 HALVES = {"postgresql": (_claim_due.postgresql, _release.postgresql)}
 HALVES["portable"] = (_claim_due.portable, _release.portable)
@@ -69,3 +69,28 @@ def test_a_claimed_match_is_skipped_by_another_enforcer_until_given_back(match):
         assert held == (True,)
         # and the other's claim is seen here as not ours
         assert [(m.pk, ours) for m, ours in claim(due, None, 10)] == [(match.pk, False)]
+
+
+def _next_deadlines(next_deadline, match, other) -> list:
+    """What the index's next deadline is seen as, from the two live matches
+    ``match`` and ``other`` (30 s apart), before and after either leaves it."""
+    due = match.next_deadline
+    seen = [next_deadline(None), next_deadline(due), next_deadline(due - timedelta(seconds=1))]
+    type(other).objects.filter(pk=other.pk).update(next_deadline=None)  # no clock running
+    seen.append(next_deadline(due))
+    type(match).objects.filter(pk=match.pk).update(status="finished")
+    seen.append(next_deadline(None))
+    return seen
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+@pytest.mark.parametrize("half", ["postgresql", "portable"])
+def test_the_next_deadline_is_the_earliest_live_one_after_what_was_asked(half, seated_match):
+    ana, ben, cy = (User.objects.create_user(n) for n in ("ana", "ben", "cy"))
+    match = seated_match(ana, ben, decision_s=30)
+    other = seated_match(ana, cy, decision_s=60)
+    due, later = match.next_deadline, other.next_deadline
+    assert later - due >= timedelta(seconds=29)
+    found = _next_deadlines(getattr(_next_deadline, half), match, other)
+    assert found == [due, later, due, None, None]
