@@ -170,3 +170,34 @@ def test_a_first_result_is_one_insert_and_a_changed_one_is_rewritten_in_place(
     assert next(s for s in again.sides if s["rank"] == 1)["players"] == [f"u:{users[loser].pk}"]
     assert {p.seat: p.won for p in again.players.all()} == {winner: False, loser: True}
     assert again.players.count() == 2
+
+
+def test_a_result_writes_its_players_ratings_in_one_statement(settings, next_bot_move):
+    """Each player's rating, new or already there, is written by one INSERT
+    ... ON CONFLICT for the whole result: no savepoint, no SELECT FOR UPDATE,
+    no statement per player; the ratings are those of the replayed log."""
+    settings.REACTORS_INLINE = False
+    users = accounts("ana", "ben", "cy")
+    rng = random.Random(6)
+    now = time.time() - 3 * DAY
+    follower = Follower()
+    follower.beat()
+    written = []
+    for day, (a, b) in enumerate([("ana", "ben"), ("ben", "cy"), ("cy", "ana")]):
+        match = rated_match("love-me-not", {a: users[a].pk, b: users[b].pk}, now=now + day * DAY)
+        _end(match, rng, now + day * DAY, next_bot_move)
+        with CaptureQueriesContext(connection) as seen:
+            follower.catch_up()
+        written.append([q["sql"] for q in seen.captured_queries if '"ratings_rating"' in q["sql"]])
+    follower.leave()
+    for sql in written:  # a first rating for both, then one known and one new, then both known
+        writes = [q for q in sql if not q.startswith("SELECT")]
+        assert len(writes) == 1 and writes[0].startswith("INSERT"), sql
+        assert "ON CONFLICT" in writes[0], writes
+        assert not [q for q in sql if "FOR UPDATE" in q], sql
+    expected = replay(results_from_log("love-me-not"))
+    got = {p: (mu, sigma, games) for p, mu, sigma, games in _ratings()["ratings"]}
+    assert len(got) == 3
+    for name, (mu, sigma, games) in expected.items():
+        mine = got[f"u:{users[name].pk}"]
+        assert mine == (pytest.approx(mu, abs=1e-9), pytest.approx(sigma, abs=1e-9), games)
