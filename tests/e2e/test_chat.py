@@ -14,25 +14,29 @@ def site(asgi_site):
     return asgi_site
 
 
-def _open_table(page, match) -> list:
-    """``page`` at the match's table; returns once its socket sent a frame,
-    heard from the socket's opening (a first frame may come before goto
-    returns). The list of the frames heard, which goes on filling."""
+def _open_page(page, path: str, socket: str, event: str = "framereceived") -> None:
+    """``page`` at ``path``; returns once its socket (whose address holds
+    ``socket``) has a frame of ``event`` (received, or "framesent"), heard
+    from the socket's opening: a first frame may come before goto returns."""
     frames = []
 
     def heard(ws):
-        if f"/ws/matches/{match.pk}/" in ws.url:
+        if socket in ws.url:
             # a function of our own: playwright tags the handler it is given
-            ws.on("framereceived", lambda frame: frames.append(frame))
+            ws.on(event, lambda frame: frames.append(frame))
 
     page.on("websocket", heard)
-    page.goto(f"/games/matches/{match.pk}/")
+    page.goto(path)
     for _ in range(200):
         if frames:
             break
         page.wait_for_timeout(50)
-    assert frames, "the table's socket sent nothing"
-    return frames
+    assert frames, f"the socket of {path} had no {event}"
+
+
+def _open_table(page, match) -> None:
+    """``page`` at the match's table, once its socket sent a frame."""
+    _open_page(page, f"/games/matches/{match.pk}/", f"/ws/matches/{match.pk}/")
 
 
 def test_two_people_chat_at_a_table(contexts, make_user, shot, doc_shot):
@@ -157,10 +161,8 @@ def test_a_hidden_message_leaves_every_open_show_page_and_a_timeout_is_told_in_f
     room = f"#chat-s{show.pk}-show"
     pages = {"olga": contexts(olga), "sam": contexts(sam), "cal": contexts(cal)}
     pages["sam"].context.add_cookies([{"name": "django_language", "value": "fr", "url": site}])
-    for page in pages.values():
-        with page.expect_websocket(lambda ws: f"/ws/shows/{show.pk}/" in ws.url) as ws:
-            page.goto(f"/shows/{show.pk}/")
-        ws.value.wait_for_event("framesent")  # the socket is up: it asked for what it missed
+    for page in pages.values():  # the socket is up: it asked for what it missed
+        _open_page(page, f"/shows/{show.pk}/", f"/ws/shows/{show.pk}/", "framesent")
     box = pages["sam"].get_by_label("Votre message (Salon du show)")
     box.fill("buy cheap chips")
     box.press("Enter")
