@@ -146,7 +146,11 @@ def test_a_matchs_state_is_shared_every_few_versions_and_folded_on_from(
     counted["rows"].clear()
     counted["folds"] = 0
     assert services.load(match).state == truth
-    assert counted["rows"] == [1 + tip[0] - versions[-1]] and counted["folds"] == 0
+    # the rows from the shared state on, the last the tip; none when the last
+    # move was itself shared (the later deals are shuffled afresh, so the
+    # versions a move takes vary from run to run)
+    behind = tip[0] - versions[-1]
+    assert counted["rows"] == ([1 + behind] if behind else []) and counted["folds"] == 0
     # this process, its own entry a few versions old: not the shared tier's
     near = services._state_of_rows(match.game, read(match.stream)[: tip[0] - 3])
     states.forget_local()
