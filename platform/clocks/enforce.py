@@ -136,27 +136,18 @@ def _claim_due_advisory(at: datetime, after, limit: int, match_id: int | None = 
 # are (through the ORM it cost an enforcer a tenth of its CPU under load, bench
 # clocks_scale; the release through Django's cursor a twentieth)
 _NEXT = (
-    f"SELECT next_deadline FROM {_TABLE} WHERE status = 'live' AND next_deadline IS NOT NULL "
-    "ORDER BY next_deadline LIMIT 1"
-)
-_NEXT_AFTER = (
     f"SELECT next_deadline FROM {_TABLE} WHERE status = 'live' AND next_deadline > %s "
     "ORDER BY next_deadline LIMIT 1"
 )
 
 
 def _next_deadline_prepared(after: datetime | None) -> datetime | None:
-    if after is None:
-        found = db_rows.first_row(_NEXT, [])
-    else:
-        found = db_rows.first_row(_NEXT_AFTER, [after])
+    found = db_rows.first_row(_NEXT, [after or _FIRST[0]])  # no deadline is NULL > anything
     return found[0] if found else None
 
 
 def _next_deadline_by_orm(after: datetime | None) -> datetime | None:
-    live = Match.objects.filter(status="live", next_deadline__isnull=False)
-    if after is not None:
-        live = live.filter(next_deadline__gt=after)
+    live = Match.objects.filter(status="live", next_deadline__gt=after or _FIRST[0])
     return live.order_by("next_deadline").values_list("next_deadline", flat=True).first()
 
 

@@ -35,6 +35,17 @@ def _end(match, rng, now: float, next_bot_move) -> list[str]:
     return [q["sql"] for q in seen.captured_queries]
 
 
+def _assert_the_replayed_logs(users) -> dict:
+    """The stored ratings are those of love-me-not's results replayed from
+    the log (tests.ratings.direct); the stored ones, by player key."""
+    expected = replay(results_from_log("love-me-not"))
+    got = {p: (mu, sigma, games) for p, mu, sigma, games in _ratings()["ratings"]}
+    for name, (mu, sigma, games) in expected.items():
+        mine = got[f"u:{users[name].pk}"]
+        assert mine == (pytest.approx(mu, abs=1e-9), pytest.approx(sigma, abs=1e-9), games)
+    return got
+
+
 def _ratings() -> dict:
     return {
         "ratings": sorted(Rating.objects.values_list("player", "mu", "sigma", "games")),
@@ -59,12 +70,8 @@ def test_a_match_is_rated_after_its_commit_and_once_however_often_it_is_read(
     follower.beat()
     follower.catch_up()
     assert PlayedMatch.objects.get(stream=first.stream).rated
-    expected = replay(results_from_log("love-me-not"))
-    got = {p: (mu, sigma, games) for p, mu, sigma, games in _ratings()["ratings"]}
+    got = _assert_the_replayed_logs(users)
     assert {u.pk for u in users.values()} == {int(p.split(":")[1]) for p in got}
-    for name, (mu, sigma, games) in expected.items():
-        mine = got[f"u:{users[name].pk}"]
-        assert mine == (pytest.approx(mu, abs=1e-9), pytest.approx(sigma, abs=1e-9), games)
 
     # a second match rated on top of the first, then every event read again
     second = rated_match(
@@ -195,9 +202,4 @@ def test_a_result_writes_its_players_ratings_in_one_statement(settings, next_bot
         assert len(writes) == 1 and writes[0].startswith("INSERT"), sql
         assert "ON CONFLICT" in writes[0], writes
         assert not [q for q in sql if "FOR UPDATE" in q], sql
-    expected = replay(results_from_log("love-me-not"))
-    got = {p: (mu, sigma, games) for p, mu, sigma, games in _ratings()["ratings"]}
-    assert len(got) == 3
-    for name, (mu, sigma, games) in expected.items():
-        mine = got[f"u:{users[name].pk}"]
-        assert mine == (pytest.approx(mu, abs=1e-9), pytest.approx(sigma, abs=1e-9), games)
+    assert len(_assert_the_replayed_logs(users)) == 3
