@@ -12,7 +12,7 @@ rate-limit windows in Redis when REDIS_URL is set (else in memory). Each move
 is the command's send, its ack and both seats' pushes of the new version.
 After WARMUP moves, MOVES moves are measured: the process's CPU time
 (``time.process_time``: every thread, the in-process driver's share included)
-and the wall time per move. With ``--profile`` (or BENCH_SOCKET_CPU_PROFILE=1)
+and the wall time per move, and the p50 and p90 of a command's send to its ack. With ``--profile`` (or BENCH_SOCKET_CPU_PROFILE=1)
 the measured moves run under cProfile on every thread (its clock: each
 thread's CPU time, time.thread_time), and the top functions
 by own time and by cumulated time are printed (profiled times are inflated:
@@ -34,6 +34,7 @@ import json
 import os
 import pstats
 import random
+import statistics
 import sys
 import threading
 import time
@@ -120,7 +121,7 @@ def _match(n: int):
 class Bots:
     """Two seats' sockets on one match; ``move()`` plays one move."""
 
-    def __init__(self, pk: int, secrets: dict[str, str], rng: random.Random):
+    def __init__(self, pk: int, secrets: dict[str, str], rng: random.Random, acks: list):
         from channels.testing import WebsocketCommunicator
 
         from config.asgi import application
@@ -135,6 +136,7 @@ class Bots:
             for seat, s in secrets.items()
         }
         self.last: dict[str, dict] = {}
+        self.acks = acks  # each command's send to its ack, seconds
 
     async def open(self) -> None:
         for seat, comm in self.sockets.items():
@@ -152,12 +154,14 @@ class Bots:
         self.n += 1
         ident = f"m-{self.pk}-{self.n}"
         command = self.rng.choice(self.last[seat]["legal"]["commands"])
+        sent = time.perf_counter()
         await self.sockets[seat].send_json_to({"command": command, "id": ident})
         version = None
         while version is None:
             msg = await self.sockets[seat].receive_json_from(timeout=10)
             if msg.get("type") == "ack":
                 version = msg["version"]
+                self.acks.append(time.perf_counter() - sent)
             elif msg.get("type") == "refused":
                 raise RuntimeError(f"refused: {msg}")
             elif msg.get("type") == "update":
@@ -227,13 +231,14 @@ async def _play(moves: int, warmup: int, profiles: ThreadProfiles | None) -> dic
 
     n = 0
     bots = None
+    acks: list[float] = []
 
     async def one() -> None:
         nonlocal bots, n
         while True:
             if bots is None:
                 pk, secrets = await sync_to_async(_match, thread_sensitive=False)(n)
-                bots = Bots(pk, secrets, random.Random(pk))
+                bots = Bots(pk, secrets, random.Random(pk), acks)
                 await bots.open()
             if await bots.move():
                 return
@@ -244,6 +249,7 @@ async def _play(moves: int, warmup: int, profiles: ThreadProfiles | None) -> dic
         await one()
     if profiles is not None:
         profiles.start()
+    acks.clear()
     cpu, wall = time.process_time(), time.perf_counter()
     for _ in range(moves):
         await one()
@@ -254,6 +260,8 @@ async def _play(moves: int, warmup: int, profiles: ThreadProfiles | None) -> dic
         "moves": moves,
         "cpu_ms_per_move": round(cpu * 1000 / moves, 3),
         "wall_ms_per_move": round(wall * 1000 / moves, 3),
+        "ack_p50_ms": round(statistics.median(acks) * 1000, 3),
+        "ack_p90_ms": round(statistics.quantiles(acks, n=10)[-1] * 1000, 3),
     }
 
 

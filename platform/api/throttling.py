@@ -10,7 +10,7 @@ import logging
 import threading
 
 from django.core.cache.backends.redis import RedisCacheClient
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError, ResponseError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
@@ -90,27 +90,65 @@ class CommandThrottles(BaseThrottle):
         self.waits: list[float] = []
 
     def allow_request(self, request, view):
+        count = self.begin(request, view)
+        try:
+            return count.allowed()
+        finally:
+            count.close()
+
+    def begin(self, request, view=None) -> Count:
+        """The count of ``request`` under way: on Redis, its script is sent
+        and its answer read by ``allowed()``, so the caller's own round trips
+        (a command's read of its match) run meanwhile. ``close()`` it in any
+        case: an answer never asked for is read and dropped, so the
+        connection goes back to its pool clean."""
         throttles = [cls() for cls in self.limits]
         keyed = [(t, t.get_cache_key(request, view)) for t in throttles if t.rate is not None]
-        keyed = [(t, f"w:{key}") for t, key in keyed if key is not None]
-        if not keyed:
-            return True
-        cache, now = keyed[0][0].cache, keyed[0][0].timer()
-        try:
-            if isinstance(getattr(cache, "_cache", None), RedisCacheClient):
-                waits = _count_on_redis(cache, keyed, now)
-            else:
-                with _counting:
-                    waits = _count_in(cache, keyed, now)
-        except RedisError as exc:
-            log.warning("rate limits not counted, the cache is away: %s", exc)
-            return True
-        self.refused = [t for (t, _), wait in zip(keyed, waits, strict=True) if wait is not None]
-        self.waits = [wait for wait in waits if wait is not None]
-        return not self.refused
+        return Count(self, [(t, f"w:{key}") for t, key in keyed if key is not None])
 
     def wait(self):
         return max(self.waits) if self.waits else None
+
+
+class Count:
+    """One request's count under its limits (``CommandThrottles.begin``)."""
+
+    def __init__(self, limits: CommandThrottles, keyed: list):
+        self.limits, self.keyed = limits, keyed
+        self.waits: list[float | None] | None = None if keyed else []
+        self.on_redis: _OnRedis | None = None
+        if not keyed:
+            return
+        cache, now = keyed[0][0].cache, keyed[0][0].timer()
+        try:
+            if isinstance(getattr(cache, "_cache", None), RedisCacheClient):
+                self.on_redis = _OnRedis(cache, keyed, now)
+            else:
+                with _counting:
+                    self.waits = _count_in(cache, keyed, now)
+        except RedisError as exc:
+            self._away(exc)
+
+    def allowed(self) -> bool:
+        if self.waits is None:
+            on_redis, self.on_redis = self.on_redis, None
+            try:
+                self.waits = on_redis.answer()
+            except RedisError as exc:
+                self._away(exc)
+        pairs = list(zip(self.keyed, self.waits, strict=True)) if self.waits else []
+        self.limits.refused = [t for (t, _), wait in pairs if wait is not None]
+        self.limits.waits = [wait for _, wait in pairs if wait is not None]
+        return not self.limits.refused
+
+    def close(self) -> None:
+        if self.on_redis is not None:
+            on_redis, self.on_redis = self.on_redis, None
+            on_redis.drop()
+
+    def _away(self, exc: RedisError) -> None:
+        log.warning("rate limits not counted, the cache is away: %s", exc)
+        self.waits = []
 
 
 _counting = threading.Lock()  # one process's in-memory windows, read and written in turn
@@ -213,17 +251,61 @@ return waits
 _script = None  # the script (its hash made once), run on whichever client asks
 
 
-def _count_on_redis(cache, keyed, now: float) -> list[float | None]:
-    global _script
-    keys = [cache.make_and_validate_key(key) for _, key in keyed]
-    client = cache._cache.get_client(keys[0], write=True)
-    if _script is None:
-        _script = client.register_script(_COUNT_LUA)
-    args = [repr(now)]
-    for throttle, _ in keyed:
-        args += [throttle.num_requests, throttle.duration]
-    answers = _script(keys=keys, args=args, client=client)  # EVALSHA, loaded where missing
-    return [float(a) if a else None for a in answers]
+class _OnRedis:
+    """_count_in's script sent to Redis (EVALSHA) on a connection of the
+    cache's pool, held until its answer is read: ``answer()`` (each limit's
+    wait), or ``drop()`` when nobody asks for it."""
+
+    def __init__(self, cache, keyed, now: float):
+        global _script
+        self.keys = [cache.make_and_validate_key(key) for _, key in keyed]
+        self.client = cache._cache.get_client(self.keys[0], write=True)
+        if _script is None:
+            _script = self.client.register_script(_COUNT_LUA)
+        self.args = [repr(now)]
+        for throttle, _ in keyed:
+            self.args += [throttle.num_requests, throttle.duration]
+        self.connection = self.client.connection_pool.get_connection()
+        try:
+            self.connection.send_command(
+                "EVALSHA", _script.sha, len(self.keys), *self.keys, *self.args
+            )
+        except BaseException:
+            self._release(broken=True)
+            raise
+
+    def answer(self) -> list[float | None]:
+        answers, clean = None, False
+        try:
+            answers = self.connection.read_response()
+            clean = True
+        except NoScriptError:  # Redis restarted or flushed its scripts: loaded and run again
+            clean = True
+        finally:
+            self._release(broken=not clean)
+        if answers is None:
+            answers = _script(keys=self.keys, args=self.args, client=self.client)
+        return [float(a) if a else None for a in answers]
+
+    def drop(self) -> None:
+        clean = False
+        try:
+            self.connection.read_response()
+            clean = True
+        except ResponseError:  # an error's answer, read whole
+            clean = True
+        except RedisError:
+            pass  # nobody waits for this count: the connection is closed, not reused
+        finally:
+            self._release(broken=not clean)
+
+    def _release(self, broken: bool = False) -> None:
+        connection, self.connection = self.connection, None
+        if connection is None:
+            return
+        if broken:  # an answer may still be on its way: never hand it to the next caller
+            connection.disconnect()
+        self.client.connection_pool.release(connection)
 
 
 COMMAND_THROTTLES = [CommandThrottles]

@@ -180,10 +180,12 @@ def decide(pk: int, scope, content: dict, *, csrf_token, moved: list | None = No
     command acknowledged puts its ``Moved`` in ``moved``."""
     ident = content.get("id")
     shown = ident if isinstance(ident, str) and len(ident) <= 64 else None
+    limits, count = CommandThrottles(), None
     try:
-        read = (
-            _read_with_token(pk, scope) if "api_token" in scope and "form" not in content else None
-        )
+        with_token = "api_token" in scope and "form" not in content
+        if with_token:  # the token's account is known: counted on Redis while the match is read
+            count = limits.begin(_request(scope, scope["user"]))
+        read = _read_with_token(pk, scope) if with_token else None
         user, match = read if read is not None else (_account(scope), None)
         if "match" in content and content["match"] != pk:
             raise exceptions.ValidationError(
@@ -195,9 +197,8 @@ def decide(pk: int, scope, content: dict, *, csrf_token, moved: list | None = No
             )
         if "form" in content:
             return _table_move(pk, scope, user, content["form"], ident, csrf_token)
-        request = _request(scope, user)
-        limits = CommandThrottles()
-        if not limits.allow_request(request, None):
+        count = count or limits.begin(_request(scope, user))
+        if not count.allowed():
             raise exceptions.Throttled(limits.wait())
         data = {"command": content["command"], "command_id": ident}
         holders = getattr(match, "holders_read", None)
@@ -211,6 +212,9 @@ def decide(pk: int, scope, content: dict, *, csrf_token, moved: list | None = No
         if response is None:  # a defect: logged by the consumer's caller
             raise
         return {"type": "refused", "id": shown, **response.data}
+    finally:
+        if count is not None:
+            count.close()
 
 
 def _table_move(pk: int, scope, user, form, ident: str, csrf_token) -> dict:

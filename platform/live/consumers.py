@@ -80,6 +80,7 @@ NOT_AUTHENTICATED = 4401  # a bad or revoked token, a token in the URL, a sessio
 # with a move decided here), and the moves of each match being decided here
 _seat_sockets: dict[int, weakref.WeakSet] = {}
 _moving: dict[int, asyncio.Future] = {}
+ACK_SENT_WAIT_S = 0.005  # CPython's switch interval: past it, the GIL changes hands anyway
 
 
 class _ViewerChanged(Exception):
@@ -344,6 +345,10 @@ class MatchConsumer(ChatSocket, AsyncJsonWebsocketConsumer):
             sent = None
             if loop is not None:
                 sent = asyncio.run_coroutine_threadsafe(self.send_json(answer), loop)
+                # the loop sends it only once it holds the GIL, which this
+                # thread would keep through the tables below (0.6 ms a move):
+                # give it way until the ack is out, for a bounded time
+                concurrent.futures.wait([sent], timeout=ACK_SENT_WAIT_S)
             if self.viewer.kind == SPECTATOR_VIEW.kind:
                 return answer, None, [], sent
             # the match row as the move's own append left it, and the seats its

@@ -338,30 +338,41 @@ def test_requests_sent_at_once_pass_no_more_than_the_limit(monkeypatch, settings
     assert answers.count(True) == 5 and len(answers) == 24
 
 
-@pytest.mark.redis
-def test_on_redis_a_commands_limits_are_one_round_trip(monkeypatch, settings):
+def _account_request(pk=3, address="10.0.0.4"):
     from types import SimpleNamespace
 
-    from redis.client import Redis
+    return SimpleNamespace(
+        user=SimpleNamespace(is_authenticated=True, pk=pk),
+        META={"REMOTE_ADDR": address},
+        headers={},
+    )
+
+
+def _sent_to_redis(monkeypatch) -> list[str]:
+    """The commands each Redis connection sends from now on, by name."""
+    from redis.connection import AbstractConnection
+
+    sent, real = [], AbstractConnection.send_packed_command
+
+    def counted(self, command, *args, **kwargs):
+        packed = b"".join(command) if isinstance(command, list) else command
+        sent.append(packed.split(b"\r\n")[2].decode().upper())
+        return real(self, command, *args, **kwargs)
+
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", counted)
+    return sent
+
+
+@pytest.mark.redis
+def test_on_redis_a_commands_limits_are_one_round_trip(monkeypatch, settings):
     from rest_framework.throttling import SimpleRateThrottle
 
     from api.throttling import CommandThrottles
 
     monkeypatch.setattr(SimpleRateThrottle, "cache", _windows("redis"))
-    request = SimpleNamespace(
-        user=SimpleNamespace(is_authenticated=True, pk=3),
-        META={"REMOTE_ADDR": "10.0.0.4"},
-        headers={},
-    )
+    request = _account_request()
     CommandThrottles().allow_request(request, None)  # the script loaded once
-    sent = []
-    real = Redis.execute_command
-
-    def counted(self, *args, **options):
-        sent.append(args[0])
-        return real(self, *args, **options)
-
-    monkeypatch.setattr(Redis, "execute_command", counted)
+    sent = _sent_to_redis(monkeypatch)
     for _ in range(3):
         assert CommandThrottles().allow_request(request, None)
     assert sent == ["EVALSHA"] * 3
@@ -371,3 +382,78 @@ def test_on_redis_a_commands_limits_are_one_round_trip(monkeypatch, settings):
     assert CommandThrottles().allow_request(request, None)
     stored = cache.get("w:" + CommandThrottles.limits[1]().get_cache_key(request, None))
     assert sum(n for _, n in stored) == 5
+
+
+@pytest.mark.redis
+def test_a_count_runs_on_redis_while_its_caller_works_and_its_connection_goes_back_clean(
+    monkeypatch, settings
+):
+    """A command's count is sent, the caller reads its match meanwhile, then
+    asks for the answer. A count nobody asked for (the command refused
+    first) is still counted, and its answer is read off the connection
+    before the pool hands it on: the next count reads its own answer."""
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from api.throttling import CommandThrottles
+
+    monkeypatch.setattr(SimpleRateThrottle, "cache", _windows("redis"))
+    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], commands_burst="3/min")
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    request = _account_request(pk=7)
+    pool = SimpleRateThrottle.cache._cache.get_client(write=True).connection_pool
+    sent = _sent_to_redis(monkeypatch)
+
+    first = CommandThrottles().begin(request)
+    assert sent == ["EVALSHA"]  # under way before anyone asks
+    assert first.allowed()
+    first.close()
+    left = CommandThrottles().begin(request)
+    left.close()  # never asked: its answer dropped, its count stands
+    assert len(pool._available_connections) >= 1
+    third = CommandThrottles()
+    count = third.begin(request)
+    try:
+        assert count.allowed()  # the third of three, not the second's answer
+    finally:
+        count.close()
+    fourth = CommandThrottles()
+    assert not fourth.allow_request(request, None)
+    assert [t.scope for t in fourth.refused] == ["commands_burst"]
+    assert 0 < fourth.wait() <= 61
+
+
+@pytest.mark.redis
+def test_a_count_whose_redis_goes_away_lets_the_command_through_and_no_answer_is_left(
+    monkeypatch, settings, caplog
+):
+    """Redis dropping the connection between a count's send and its answer:
+    the command goes on unthrottled (as when Redis is away), the warning says
+    why, and the connection is closed, not handed to the next count."""
+    from redis.connection import AbstractConnection
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from api.throttling import CommandThrottles
+
+    monkeypatch.setattr(SimpleRateThrottle, "cache", _windows("redis"))
+    request = _account_request(pk=8)
+    CommandThrottles().allow_request(request, None)
+    real = AbstractConnection.read_response
+    broke = []
+
+    def lost(self, *args, **kwargs):
+        if not broke:
+            broke.append(self)
+            raise RedisConnectionError("Connection closed by server.")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(AbstractConnection, "read_response", lost)
+    with caplog.at_level("WARNING", logger="api.throttling"):
+        assert CommandThrottles().allow_request(request, None)
+    assert "the cache is away" in caplog.text
+    assert broke and broke[0]._sock is None  # closed: its answer can reach nobody
+    assert CommandThrottles().allow_request(request, None)  # the next one counts again
+    stored = SimpleRateThrottle.cache.get(
+        "w:" + CommandThrottles.limits[1]().get_cache_key(request, None)
+    )
+    assert sum(n for _, n in stored) == 3  # the lost answer's count too: Redis made it

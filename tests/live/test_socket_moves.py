@@ -414,6 +414,46 @@ def test_another_accounts_command_id_is_refused_and_a_retry_writes_once():
     assert after_reuse == after_first
 
 
+def test_the_ack_is_out_before_the_thread_makes_the_tables(monkeypatch):
+    """The move's thread hands the ack to the event loop and gives way until
+    it is sent: the tables it then makes (its own seat's, the other seat's)
+    would otherwise hold the GIL and the ack with it."""
+    from live import consumers
+
+    monkeypatch.setattr(consumers, "ACK_SENT_WAIT_S", 30)  # the order, not the bound
+    ana, ben = users("ana_g", "ben_g")
+    match = seated(ana, ben)
+    mover, user = _mover_socket(match, ana, ben)
+    legal = services.legal_for(match, Viewer.of_seat(mover))[1][0]
+    secret = token(user)
+    order = []
+    render, send = consumers.MatchConsumer._shared_render, consumers.MatchConsumer.send_json
+
+    def rendered(self, *args, **kwargs):
+        order.append("table")
+        return render(self, *args, **kwargs)
+
+    async def sent(self, content, *args, **kwargs):
+        if content.get("type") == "ack":
+            order.append("ack")
+        return await send(self, content, *args, **kwargs)
+
+    monkeypatch.setattr(consumers.MatchConsumer, "_shared_render", rendered)
+    monkeypatch.setattr(consumers.MatchConsumer, "send_json", sent)
+
+    async def body():
+        comm = bot_socket(match.pk, secret)
+        await opened(comm)
+        order.clear()
+        await comm.send_json_to({"command": legal, "id": "gil-1"})
+        answer = await answer_to(comm, "gil-1")
+        await comm.disconnect()
+        return answer
+
+    assert async_to_sync(body)()["type"] == "ack"
+    assert order[:2] == ["ack", "table"], order
+
+
 @pytest.mark.parametrize("counts_in", ["process", "redis"])
 def test_the_rate_limits_refuse_over_the_socket_as_over_http(settings, monkeypatch, counts_in):
     """The API's command limits hold on the socket, counted per account
