@@ -37,7 +37,7 @@ events; boardgame.io: each acknowledged state id against its match row's
 stored state), and those missing are counted.
 
 Environment: BENCH_PEER_MATCHES (50 at once), BENCH_PEER_MOVES (1000 measured
-moves a side under load), BENCH_PEER_LATENCY_MOVES (100), BENCH_PEER_ROUNDS (2:
+moves a side under load), BENCH_PEER_LATENCY_MOVES (600), BENCH_PEER_ROUNDS (2:
 each side's moves are split into this many interleaved phases),
 BENCH_PEER_SECONDS (30: a phase's time limit), BENCH_PEER_TARGET (5 tokens),
 BENCH_PEER_PORT (8193: the boardgame.io server), BENCH_PEER_PG_POOL (10: its
@@ -94,7 +94,7 @@ def _settings() -> dict:
     return {
         "matches": stack.env_int("BENCH_PEER_MATCHES", 50, 1, 200),
         "moves": stack.env_int("BENCH_PEER_MOVES", 1000, 20, 20_000),
-        "latency_moves": stack.env_int("BENCH_PEER_LATENCY_MOVES", 100, 10, 5000),
+        "latency_moves": stack.env_int("BENCH_PEER_LATENCY_MOVES", 600, 10, 5000),
         "rounds": stack.env_int("BENCH_PEER_ROUNDS", 2, 1, 10),
         "seconds": stack.env_float("BENCH_PEER_SECONDS", 30, 2, 300),
         "target": stack.env_int("BENCH_PEER_TARGET", 5, 1, 20),
