@@ -56,3 +56,34 @@ def test_a_connection_given_back_a_moment_ago_is_lent_unchecked_an_idle_one_chec
     assert (back_to_back, connections) == ("1", "1")
     assert after_idle == "1"
     assert replaced == "True"  # the cut connection failed its check and was replaced
+
+
+GIVEN_BACK = """
+import django
+django.setup()
+from django.db import connection
+
+def request():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    lent = connection.connection
+    connection.close()  # given back to the pool
+    return lent
+
+request()
+pool = connection.pool
+tasks = []
+real = pool.run_task
+pool.run_task = lambda task: (tasks.append(type(task).__name__), real(task))
+back = [request() in pool._pool for _ in range(3)]
+print(tasks.count("ReturnConnection"), *back)
+"""
+
+
+def test_a_connection_given_back_is_in_the_pool_at_once_without_its_worker_thread(tmp_path):
+    """Giving a connection back hands no task to the pool's worker thread
+    (a reset function would: a hand-off per request, the connection out of
+    the pool until that thread ran), and it is lendable again at once."""
+    handed_on, *back = run_pooled(tmp_path, GIVEN_BACK, "2")[-4:]
+    assert handed_on == "0"
+    assert back == ["True", "True", "True"]  # in the pool as the request ends

@@ -5,7 +5,13 @@ every checkout, and a socket's work checks one out per call (live.pool): two
 of a move's round trips. A connection given back a moment ago was working
 then; one that broke since (a connection cut, the server restarted) fails its
 first use, that request answered 503 (config.middleware), and the pool discards it
-when it comes back."""
+when it comes back.
+
+When it came back is marked as Django gives it back, not by the pool's
+``reset``: psycopg_pool runs a reset on its worker thread, so every request
+handed its connection to that thread (a queue, a wake, the GIL twice) and the
+connection stayed out of the pool until the thread got to it (4 % of the web
+workers' CPU under the peer benchmark's load, 2026-12-07)."""
 
 from __future__ import annotations
 
@@ -16,11 +22,6 @@ from psycopg_pool import ConnectionPool
 
 # a connection idle longer than this is checked before it is lent again
 RECHECK_AFTER_IDLE_S = 1.0
-
-
-def returned(conn) -> None:
-    """The pool's ``reset``: when the connection came back."""
-    conn._returned_at = monotonic()
 
 
 def check_when_idle(conn) -> None:
@@ -35,8 +36,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def pool(self):
         pool = super().pool
         # Django builds the pool with its own check or none (health checks off
-        # here) and no reset: ours set before it opens (psycopg_pool 3.3's
-        # attributes; tests/config/test_db_pool.py fails if they stop working)
+        # here): ours set before it opens (psycopg_pool 3.3's attribute;
+        # tests/config/test_db_pool.py fails if it stops working)
         if pool is not None and pool._check is None:
-            pool._check, pool._reset = check_when_idle, returned
+            pool._check = check_when_idle
         return pool
+
+    def _close(self):
+        if self.connection is not None and self.settings_dict["OPTIONS"].get("pool"):
+            self.connection._returned_at = monotonic()  # given back to the pool now
+        return super()._close()
