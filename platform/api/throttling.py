@@ -10,7 +10,9 @@ import logging
 import threading
 
 from django.core.cache.backends.redis import RedisCacheClient
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
@@ -254,7 +256,9 @@ _script = None  # the script (its hash made once), run on whichever client asks
 class _OnRedis:
     """_count_in's script sent to Redis (EVALSHA) on a connection of the
     cache's pool, held until its answer is read: ``answer()`` (each limit's
-    wait), or ``drop()`` when nobody asks for it."""
+    wait), or ``drop()`` when nobody asks for it. A connection Redis dropped
+    (it restarted) is closed and the script run again through the client, on
+    a fresh one with the client's retries, as a plain call would be."""
 
     def __init__(self, cache, keyed, now: float):
         global _script
@@ -270,24 +274,32 @@ class _OnRedis:
             self.connection.send_command(
                 "EVALSHA", _script.sha, len(self.keys), *self.keys, *self.args
             )
+        except (RedisConnectionError, RedisTimeoutError):
+            self._release(broken=True)  # answer() runs it anew
         except BaseException:
             self._release(broken=True)
             raise
 
     def answer(self) -> list[float | None]:
-        answers, clean = None, False
-        try:
-            answers = self.connection.read_response()
-            clean = True
-        except NoScriptError:  # Redis restarted or flushed its scripts: loaded and run again
-            clean = True
-        finally:
-            self._release(broken=not clean)
+        answers = None
+        if self.connection is not None:
+            clean = False
+            try:
+                answers = self.connection.read_response()
+                clean = True
+            except NoScriptError:  # Redis restarted or flushed its scripts: loaded and run again
+                clean = True
+            except (RedisConnectionError, RedisTimeoutError):
+                pass  # dropped: run anew below
+            finally:
+                self._release(broken=not clean)
         if answers is None:
             answers = _script(keys=self.keys, args=self.args, client=self.client)
         return [float(a) if a else None for a in answers]
 
     def drop(self) -> None:
+        if self.connection is None:
+            return
         clean = False
         try:
             self.connection.read_response()

@@ -423,12 +423,13 @@ def test_a_count_runs_on_redis_while_its_caller_works_and_its_connection_goes_ba
 
 
 @pytest.mark.redis
-def test_a_count_whose_redis_goes_away_lets_the_command_through_and_no_answer_is_left(
+def test_a_count_whose_connection_redis_dropped_is_counted_again_on_a_fresh_one(
     monkeypatch, settings, caplog
 ):
-    """Redis dropping the connection between a count's send and its answer:
-    the command goes on unthrottled (as when Redis is away), the warning says
-    why, and the connection is closed, not handed to the next count."""
+    """Redis dropping the connection between a count's send and its answer
+    (it restarted): that connection is closed, never handed to the next
+    count, and the count is made again on a fresh one, as a plain call's
+    retry would; no warning, the limit still counts."""
     from redis.connection import AbstractConnection
     from redis.exceptions import ConnectionError as RedisConnectionError
     from rest_framework.throttling import SimpleRateThrottle
@@ -443,17 +444,84 @@ def test_a_count_whose_redis_goes_away_lets_the_command_through_and_no_answer_is
 
     def lost(self, *args, **kwargs):
         if not broke:
-            broke.append(self)
+            broke.append(self._sock)
             raise RedisConnectionError("Connection closed by server.")
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(AbstractConnection, "read_response", lost)
+    sent = _sent_to_redis(monkeypatch)
     with caplog.at_level("WARNING", logger="api.throttling"):
         assert CommandThrottles().allow_request(request, None)
-    assert "the cache is away" in caplog.text
-    assert broke and broke[0]._sock is None  # closed: its answer can reach nobody
-    assert CommandThrottles().allow_request(request, None)  # the next one counts again
+    assert "the cache is away" not in caplog.text
+    assert broke and broke[0].fileno() == -1  # closed: its answer can reach nobody
+    assert sent.count("EVALSHA") == 2  # made again, on a connection opened anew
     stored = SimpleRateThrottle.cache.get(
         "w:" + CommandThrottles.limits[1]().get_cache_key(request, None)
     )
-    assert sum(n for _, n in stored) == 3  # the lost answer's count too: Redis made it
+    # the lost answer's count stands too (Redis made it before the connection went)
+    assert sum(n for _, n in stored) == 3
+
+
+@pytest.mark.redis
+def test_with_redis_away_a_count_lets_the_command_through_and_says_so(
+    monkeypatch, settings, caplog
+):
+    """Redis unreachable for the count and its retry: the command goes on
+    unthrottled (the limits guard the service; the log never depends on them)."""
+    from redis.connection import AbstractConnection
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from api.throttling import CommandThrottles
+
+    monkeypatch.setattr(SimpleRateThrottle, "cache", _windows("redis"))
+    request = _account_request(pk=9)
+    CommandThrottles().allow_request(request, None)
+
+    def away(self, *args, **kwargs):
+        raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(AbstractConnection, "read_response", away)
+    monkeypatch.setattr(AbstractConnection, "connect", away)
+    with caplog.at_level("WARNING", logger="api.throttling"):
+        limits = CommandThrottles()
+        count = limits.begin(request)
+        try:
+            assert count.allowed()
+        finally:
+            count.close()
+    assert "the cache is away" in caplog.text
+    assert limits.refused == [] and limits.wait() is None
+
+
+@pytest.mark.redis
+def test_a_count_on_a_connection_redis_closed_while_it_sat_in_the_pool_still_counts(
+    monkeypatch, settings, caplog
+):
+    """The state after a Redis restart: the pool's idle connection is gone
+    on the server's side. The next count finds out, closes it, and counts on
+    a fresh connection."""
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from api.throttling import CommandThrottles
+
+    monkeypatch.setattr(SimpleRateThrottle, "cache", _windows("redis"))
+    request = _account_request(pk=10)
+    assert CommandThrottles().allow_request(request, None)
+    client = SimpleRateThrottle.cache._cache.get_client(write=True)
+    pool = client.connection_pool
+    idle = pool.get_connection()
+    idle.send_command("CLIENT", "ID")
+    their_id = idle.read_response()
+    pool.release(idle)
+    import redis
+
+    with redis.Redis.from_url(settings.REDIS_URL) as admin:
+        assert admin.client_kill_filter(_id=their_id) == 1
+    with caplog.at_level("WARNING", logger="api.throttling"):
+        assert CommandThrottles().allow_request(request, None)
+    assert "the cache is away" not in caplog.text
+    stored = SimpleRateThrottle.cache.get(
+        "w:" + CommandThrottles.limits[1]().get_cache_key(request, None)
+    )
+    assert sum(n for _, n in stored) == 2
