@@ -12,11 +12,12 @@ rate-limit windows in Redis when REDIS_URL is set (else in memory). Each move
 is the command's send, its ack and both seats' pushes of the new version.
 After WARMUP moves, MOVES moves are measured: the process's CPU time
 (``time.process_time``: every thread, the in-process driver's share included)
-and the wall time per move, and the p50 and p90 of a command's send to its ack. With ``--profile`` (or BENCH_SOCKET_CPU_PROFILE=1)
-the measured moves run under cProfile on every thread (its clock: each
-thread's CPU time, time.thread_time), and the top functions
-by own time and by cumulated time are printed (profiled times are inflated:
-compare CPU figures of runs without it).
+and the wall time per move, and the p50 and p90 of a command's send to its
+ack. With ``--profile`` (or BENCH_SOCKET_CPU_PROFILE=1) the measured moves
+run under cProfile on every thread (its clock: each thread's CPU time,
+time.thread_time), and the top functions by own time and by cumulated time
+are printed (profiled times are inflated: compare CPU figures of runs without
+it).
 
 Environment: BENCH_SOCKET_CPU_MOVES (300), BENCH_SOCKET_CPU_WARMUP (30),
 BENCH_SOCKET_CPU_TOP (25), BENCH_SOCKET_CPU_STATS (a file for the merged

@@ -6,6 +6,7 @@ guard the service, the log's guarantees never depend on them."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 
@@ -283,31 +284,32 @@ class _OnRedis:
     def answer(self) -> list[float | None]:
         answers = None
         if self.connection is not None:
-            clean = False
             try:
-                answers = self.connection.read_response()
-                clean = True
+                answers = self._read()
             except NoScriptError:  # Redis restarted or flushed its scripts: loaded and run again
-                clean = True
+                pass
             except (RedisConnectionError, RedisTimeoutError):
                 pass  # dropped: run anew below
-            finally:
-                self._release(broken=not clean)
         if answers is None:
             answers = _script(keys=self.keys, args=self.args, client=self.client)
         return [float(a) if a else None for a in answers]
 
     def drop(self) -> None:
-        if self.connection is None:
-            return
+        if self.connection is not None:
+            with contextlib.suppress(RedisError):  # nobody waits for this count
+                self._read()
+
+    def _read(self):
+        """The held connection's answer; the connection goes back to its
+        pool either way, closed unless its answer was read whole."""
         clean = False
         try:
-            self.connection.read_response()
+            answer = self.connection.read_response()
             clean = True
+            return answer
         except ResponseError:  # an error's answer, read whole
             clean = True
-        except RedisError:
-            pass  # nobody waits for this count: the connection is closed, not reused
+            raise
         finally:
             self._release(broken=not clean)
 
