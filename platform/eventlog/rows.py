@@ -5,6 +5,7 @@ match's row read for a request, a stream read by a reactor)."""
 
 from __future__ import annotations
 
+import datetime
 import functools
 import hashlib
 import re
@@ -14,13 +15,16 @@ import weakref
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model
 from psycopg import errors, generators
-from psycopg.adapt import Transformer
+from psycopg.adapt import AdaptersMap, Transformer
 from psycopg.pq import ExecStatus, TransactionStatus
+from psycopg.types.datetime import TimestamptzLoader
 
 # psycopg connection -> the names of the statements prepared on it
 _prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 # connection -> model -> (index, column, converters) of the columns that need converting
 _converters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# psycopg connection -> what its rows are loaded with here (``_loading``)
+_loading_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @functools.cache
@@ -121,6 +125,33 @@ def run(sql: str, params: list, *, prepare: bool = True) -> list[tuple]:
     return found
 
 
+class _Loading:
+    """A connection's adapters with psycopg's own timestamptz loader, its C
+    one in psycopg's binary build: Django registers one in Python (to give
+    each value the connection's zone) that cost a reactor a tenth of its
+    CPU, 6 µs a value against 0.5 (2026-12-07). Both give the same
+    datetimes, in ``datetime.timezone.utc``, when the session's zone is UTC."""
+
+    def __init__(self, raw):
+        self.connection = raw
+        self.adapters = AdaptersMap(raw.adapters)
+        self.adapters.register_loader("timestamptz", TimestamptzLoader)
+
+
+def _loading(raw):
+    """What ``message`` loads rows of ``raw`` with: ``_Loading`` when its
+    session's zone is UTC and Django's is too (as settings have it), else
+    the connection's own adapters."""
+    found = _loading_of.get(raw)
+    if found is None:
+        utc = (
+            raw.pgconn.parameter_status(b"TimeZone") == b"UTC"
+            and connections[DEFAULT_DB_ALIAS].timezone is datetime.UTC
+        )
+        found = _loading_of[raw] = _Loading(raw) if utc else raw
+    return found
+
+
 def message(raw, head: list[str], sql: str, params: list, tail: list[str] = ()) -> list[tuple]:
     """The rows ``sql`` returns, sent on psycopg's connection ``raw`` in one
     message after the statements ``head`` and before ``tail`` (the whole
@@ -140,7 +171,7 @@ def message(raw, head: list[str], sql: str, params: list, tail: list[str] = ()) 
             for _ in head:
                 cursor.nextset()
             return cursor.fetchall()
-    adapt, encoding = Transformer(raw), raw.info.encoding
+    adapt, encoding = Transformer(_loading(raw)), raw.info.encoding
     query = text.encode(encoding) % tuple(
         b"NULL" if p is None else adapt.as_literal(p) for p in params
     )

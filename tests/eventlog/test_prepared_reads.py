@@ -3,10 +3,12 @@ connection, in the message of their first EXECUTE, then one EXECUTE each;
 kept through a ROLLBACK, with the appends' statements (psycopg's own
 preparing would DEALLOCATE ALL there). Counted on the wire."""
 
+import datetime
 import uuid
 
 import pytest
 from django.db import connection, transaction
+from psycopg import pq
 
 from eventlog import rows, store
 from eventlog.store import NewEvent, append, read
@@ -108,3 +110,37 @@ def test_in_a_block_not_yet_begun_a_read_runs_in_its_transaction():
         (second,) = rows.run("SELECT pg_current_xact_id()::text || %s", [""])[0]
         assert connection.connection.info.transaction_status.name == "INTRANS"
     assert first == second
+
+
+def test_times_are_loaded_by_psycopgs_own_loader_as_the_orm_loads_them():
+    stream = f"pr-{uuid.uuid4().hex}"
+    append(stream, 0, [NewEvent("a", {}), NewEvent("b", {})])
+    through_orm = list(
+        store.StoredEvent.objects.filter(stream=stream)
+        .order_by("version")
+        .values_list("recorded_at", flat=True)
+    )
+    loaded = [r.recorded_at for r in read(stream)]
+    assert loaded == through_orm
+    assert {t.tzinfo for t in loaded} == {datetime.UTC}
+    raw = connection.connection
+    loader = rows._loading(raw).adapters.get_loader(1184, pq.Format.TEXT)  # timestamptz
+    # not Django's loader in Python (psycopg_any.BaseTzLoader), 12 times slower
+    assert not hasattr(loader, "timezone"), loader
+
+
+def test_a_session_in_another_zone_keeps_djangos_loader():
+    stream = f"pr-{uuid.uuid4().hex}"
+    append(stream, 0, [NewEvent("a", {})])
+    connection.close()
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SET TIME ZONE 'Europe/Paris'")
+    try:
+        raw = connection.connection
+        assert rows._loading(raw) is raw
+        # as the ORM loads it in that session (Django expects its own zone there)
+        orm = store.StoredEvent.objects.get(stream=stream).recorded_at
+        assert read(stream)[0].recorded_at == orm
+    finally:
+        connection.close()
