@@ -183,13 +183,33 @@ def fold_rows(game: str, rows) -> MatchState:
 # read fetches only what was appended since, and a fold of the rows up to a
 # version is made once for every viewer, socket and poll of that version.
 _KEPT_MAX = 256
+# the kept rows: a reactors' process keeps every match it follows from its
+# first row (a show creates its matches ahead of play), bounded by rows held
+_KEPT_STREAMS_MAX = 4096
+_KEPT_ROWS_MAX = 50_000
 _kept_rows: OrderedDict[str, list] = OrderedDict()
+_kept_row_count = 0  # the rows held in _kept_rows (what it counts when emptied: 0)
 _kept_folds: OrderedDict[tuple, MatchState] = OrderedDict()
 _kept_lock = threading.Lock()
 
 
 def _same_row(a, b) -> bool:
     return (a.id, a.version, a.recorded_at) == (b.id, b.version, b.recorded_at)
+
+
+def _keep_rows(stream: str, rows: list | None) -> None:
+    """Under ``_kept_lock``: ``rows`` kept as the stream's (None: dropped),
+    the least recently kept streams let go past the bounds."""
+    global _kept_row_count
+    old = _kept_rows.pop(stream, None)
+    _kept_row_count -= len(old) if old else 0
+    if rows is not None:
+        _kept_rows[stream] = rows
+        _kept_row_count += len(rows)
+    while _kept_rows and (len(_kept_rows) > _KEPT_STREAMS_MAX or _kept_row_count > _KEPT_ROWS_MAX):
+        _kept_row_count -= len(_kept_rows.popitem(last=False)[1])
+    if not _kept_rows:
+        _kept_row_count = 0
 
 
 def rows_kept(stream: str) -> list:
@@ -202,11 +222,29 @@ def rows_kept(stream: str) -> list:
         newer, kept = read(stream), []  # not this log's rows (a test's rolled back)
     rows = kept + newer[1:] if kept else newer
     with _kept_lock:
-        _kept_rows[stream] = rows
-        _kept_rows.move_to_end(stream)
-        while len(_kept_rows) > _KEPT_MAX:
-            _kept_rows.popitem(last=False)
+        _keep_rows(stream, rows)
     return list(rows)
+
+
+def keep_read_rows(rows) -> None:
+    """Rows of the log in commit order (a reactors' pass read them): added to
+    the kept rows of their match streams where they follow on from the last
+    one kept, or start a stream at its first row, so that a later read of
+    the whole stream (the ratings reactor's, at a match's end) reads only
+    what came after them. A stream with a gap is dropped (read whole then)."""
+    by_stream: dict[str, list] = {}
+    for r in rows:
+        if r.stream.startswith("match-"):
+            by_stream.setdefault(r.stream, []).append(r)
+    with _kept_lock:
+        for stream, newer in by_stream.items():
+            kept = _kept_rows.get(stream) or []
+            last = kept[-1].version if kept else 0
+            newer = [r for r in newer if r.version > last]
+            if not newer:
+                continue
+            follows = [r.version for r in newer] == list(range(last + 1, last + 1 + len(newer)))
+            _keep_rows(stream, kept + newer if follows else None)
 
 
 def fold_kept(game: str, rows) -> MatchState:

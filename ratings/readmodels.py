@@ -26,7 +26,8 @@ from django.db import transaction
 from eventlog import rows as db_rows
 from eventlog.models import StoredEvent
 from eventlog.readmodels import read_model, stable_id, unlogged
-from eventlog.store import first, lock_name, read, read_upto
+from eventlog.store import first, lock_name, read
+from games import services
 
 from . import skill
 from .identity import holder_key, user_id_of
@@ -148,7 +149,8 @@ _PLAYED = db_rows.select(PlayedMatch, "stream = %s")
 
 
 def _match_changed(row) -> None:
-    rows = read_upto(row)
+    # the rows this process's reactors read as they came, and those after them
+    rows = [r for r in services.rows_kept(row.stream) if r.version <= row.version]
     result = result_of(rows)
     game = rows[0].data.get("game", "")
     lock_game(game)  # before any read of the ratings this may write

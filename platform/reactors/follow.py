@@ -105,6 +105,26 @@ def register(
 _match_model = None
 
 
+# Told of each batch of rows a pass reads (in commit order), before its reactors
+# handle it: the games keep their match streams' rows (games.services), so that a
+# reactor reading a whole stream (the ratings', at a match's end) reads only what
+# came after. A hook's error is logged and the pass goes on.
+_rows_read_hooks: list[Callable[[list[StoredEvent]], None]] = []
+
+
+def on_rows_read(hook: Callable[[list[StoredEvent]], None]) -> None:
+    if hook not in _rows_read_hooks:
+        _rows_read_hooks.append(hook)
+
+
+def _tell_rows_read(rows: list[StoredEvent]) -> None:
+    for hook in _rows_read_hooks:
+        try:
+            hook(rows)
+        except Exception:
+            log.exception("reactors: a hook on the rows read failed")
+
+
 def register_match_model(model) -> type | None:
     """Install the model of the match rows; returns the one it replaces."""
     global _match_model
@@ -204,6 +224,47 @@ def _locked_at(pks: list[int], position: tuple[int, int], owner: str | None) -> 
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return {pk for (pk,) in cursor.fetchall()}
+
+
+def _locked_at_many(wanted: list[tuple[list[int], tuple[int, int]]], owner: str | None) -> set[int]:
+    """``_locked_at`` of each (checkpoint rows, position) of ``wanted``, in
+    one statement on PostgreSQL."""
+    if connection.vendor != "postgresql":
+        return set().union(*(_locked_at(pks, position, owner) for pks, position in wanted))
+    at = [(pk, position) for pks, position in wanted for pk in pks]
+    sql = (
+        f'SELECT t."id" FROM "{_PARTITIONS}" t JOIN unnest(%s::bigint[], %s::bigint[], '
+        '%s::bigint[]) AS w(pk, after_tx, after_id) ON t."id" = w.pk '
+        'AND t."after_tx" = w.after_tx AND t."after_id" = w.after_id'
+    )
+    params = [[pk for pk, _ in at], [tx for _, (tx, _id) in at], [i for _, (_tx, i) in at]]
+    if owner is not None:
+        sql += ' WHERE t."owner" = %s'
+        params.append(owner)
+    sql += ' ORDER BY t."id" FOR UPDATE OF t'
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {pk for (pk,) in cursor.fetchall()}
+
+
+def _move_many(moves: dict[tuple[int, int], set[int]]) -> None:
+    """Each set of checkpoint rows of ``moves`` (locked) moved to its position,
+    in one statement on PostgreSQL."""
+    moves = {to: pks for to, pks in moves.items() if pks}
+    if not moves:
+        return
+    if connection.vendor != "postgresql" or len(moves) == 1:
+        for to, pks in moves.items():
+            _move(pks, to)
+        return
+    at = sorted((pk, to) for to, pks in moves.items() for pk in pks)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'UPDATE "{_PARTITIONS}" t SET "after_tx" = w.after_tx, "after_id" = w.after_id '
+            "FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[]) AS w(pk, after_tx, after_id) "
+            'WHERE t."id" = w.pk',
+            [[pk for pk, _ in at], [tx for _, (tx, _i) in at], [i for _, (_tx, i) in at]],
+        )
 
 
 def _move(pks: set[int], to: tuple[int, int]) -> None:
@@ -480,8 +541,8 @@ class Follower:
             for part in held:
                 at.setdefault((part.partition, part.after_tx, part.after_id), []).append(part)
             more = False
-            for (partition, *position), parts in sorted(at.items()):
-                passed = self._pass(partition, tuple(position), parts)
+            groups = [(p, tuple(position), parts) for (p, *position), parts in sorted(at.items())]
+            for (_p, _position, parts), passed in zip(groups, self._pass_all(groups), strict=True):
                 if passed is not None:
                     done += len(passed.ids)
                     more = more or len(passed.ids) >= self.batch
@@ -490,6 +551,56 @@ class Follower:
                             self.reached[(part.reactor, part.partition)] = passed.to[0]
             if not more:
                 return done
+
+    def _pass_all(
+        self, groups: list[tuple[int, tuple[int, int], list[ReactorPartition]]]
+    ) -> list[Pass | None]:
+        """``_pass`` of each (partition, position, checkpoint rows) of
+        ``groups``, read in one statement and handled and checkpointed in one
+        transaction: a wake's appends over many partitions cost one read, one
+        lock, one look-up of their match rows and one commit, not one of each
+        per partition. A database error undoes them all (tried again)."""
+        if len(groups) <= 1:
+            return [self._pass(*group) for group in groups]
+        reads = positions.read_after_many(
+            [(partition, position) for partition, position, _ in groups],
+            self.partitions,
+            self.batch,
+        )
+        passes: list[Pass | None] = [None] * len(groups)
+        todo = [
+            (i, group, rows, moved_to)
+            for i, (group, (rows, moved_to)) in enumerate(zip(groups, reads, strict=True))
+            if moved_to is not None
+        ]
+        if not todo:
+            return passes
+        for _i, _group, rows, _to in todo:
+            _tell_rows_read(rows)
+        with transaction.atomic():
+            mine = _locked_at_many(
+                [([p.pk for p in parts], position) for _i, (_, position, parts), _r, _t in todo],
+                self.owner if self.leased else None,
+            )
+            matches = MatchRows([r for *_, rows, _to in todo for r in rows])
+            moves: dict[tuple[int, int], set[int]] = {}
+            for i, (_partition, _position, parts), rows, moved_to in todo:
+                self.held -= {(p.reactor, p.partition) for p in parts if p.pk not in mine}
+                moved = {p.pk for p in parts if p.pk in mine}
+                if not moved:
+                    continue
+                for part in parts:
+                    if part.pk in mine:
+                        done = _handle_all(part, self.reactors[part.reactor], rows, matches)
+                        if done is not True:
+                            moved.discard(part.pk)
+                            if done:
+                                moves.setdefault(done, set()).add(part.pk)
+                if moved:
+                    moves.setdefault(moved_to, set()).update(moved)
+                passes[i] = Pass({r.id for r in rows}, moved, moved_to)
+            _move_many(moves)
+        return passes
 
     def _pass(
         self, partition: int, position: tuple[int, int], parts: list[ReactorPartition]
@@ -500,6 +611,7 @@ class Follower:
         rows, moved_to = positions.read_after(position, partition, self.partitions, self.batch)
         if moved_to is None:
             return None
+        _tell_rows_read(rows)
         with transaction.atomic():
             # still ours and where we read from: else another follower took it
             # over (or the inline pass moved it) and goes on from the checkpoint

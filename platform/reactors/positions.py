@@ -42,6 +42,18 @@ _READ_PG = (
     f"WHERE (tx, id) > (%s::text::xid8, %s) AND tx < ({_LINE_PG}) "
     f"AND {_PARTITION_SQL} ORDER BY tx, id LIMIT %s"
 )
+# several partitions' reads at once, each past its own position (``read_after_many``):
+# the line taken once for all, each partition's rows in order, tagged with its index
+_READ_MANY_PG = (
+    f"WITH line AS MATERIALIZED (SELECT ({_LINE_PG}) AS x), "
+    "wanted AS (SELECT * FROM unnest(%s::int[], %s::int[], %s::text[], %s::bigint[]) "
+    "AS w(i, part, after_tx, after_id)) "
+    "SELECT e.*, w.i FROM wanted w CROSS JOIN LATERAL ("
+    f"SELECT {_COLUMNS}, tx::text AS tx_text FROM {_TABLE} "
+    "WHERE (tx, id) > (w.after_tx::xid8, w.after_id) AND tx < (SELECT x FROM line) "
+    "AND ('x' || substr(md5(stream), 1, 8))::bit(32)::bigint %% %s = w.part "
+    "ORDER BY tx, id LIMIT %s) e ORDER BY w.i, e.tx_text::xid8, e.id"
+)
 # the rest of a transaction a full batch cut (it has ended: its rows are all there)
 _REST_OF_TX_PG = (
     f"SELECT {_COLUMNS}, tx::text AS tx_text FROM {_TABLE} "
@@ -66,6 +78,9 @@ class PortablePositions:
             row.tx = None
         return rows, (0, scanned[-1].id)
 
+    def read_after_many(self, wanted, partitions, limit):
+        return [self.read_after(position, p, partitions, limit) for p, position in wanted]
+
     def tip(self, db, partitions):
         with db.cursor() as cursor:
             cursor.execute(f"SELECT max(id) FROM {_TABLE}")
@@ -86,6 +101,33 @@ class PostgresPositions:
         if len(rows) == limit:
             rows += _events(_REST_OF_TX_PG, [str(rows[-1].tx), rows[-1].id, partitions, partition])
         return rows, ((rows[-1].tx, rows[-1].id) if rows else None)
+
+    def read_after_many(self, wanted, partitions, limit):
+        if len(wanted) == 1:
+            ((partition, position),) = wanted
+            return [self.read_after(position, partition, partitions, limit)]
+        found: dict[int, list[StoredEvent]] = {i: [] for i in range(len(wanted))}
+        params = [
+            list(range(len(wanted))),
+            [p for p, _ in wanted],
+            [str(tx) for _, (tx, _id) in wanted],
+            [after_id for _, (_tx, after_id) in wanted],
+            partitions,
+            limit,
+        ]
+        for row in db_rows.run(_READ_MANY_PG, params):
+            event = db_rows.instance(StoredEvent, row)
+            event.tx = int(row[-2])
+            found[row[-1]].append(event)
+        out = []
+        for i, (partition, _position) in enumerate(wanted):
+            rows = found[i]
+            if len(rows) == limit:
+                rows += _events(
+                    _REST_OF_TX_PG, [str(rows[-1].tx), rows[-1].id, partitions, partition]
+                )
+            out.append((rows, (rows[-1].tx, rows[-1].id) if rows else None))
+        return out
 
     def tip(self, db, partitions):
         tip = {}
@@ -127,6 +169,14 @@ def read_after(
     position the reader may move to (None: nothing new). Run it outside any
     transaction of one's own (its snapshot would hold the line back)."""
     return positions_of(connection).read_after(position, partition, partitions, limit)
+
+
+def read_after_many(
+    wanted: list[tuple[int, tuple[int, int]]], partitions: int, limit: int
+) -> list[tuple[list[StoredEvent], tuple[int, int] | None]]:
+    """``read_after`` of each (partition, position) of ``wanted``, in one
+    statement on PostgreSQL (a wake's appends over many partitions)."""
+    return positions_of(connection).read_after_many(wanted, partitions, limit)
 
 
 def the_tip(db=connection, partitions: int | None = None) -> dict[int, tuple[int, int]]:

@@ -3,6 +3,7 @@ the folds of a version are kept and shared by every viewer, and the state a
 command leaves is the one its viewers are shown (games/states.py)."""
 
 import random
+from types import SimpleNamespace
 
 import pytest
 
@@ -68,3 +69,36 @@ def test_kept_rows_that_are_no_longer_the_logs_are_read_again():
     services._kept_rows[match.stream] = [*kept[:-1], Gone()]
     again = services.rows_kept(match.stream)
     assert [(r.id, r.version) for r in again] == [(r.id, r.version) for r in kept]
+
+
+def test_rows_read_in_commit_order_are_kept_where_they_follow_on():
+    def row(stream, version):
+        return SimpleNamespace(stream=stream, version=version)
+
+    services._kept_rows.clear()
+    a, b, c = "match-a", "match-b", "match-c"
+    services.keep_read_rows([row(a, 1), row(b, 4), row(a, 2), row("show-1", 1)])
+    assert [r.version for r in services._kept_rows[a]] == [1, 2]
+    assert b not in services._kept_rows  # not from its first row: nothing to follow on from
+    assert "show-1" not in services._kept_rows  # match streams only
+    services.keep_read_rows([row(a, 2), row(a, 3), row(c, 1)])  # read again by another reactor
+    assert [r.version for r in services._kept_rows[a]] == [1, 2, 3]
+    services.keep_read_rows([row(a, 5), row(c, 2)])  # a gap: read whole next time
+    assert a not in services._kept_rows
+    assert [r.version for r in services._kept_rows[c]] == [1, 2]
+    services._kept_rows.clear()
+
+
+def test_kept_rows_are_bounded_by_the_rows_they_hold(monkeypatch):
+    def rows(stream, n):
+        return [SimpleNamespace(stream=stream, version=v) for v in range(1, n + 1)]
+
+    services._kept_rows.clear()
+    monkeypatch.setattr(services, "_KEPT_ROWS_MAX", 10)
+    services.keep_read_rows(rows("match-a", 4) + rows("match-b", 4))
+    services.keep_read_rows(rows("match-c", 3))  # 11 rows: the least recent stream goes
+    assert list(services._kept_rows) == ["match-b", "match-c"]
+    services.keep_read_rows(rows("match-b", 9)[4:])  # b grows to 9: c goes, then b stays alone
+    assert list(services._kept_rows) == ["match-b"]
+    assert services._kept_row_count == 9
+    services._kept_rows.clear()

@@ -203,3 +203,27 @@ def test_a_result_writes_its_players_ratings_in_one_statement(settings, next_bot
         assert "ON CONFLICT" in writes[0], writes
         assert not [q for q in sql if "FOR UPDATE" in q], sql
     assert len(_assert_the_replayed_logs(users)) == 3
+
+
+def test_a_match_end_is_rated_from_the_rows_the_reactors_pass_read(settings, next_bot_move):
+    """The pass's rows are kept as they are read (games.services.keep_read_rows):
+    the ratings reactor reads the stream from its last kept row, not whole."""
+    settings.REACTORS_INLINE = False
+    users = accounts("ana", "ben")
+    rng = random.Random(6)
+    now = time.time() - 3 * DAY
+    match = rated_match("love-me-not", {"ana": users["ana"].pk, "ben": users["ben"].pk}, now=now)
+    _end(match, rng, now, next_bot_move)
+    services._kept_rows.clear()  # a reactors' process: it kept nothing of the match
+    follower = Follower()
+    follower.beat()
+    with CaptureQueriesContext(connection) as seen:
+        follower.catch_up()
+    follower.leave()
+    assert PlayedMatch.objects.get(stream=match.stream).rated
+    reads = [q["sql"] for q in seen.captured_queries if f"'{match.stream}'" in q["sql"]]
+    assert reads, seen.captured_queries
+    assert not [q for q in reads if "version > 0 " in q], reads  # never the whole stream
+    kept = services._kept_rows[match.stream]
+    assert [r.version for r in kept] == list(range(1, len(kept) + 1))
+    assert [r.id for r in kept] == [r.id for r in services.read(match.stream)]

@@ -202,19 +202,16 @@ def test_a_follower_that_lost_its_lease_moves_nothing(monkeypatch):
     a, b = _follower(handled, "a", lease_s=30), _follower(handled, "b", lease_s=30)
     a.beat()
     ids = [i for k in range(8) for i in _append(f"t-l{k}")]
-    real = positions.read_after
 
-    def read_then_lose(*args, **kw):
-        got = real(*args, **kw)
+    def read_then_lose(_partition, _got):
         # a's lease runs out and b (alone alive) takes every partition over
         ReactorPartition.objects.filter(owner="a").update(lease_until="2000-01-01T00:00Z")
         ReactorFollower.objects.filter(owner="a").delete()
         b.beat()
-        return got
 
-    monkeypatch.setattr(positions, "read_after", read_then_lose)
+    _on_reads(monkeypatch, after=read_then_lose)
     assert a.catch_up() == 0 and not handled.ids and _held("a") == 0
-    monkeypatch.setattr(positions, "read_after", real)
+    _reads_back(monkeypatch)
     assert _held("b") == PARTITIONS
     b.catch_up()
     assert handled.ids == Counter(ids) and handled.by["b"] == len(ids)
@@ -375,45 +372,66 @@ def test_embedded_mode_handles_at_once_what_its_pass_could_not_take(settings, mo
     and the follower comes to them again (at least once)."""
     settings.REACTORS_INLINE = True
     calls = _counting(monkeypatch)
-    real = positions.read_after
 
-    def down(*args, **kw):
+    def down(_partition):
         raise OperationalError("the database went away")
 
-    monkeypatch.setattr(positions, "read_after", down)
+    _on_reads(monkeypatch, before=down)
     ids = _append("t-down", 2)
     assert calls == Counter(ids)
-    monkeypatch.setattr(positions, "read_after", real)
+    _reads_back(monkeypatch)
     thread = Follower("embedded-thread", partitions=PARTITIONS)
     thread.beat()
     thread.catch_up()
     assert calls == Counter(ids + ids)
 
 
+def _on_reads(monkeypatch, before=None, after=None) -> None:
+    """``before(partition)`` and ``after(partition, (rows, moved_to))`` around
+    each partition's read, alone (read_after) or with others (read_after_many)."""
+    real_one, real_many = positions.read_after, positions.read_after_many
+
+    def one(position, partition, partitions, limit):
+        if before:
+            before(partition)
+        got = real_one(position, partition, partitions, limit)
+        if after:
+            after(partition, got)
+        return got
+
+    def many(wanted, partitions, limit):
+        for partition, _position in wanted:
+            if before:
+                before(partition)
+        got = real_many(wanted, partitions, limit)
+        for (partition, _position), read in zip(wanted, got, strict=True):
+            if after:
+                after(partition, read)
+        return got
+
+    monkeypatch.setattr(positions, "read_after", one)
+    monkeypatch.setattr(positions, "read_after_many", many)
+
+
+def _reads_back(monkeypatch) -> None:
+    monkeypatch.setattr(positions, "read_after", _REAL_READS[0])
+    monkeypatch.setattr(positions, "read_after_many", _REAL_READS[1])
+
+
+_REAL_READS = (positions.read_after, positions.read_after_many)
+
+
 def _reads(monkeypatch) -> list[int]:
-    """The partitions read_after reads, in order."""
+    """The partitions read, in order."""
     read: list[int] = []
-    real = positions.read_after
-
-    def counted(position, partition, *args, **kw):
-        read.append(partition)
-        return real(position, partition, *args, **kw)
-
-    monkeypatch.setattr(positions, "read_after", counted)
+    _on_reads(monkeypatch, before=read.append)
     return read
 
 
 def _read_sizes(monkeypatch) -> list[int]:
-    """How many events each read_after call found, in order."""
+    """How many events each partition's read found, in order."""
     sizes: list[int] = []
-    real = positions.read_after
-
-    def counted(*args, **kw):
-        rows, moved_to = real(*args, **kw)
-        sizes.append(len(rows))
-        return rows, moved_to
-
-    monkeypatch.setattr(positions, "read_after", counted)
+    _on_reads(monkeypatch, after=lambda _partition, got: sizes.append(len(got[0])))
     return sizes
 
 
@@ -582,10 +600,10 @@ def test_embedded_mode_handles_what_its_pass_could_not_take_under_the_reactors_l
 
     monkeypatch.setitem(follow._reactors, "rates", Reactor("rates", rates, ("t-",)))
 
-    def down(*args, **kw):
+    def down(_partition):
         raise OperationalError("the database went away")
 
-    monkeypatch.setattr(positions, "read_after", down)
+    _on_reads(monkeypatch, before=down)
     first, out1 = _in_thread(lambda: _append("t-first"))
     assert wait_for(lambda: inside == ["t-first"])
     second, out2 = _in_thread(lambda: _append("t-second"))
@@ -689,3 +707,29 @@ def test_a_superuser_tries_a_parked_append_again_from_the_admin(settings, monkey
     assert client.post(url, action, follow=True).status_code == 200
     parked.refresh_from_db()
     assert parked.handled and [r.id for r in tried] == ids
+
+
+def test_a_wake_over_many_partitions_is_one_read_and_one_transaction():
+    """The issue's ask: a reactors' pass handles every event a wake brings in
+    one transaction, read in one statement, its checkpoints moved in one."""
+    from django.test.utils import CaptureQueriesContext
+
+    handled = Handled()
+    follower = _follower(handled, "together", lease_s=600)
+    follower.beat()
+    follower.catch_up()
+    streams = [f"t-many{i}" for i in range(40)]
+    partitions = {partition_of(s, PARTITIONS) for s in streams}
+    assert len(partitions) > 3
+    ids = [i for s in streams for i in _append(s)]
+    with CaptureQueriesContext(connection) as seen:
+        assert follower.catch_up(only=partitions) == len(ids)
+    assert handled.ids == Counter(ids)
+    sql = [q["sql"] for q in seen.captured_queries]
+    assert len([q for q in sql if "pg_current_snapshot" in q]) == 1, sql  # one read
+    assert len([q for q in sql if q.startswith("UPDATE")]) == 1, sql  # one move
+    assert len([q for q in sql if "FOR UPDATE" in q]) == 1, sql  # one lock
+    for p in partitions:  # every checkpoint past its partition's last event
+        last = max(i for s, i in zip(streams, ids, strict=True) if partition_of(s, PARTITIONS) == p)
+        assert ReactorPartition.objects.get(reactor="test", partition=p).after_id == last
+    assert follower.catch_up(only=partitions) == 0

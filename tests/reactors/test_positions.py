@@ -83,3 +83,35 @@ def test_postgres_reads_the_same_events_as_the_portable_positions_by_transaction
     last = max(at[1] for at in tip.values())
     assert set(portable.tip(connection, PARTITIONS).values()) == {(0, last)}
     assert portable.position_of(last) == (0, last)
+
+
+@pytest.mark.postgres
+def test_many_partitions_read_at_once_are_each_partitions_own_read():
+    log = _a_log()
+    postgres = PostgresPositions()
+    firsts = {p: ids[0] for p, ids in log.items()}
+    # each partition past its own first event: the positions differ
+    wanted = [(p, postgres.position_of(firsts[p])) for p in sorted(log)]
+    together = postgres.read_after_many(wanted, PARTITIONS, 500)
+    alone = [postgres.read_after(position, p, PARTITIONS, 500) for p, position in wanted]
+    assert [([r.id for r in rows], to) for rows, to in together] == [
+        ([r.id for r in rows], to) for rows, to in alone
+    ]
+    assert [[r.id for r in rows] for rows, _to in together] == [log[p][1:] for p in sorted(log)]
+    assert all(r.tx == postgres.position_of(r.id)[0] for rows, _ in together for r in rows)
+    # a limit cuts each partition's batch on its own, whole transactions kept
+    cut = postgres.read_after_many([(p, (0, 0)) for p in sorted(log)], PARTITIONS, 1)
+    one_by_one = [postgres.read_after((0, 0), p, PARTITIONS, 1) for p in sorted(log)]
+    assert [[r.id for r in rows] for rows, _ in cut] == [
+        [r.id for r in rows] for rows, _ in one_by_one
+    ]
+    # nothing new anywhere: nothing read, no position
+    ends = [(p, to) for (p, _), (_rows, to) in zip(wanted, together, strict=True)]
+    assert postgres.read_after_many(ends, PARTITIONS, 500) == [([], None)] * len(ends)
+
+
+def test_the_portable_positions_read_many_partitions_one_by_one():
+    log = _a_log()
+    portable = PortablePositions()
+    got = portable.read_after_many([(p, (0, 0)) for p in sorted(log)], PARTITIONS, 500)
+    assert [[r.id for r in rows] for rows, _ in got] == [log[p] for p in sorted(log)]
