@@ -231,7 +231,9 @@ def keep_read_rows(rows) -> None:
     the kept rows of their match streams where they follow on from the last
     one kept, or start a stream at its first row, so that a later read of
     the whole stream (the ratings reactor's, at a match's end) reads only
-    what came after them. A stream with a gap is dropped (read whole then)."""
+    what came after them. A stream with a gap is dropped (read whole then),
+    and so are kept rows a row read contradicts (another log's: a stream of
+    the same name rolled back, as a test's is), from that row on."""
     by_stream: dict[str, list] = {}
     for r in rows:
         if r.stream.startswith("match-"):
@@ -239,6 +241,8 @@ def keep_read_rows(rows) -> None:
     with _kept_lock:
         for stream, newer in by_stream.items():
             kept = _kept_rows.get(stream) or []
+            if any(r.version <= len(kept) and kept[r.version - 1].id != r.id for r in newer):
+                kept = []  # kept rows are a stream's from its first: those are not this log's
             last = kept[-1].version if kept else 0
             newer = [r for r in newer if r.version > last]
             if not newer:

@@ -73,7 +73,7 @@ def test_kept_rows_that_are_no_longer_the_logs_are_read_again():
 
 def test_rows_read_in_commit_order_are_kept_where_they_follow_on():
     def row(stream, version):
-        return SimpleNamespace(stream=stream, version=version)
+        return SimpleNamespace(stream=stream, version=version, id=version)
 
     services._kept_rows.clear()
     a, b, c = "match-a", "match-b", "match-c"
@@ -89,9 +89,27 @@ def test_rows_read_in_commit_order_are_kept_where_they_follow_on():
     services._kept_rows.clear()
 
 
+def test_rows_read_that_contradict_the_kept_ones_start_the_stream_again():
+    """A stream of the same name rolled back and written again (a test's, or
+    a derived name): its rows are another log's, never extended."""
+
+    def row(version, id_):
+        return SimpleNamespace(stream="match-again", version=version, id=id_)
+
+    services._kept_rows.clear()
+    services.keep_read_rows([row(1, 10), row(2, 11), row(3, 12)])  # then rolled back
+    services.keep_read_rows([row(1, 20)])  # the stream again, from its first row
+    assert [(r.version, r.id) for r in services._kept_rows["match-again"]] == [(1, 20)]
+    services.keep_read_rows([row(2, 21), row(3, 22), row(4, 23)])
+    assert [r.id for r in services._kept_rows["match-again"]] == [20, 21, 22, 23]
+    services.keep_read_rows([row(4, 99), row(5, 100)])  # contradicts, not from the first row
+    assert "match-again" not in services._kept_rows
+    services._kept_rows.clear()
+
+
 def test_kept_rows_are_bounded_by_the_rows_they_hold(monkeypatch):
     def rows(stream, n):
-        return [SimpleNamespace(stream=stream, version=v) for v in range(1, n + 1)]
+        return [SimpleNamespace(stream=stream, version=v, id=v) for v in range(1, n + 1)]
 
     services._kept_rows.clear()
     monkeypatch.setattr(services, "_KEPT_ROWS_MAX", 10)
