@@ -585,22 +585,45 @@ class Follower:
             matches = MatchRows([r for *_, rows, _to in todo for r in rows])
             moves: dict[tuple[int, int], set[int]] = {}
             for i, (_partition, _position, parts), rows, moved_to in todo:
-                self.held -= {(p.reactor, p.partition) for p in parts if p.pk not in mine}
-                moved = {p.pk for p in parts if p.pk in mine}
-                if not moved:
-                    continue
-                for part in parts:
-                    if part.pk in mine:
-                        done = _handle_all(part, self.reactors[part.reactor], rows, matches)
-                        if done is not True:
-                            moved.discard(part.pk)
-                            if done:
-                                moves.setdefault(done, set()).add(part.pk)
-                if moved:
-                    moves.setdefault(moved_to, set()).update(moved)
-                passes[i] = Pass({r.id for r in rows}, moved, moved_to)
+                if any(p.pk in mine for p in parts):
+                    moved = self._handle_group(parts, mine, rows, moved_to, matches, moves)
+                    passes[i] = Pass({r.id for r in rows}, moved, moved_to)
+                else:
+                    self._lost(parts, mine)
             _move_many(moves)
         return passes
+
+    def _lost(self, parts: list[ReactorPartition], mine: set[int]) -> None:
+        """Of ``parts``, those not locked (``mine``) are no longer held: another
+        follower took them over (or the inline pass moved them) and goes on
+        from their checkpoints."""
+        self.held -= {(p.reactor, p.partition) for p in parts if p.pk not in mine}
+
+    def _handle_group(
+        self,
+        parts: list[ReactorPartition],
+        mine: set[int],
+        rows: list[StoredEvent],
+        moved_to: tuple[int, int],
+        matches: MatchRows,
+        moves: dict[tuple[int, int], set[int]],
+    ) -> set[int]:
+        """``rows`` to the reactors of ``parts`` still held (``mine``); in
+        ``moves``, where each checkpoint row goes (``moved_to``, or the
+        position before an append a reactor failed on); the rows moved past
+        them all."""
+        self._lost(parts, mine)
+        moved = {p.pk for p in parts if p.pk in mine}
+        for part in parts:
+            if part.pk in mine:
+                done = _handle_all(part, self.reactors[part.reactor], rows, matches)
+                if done is not True:
+                    moved.discard(part.pk)
+                    if done:
+                        moves.setdefault(done, set()).add(part.pk)
+        if moved:
+            moves.setdefault(moved_to, set()).update(moved)
+        return moved
 
     def _pass(
         self, partition: int, position: tuple[int, int], parts: list[ReactorPartition]
@@ -616,20 +639,13 @@ class Follower:
             # still ours and where we read from: else another follower took it
             # over (or the inline pass moved it) and goes on from the checkpoint
             mine = _locked_at([p.pk for p in parts], position, self.owner if self.leased else None)
-            self.held -= {(p.reactor, p.partition) for p in parts if p.pk not in mine}
             if not mine:
+                self._lost(parts, mine)
                 return None
             matches = MatchRows(rows)  # one look-up for every reactor of the batch
-            moved = set(mine)
-            for part in parts:
-                if part.pk in mine:
-                    done = _handle_all(part, self.reactors[part.reactor], rows, matches)
-                    if done is not True:
-                        moved.discard(part.pk)
-                        if done:
-                            _move({part.pk}, done)
-            if moved:
-                _move(moved, moved_to)
+            moves: dict[tuple[int, int], set[int]] = {}
+            moved = self._handle_group(parts, mine, rows, moved_to, matches, moves)
+            _move_many(moves)
         return Pass({r.id for r in rows}, moved, moved_to)
 
     def step(self, poll_s: float = POLL_S, woken: Woken | None = None) -> float:

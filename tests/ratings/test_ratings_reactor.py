@@ -35,6 +35,16 @@ def _end(match, rng, now: float, next_bot_move) -> list[str]:
     return [q["sql"] for q in seen.captured_queries]
 
 
+def _ended(seed: int, next_bot_move):
+    """A rated love-me-not match of ana and ben three days ago, played out;
+    (the match, the accounts, when it started)."""
+    users = accounts("ana", "ben")
+    now = time.time() - 3 * DAY
+    match = rated_match("love-me-not", {"ana": users["ana"].pk, "ben": users["ben"].pk}, now=now)
+    _end(match, random.Random(seed), now, next_bot_move)
+    return match, users, now
+
+
 def _assert_the_replayed_logs(users) -> dict:
     """The stored ratings are those of love-me-not's results replayed from
     the log (tests.ratings.direct); the stored ones, by player key."""
@@ -146,11 +156,7 @@ def test_a_first_result_is_one_insert_and_a_changed_one_is_rewritten_in_place(
     participations it cannot have); an overturned result rewrites the same row
     and its participations."""
     settings.REACTORS_INLINE = False
-    users = accounts("ana", "ben")
-    rng = random.Random(5)
-    now = time.time() - 3 * DAY
-    match = rated_match("love-me-not", {"ana": users["ana"].pk, "ben": users["ben"].pk}, now=now)
-    _end(match, rng, now, next_bot_move)
+    match, users, now = _ended(5, next_bot_move)
     follower = Follower()
     follower.beat()
     with CaptureQueriesContext(connection) as seen:
@@ -209,11 +215,7 @@ def test_a_match_end_is_rated_from_the_rows_the_reactors_pass_read(settings, nex
     """The pass's rows are kept as they are read (games.services.keep_read_rows):
     the ratings reactor reads the stream from its last kept row, not whole."""
     settings.REACTORS_INLINE = False
-    users = accounts("ana", "ben")
-    rng = random.Random(6)
-    now = time.time() - 3 * DAY
-    match = rated_match("love-me-not", {"ana": users["ana"].pk, "ben": users["ben"].pk}, now=now)
-    _end(match, rng, now, next_bot_move)
+    match, _users, _now = _ended(6, next_bot_move)
     services._kept_rows.clear()  # a reactors' process: it kept nothing of the match
     follower = Follower()
     follower.beat()
