@@ -530,8 +530,9 @@ def test_a_socket_that_lost_its_group_rejoins_and_catches_up(settings, monkeypat
         comm = socket(match.pk, cookie)
         await opened(comm)
         group, channel = joins[0]
-        await layer.group_discard(group, channel)  # the restart: the group is gone, not the socket
+        # counted before the discard: the socket's own rejoin may run while it is awaited
         before = len(joins)
+        await layer.group_discard(group, channel)  # the restart: the group is gone, not the socket
         version = await move(match)
         pushed = await comm.receive_json_from(timeout=5)
         await comm.disconnect()
