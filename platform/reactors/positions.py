@@ -24,7 +24,9 @@ def partition_of(stream: str, partitions: int | None = None) -> int:
     return int(hashlib.md5(stream.encode()).hexdigest()[:8], 16) % n
 
 
-_PARTITION_SQL = "('x' || substr(md5(stream), 1, 8))::bit(32)::bigint %% %s = %s"
+# a stream's partition of %s (the same as ``partition_of``)
+_PARTITION_OF_SQL = "('x' || substr(md5(stream), 1, 8))::bit(32)::bigint %% %s"
+_PARTITION_SQL = f"{_PARTITION_OF_SQL} = %s"
 _TABLE = StoredEvent._meta.db_table
 _COLUMNS = "id, stream, version, type, data, metadata, command_id, command_seq, recorded_at"
 # The line: the oldest transaction still running when the snapshot was taken
@@ -51,7 +53,7 @@ _READ_MANY_PG = (
     "SELECT e.*, w.i FROM wanted w CROSS JOIN LATERAL ("
     f"SELECT {_COLUMNS}, tx::text AS tx_text FROM {_TABLE} "
     "WHERE (tx, id) > (w.after_tx::xid8, w.after_id) AND tx < (SELECT x FROM line) "
-    "AND ('x' || substr(md5(stream), 1, 8))::bit(32)::bigint %% %s = w.part "
+    f"AND {_PARTITION_OF_SQL} = w.part "
     "ORDER BY tx, id LIMIT %s) e ORDER BY w.i, e.tx_text::xid8, e.id"
 )
 # the rest of a transaction a full batch cut (it has ended: its rows are all there)
@@ -103,9 +105,6 @@ class PostgresPositions:
         return rows, ((rows[-1].tx, rows[-1].id) if rows else None)
 
     def read_after_many(self, wanted, partitions, limit):
-        if len(wanted) == 1:
-            ((partition, position),) = wanted
-            return [self.read_after(position, partition, partitions, limit)]
         found: dict[int, list[StoredEvent]] = {i: [] for i in range(len(wanted))}
         params = [
             list(range(len(wanted))),
